@@ -1,0 +1,37 @@
+//! The exported symbols, and nothing else: each reads its by-reference arguments, calls one `api`
+//! function under `catch_unwind`, reports a bad argument through `xerbla_` and writes INFO.
+//! No panic crosses the C boundary (DESIGN.md, decision 6).
+
+mod lapack;
+
+pub use lapack::*;
+
+use crate::backend::lapack::xerbla;
+use crate::error::Error;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Runs `f` for routine `name` (LAPACK's upper-case name, as `xerbla_` expects) and returns INFO.
+pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => 0,
+        Ok(Err(Error::Arg(pos))) => {
+            xerbla(name, pos);
+            -pos
+        }
+        Ok(Err(Error::Numerical(i))) => i,
+        Ok(Err(Error::Runtime(msg))) => {
+            eprintln!("hetla: {name}: {msg}");
+            crate::error::info_of(&Err(Error::Runtime(msg)))
+        }
+        Err(_) => {
+            eprintln!("hetla: {name}: internal error (panic caught at the library boundary)");
+            crate::error::info_of(&Err(Error::Runtime(String::new())))
+        }
+    }
+}
+
+/// The library version, as a static NUL-terminated string.
+#[no_mangle]
+pub extern "C" fn hetla_version() -> *const std::ffi::c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const std::ffi::c_char
+}

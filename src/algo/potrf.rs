@@ -1,0 +1,197 @@
+//! Tile Cholesky, right-looking (seeds 000 §3.1; PLASMA's pzpotrf).
+//!
+//! Lower: for each k, `A[k][k] = L·Lᵀ` (POTRF), `A[m][k] ← A[m][k]·L⁻ᵀ` for m > k (TRSM),
+//! `A[n][n] -= A[n][k]·A[n][k]ᵀ` (SYRK), `A[m][n] -= A[m][k]·A[n][k]ᵀ` for m > n > k (GEMM).
+//! Upper is the transpose: `A[k][n] ← U⁻ᵀ·A[k][n]`, `A[m][n] -= A[k][m]ᵀ·A[k][n]` for m < n.
+//!
+//! A failed POTRF of diagonal tile k with local INFO i gives the whole-matrix INFO k·nb + i; the
+//! runtime then skips the remaining tasks, so like LAPACK the columns before the failure are
+//! factored and the rest is left partially updated.
+
+use super::prio;
+use crate::error::Error;
+use crate::kernels::{self, Diag, Side, Trans, Uplo};
+use crate::runtime::{Seq, Task};
+use crate::tile::TiledMatrix;
+
+pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
+    assert_eq!(a.mb, a.nb, "Cholesky needs square tiles");
+    let a = *a;
+    let nt = a.nt();
+    for k in 0..nt {
+        if seq.failed() {
+            return;
+        }
+        let kb = a.tile_cols(k);
+        let off = (k * a.nb) as i32;
+        seq.submit(Task::new("potrf").prio(prio(nt, k, 3)).dims(kb, kb, 0).rw(&a, k, k), move |c| {
+            match kernels::potrf(uplo, c.tile_mut(&a, k, k)) {
+                0 => Ok(()),
+                i => Err(Error::Numerical(off + i)),
+            }
+        });
+        for m in k + 1..nt {
+            let mb = a.tile_rows(m);
+            match uplo {
+                Uplo::Lower => {
+                    let t =
+                        Task::new("trsm").prio(prio(nt, k, 2)).dims(mb, kb, 0).read(&a, k, k).rw(&a, m, k);
+                    seq.submit(t, move |c| {
+                        let l = c.tile(&a, k, k);
+                        kernels::trsm(
+                            Side::Right,
+                            Uplo::Lower,
+                            Trans::Yes,
+                            Diag::NonUnit,
+                            1.0,
+                            l,
+                            c.tile_mut(&a, m, k),
+                        );
+                        Ok(())
+                    });
+                }
+                Uplo::Upper => {
+                    let t =
+                        Task::new("trsm").prio(prio(nt, k, 2)).dims(kb, mb, 0).read(&a, k, k).rw(&a, k, m);
+                    seq.submit(t, move |c| {
+                        let u = c.tile(&a, k, k);
+                        kernels::trsm(
+                            Side::Left,
+                            Uplo::Upper,
+                            Trans::Yes,
+                            Diag::NonUnit,
+                            1.0,
+                            u,
+                            c.tile_mut(&a, k, m),
+                        );
+                        Ok(())
+                    });
+                }
+            }
+        }
+        for n in k + 1..nt {
+            let nn = a.tile_cols(n);
+            match uplo {
+                Uplo::Lower => {
+                    let t =
+                        Task::new("syrk").prio(prio(nt, n, 1)).dims(nn, nn, kb).read(&a, n, k).rw(&a, n, n);
+                    seq.submit(t, move |c| {
+                        kernels::syrk(
+                            Uplo::Lower,
+                            Trans::No,
+                            -1.0,
+                            c.tile(&a, n, k),
+                            1.0,
+                            c.tile_mut(&a, n, n),
+                        );
+                        Ok(())
+                    });
+                    for m in n + 1..nt {
+                        let mm = a.tile_rows(m);
+                        let t = Task::new("gemm")
+                            .prio(prio(nt, n, 0))
+                            .dims(mm, nn, kb)
+                            .read(&a, m, k)
+                            .read(&a, n, k)
+                            .rw(&a, m, n);
+                        seq.submit(t, move |c| {
+                            kernels::gemm(
+                                Trans::No,
+                                Trans::Yes,
+                                -1.0,
+                                c.tile(&a, m, k),
+                                c.tile(&a, n, k),
+                                1.0,
+                                c.tile_mut(&a, m, n),
+                            );
+                            Ok(())
+                        });
+                    }
+                }
+                Uplo::Upper => {
+                    let t =
+                        Task::new("syrk").prio(prio(nt, n, 1)).dims(nn, nn, kb).read(&a, k, n).rw(&a, n, n);
+                    seq.submit(t, move |c| {
+                        kernels::syrk(
+                            Uplo::Upper,
+                            Trans::Yes,
+                            -1.0,
+                            c.tile(&a, k, n),
+                            1.0,
+                            c.tile_mut(&a, n, n),
+                        );
+                        Ok(())
+                    });
+                    for m in k + 1..n {
+                        let mm = a.tile_rows(m);
+                        let t = Task::new("gemm")
+                            .prio(prio(nt, n, 0))
+                            .dims(mm, nn, kb)
+                            .read(&a, k, m)
+                            .read(&a, k, n)
+                            .rw(&a, m, n);
+                        seq.submit(t, move |c| {
+                            kernels::gemm(
+                                Trans::Yes,
+                                Trans::No,
+                                -1.0,
+                                c.tile(&a, k, m),
+                                c.tile(&a, k, n),
+                                1.0,
+                                c.tile_mut(&a, m, n),
+                            );
+                            Ok(())
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::*;
+
+    fn check(uplo: Uplo, n: usize, ld: usize, nb: usize, threads: usize) {
+        let mut rng = Rng::new(n as u64 * 31 + nb as u64);
+        let a0 = rng.spd(n, ld);
+        let mut a = a0.clone();
+        let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, ld, nb, nb) };
+        let seq = Seq::new(&cfg(threads));
+        potrf(&seq, uplo, &t);
+        seq.wait().unwrap();
+        let r = chol_residual(uplo, n, &a0, &a, ld);
+        assert!(r < 10.0, "uplo {uplo:?} n {n} nb {nb}: scaled residual {r}");
+        // Padding rows between n and ld and the other triangle are untouched.
+        assert_untouched_outside(&a0, &a, n, n, ld, Some(uplo));
+    }
+
+    #[test]
+    fn lower_and_upper_odd_sizes_tiny_tiles() {
+        for &(n, nb) in &[(1, 1), (7, 3), (37, 5), (100, 16), (129, 32)] {
+            for uplo in [Uplo::Lower, Uplo::Upper] {
+                check(uplo, n, n + 3, nb, 3);
+            }
+        }
+    }
+
+    #[test]
+    fn not_positive_definite_reports_lapack_info() {
+        let n = 45;
+        for bad in [0usize, 6, 17, 44] {
+            for uplo in [Uplo::Lower, Uplo::Upper] {
+                let mut rng = Rng::new(7 + bad as u64);
+                let mut a = rng.spd(n, n);
+                a[bad + bad * n] = -1.0e3;
+                let mut r = a.clone();
+                let want = reference_potrf_info(uplo, n, &mut r);
+                let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, n, 8, 8) };
+                let seq = Seq::new(&cfg(2));
+                potrf(&seq, uplo, &t);
+                assert_eq!(seq.wait(), Err(Error::Numerical(want)), "bad {bad}");
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! DPOTRF (Cholesky), DPOTRS and DPOSV, with LAPACK 3.11's checks.
+
+use super::{flag, forward_reason, run_tiles, Path, Report};
+use crate::algo;
+use crate::backend::forward;
+use crate::config::Config;
+use crate::error::Error;
+use crate::kernels::Uplo;
+use crate::tile::Raw;
+
+pub(crate) fn parse_uplo(c: u8) -> Option<Uplo> {
+    if flag(c, b'L') {
+        Some(Uplo::Lower)
+    } else if flag(c, b'U') {
+        Some(Uplo::Upper)
+    } else {
+        None
+    }
+}
+
+/// DPOTRF: the Cholesky factor of the `uplo` triangle of the n×n matrix A.
+pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(), Error> {
+    let Some(ul) = parse_uplo(uplo) else { return Err(Error::Arg(1)) };
+    if n < 0 {
+        return Err(Error::Arg(2));
+    }
+    if lda < n.max(1) {
+        return Err(Error::Arg(4));
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let rep = Report::start(cfg);
+    let (nu, ld) = (n as usize, lda as usize);
+    let flops = (nu as f64).powi(3) / 3.0;
+    let uc = uplo.to_ascii_uppercase() as char;
+    if let Some(why) = forward_reason(cfg, "dpotrf", nu) {
+        let info = forward::dpotrf(uplo, n, a, lda);
+        rep.finish("dpotrf", format_args!("uplo={uc} n={n}"), Path::Forward, Some(why), flops);
+        return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
+    }
+    let nb = cfg.nb_for("dpotrf");
+    let t = a.matrix(nu, nu, ld).tiled(nb, nb);
+    let r = run_tiles(cfg, |seq| algo::potrf::potrf(seq, ul, &t));
+    rep.finish("dpotrf", format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
+    r
+}

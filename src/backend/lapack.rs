@@ -1,0 +1,120 @@
+//! Typed entry points into the backend's BLAS and LAPACK (Fortran ABI: every argument by
+//! reference, CHARACTER lengths appended as `usize`).
+//!
+//! Each function resolves its symbol once with [`super::lookup`] and calls through the pointer.
+//! They are `unsafe` because they are raw FFI: the caller guarantees that every pointer is valid
+//! for the sizes and leading dimensions it passes, as the reference documentation requires.
+
+#![allow(clippy::too_many_arguments, clippy::missing_safety_doc)]
+
+use std::ffi::c_char;
+use std::sync::OnceLock;
+
+type C = *const c_char;
+type I = *const i32;
+type R = *const f64;
+type M = *mut f64;
+type IM = *mut i32;
+
+fn resolve(sym: &str) -> usize {
+    let p = super::lookup(sym);
+    if p.is_null() {
+        panic!("hetla: the backend LAPACK/BLAS has no `{sym}`");
+    }
+    p as usize
+}
+
+macro_rules! backend_fns {
+    ($( $name:ident = $sym:literal ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)? ;)*) => {
+        $(
+            #[doc = concat!("The backend's `", $sym, "`.")]
+            pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+                static P: OnceLock<usize> = OnceLock::new();
+                let p = *P.get_or_init(|| resolve($sym));
+                // SAFETY: `p` is the address of the named Fortran routine, whose ABI is the one
+                // spelled out in this declaration (LP64 integers, hidden lengths as usize).
+                let f: unsafe extern "C" fn($($ty),*) $(-> $ret)? = std::mem::transmute(p);
+                f($($arg),*)
+            }
+        )*
+    };
+}
+
+backend_fns! {
+    dgemm = "dgemm_"(ta: C, tb: C, m: I, n: I, k: I, alpha: R, a: R, lda: I, b: R, ldb: I,
+        beta: R, c: M, ldc: I, l1: usize, l2: usize);
+    dsyrk = "dsyrk_"(uplo: C, trans: C, n: I, k: I, alpha: R, a: R, lda: I, beta: R, c: M,
+        ldc: I, l1: usize, l2: usize);
+    dtrsm = "dtrsm_"(side: C, uplo: C, ta: C, diag: C, m: I, n: I, alpha: R, a: R, lda: I,
+        b: M, ldb: I, l1: usize, l2: usize, l3: usize, l4: usize);
+    dtrmm = "dtrmm_"(side: C, uplo: C, ta: C, diag: C, m: I, n: I, alpha: R, a: R, lda: I,
+        b: M, ldb: I, l1: usize, l2: usize, l3: usize, l4: usize);
+    dpotrf = "dpotrf_"(uplo: C, n: I, a: M, lda: I, info: IM, l1: usize);
+    dpotrs = "dpotrs_"(uplo: C, n: I, nrhs: I, a: R, lda: I, b: M, ldb: I, info: IM, l1: usize);
+    dposv = "dposv_"(uplo: C, n: I, nrhs: I, a: M, lda: I, b: M, ldb: I, info: IM, l1: usize);
+    dgetrf = "dgetrf_"(m: I, n: I, a: M, lda: I, ipiv: IM, info: IM);
+    dgetrs = "dgetrs_"(trans: C, n: I, nrhs: I, a: R, lda: I, ipiv: I, b: M, ldb: I, info: IM,
+        l1: usize);
+    dgesv = "dgesv_"(n: I, nrhs: I, a: M, lda: I, ipiv: IM, b: M, ldb: I, info: IM);
+    dgeqrf = "dgeqrf_"(m: I, n: I, a: M, lda: I, tau: M, work: M, lwork: I, info: IM);
+    dgeqr2 = "dgeqr2_"(m: I, n: I, a: M, lda: I, tau: M, work: M, info: IM);
+    dgels = "dgels_"(trans: C, m: I, n: I, nrhs: I, a: M, lda: I, b: M, ldb: I, work: M,
+        lwork: I, info: IM, l1: usize);
+    dlaswp = "dlaswp_"(n: I, a: M, lda: I, k1: I, k2: I, ipiv: I, incx: I);
+    dlarft = "dlarft_"(direct: C, storev: C, n: I, k: I, v: R, ldv: I, tau: R, t: M, ldt: I,
+        l1: usize, l2: usize);
+    dlarfb = "dlarfb_"(side: C, trans: C, direct: C, storev: C, m: I, n: I, k: I, v: R, ldv: I,
+        t: R, ldt: I, c: M, ldc: I, work: M, ldwork: I, l1: usize, l2: usize, l3: usize,
+        l4: usize);
+    dgeqrt = "dgeqrt_"(m: I, n: I, nb: I, a: M, lda: I, t: M, ldt: I, work: M, info: IM);
+    dgemqrt = "dgemqrt_"(side: C, trans: C, m: I, n: I, k: I, nb: I, v: R, ldv: I, t: R, ldt: I,
+        c: M, ldc: I, work: M, info: IM, l1: usize, l2: usize);
+    dtpqrt = "dtpqrt_"(m: I, n: I, l: I, nb: I, a: M, lda: I, b: M, ldb: I, t: M, ldt: I,
+        work: M, info: IM);
+    dtpmqrt = "dtpmqrt_"(side: C, trans: C, m: I, n: I, k: I, l: I, nb: I, v: R, ldv: I, t: R,
+        ldt: I, a: M, lda: I, b: M, ldb: I, work: M, info: IM, l1: usize, l2: usize);
+    dormqr = "dormqr_"(side: C, trans: C, m: I, n: I, k: I, a: R, lda: I, tau: R, c: M, ldc: I,
+        work: M, lwork: I, info: IM, l1: usize, l2: usize);
+    dtrtrs = "dtrtrs_"(uplo: C, trans: C, diag: C, n: I, nrhs: I, a: R, lda: I, b: M, ldb: I,
+        info: IM, l1: usize, l2: usize, l3: usize);
+    dlange = "dlange_"(norm: C, m: I, n: I, a: R, lda: I, work: M, l1: usize) -> f64;
+    dlascl = "dlascl_"(kind: C, kl: I, ku: I, cfrom: R, cto: R, m: I, n: I, a: M, lda: I,
+        info: IM, l1: usize);
+    dlaset = "dlaset_"(uplo: C, m: I, n: I, alpha: R, beta: R, a: M, lda: I, l1: usize);
+    dlacpy = "dlacpy_"(uplo: C, m: I, n: I, a: R, lda: I, b: M, ldb: I, l1: usize);
+    dlamch = "dlamch_"(cmach: C, l1: usize) -> f64;
+    ilaenv = "ilaenv_"(ispec: I, name: C, opts: C, n1: I, n2: I, n3: I, n4: I, l1: usize,
+        l2: usize) -> i32;
+}
+
+/// Shorthand for passing a Fortran CHARACTER*1 argument.
+pub fn ch(c: u8) -> *const c_char {
+    // Static storage so the pointer outlives the call.
+    static CHARS: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = i as u8;
+            i += 1;
+        }
+        t
+    };
+    &CHARS[c as usize] as *const u8 as *const c_char
+}
+
+/// Calls the application's (or the backend's) `xerbla_` with a LAPACK routine name such as
+/// `"DPOTRF"` and the position of the bad argument.
+pub fn xerbla(srname: &str, pos: i32) {
+    static P: OnceLock<usize> = OnceLock::new();
+    let p = *P.get_or_init(|| super::lookup_global("xerbla_") as usize);
+    if p == 0 {
+        eprintln!(" ** On entry to {srname} parameter number {pos} had an illegal value");
+        return;
+    }
+    // SAFETY: xerbla_(SRNAME, INFO) is the standard Fortran error handler; we pass a buffer of
+    // `len` bytes and a pointer to an integer, both valid during the call.
+    unsafe {
+        let f: unsafe extern "C" fn(*const c_char, *const i32, usize) = std::mem::transmute(p);
+        f(srname.as_ptr() as *const c_char, &pos, srname.len());
+    }
+}

@@ -1,0 +1,72 @@
+//! Tile kernels: one tile operation per file, each a thin call into the backend BLAS/LAPACK on
+//! views the runtime handed to a task. They hold the library's only calls into the backend's
+//! compute routines apart from forwarded calls.
+
+mod blas3;
+mod potrf;
+
+pub use blas3::{gemm, syrk, trsm};
+pub use potrf::potrf;
+
+/// `op(A)`: A or Aᵀ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trans {
+    No,
+    Yes,
+}
+/// Which triangle is referenced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Uplo {
+    Lower,
+    Upper,
+}
+/// Side of a triangular operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Left,
+    Right,
+}
+/// Unit or non-unit triangular diagonal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Diag {
+    NonUnit,
+    Unit,
+}
+
+impl Trans {
+    pub(crate) fn ch(self) -> u8 {
+        match self {
+            Trans::No => b'N',
+            Trans::Yes => b'T',
+        }
+    }
+}
+impl Uplo {
+    pub(crate) fn ch(self) -> u8 {
+        match self {
+            Uplo::Lower => b'L',
+            Uplo::Upper => b'U',
+        }
+    }
+}
+impl Side {
+    pub(crate) fn ch(self) -> u8 {
+        match self {
+            Side::Left => b'L',
+            Side::Right => b'R',
+        }
+    }
+}
+impl Diag {
+    pub(crate) fn ch(self) -> u8 {
+        match self {
+            Diag::NonUnit => b'N',
+            Diag::Unit => b'U',
+        }
+    }
+}
+
+/// A dimension as the Fortran integer the backend expects.
+pub(crate) fn fi(x: usize) -> i32 {
+    i32::try_from(x).expect("dimension exceeds the LAPACK integer range")
+}

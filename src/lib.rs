@@ -1,0 +1,15 @@
+//! hetla: LAPACK and ScaLAPACK entry points that run as tile algorithms on a task runtime.
+//!
+//! The flow of one call (ARCHITECTURE.md has the full picture): `abi` (exported symbols) →
+//! `api` (checks, quick return, forward or run) → `tile` (layout) → `algo` (tile loops) →
+//! `runtime` (dependencies, workers) → `kernels` (tile operations on the `backend` BLAS).
+
+pub mod abi;
+pub mod algo;
+pub mod api;
+pub mod backend;
+pub mod config;
+pub mod error;
+pub mod kernels;
+pub mod runtime;
+pub mod tile;

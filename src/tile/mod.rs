@@ -1,0 +1,216 @@
+//! Tiles: an M×N column-major array seen as a grid of MB×NB tiles.
+//!
+//! ```text
+//!            j = 0      1      2   (nt = ceil(N/NB) tile columns)
+//!          +------+------+----+
+//!   i = 0  | MB×NB|      |    |      tile (i, j) starts at element (i*MB, j*NB)
+//!          +------+------+----+      and is min(MB, M - i*MB) × min(NB, N - j*NB):
+//!       1  |      |      |    |      the last row and column of tiles may be short.
+//!          +------+------+----+
+//!       2  |      |      |    |      Every tile is a strided view into the same array
+//!          +------+------+----+      (leading dimension LD), so a range of tiles is itself
+//!                                    one column-major block.
+//! ```
+//!
+//! The library works on views into the caller's own array: no conversion copy is needed for a
+//! single-process call, and a range of tiles (an LU or QR panel) is again a plain column-major
+//! block that LAPACK kernels accept. [`Workspace`] owns storage laid out the same way for the
+//! auxiliary data of an algorithm (QR's T factors).
+
+mod raw;
+pub use raw::{ColMajor, Raw};
+
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Element types a tiled matrix may hold.
+pub trait Elem: Copy + Send + Sync + 'static {}
+impl Elem for f64 {}
+impl Elem for i32 {}
+
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// A grid of tiles over one column-major array. It does not own the array; it is `Copy` so tile
+/// tasks can capture it. Access to the elements goes through the runtime, which hands out views
+/// only for the tiles a task declared (see `runtime::Ctx`).
+#[derive(Clone, Copy, Debug)]
+pub struct TiledMatrix<T: Elem> {
+    ptr: *mut T,
+    pub m: usize,
+    pub n: usize,
+    pub ld: usize,
+    pub mb: usize,
+    pub nb: usize,
+    id: u32,
+}
+
+// SAFETY: a TiledMatrix is only a description plus an address; the runtime's dependency tracking
+// decides which thread may touch which tile and when, so sharing the description is harmless.
+unsafe impl<T: Elem> Send for TiledMatrix<T> {}
+// SAFETY: as above.
+unsafe impl<T: Elem> Sync for TiledMatrix<T> {}
+
+impl<T: Elem> TiledMatrix<T> {
+    /// Describes the `m`×`n` array at `ptr` with leading dimension `ld`, cut into `mb`×`nb`
+    /// tiles.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of the whole `m`×`n` block (element (i, j) at
+    /// `ptr + i + j*ld`) for as long as any task using this matrix runs, and nothing outside the
+    /// runtime may access it meanwhile.
+    pub unsafe fn from_raw(ptr: *mut T, m: usize, n: usize, ld: usize, mb: usize, nb: usize) -> Self {
+        assert!(mb > 0 && nb > 0, "tile sizes must be positive");
+        assert!(m == 0 || n == 0 || ld >= m, "leading dimension too small");
+        TiledMatrix { ptr, m, n, ld, mb, nb, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) }
+    }
+
+    /// Number of tile rows.
+    pub fn mt(&self) -> usize {
+        self.m.div_ceil(self.mb)
+    }
+    /// Number of tile columns.
+    pub fn nt(&self) -> usize {
+        self.n.div_ceil(self.nb)
+    }
+    /// Rows of tile row `i`.
+    pub fn tile_rows(&self, i: usize) -> usize {
+        self.mb.min(self.m - i * self.mb)
+    }
+    /// Columns of tile column `j`.
+    pub fn tile_cols(&self, j: usize) -> usize {
+        self.nb.min(self.n - j * self.nb)
+    }
+    /// Identity of this matrix within the process (used as part of a tile's dependency key).
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+    /// Dependency key of tile (i, j): unique across all live matrices.
+    pub fn key(&self, i: usize, j: usize) -> u64 {
+        debug_assert!(i < self.mt() && j < self.nt());
+        ((self.id as u64) << 40) | ((j as u64) << 20) | i as u64
+    }
+
+    /// Raw block covering tile rows `rows` and tile columns `cols`.
+    pub(crate) fn raw_block(&self, rows: Range<usize>, cols: Range<usize>) -> RawBlock<T> {
+        let r0 = rows.start * self.mb;
+        let c0 = cols.start * self.nb;
+        let r1 = (rows.end * self.mb).min(self.m);
+        let c1 = (cols.end * self.nb).min(self.n);
+        RawBlock {
+            // The offset stays inside the array described by `from_raw`'s contract.
+            ptr: self.ptr.wrapping_add(r0 + c0 * self.ld),
+            m: r1.saturating_sub(r0),
+            n: c1.saturating_sub(c0),
+            ld: self.ld,
+        }
+    }
+}
+
+/// An address and shape; turned into a [`View`] or [`ViewMut`] by the runtime once it knows the
+/// task owns the data.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawBlock<T> {
+    pub ptr: *mut T,
+    pub m: usize,
+    pub n: usize,
+    pub ld: usize,
+}
+
+/// Read-only view of an m×n column-major block.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a, T> {
+    ptr: *const T,
+    pub m: usize,
+    pub n: usize,
+    pub ld: usize,
+    _life: PhantomData<&'a T>,
+}
+
+/// Writable view of an m×n column-major block.
+#[derive(Debug)]
+pub struct ViewMut<'a, T> {
+    ptr: *mut T,
+    pub m: usize,
+    pub n: usize,
+    pub ld: usize,
+    _life: PhantomData<&'a mut T>,
+}
+
+impl<T> RawBlock<T> {
+    /// # Safety
+    /// The block must be valid for reads for `'a` and not written by anyone else meanwhile.
+    pub(crate) unsafe fn view<'a>(self) -> View<'a, T> {
+        View { ptr: self.ptr, m: self.m, n: self.n, ld: self.ld.max(1), _life: PhantomData }
+    }
+    /// # Safety
+    /// The block must be valid for reads and writes for `'a` and accessed by no one else.
+    pub(crate) unsafe fn view_mut<'a>(self) -> ViewMut<'a, T> {
+        ViewMut { ptr: self.ptr, m: self.m, n: self.n, ld: self.ld.max(1), _life: PhantomData }
+    }
+}
+
+impl<'a, T: Copy> View<'a, T> {
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+    pub fn get(&self, i: usize, j: usize) -> T {
+        assert!(i < self.m && j < self.n);
+        // SAFETY: (i, j) is inside the block, which the view's creator guaranteed readable.
+        unsafe { *self.ptr.add(i + j * self.ld) }
+    }
+    /// Sub-block starting at (i, j) of size m×n.
+    pub fn sub(&self, i: usize, j: usize, m: usize, n: usize) -> View<'a, T> {
+        assert!(i + m <= self.m && j + n <= self.n);
+        View { ptr: self.ptr.wrapping_add(i + j * self.ld), m, n, ld: self.ld, _life: PhantomData }
+    }
+}
+
+impl<'a, T: Copy> ViewMut<'a, T> {
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.ptr
+    }
+    pub fn get(&self, i: usize, j: usize) -> T {
+        assert!(i < self.m && j < self.n);
+        // SAFETY: (i, j) is inside the block.
+        unsafe { *self.ptr.add(i + j * self.ld) }
+    }
+    pub fn set(&mut self, i: usize, j: usize, v: T) {
+        assert!(i < self.m && j < self.n);
+        // SAFETY: (i, j) is inside the block, which this view may write.
+        unsafe { *self.ptr.add(i + j * self.ld) = v }
+    }
+    /// Read-only view of the same block.
+    pub fn as_view(&self) -> View<'_, T> {
+        View { ptr: self.ptr, m: self.m, n: self.n, ld: self.ld, _life: PhantomData }
+    }
+    /// Writable sub-block starting at (i, j) of size m×n, borrowing this view.
+    pub fn sub_mut(&mut self, i: usize, j: usize, m: usize, n: usize) -> ViewMut<'_, T> {
+        assert!(i + m <= self.m && j + n <= self.n);
+        ViewMut { ptr: self.ptr.wrapping_add(i + j * self.ld), m, n, ld: self.ld, _life: PhantomData }
+    }
+}
+
+/// Storage owned by an algorithm, laid out as a column-major array and tiled like a caller's
+/// matrix (QR's T factors, for instance).
+pub struct Workspace<T: Elem> {
+    _buf: Vec<T>,
+    tiles: TiledMatrix<T>,
+}
+
+impl<T: Elem + Default> Workspace<T> {
+    pub fn new(m: usize, n: usize, mb: usize, nb: usize) -> Self {
+        let ld = m.max(1);
+        let mut buf = vec![T::default(); ld * n.max(1)];
+        // SAFETY: the buffer holds ld*n elements and lives as long as the Workspace, which the
+        // algorithm keeps until its sequence has finished.
+        let tiles = unsafe { TiledMatrix::from_raw(buf.as_mut_ptr(), m, n, ld, mb, nb) };
+        Workspace { _buf: buf, tiles }
+    }
+    pub fn tiles(&self) -> TiledMatrix<T> {
+        self.tiles
+    }
+}

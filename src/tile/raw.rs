@@ -1,0 +1,50 @@
+//! Caller memory as it arrives through the C/Fortran ABI.
+
+use super::{Elem, TiledMatrix};
+
+/// A pointer received from a LAPACK caller. Creating one is the single place where the library
+/// takes the caller's word, as LAPACK does, that the array is as large as the routine's
+/// documentation requires for the arguments given; everything built from it afterwards is safe
+/// code that first checks those arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct Raw<T>(*mut T);
+
+impl<T: Elem> Raw<T> {
+    /// # Safety
+    /// For every shape that the routine receiving `p` is documented to access given its other
+    /// arguments (after argument checks pass), `p` must be valid for reads and writes of that
+    /// shape for the duration of the call, and not accessed by anyone else meanwhile.
+    pub unsafe fn new(p: *mut T) -> Self {
+        Raw(p)
+    }
+    pub fn ptr(self) -> *mut T {
+        self.0
+    }
+    /// The `m`×`n` matrix with leading dimension `ld` at this address. The caller has checked
+    /// `ld >= max(1, m)`.
+    pub fn matrix(self, m: usize, n: usize, ld: usize) -> ColMajor<T> {
+        assert!(m == 0 || n == 0 || ld >= m);
+        ColMajor { ptr: self.0, m, n, ld: ld.max(1) }
+    }
+}
+
+/// An m×n column-major matrix in caller memory.
+#[derive(Clone, Copy, Debug)]
+pub struct ColMajor<T> {
+    ptr: *mut T,
+    pub m: usize,
+    pub n: usize,
+    pub ld: usize,
+}
+
+impl<T: Elem> ColMajor<T> {
+    /// The same memory cut into `mb`×`nb` tiles.
+    pub fn tiled(&self, mb: usize, nb: usize) -> TiledMatrix<T> {
+        // SAFETY: `Raw::new`'s contract makes the m×n block valid for the whole call, which is
+        // as long as any task of the call runs (a sequence is drained before the call returns).
+        unsafe { TiledMatrix::from_raw(self.ptr, self.m, self.n, self.ld, mb, nb) }
+    }
+    pub fn ptr(&self) -> *mut T {
+        self.ptr
+    }
+}
