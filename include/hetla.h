@@ -22,4 +22,73 @@ void dpotrf_(const char *uplo,
              int32_t *info,
              size_t _uplo_len);
 
+void dpotrs_(const char *uplo,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const double *a,
+             const int32_t *lda,
+             double *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _uplo_len);
+
+void dposv_(const char *uplo,
+            const int32_t *n,
+            const int32_t *nrhs,
+            double *a,
+            const int32_t *lda,
+            double *b,
+            const int32_t *ldb,
+            int32_t *info,
+            size_t _uplo_len);
+
+void dgetrf_(const int32_t *m,
+             const int32_t *n,
+             double *a,
+             const int32_t *lda,
+             int32_t *ipiv,
+             int32_t *info);
+
+void dgetrs_(const char *trans,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const double *a,
+             const int32_t *lda,
+             const int32_t *ipiv,
+             double *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _trans_len);
+
+void dgesv_(const int32_t *n,
+            const int32_t *nrhs,
+            double *a,
+            const int32_t *lda,
+            int32_t *ipiv,
+            double *b,
+            const int32_t *ldb,
+            int32_t *info);
+
+void dgeqrf_(const int32_t *m,
+             const int32_t *n,
+             double *a,
+             const int32_t *lda,
+             double *tau,
+             double *work,
+             const int32_t *lwork,
+             int32_t *info);
+
+void dgels_(const char *trans,
+            const int32_t *m,
+            const int32_t *n,
+            const int32_t *nrhs,
+            double *a,
+            const int32_t *lda,
+            double *b,
+            const int32_t *ldb,
+            double *work,
+            const int32_t *lwork,
+            int32_t *info,
+            size_t _trans_len);
+
 #endif  /* HETLA_H */

@@ -25,3 +25,150 @@ pub unsafe extern "C" fn dpotrf_(
 ) {
     *info = guard("DPOTRF", || api::potrf::dpotrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn dpotrs_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const f64,
+    lda: *const i32,
+    b: *mut f64,
+    ldb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("DPOTRS", || {
+        api::potrf::dpotrs(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut f64),
+            *lda,
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dposv_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    b: *mut f64,
+    ldb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("DPOSV ", || {
+        api::potrf::dposv(config::get(), *uplo as u8, *n, *nrhs, Raw::new(a), *lda, Raw::new(b), *ldb)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dgetrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    *info = guard("DGETRF", || api::getrf::dgetrf(config::get(), *m, *n, Raw::new(a), *lda, Raw::new(ipiv)));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dgetrs_(
+    trans: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const f64,
+    lda: *const i32,
+    ipiv: *const i32,
+    b: *mut f64,
+    ldb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("DGETRS", || {
+        api::getrf::dgetrs(
+            config::get(),
+            *trans as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut f64),
+            *lda,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dgesv_(
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    ipiv: *mut i32,
+    b: *mut f64,
+    ldb: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("DGESV ", || {
+        api::getrf::dgesv(config::get(), *n, *nrhs, Raw::new(a), *lda, Raw::new(ipiv), Raw::new(b), *ldb)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dgeqrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    tau: *mut f64,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("DGEQRF", || {
+        api::geqrf::dgeqrf(config::get(), *m, *n, Raw::new(a), *lda, Raw::new(tau), Raw::new(work), *lwork)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dgels_(
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    b: *mut f64,
+    ldb: *const i32,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("DGELS ", || {
+        api::gels::dgels(
+            config::get(),
+            *trans as u8,
+            *m,
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *lda,
+            Raw::new(b),
+            *ldb,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}

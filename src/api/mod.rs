@@ -2,6 +2,9 @@
 //! the forward-or-run decision, the tile layout, and the verbose report. Nothing here touches raw
 //! memory: pointers arrive as [`crate::tile::Raw`] from `abi`.
 
+pub mod gels;
+pub mod geqrf;
+pub mod getrf;
 pub mod potrf;
 
 use crate::backend::BlasThreadsGuard;

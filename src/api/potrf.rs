@@ -45,3 +45,83 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
     rep.finish("dpotrf", format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
     r
 }
+
+/// DPOTRS: solves A·X = B with the Cholesky factor from DPOTRF.
+#[allow(clippy::too_many_arguments)]
+pub fn dpotrs(
+    cfg: &Config,
+    uplo: u8,
+    n: i32,
+    nrhs: i32,
+    a: Raw<f64>,
+    lda: i32,
+    b: Raw<f64>,
+    ldb: i32,
+) -> Result<(), Error> {
+    if parse_uplo(uplo).is_none() {
+        return Err(Error::Arg(1));
+    }
+    if n < 0 {
+        return Err(Error::Arg(2));
+    }
+    if nrhs < 0 {
+        return Err(Error::Arg(3));
+    }
+    if lda < n.max(1) {
+        return Err(Error::Arg(5));
+    }
+    if ldb < n.max(1) {
+        return Err(Error::Arg(7));
+    }
+    if n == 0 || nrhs == 0 {
+        return Ok(());
+    }
+    let rep = Report::start(cfg);
+    let why = forward_reason(cfg, "dpotrs", n as usize).unwrap_or("untiled");
+    forward::dpotrs(uplo, n, nrhs, a, lda, b, ldb);
+    let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
+    let uc = uplo.to_ascii_uppercase() as char;
+    rep.finish("dpotrs", format_args!("uplo={uc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
+    Ok(())
+}
+
+/// DPOSV: solves A·X = B for symmetric positive definite A by DPOTRF and DPOTRS.
+#[allow(clippy::too_many_arguments)]
+pub fn dposv(
+    cfg: &Config,
+    uplo: u8,
+    n: i32,
+    nrhs: i32,
+    a: Raw<f64>,
+    lda: i32,
+    b: Raw<f64>,
+    ldb: i32,
+) -> Result<(), Error> {
+    if parse_uplo(uplo).is_none() {
+        return Err(Error::Arg(1));
+    }
+    if n < 0 {
+        return Err(Error::Arg(2));
+    }
+    if nrhs < 0 {
+        return Err(Error::Arg(3));
+    }
+    if lda < n.max(1) {
+        return Err(Error::Arg(5));
+    }
+    if ldb < n.max(1) {
+        return Err(Error::Arg(7));
+    }
+    let rep = Report::start(cfg);
+    let why = forward_reason(cfg, "dposv", n as usize).unwrap_or("untiled");
+    let info = forward::dposv(uplo, n, nrhs, a, lda, b, ldb);
+    let nf = n as f64;
+    let flops = nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64;
+    let uc = uplo.to_ascii_uppercase() as char;
+    rep.finish("dposv", format_args!("uplo={uc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
+    if info > 0 {
+        Err(Error::Numerical(info))
+    } else {
+        Ok(())
+    }
+}

@@ -13,3 +13,77 @@ pub fn dpotrf(uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
     unsafe { bk::dpotrf(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) };
     info
 }
+
+pub fn dpotrs(uplo: u8, n: i32, nrhs: i32, a: Raw<f64>, lda: i32, b: Raw<f64>, ldb: i32) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dpotrs(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info, 1) };
+    info
+}
+
+pub fn dposv(uplo: u8, n: i32, nrhs: i32, a: Raw<f64>, lda: i32, b: Raw<f64>, ldb: i32) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dposv(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info, 1) };
+    info
+}
+
+pub fn dgetrf(m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dgetrf(&m, &n, a.ptr(), &lda, ipiv.ptr(), &mut info) };
+    info
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn dgetrs(
+    trans: u8,
+    n: i32,
+    nrhs: i32,
+    a: Raw<f64>,
+    lda: i32,
+    ipiv: Raw<i32>,
+    b: Raw<f64>,
+    ldb: i32,
+) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dgetrs(ch(trans), &n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info, 1) };
+    info
+}
+
+pub fn dgesv(n: i32, nrhs: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>, b: Raw<f64>, ldb: i32) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dgesv(&n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info) };
+    info
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn dgeqrf(m: i32, n: i32, a: Raw<f64>, lda: i32, tau: Raw<f64>, work: Raw<f64>, lwork: i32) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dgeqrf(&m, &n, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) };
+    info
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn dgels(
+    trans: u8,
+    m: i32,
+    n: i32,
+    nrhs: i32,
+    a: Raw<f64>,
+    lda: i32,
+    b: Raw<f64>,
+    ldb: i32,
+    work: Raw<f64>,
+    lwork: i32,
+) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe {
+        bk::dgels(ch(trans), &m, &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, work.ptr(), &lwork, &mut info, 1)
+    };
+    info
+}
