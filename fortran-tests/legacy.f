@@ -1,0 +1,316 @@
+*> fortran-tests/legacy.f: a legacy FORTRAN 77 call site for hetla.
+*>
+*> Written the way old application codes are: fixed form, implicit
+*> interfaces declared EXTERNAL, assumed-size DOUBLE PRECISION A(LDA,*)
+*> dummies, CHARACTER flags passed as literals (gfortran appends their
+*> lengths), LDA larger than M. It calls DPOTRF, DPOSV, DGETRF, DGESV,
+*> DGEQRF and DGELS on seeded random matrices (DLARNV) whose sizes are
+*> not multiples of the tile size, and checks every result itself:
+*>   DPOTRF  ||A - L*L**T|| and ||A - U**T*U||, INFO on a matrix that
+*>           is not positive definite;
+*>   DPOSV   ||B - A*X||, INFO on a matrix that is not pos. definite;
+*>   DGETRF  ||P*A - L*U|| with P applied from IPIV, INFO on a matrix
+*>           with a zero column;
+*>   DGESV   ||B - A*X||, INFO on a singular matrix;
+*>   DGEQRF  Q**T*A = R, with Q**T applied by the reference DORMQR from
+*>           the reflectors DGEQRF returned (LAPACK's storage format);
+*>   DGELS   ||A**T*(B - A*X)|| for a least-squares problem.
+*> Scaled residuals must stay below 30 (LAPACK's test threshold). One
+*> line PASS or FAIL per routine; STOP 1 when anything failed.
+*> Run with HETLA_MIN_N=0 and a small HETLA_NB to force the tile path.
+      PROGRAM LEGACY
+      INTEGER          NMAX, LDA
+      PARAMETER        ( NMAX = 60, LDA = NMAX + 3 )
+      DOUBLE PRECISION A( LDA, NMAX ), AF( LDA, NMAX ), B( LDA, 4 ),
+     $                 X( LDA, 4 ), R( LDA, NMAX ), TAU( NMAX ),
+     $                 WORK( 8192 )
+      INTEGER          IPIV( NMAX ), ISEED( 4 ), NFAIL
+      EXTERNAL         TPOTRF, TPOSV, TGETRF, TGESV, TGEQRF, TGELS
+      DATA             ISEED / 1, 7, 13, 2023 /
+*
+      NFAIL = 0
+      CALL TPOTRF( 37, A, AF, R, LDA, ISEED, NFAIL )
+      CALL TPOSV( 41, 3, A, AF, B, X, LDA, ISEED, NFAIL )
+      CALL TGETRF( 50, 29, A, AF, R, LDA, IPIV, ISEED, NFAIL )
+      CALL TGETRF( 29, 45, A, AF, R, LDA, IPIV, ISEED, NFAIL )
+      CALL TGESV( 43, 2, A, AF, B, X, LDA, IPIV, ISEED, NFAIL )
+      CALL TGEQRF( 53, 31, A, AF, R, LDA, TAU, WORK, ISEED, NFAIL )
+      CALL TGELS( 57, 23, 3, A, AF, B, X, LDA, WORK, ISEED, NFAIL )
+      IF( NFAIL.GT.0 ) THEN
+         WRITE( *, '(A,I3,A)' ) ' legacy.f:', NFAIL, ' check(s) failed'
+         STOP 1
+      END IF
+      WRITE( *, '(A)' ) ' legacy.f: all routines passed'
+      END
+*
+*     REPORT prints one line for ROUTN and counts a failure when the
+*     scaled residual RATIO is not below 30 or INFO differs from IWANT.
+      SUBROUTINE REPORT( ROUTN, RATIO, INFO, IWANT, NFAIL )
+      CHARACTER*(*)    ROUTN
+      DOUBLE PRECISION RATIO
+      INTEGER          INFO, IWANT, NFAIL
+      IF( RATIO.LT.30.0D0 .AND. INFO.EQ.IWANT ) THEN
+         WRITE( *, '(A,A,A,1P,E10.3)' ) ' PASS ', ROUTN, ' ratio ',
+     $      RATIO
+      ELSE
+         WRITE( *, '(A,A,A,1P,E10.3,A,I5,A,I5)' ) ' FAIL ', ROUTN,
+     $      ' ratio ', RATIO, ' INFO ', INFO, ' expected ', IWANT
+         NFAIL = NFAIL + 1
+      END IF
+      END
+*
+*     A random M-by-N matrix, uniform on (-1,1), in A(LDA,*).
+      SUBROUTINE RANDM( M, N, A, LDA, ISEED )
+      INTEGER          M, N, LDA, ISEED( 4 ), J
+      DOUBLE PRECISION A( LDA, * )
+      EXTERNAL         DLARNV
+      DO 10 J = 1, N
+         CALL DLARNV( 2, ISEED, M, A( 1, J ) )
+   10 CONTINUE
+      END
+*
+*     A symmetric positive definite N-by-N matrix G*G**T + N*I.
+      SUBROUTINE RANDSP( N, A, G, LDA, ISEED )
+      INTEGER          N, LDA, ISEED( 4 ), I, J, K
+      DOUBLE PRECISION A( LDA, * ), G( LDA, * ), S
+      CALL RANDM( N, N, G, LDA, ISEED )
+      DO 30 J = 1, N
+         DO 20 I = 1, N
+            S = 0.0D0
+            IF( I.EQ.J ) S = DBLE( N )
+            DO 10 K = 1, N
+               S = S + G( I, K )*G( J, K )
+   10       CONTINUE
+            A( I, J ) = S
+   20    CONTINUE
+   30 CONTINUE
+      END
+*
+*     One-norm of the M-by-N matrix A.
+      DOUBLE PRECISION FUNCTION ANORM1( M, N, A, LDA )
+      INTEGER          M, N, LDA, I, J
+      DOUBLE PRECISION A( LDA, * ), S
+      ANORM1 = 0.0D0
+      DO 20 J = 1, N
+         S = 0.0D0
+         DO 10 I = 1, M
+            S = S + ABS( A( I, J ) )
+   10    CONTINUE
+         ANORM1 = MAX( ANORM1, S )
+   20 CONTINUE
+      END
+*
+*     Copies the M-by-N matrix A into B.
+      SUBROUTINE COPYM( M, N, A, LDA, B, LDB )
+      INTEGER          M, N, LDA, LDB, I, J
+      DOUBLE PRECISION A( LDA, * ), B( LDB, * )
+      DO 20 J = 1, N
+         DO 10 I = 1, M
+            B( I, J ) = A( I, J )
+   10    CONTINUE
+   20 CONTINUE
+      END
+*
+*     ||B - A*X|| / (N*||A||*||X||*EPS) for the N-by-N matrix A.
+      DOUBLE PRECISION FUNCTION SOLRES( N, NRHS, A, X, B, LDA )
+      INTEGER          N, NRHS, LDA, I, J, K
+      DOUBLE PRECISION A( LDA, * ), X( LDA, * ), B( LDA, * )
+      DOUBLE PRECISION S, RN, EPS, ANORM1, DLAMCH
+      EXTERNAL         ANORM1, DLAMCH
+      EPS = DLAMCH( 'Precision' )
+      RN = 0.0D0
+      DO 30 J = 1, NRHS
+         S = 0.0D0
+         DO 20 I = 1, N
+            DO 10 K = 1, N
+               B( I, J ) = B( I, J ) - A( I, K )*X( K, J )
+   10       CONTINUE
+            S = S + ABS( B( I, J ) )
+   20    CONTINUE
+         RN = MAX( RN, S )
+   30 CONTINUE
+      SOLRES = RN / ( N*ANORM1( N, N, A, LDA )*
+     $         ANORM1( N, NRHS, X, LDA )*EPS )
+      END
+*
+*     DPOTRF, both triangles, and INFO on a non-SPD matrix.
+      SUBROUTINE TPOTRF( N, A, AF, R, LDA, ISEED, NFAIL )
+      INTEGER          N, LDA, ISEED( 4 ), NFAIL, INFO, I, J, K, IU
+      DOUBLE PRECISION A( LDA, * ), AF( LDA, * ), R( LDA, * )
+      DOUBLE PRECISION S, RN, ANORM1, DLAMCH
+      CHARACTER        UPLO
+      EXTERNAL         DPOTRF, ANORM1, DLAMCH
+      CALL RANDSP( N, A, R, LDA, ISEED )
+      DO 50 IU = 1, 2
+         UPLO = 'L'
+         IF( IU.EQ.2 ) UPLO = 'U'
+         CALL COPYM( N, N, A, LDA, AF, LDA )
+         CALL DPOTRF( UPLO, N, AF, LDA, INFO )
+         DO 30 J = 1, N
+            DO 20 I = 1, N
+               S = 0.0D0
+               DO 10 K = 1, MIN( I, J )
+                  IF( IU.EQ.1 ) S = S + AF( I, K )*AF( J, K )
+                  IF( IU.EQ.2 ) S = S + AF( K, I )*AF( K, J )
+   10          CONTINUE
+               R( I, J ) = A( I, J ) - S
+   20       CONTINUE
+   30    CONTINUE
+         RN = ANORM1( N, N, R, LDA ) /
+     $        ( N*ANORM1( N, N, A, LDA )*DLAMCH( 'Precision' ) )
+         CALL REPORT( 'DPOTRF ' // UPLO, RN, INFO, 0, NFAIL )
+*        Leading minor 20 not positive definite: INFO must be 20.
+         CALL COPYM( N, N, A, LDA, AF, LDA )
+         AF( 20, 20 ) = -1.0D0
+         CALL DPOTRF( UPLO, N, AF, LDA, INFO )
+         CALL REPORT( 'DPOTRF ' // UPLO // ' not SPD', 0.0D0, INFO,
+     $                20, NFAIL )
+   50 CONTINUE
+      END
+*
+      SUBROUTINE TPOSV( N, NRHS, A, AF, B, X, LDA, ISEED, NFAIL )
+      INTEGER          N, NRHS, LDA, ISEED( 4 ), NFAIL, INFO
+      DOUBLE PRECISION A( LDA, * ), AF( LDA, * ), B( LDA, * ),
+     $                 X( LDA, * ), SOLRES
+      EXTERNAL         DPOSV, SOLRES
+      CALL RANDSP( N, A, AF, LDA, ISEED )
+      CALL RANDM( N, NRHS, B, LDA, ISEED )
+      CALL COPYM( N, N, A, LDA, AF, LDA )
+      CALL COPYM( N, NRHS, B, LDA, X, LDA )
+      CALL DPOSV( 'Upper', N, NRHS, AF, LDA, X, LDA, INFO )
+      CALL REPORT( 'DPOSV', SOLRES( N, NRHS, A, X, B, LDA ), INFO, 0,
+     $             NFAIL )
+      CALL COPYM( N, N, A, LDA, AF, LDA )
+      AF( 9, 9 ) = -3.0D0
+      CALL DPOSV( 'Upper', N, NRHS, AF, LDA, X, LDA, INFO )
+      CALL REPORT( 'DPOSV not SPD', 0.0D0, INFO, 9, NFAIL )
+      END
+*
+*     DGETRF on an M-by-N matrix: P*A = L*U, and a zero column.
+      SUBROUTINE TGETRF( M, N, A, AF, R, LDA, IPIV, ISEED, NFAIL )
+      INTEGER          M, N, LDA, IPIV( * ), ISEED( 4 ), NFAIL
+      INTEGER          INFO, I, J, K, P, MN
+      DOUBLE PRECISION A( LDA, * ), AF( LDA, * ), R( LDA, * )
+      DOUBLE PRECISION S, T, RN, ANORM1, DLAMCH
+      EXTERNAL         DGETRF, ANORM1, DLAMCH
+      MN = MIN( M, N )
+      CALL RANDM( M, N, A, LDA, ISEED )
+      CALL COPYM( M, N, A, LDA, AF, LDA )
+      CALL DGETRF( M, N, AF, LDA, IPIV, INFO )
+*     R = P*A, applying the interchanges in order.
+      CALL COPYM( M, N, A, LDA, R, LDA )
+      DO 20 I = 1, MN
+         P = IPIV( I )
+         IF( P.LT.I .OR. P.GT.M ) INFO = -1000
+         IF( P.LT.I .OR. P.GT.M ) P = I
+         DO 10 J = 1, N
+            T = R( I, J )
+            R( I, J ) = R( P, J )
+            R( P, J ) = T
+   10    CONTINUE
+   20 CONTINUE
+      DO 50 J = 1, N
+         DO 40 I = 1, M
+            S = 0.0D0
+            DO 30 K = 1, MIN( I, J, MN )
+               IF( K.EQ.I ) S = S + AF( K, J )
+               IF( K.LT.I ) S = S + AF( I, K )*AF( K, J )
+   30       CONTINUE
+            R( I, J ) = R( I, J ) - S
+   40    CONTINUE
+   50 CONTINUE
+      RN = ANORM1( M, N, R, LDA ) /
+     $     ( MAX( M, N )*ANORM1( M, N, A, LDA )*DLAMCH( 'Precision' ) )
+      CALL REPORT( 'DGETRF', RN, INFO, 0, NFAIL )
+*     Column 11 exactly zero: U(11,11) = 0 and INFO = 11.
+      CALL COPYM( M, N, A, LDA, AF, LDA )
+      DO 60 I = 1, M
+         AF( I, 11 ) = 0.0D0
+   60 CONTINUE
+      CALL DGETRF( M, N, AF, LDA, IPIV, INFO )
+      CALL REPORT( 'DGETRF singular', 0.0D0, INFO, 11, NFAIL )
+      END
+*
+      SUBROUTINE TGESV( N, NRHS, A, AF, B, X, LDA, IPIV, ISEED, NFAIL )
+      INTEGER          N, NRHS, LDA, IPIV( * ), ISEED( 4 ), NFAIL
+      INTEGER          INFO, I
+      DOUBLE PRECISION A( LDA, * ), AF( LDA, * ), B( LDA, * ),
+     $                 X( LDA, * ), SOLRES
+      EXTERNAL         DGESV, SOLRES
+      CALL RANDM( N, N, A, LDA, ISEED )
+      CALL RANDM( N, NRHS, B, LDA, ISEED )
+      CALL COPYM( N, N, A, LDA, AF, LDA )
+      CALL COPYM( N, NRHS, B, LDA, X, LDA )
+      CALL DGESV( N, NRHS, AF, LDA, IPIV, X, LDA, INFO )
+      CALL REPORT( 'DGESV', SOLRES( N, NRHS, A, X, B, LDA ), INFO, 0,
+     $             NFAIL )
+      CALL COPYM( N, N, A, LDA, AF, LDA )
+      DO 10 I = 1, N
+         AF( I, 17 ) = 0.0D0
+   10 CONTINUE
+      CALL DGESV( N, NRHS, AF, LDA, IPIV, X, LDA, INFO )
+      CALL REPORT( 'DGESV singular', 0.0D0, INFO, 17, NFAIL )
+      END
+*
+*     DGEQRF: Q**T*A computed by DORMQR from the returned reflectors
+*     must be R above the diagonal and zero below it.
+      SUBROUTINE TGEQRF( M, N, A, AF, R, LDA, TAU, WORK, ISEED, NFAIL )
+      INTEGER          M, N, LDA, ISEED( 4 ), NFAIL, INFO, I, J, LW
+      DOUBLE PRECISION A( LDA, * ), AF( LDA, * ), R( LDA, * ),
+     $                 TAU( * ), WORK( * ), RN, ANORM1, DLAMCH
+      EXTERNAL         DGEQRF, DORMQR, ANORM1, DLAMCH
+      LW = 8192
+      CALL RANDM( M, N, A, LDA, ISEED )
+      CALL COPYM( M, N, A, LDA, AF, LDA )
+      CALL DGEQRF( M, N, AF, LDA, TAU, WORK, LW, INFO )
+      CALL REPORT( 'DGEQRF info', 0.0D0, INFO, 0, NFAIL )
+      CALL COPYM( M, N, A, LDA, R, LDA )
+      CALL DORMQR( 'Left', 'Transpose', M, N, MIN( M, N ), AF, LDA,
+     $             TAU, R, LDA, WORK, LW, INFO )
+      DO 20 J = 1, N
+         DO 10 I = 1, M
+            IF( I.LE.J ) R( I, J ) = R( I, J ) - AF( I, J )
+   10    CONTINUE
+   20 CONTINUE
+      RN = ANORM1( M, N, R, LDA ) /
+     $     ( M*ANORM1( M, N, A, LDA )*DLAMCH( 'Precision' ) )
+      CALL REPORT( 'DGEQRF', RN, INFO, 0, NFAIL )
+      END
+*
+*     DGELS, least squares: the residual is orthogonal to A's columns.
+      SUBROUTINE TGELS( M, N, NRHS, A, AF, B, X, LDA, WORK, ISEED,
+     $                  NFAIL )
+      INTEGER          M, N, NRHS, LDA, ISEED( 4 ), NFAIL, INFO, I, J, K
+      DOUBLE PRECISION A( LDA, * ), AF( LDA, * ), B( LDA, * ),
+     $                 X( LDA, * ), WORK( * ), S, RN, ANORM1, DLAMCH
+      EXTERNAL         DGELS, ANORM1, DLAMCH
+      CALL RANDM( M, N, A, LDA, ISEED )
+      CALL RANDM( M, NRHS, B, LDA, ISEED )
+      CALL COPYM( M, N, A, LDA, AF, LDA )
+      CALL COPYM( M, NRHS, B, LDA, X, LDA )
+      CALL DGELS( 'No transpose', M, N, NRHS, AF, LDA, X, LDA, WORK,
+     $            8192, INFO )
+*     AF(1:M, 1:NRHS) := B - A*X, then RN = ||A**T * AF||.
+      DO 30 J = 1, NRHS
+         DO 20 I = 1, M
+            S = B( I, J )
+            DO 10 K = 1, N
+               S = S - A( I, K )*X( K, J )
+   10       CONTINUE
+            AF( I, J ) = S
+   20    CONTINUE
+   30 CONTINUE
+      RN = 0.0D0
+      DO 60 J = 1, NRHS
+         DO 50 K = 1, N
+            S = 0.0D0
+            DO 40 I = 1, M
+               S = S + A( I, K )*AF( I, J )
+   40       CONTINUE
+            RN = MAX( RN, ABS( S ) )
+   50    CONTINUE
+   60 CONTINUE
+      RN = RN / ( MAX( M, N, NRHS )*ANORM1( M, N, A, LDA )*
+     $     ANORM1( M, NRHS, B, LDA )*DLAMCH( 'Precision' ) )
+      CALL REPORT( 'DGELS', RN, INFO, 0, NFAIL )
+      END

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# fortran-tests/run.sh: a legacy FORTRAN 77 application calling hetla.
+#
+# legacy.f (fixed form, implicit interfaces, EXTERNAL, assumed-size arrays) is compiled with
+# gfortran twice: relinked (-L target/release -lhetla ahead of -llapack, run with
+# LD_LIBRARY_PATH) and plain (-llapack, run with LD_PRELOAD=target/release/libhetla.so). Both run
+# with the tile path forced (HETLA_MIN_N=0, HETLA_NB=8 unless set) and HETLA_VERBOSE=1. A run
+# passes when the program exits 0, printed a PASS line for each of its checks and no FAIL line,
+# nothing panicked, and stderr shows hetla handled each routine (dpotrf with path=tiles).
+#
+# Prints `[PASS] fortran <mode>` or `[FAIL] ...` and `fortran-tests: N passed, M failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+LIB=target/release/libhetla.so
+BUILD=fortran-tests/build
+FC=${FC:-gfortran}
+FFLAGS=(-O1 -g -std=legacy -Wall -Wno-unused-dummy-argument -Werror -Wl,--no-as-needed)
+EXPECT="dpotrf=tiles dposv dgetrf dgesv dgeqrf dgels"
+TIMEOUT=${FORTRAN_TIMEOUT:-300}
+export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-8}
+
+passed=0
+failed=0
+pass() { echo "[PASS] fortran $1"; passed=$((passed + 1)); }
+fail() {
+    echo "[FAIL] fortran $1: $2"
+    [ -n "${3:-}" ] && [ -f "$3" ] && tail -n 30 "$3" | sed 's/^/    | /'
+    failed=$((failed + 1))
+}
+
+if [ ! -f "$LIB" ]; then
+    echo "fortran-tests: $LIB is missing; run cargo build --release first" >&2
+    exit 1
+fi
+mkdir -p "$BUILD"
+
+ok=1
+"$FC" "${FFLAGS[@]}" fortran-tests/legacy.f -o "$BUILD/legacy-relink" -Ltarget/release -lhetla -llapack -lblas \
+    >"$BUILD/cc-relink.log" 2>&1 || { fail relink "does not compile" "$BUILD/cc-relink.log"; ok=0; }
+"$FC" "${FFLAGS[@]}" fortran-tests/legacy.f -o "$BUILD/legacy-plain" -llapack -lblas \
+    >"$BUILD/cc-plain.log" 2>&1 || { fail preload "does not compile" "$BUILD/cc-plain.log"; ok=0; }
+
+if [ $ok = 1 ]; then
+    for mode in relink preload; do
+        log="$BUILD/$mode.log"
+        if [ $mode = relink ]; then
+            env LD_LIBRARY_PATH="$PWD/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" HETLA_VERBOSE=1 \
+                timeout "$TIMEOUT" "$BUILD/legacy-relink" >"$log" 2>"$log.err"
+        else
+            env LD_PRELOAD="$PWD/$LIB" HETLA_VERBOSE=1 timeout "$TIMEOUT" "$BUILD/legacy-plain" >"$log" 2>"$log.err"
+        fi
+        rc=$?
+        cat "$log.err" >>"$log"
+        why=""
+        [ $rc -ne 0 ] && why="exit status $rc"
+        grep -q '^ *FAIL ' "$log" && why="${why:+$why; }a check failed"
+        [ "$(grep -c '^ *PASS ' "$log")" -lt 15 ] && why="${why:+$why; }fewer than 15 PASS lines"
+        grep -qE "panicked at|panic caught at the library boundary" "$log.err" && why="${why:+$why; }the library panicked"
+        for e in $EXPECT; do
+            routine=${e%%=*}
+            pattern="^hetla: $routine "
+            [ "$e" != "$routine" ] && pattern="^hetla: $routine .*path=${e#*=}"
+            grep -q "$pattern" "$log.err" || why="${why:+$why; }no HETLA_VERBOSE line for $e"
+        done
+        if [ -n "$why" ]; then fail $mode "$why" "$log"; else pass $mode; fi
+    done
+fi
+
+echo "fortran-tests: $passed passed, $failed failed"
+[ $failed -eq 0 ]
