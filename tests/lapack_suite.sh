@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# tests/lapack_suite.sh: LAPACK's own linear-equation test suite with hetla preloaded.
+#
+# Runs Debian's reference tester xlintstd (package liblapack-test) on the paths hetla implements:
+#   DGE (DGETRF/DGETRS/DGESV and friends), DPO (DPOTRF/DPOTRS/DPOSV), DQR (DGEQRF and the
+#   routines that consume its reflectors), DLS (DGELS and the other least-squares drivers).
+# The input is built at run time from the shipped dtest.in: its header lines (sizes, block
+# sizes, the threshold) are kept as they are, the error-exit tests are switched on, and only
+# those four path lines are kept. xlintstd is linked against liblapack.so.3 (OpenBLAS on a
+# Debian system with libopenblas installed), so it is run twice:
+#   baseline  without hetla, to record what a pass looks like on this machine;
+#   hetla     with LD_PRELOAD=target/release/libhetla.so, HETLA_MIN_N=0 and a small HETLA_NB
+#             (default 8) so that every call that can go down the tile path does.
+# The hetla run fails when xlintstd crashes or times out, when its output has a failure line
+# (`***` messages: wrong INFO, illegal value not detected, failed error exits; `failed to pass
+# the threshold`) that the baseline does not have, when its per-path summary lines differ from
+# the baseline's (the same tests must have run), or when hetla's dpotrf never took the tile path
+# (counted from HETLA_VERBOSE=1 lines). Baseline failures, if any, are printed, not hidden.
+#
+# Prints `[PASS] lapack-suite ...`/`[FAIL] ...` lines and `lapack-suite: N passed, M failed`.
+# Outputs are kept under target/lapack-suite/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+LAPACK_TEST_DIR=${LAPACK_TEST_DIR:-/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/lapack}
+XLINTSTD=$LAPACK_TEST_DIR/xlintstd
+DTEST_IN=$LAPACK_TEST_DIR/dtest.in
+LIB=$PWD/target/release/libhetla.so
+OUT=target/lapack-suite
+PATHS="DGE DPO DQR DLS"
+TIMEOUT=${LAPACK_SUITE_TIMEOUT:-900}
+
+passed=0
+failed=0
+pass() { echo "[PASS] lapack-suite $1"; passed=$((passed + 1)); }
+fail() { echo "[FAIL] lapack-suite $1"; failed=$((failed + 1)); }
+finish() {
+    echo "lapack-suite: $passed passed, $failed failed"
+    [ $failed -eq 0 ]
+    exit
+}
+
+for f in "$XLINTSTD" "$DTEST_IN" "$LIB"; do
+    if [ ! -e "$f" ]; then
+        fail "setup: $f is missing (scripts/deps.sh installs liblapack-test; cargo build --release builds the library)"
+        finish
+    fi
+done
+mkdir -p "$OUT"
+
+# The reduced input: every line up to the first path line (title, sizes, NB/NX, ranks,
+# threshold, the three T/F switches) with the error-exit switch forced to T, then the wanted
+# path lines, each followed by its list of types when it asks for one (0 < NTYPES < max).
+awk -v want="$PATHS" '
+    BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+    !inpaths && $1 ~ /^[A-Z][A-Z0-9][A-Z0-9]$/ { inpaths = 1 }
+    !inpaths {
+        if ($0 ~ /error exits/) sub(/^ *[TF]/, "T")
+        print
+        next
+    }
+    listnext { if (take) print; listnext = 0; next }
+    {
+        take = ($1 in keep)
+        if (take) print
+        # "List types on next line if 0 < NTYPES < K": a types line follows.
+        if (NF >= 2 && $2 + 0 > 0 && match($0, /< *[0-9]+ *$/)) {
+            max = substr($0, RSTART + 1) + 0
+            if ($2 + 0 < max) listnext = 1
+        }
+    }
+' "$DTEST_IN" >"$OUT/input.in"
+for p in $PATHS; do
+    if ! grep -q "^$p" "$OUT/input.in"; then
+        fail "setup: path $p is not in $DTEST_IN"
+        finish
+    fi
+done
+
+# One run of xlintstd: $1 = name, then environment assignments.
+run_suite() {
+    local name=$1
+    shift
+    env "$@" timeout "$TIMEOUT" "$XLINTSTD" <"$OUT/input.in" >"$OUT/$name.out" 2>"$OUT/$name.err"
+    echo $? >"$OUT/$name.rc"
+}
+# Failure lines of an output file, with sizes kept so that baseline and hetla compare exactly.
+failures() { grep -E '\*\*\*|failed|[Ii]llegal|not tested' "$1" | sed 's/ *$//' | sort -u; }
+# The per-path summary lines ("All tests for DGE routines passed the threshold (3653 tests run)",
+# "DGE routines passed the tests of the error exits", or their failing counterparts).
+summaries() { grep -E 'tests run|error exits|tests failed' "$1" | sed 's/^ *//; s/ *$//'; }
+
+echo "lapack-suite: input $OUT/input.in (paths $PATHS, from $DTEST_IN)"
+
+# --- baseline: xlintstd on the system LAPACK alone ---
+t0=$(date +%s)
+run_suite baseline -u LD_PRELOAD
+rc=$(cat "$OUT/baseline.rc")
+echo "lapack-suite: baseline run (no hetla) took $(($(date +%s) - t0))s, exit status $rc"
+failures "$OUT/baseline.out" >"$OUT/baseline.failures"
+summaries "$OUT/baseline.out" >"$OUT/baseline.summary"
+if [ "$rc" -ne 0 ] || ! grep -q 'End of tests' "$OUT/baseline.out"; then
+    fail "baseline: xlintstd does not complete without hetla (exit $rc); see $OUT/baseline.out"
+    finish
+fi
+if [ -s "$OUT/baseline.failures" ]; then
+    echo "lapack-suite: NOTE: the system LAPACK alone already fails these (kept as the baseline):"
+    sed 's/^/    | /' "$OUT/baseline.failures"
+fi
+
+# --- hetla preloaded, tile path forced ---
+t0=$(date +%s)
+run_suite hetla LD_PRELOAD="$LIB" HETLA_MIN_N=0 HETLA_NB="${HETLA_NB:-8}" HETLA_VERBOSE=1
+rc=$(cat "$OUT/hetla.rc")
+echo "lapack-suite: hetla run (LD_PRELOAD, HETLA_MIN_N=0 HETLA_NB=${HETLA_NB:-8}) took $(($(date +%s) - t0))s, exit status $rc"
+
+if [ "$rc" -eq 0 ] && grep -q 'End of tests' "$OUT/hetla.out"; then
+    pass "xlintstd completes under hetla"
+else
+    fail "xlintstd did not complete under hetla (exit status $rc; 124 = timeout); last lines:"
+    tail -n 15 "$OUT/hetla.out" "$OUT/hetla.err" | sed 's/^/    | /'
+fi
+
+failures "$OUT/hetla.out" >"$OUT/hetla.failures"
+comm -13 "$OUT/baseline.failures" "$OUT/hetla.failures" >"$OUT/new.failures"
+if [ -s "$OUT/new.failures" ]; then
+    fail "new failures under hetla ($(wc -l <"$OUT/new.failures") lines, all in $OUT/hetla.out):"
+    head -n 40 "$OUT/new.failures" | sed 's/^/    | /'
+else
+    pass "no failure lines beyond the baseline's"
+fi
+
+summaries "$OUT/hetla.out" >"$OUT/hetla.summary"
+for p in $PATHS; do
+    if diff -q <(grep "$p" "$OUT/baseline.summary") <(grep "$p" "$OUT/hetla.summary") >/dev/null; then
+        pass "$p: same summary as the baseline ($(grep "$p" "$OUT/hetla.summary" | grep -o '[0-9]* tests run' |
+            awk '{ print $1 }' | paste -sd+ -) tests, error exits passed)"
+    else
+        fail "$p: summary differs from the baseline"
+        diff <(grep "$p" "$OUT/baseline.summary") <(grep "$p" "$OUT/hetla.summary") | sed 's/^/    | /'
+    fi
+done
+
+if grep -qE 'panicked at|panic caught at the library boundary' "$OUT/hetla.err"; then
+    fail "the library panicked during the suite:"
+    grep -m 5 -A 2 -E 'panicked at|panic caught' "$OUT/hetla.err" | sed 's/^/    | /'
+else
+    pass "no panic in the library"
+fi
+
+# Which routines hetla handled, and how.
+echo "lapack-suite: HETLA_VERBOSE calls seen (routine, path, count):"
+sed -n 's/^hetla: \([a-z0-9]*\) .*path=\([a-z]*\).*/\1 \2/p' "$OUT/hetla.err" | sort | uniq -c |
+    awk '{ printf "    %-8s %-8s %8d\n", $2, $3, $1 }'
+tiles=$(grep -c '^hetla: dpotrf .*path=tiles' "$OUT/hetla.err")
+if [ "$tiles" -gt 0 ]; then
+    pass "dpotrf ran on tiles ($tiles calls)"
+else
+    fail "dpotrf never took the tile path during the suite (is HETLA_MIN_N honoured?)"
+fi
+
+finish
