@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# scripts/test.sh: every test of hetla, in one command (also what .ci/run runs).
+#
+# Steps, in order; each one's full output goes to target/test-logs/<step>.log:
+#   deps          scripts/deps.sh: Debian packages and the Rust toolchain
+#   build         cargo build --release (libhetla.so for the C, Fortran and LAPACK tests)
+#   cargo-test    cargo test --release: unit tests next to the math, tests/*.rs integration tests
+#   fmt           cargo fmt --check
+#   clippy        cargo clippy --all-targets -- -D warnings
+#   ffi-tests     ffi-tests/run.sh: C programs through hetla.h, relinked and LD_PRELOADed
+#   fortran-tests fortran-tests/run.sh: a FORTRAN 77 program, relinked and LD_PRELOADed
+#   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla
+# Counting: cargo test contributes its own test counts, the three shell runners one count per
+# [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
+# failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
+# when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+LOGS=target/test-logs
+mkdir -p "$LOGS"
+[ -f "$HOME/.cargo/env" ] && ! command -v cargo >/dev/null 2>&1 && . "$HOME/.cargo/env"
+# No terminal in CI; keep cargo's output plain in the logs.
+export CARGO_TERM_COLOR=never
+
+total_passed=0
+total_failed=0
+summary=()
+start_all=$(date +%s)
+
+# record STEP PASSED FAILED SECONDS
+record() {
+    total_passed=$((total_passed + $2))
+    total_failed=$((total_failed + $3))
+    local verdict=ok
+    [ "$3" -gt 0 ] && verdict=FAILED
+    summary+=("$(printf '%-14s %-7s %5d passed %4d failed %5ss' "$1" "$verdict" "$2" "$3" "$4")")
+    echo "== $1: $verdict ($2 passed, $3 failed, $4s; log $LOGS/$1.log)"
+}
+
+# step NAME COMMAND...: runs a command that is one test; passes when it exits 0.
+step() {
+    local name=$1 t0=$(date +%s)
+    shift
+    echo "== $name: $*"
+    if "$@" >"$LOGS/$name.log" 2>&1 </dev/null; then
+        record "$name" 1 0 $(($(date +%s) - t0))
+        return 0
+    fi
+    tail -n 40 "$LOGS/$name.log" | sed 's/^/    | /'
+    record "$name" 0 1 $(($(date +%s) - t0))
+    return 1
+}
+
+# runner NAME SCRIPT: a shell runner that prints [PASS]/[FAIL] lines.
+runner() {
+    local name=$1 t0=$(date +%s)
+    shift
+    echo "== $name: $*"
+    bash "$@" >"$LOGS/$name.log" 2>&1 </dev/null
+    local rc=$?
+    grep -E '^\[(PASS|FAIL)\]|^ +\||: [0-9]+ passed' "$LOGS/$name.log" | grep -vE '^\[PASS\]' | sed 's/^/    /'
+    local p f
+    p=$(grep -c '^\[PASS\]' "$LOGS/$name.log")
+    f=$(grep -c '^\[FAIL\]' "$LOGS/$name.log")
+    # A runner that failed without saying what (a crash of the script itself) still fails.
+    [ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    [ $((p + f)) -eq 0 ] && f=1
+    record "$name" "$p" "$f" $(($(date +%s) - t0))
+}
+
+finish() {
+    echo
+    echo "Summary (total $(($(date +%s) - start_all))s):"
+    printf '  %s\n' "${summary[@]}"
+    echo "$total_passed passed, $total_failed failed"
+    [ "$total_failed" -eq 0 ]
+    exit
+}
+
+if ! step deps bash scripts/deps.sh; then
+    echo "scripts/test.sh: the dependencies could not be installed; nothing else can run"
+    finish
+fi
+
+build_ok=1
+step build cargo build --release || build_ok=0
+
+# cargo test: counts from its "test result:" lines; a build failure counts as one failure.
+t0=$(date +%s)
+echo "== cargo-test: cargo test --release"
+cargo test --release </dev/null >"$LOGS/cargo-test.log" 2>&1
+rc=$?
+p=$(sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$LOGS/cargo-test.log" | awk '{ s += $1 } END { print s + 0 }')
+f=$(sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$LOGS/cargo-test.log" | awk '{ s += $1 } END { print s + 0 }')
+if [ $rc -ne 0 ]; then
+    grep -E '^test .* FAILED|^error|panicked' "$LOGS/cargo-test.log" | head -n 30 | sed 's/^/    | /'
+    [ "$f" -eq 0 ] && f=1
+fi
+record cargo-test "$p" "$f" $(($(date +%s) - t0))
+
+step fmt cargo fmt --check
+step clippy cargo clippy --all-targets -- -D warnings
+
+if [ $build_ok = 1 ]; then
+    runner ffi-tests ffi-tests/run.sh
+    runner fortran-tests fortran-tests/run.sh
+    runner lapack-suite tests/lapack_suite.sh
+else
+    for s in ffi-tests fortran-tests lapack-suite; do record "$s" 0 1 0; done
+fi
+
+finish

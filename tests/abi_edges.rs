@@ -1,0 +1,548 @@
+//! Whole-process tests of the exported symbols (`hetla::abi::*_`), called as C or Fortran would
+//! call them, on the edge cases: N = 0 and 1, LDA > M with the rows past M checked untouched,
+//! INFO on matrices that are not positive definite or singular equal to the backend's
+//! (`hetla::backend::lapack`, the next LAPACK in the process), LAPACK's argument errors as
+//! INFO = -position, workspace queries and minimal workspaces, and four threads calling at once.
+//!
+//! The configuration is read from the environment once per process, so every test first calls
+//! [`setup`], which forces the tile path with tiny tiles (HETLA_MIN_N=0, HETLA_NB=5) before any
+//! call can read it. Results are judged by residuals (a few n·eps) or against the backend's
+//! answer where LAPACK's output is unique (the Cholesky factor; DGEQRF's reflectors and TAU).
+
+use hetla::abi;
+use hetla::backend::lapack as bk;
+use std::ffi::c_char;
+use std::sync::Once;
+
+/// Forces the tile path with 5×5 tiles and three workers for every call in this process.
+fn setup() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Before any hetla call in this process (all tests call setup first, and Once blocks
+        // them until this is done), so nothing reads the environment concurrently.
+        std::env::set_var("HETLA_MIN_N", "0");
+        std::env::set_var("HETLA_NB", "5");
+        std::env::set_var("HETLA_NUM_THREADS", "3");
+    });
+}
+
+const GUARD: f64 = -4242.5;
+
+/// Seeded generator (splitmix64), uniform in [-1, 1).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 * (1.0 / (1u64 << 52) as f64) - 1.0
+    }
+
+    /// An ld×n column-major array: random m×n part, GUARD in rows m..ld.
+    fn matrix(&mut self, m: usize, n: usize, ld: usize) -> Vec<f64> {
+        let mut a = vec![GUARD; ld * n.max(1)];
+        for j in 0..n {
+            for i in 0..m {
+                a[i + j * ld] = self.next();
+            }
+        }
+        a
+    }
+
+    /// G·Gᵀ + n·I, symmetric positive definite, in an ld×n array.
+    fn spd(&mut self, n: usize, ld: usize) -> Vec<f64> {
+        let g = self.matrix(n, n, n);
+        let mut a = vec![GUARD; ld * n.max(1)];
+        for j in 0..n {
+            for i in 0..n {
+                let s: f64 = (0..n).map(|k| g[i + k * n] * g[j + k * n]).sum();
+                a[i + j * ld] = s + if i == j { n as f64 } else { 0.0 };
+            }
+        }
+        a
+    }
+}
+
+fn eps() -> f64 {
+    f64::EPSILON
+}
+
+fn rows_past_m_untouched(a: &[f64], m: usize, n: usize, ld: usize) -> bool {
+    (0..n).all(|j| (m..ld).all(|i| a[i + j * ld] == GUARD))
+}
+
+fn norm1(a: &[f64], m: usize, n: usize, ld: usize) -> f64 {
+    (0..n).map(|j| (0..m).map(|i| a[i + j * ld].abs()).sum::<f64>()).fold(0.0, f64::max)
+}
+
+fn c(x: u8) -> *const c_char {
+    bk::ch(x)
+}
+
+// ---- thin callers of the exported symbols and of the backend ----
+
+fn potrf(uplo: u8, n: i32, a: &mut [f64], lda: i32) -> i32 {
+    let mut info = -99;
+    // SAFETY: `a` holds lda×n elements (or is a valid pointer when n = 0); scalars are locals.
+    unsafe { abi::dpotrf_(c(uplo), &n, a.as_mut_ptr(), &lda, &mut info, 1) };
+    info
+}
+
+fn ref_potrf(uplo: u8, n: i32, a: &mut [f64], lda: i32) -> i32 {
+    let mut info = -99;
+    // SAFETY: as in `potrf`, on the backend's routine.
+    unsafe { bk::dpotrf(c(uplo), &n, a.as_mut_ptr(), &lda, &mut info, 1) };
+    info
+}
+
+fn getrf(m: i32, n: i32, a: &mut [f64], lda: i32, ipiv: &mut [i32]) -> i32 {
+    let mut info = -99;
+    // SAFETY: `a` holds lda×n elements, `ipiv` min(m,n).
+    unsafe { abi::dgetrf_(&m, &n, a.as_mut_ptr(), &lda, ipiv.as_mut_ptr(), &mut info) };
+    info
+}
+
+fn ref_getrf(m: i32, n: i32, a: &mut [f64], lda: i32, ipiv: &mut [i32]) -> i32 {
+    let mut info = -99;
+    // SAFETY: as in `getrf`.
+    unsafe { bk::dgetrf(&m, &n, a.as_mut_ptr(), &lda, ipiv.as_mut_ptr(), &mut info) };
+    info
+}
+
+fn geqrf(m: i32, n: i32, a: &mut [f64], lda: i32, tau: &mut [f64], work: &mut [f64], lwork: i32) -> i32 {
+    let mut info = -99;
+    // SAFETY: `a` lda×n, `tau` min(m,n), `work` max(1,lwork) elements.
+    unsafe {
+        abi::dgeqrf_(&m, &n, a.as_mut_ptr(), &lda, tau.as_mut_ptr(), work.as_mut_ptr(), &lwork, &mut info)
+    };
+    info
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gels(
+    trans: u8,
+    m: i32,
+    n: i32,
+    nrhs: i32,
+    a: &mut [f64],
+    lda: i32,
+    b: &mut [f64],
+    ldb: i32,
+    work: &mut [f64],
+    lwork: i32,
+) -> i32 {
+    let mut info = -99;
+    // SAFETY: `a` lda×n, `b` ldb×nrhs, `work` max(1,lwork) elements.
+    unsafe {
+        abi::dgels_(
+            c(trans),
+            &m,
+            &n,
+            &nrhs,
+            a.as_mut_ptr(),
+            &lda,
+            b.as_mut_ptr(),
+            &ldb,
+            work.as_mut_ptr(),
+            &lwork,
+            &mut info,
+            1,
+        )
+    };
+    info
+}
+
+fn gesv(n: i32, nrhs: i32, a: &mut [f64], lda: i32, ipiv: &mut [i32], b: &mut [f64], ldb: i32) -> i32 {
+    let mut info = -99;
+    // SAFETY: `a` lda×n, `ipiv` n, `b` ldb×nrhs elements.
+    unsafe {
+        abi::dgesv_(&n, &nrhs, a.as_mut_ptr(), &lda, ipiv.as_mut_ptr(), b.as_mut_ptr(), &ldb, &mut info)
+    };
+    info
+}
+
+fn posv(uplo: u8, n: i32, nrhs: i32, a: &mut [f64], lda: i32, b: &mut [f64], ldb: i32) -> i32 {
+    let mut info = -99;
+    // SAFETY: `a` lda×n, `b` ldb×nrhs elements.
+    unsafe { abi::dposv_(c(uplo), &n, &nrhs, a.as_mut_ptr(), &lda, b.as_mut_ptr(), &ldb, &mut info, 1) };
+    info
+}
+
+#[allow(clippy::too_many_arguments)]
+fn getrs(trans: u8, n: i32, nrhs: i32, a: &[f64], lda: i32, ipiv: &[i32], b: &mut [f64], ldb: i32) -> i32 {
+    let mut info = -99;
+    // SAFETY: `a` lda×n, `ipiv` n, `b` ldb×nrhs elements.
+    unsafe {
+        abi::dgetrs_(c(trans), &n, &nrhs, a.as_ptr(), &lda, ipiv.as_ptr(), b.as_mut_ptr(), &ldb, &mut info, 1)
+    };
+    info
+}
+
+fn potrs(uplo: u8, n: i32, nrhs: i32, a: &[f64], lda: i32, b: &mut [f64], ldb: i32) -> i32 {
+    let mut info = -99;
+    // SAFETY: `a` lda×n, `b` ldb×nrhs elements.
+    unsafe { abi::dpotrs_(c(uplo), &n, &nrhs, a.as_ptr(), &lda, b.as_mut_ptr(), &ldb, &mut info, 1) };
+    info
+}
+
+// ---- residuals ----
+
+/// ‖P·A − L·U‖₁ / (max(m,n)·‖A‖₁·eps), with IPIV's interchanges applied to A in order; panics
+/// when an IPIV entry is outside [i, m].
+fn lu_ratio(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, ipiv: &[i32]) -> f64 {
+    let k = m.min(n);
+    let mut pa: Vec<f64> =
+        (0..n).flat_map(|j| (0..m).map(move |i| (i, j))).map(|(i, j)| a[i + j * ld]).collect();
+    for (i, &p) in ipiv.iter().enumerate().take(k) {
+        let p = p as usize - 1;
+        assert!(p >= i && p < m, "IPIV({}) = {} outside [{}, {m}]", i + 1, p + 1, i + 1);
+        for j in 0..n {
+            pa.swap(i + j * m, p + j * m);
+        }
+    }
+    for j in 0..n {
+        for i in 0..m {
+            let s: f64 = (0..=i.min(j).min(k - 1))
+                .map(|t| if t == i { f[t + j * ld] } else { f[i + t * ld] * f[t + j * ld] })
+                .sum();
+            pa[i + j * m] -= s;
+        }
+    }
+    norm1(&pa, m, n, m) / (m.max(n) as f64 * norm1(a, m, n, ld) * eps())
+}
+
+/// ‖B − A·X‖₁ / (n·‖A‖₁·‖X‖₁·eps) for n×n A.
+fn solve_ratio(n: usize, nrhs: usize, a: &[f64], lda: usize, x: &[f64], b: &[f64], ldb: usize) -> f64 {
+    let mut r = vec![0.0; n * nrhs];
+    for j in 0..nrhs {
+        for i in 0..n {
+            r[i + j * n] = b[i + j * ldb] - (0..n).map(|k| a[i + k * lda] * x[k + j * ldb]).sum::<f64>();
+        }
+    }
+    norm1(&r, n, nrhs, n) / (n as f64 * norm1(a, n, n, lda) * norm1(x, n, nrhs, ldb) * eps())
+}
+
+// ---- the tests ----
+
+#[test]
+fn empty_and_one_by_one() {
+    setup();
+    let mut a = [9.0f64];
+    let mut b = [3.0f64];
+    let mut ipiv = [0i32];
+    let mut tau = [7.0f64];
+    let mut work = [0.0f64; 8];
+    // N = 0 (or M = 0): INFO = 0, nothing written.
+    assert_eq!(potrf(b'L', 0, &mut a, 1), 0);
+    assert_eq!(getrf(0, 1, &mut a, 1, &mut ipiv), 0);
+    assert_eq!(getrf(1, 0, &mut a, 1, &mut ipiv), 0);
+    assert_eq!(geqrf(0, 0, &mut a, 1, &mut tau, &mut work, 1), 0);
+    assert_eq!(gesv(0, 1, &mut a, 1, &mut ipiv, &mut b, 1), 0);
+    assert_eq!(posv(b'U', 0, 1, &mut a, 1, &mut b, 1), 0);
+    assert_eq!(gels(b'N', 0, 0, 1, &mut a, 1, &mut b, 1, &mut work, 8), 0);
+    assert_eq!((a[0], b[0], tau[0]), (9.0, 3.0, 7.0), "a size-0 call wrote memory");
+
+    // 1×1: the factors are the obvious ones.
+    assert_eq!(potrf(b'U', 1, &mut a, 1), 0);
+    assert_eq!(a[0], 3.0);
+    let mut a = [4.0];
+    assert_eq!(getrf(1, 1, &mut a, 1, &mut ipiv), 0);
+    assert_eq!((a[0], ipiv[0]), (4.0, 1));
+    let mut a = [-2.0];
+    assert_eq!(geqrf(1, 1, &mut a, 1, &mut tau, &mut work, 8), 0);
+    assert_eq!((a[0], tau[0]), (-2.0, 0.0), "DLARFG leaves a 1×1 column alone with TAU = 0");
+    let (mut a, mut b) = ([4.0], [2.0]);
+    assert_eq!(gesv(1, 1, &mut a, 1, &mut ipiv, &mut b, 1), 0);
+    assert_eq!(b[0], 0.5);
+    let (mut a, mut b) = ([4.0], [2.0]);
+    assert_eq!(posv(b'L', 1, 1, &mut a, 1, &mut b, 1), 0);
+    assert_eq!(b[0], 0.5);
+    let (mut a, mut b) = ([4.0], [2.0]);
+    assert_eq!(gels(b'N', 1, 1, 1, &mut a, 1, &mut b, 1, &mut work, 8), 0);
+    assert!((b[0] - 0.5).abs() <= 4.0 * eps());
+    // 1×1 zero pivot.
+    let mut a = [0.0];
+    assert_eq!(getrf(1, 1, &mut a, 1, &mut ipiv), 1);
+    assert_eq!(potrf(b'L', 1, &mut [0.0], 1), 1);
+}
+
+#[test]
+fn potrf_matches_backend_with_wide_lda() {
+    setup();
+    let mut rng = Rng(11);
+    for &uplo in b"LU" {
+        for n in [2usize, 6, 13, 23] {
+            let ld = n + 4;
+            let a = rng.spd(n, ld);
+            let (mut f, mut r) = (a.clone(), a.clone());
+            assert_eq!(potrf(uplo, n as i32, &mut f, ld as i32), 0);
+            assert_eq!(ref_potrf(uplo, n as i32, &mut r, ld as i32), 0);
+            assert!(rows_past_m_untouched(&f, n, n, ld), "dpotrf n={n}: rows past N written");
+            // The Cholesky factor is unique: ours equals the backend's to working accuracy, and
+            // the triangle that is not referenced is left as it was.
+            let scale = norm1(&a, n, n, ld).sqrt();
+            for j in 0..n {
+                for i in 0..n {
+                    let in_tri = if uplo == b'L' { i >= j } else { i <= j };
+                    let (x, y) = (f[i + j * ld], if in_tri { r[i + j * ld] } else { a[i + j * ld] });
+                    assert!(
+                        (x - y).abs() <= 100.0 * n as f64 * eps() * scale,
+                        "dpotrf {} n={n} ({i},{j}): {x} vs {y}",
+                        uplo as char
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn potrf_info_matches_backend_on_indefinite_matrices() {
+    setup();
+    let mut rng = Rng(12);
+    for &uplo in b"LU" {
+        let n = 23;
+        let ld = 25;
+        let a = rng.spd(n, ld);
+        for k in [0usize, 4, 5, 11, 22] {
+            let mut f = a.clone();
+            f[k + k * ld] = -1.0;
+            let mut r = f.clone();
+            let info = potrf(uplo, n as i32, &mut f, ld as i32);
+            let want = ref_potrf(uplo, n as i32, &mut r, ld as i32);
+            assert_eq!(info, want, "dpotrf {} not SPD at {}", uplo as char, k + 1);
+            assert_eq!(info, k as i32 + 1);
+            assert!(rows_past_m_untouched(&f, n, n, ld));
+        }
+    }
+}
+
+#[test]
+fn getrf_residual_and_singular_info() {
+    setup();
+    let mut rng = Rng(13);
+    for (m, n) in [(17usize, 17usize), (23, 9), (9, 23), (1, 7), (7, 1)] {
+        let ld = m + 3;
+        let a = rng.matrix(m, n, ld);
+        let mut f = a.clone();
+        let mut ipiv = vec![0; m.min(n)];
+        assert_eq!(getrf(m as i32, n as i32, &mut f, ld as i32, &mut ipiv), 0);
+        assert!(rows_past_m_untouched(&f, m, n, ld), "dgetrf {m}x{n}: rows past M written");
+        let ratio = lu_ratio(m, n, &a, &f, ld, &ipiv);
+        assert!(ratio < 30.0, "dgetrf {m}x{n}: residual ratio {ratio}");
+
+        // An exactly zero column c: INFO as the backend's (c+1 when c < min(m,n)).
+        let c = n / 2;
+        let mut z = a.clone();
+        (0..m).for_each(|i| z[i + c * ld] = 0.0);
+        let mut zr = z.clone();
+        let mut ipr = ipiv.clone();
+        let info = getrf(m as i32, n as i32, &mut z, ld as i32, &mut ipiv);
+        let want = ref_getrf(m as i32, n as i32, &mut zr, ld as i32, &mut ipr);
+        assert_eq!(info, want, "dgetrf {m}x{n} with column {} zero", c + 1);
+    }
+}
+
+#[test]
+fn geqrf_reflectors_match_backend_and_minimal_workspace() {
+    setup();
+    let mut rng = Rng(14);
+    for (m, n) in [(19usize, 11usize), (12, 12), (8, 21), (31, 4)] {
+        let (ld, k) = (m + 2, m.min(n));
+        let a = rng.matrix(m, n, ld);
+        // Workspace query, then the minimal LWORK = N.
+        let mut q = [0.0];
+        let mut tau = vec![0.0; k];
+        let mut f = a.clone();
+        assert_eq!(geqrf(m as i32, n as i32, &mut f, ld as i32, &mut tau, &mut q, -1), 0);
+        assert!(q[0] >= n as f64, "dgeqrf {m}x{n}: LWORK query {} < N", q[0]);
+        assert_eq!(f, a, "a workspace query must not touch A");
+        let mut work = vec![0.0; n];
+        assert_eq!(geqrf(m as i32, n as i32, &mut f, ld as i32, &mut tau, &mut work, n as i32), 0);
+        assert!(rows_past_m_untouched(&f, m, n, ld));
+        // LAPACK's Householder QR output (R, the reflectors below the diagonal, TAU) is unique
+        // for these full-rank matrices: it must equal the backend's.
+        let mut r = a.clone();
+        let mut rtau = vec![0.0; k];
+        let mut rwork = vec![0.0; 64 * n];
+        let mut info = -99;
+        // SAFETY: arrays sized as LAPACK documents.
+        unsafe {
+            bk::dgeqrf(
+                &(m as i32),
+                &(n as i32),
+                r.as_mut_ptr(),
+                &(ld as i32),
+                rtau.as_mut_ptr(),
+                rwork.as_mut_ptr(),
+                &(64 * n as i32),
+                &mut info,
+            )
+        };
+        assert_eq!(info, 0);
+        let tol = 1e3 * m.max(n) as f64 * eps();
+        for j in 0..n {
+            for i in 0..m {
+                let (x, y) = (f[i + j * ld], r[i + j * ld]);
+                assert!((x - y).abs() <= tol * (1.0 + y.abs()), "dgeqrf {m}x{n} ({i},{j}): {x} vs {y}");
+            }
+        }
+        for (t, (x, y)) in tau.iter().zip(&rtau).enumerate() {
+            assert!((x - y).abs() <= tol, "dgeqrf {m}x{n} TAU({}): {x} vs {y}", t + 1);
+        }
+    }
+}
+
+#[test]
+fn solvers_with_wide_leading_dimensions() {
+    setup();
+    let mut rng = Rng(15);
+    for n in [3usize, 11, 24] {
+        let (lda, ldb, nrhs) = (n + 3, n + 2, 4usize);
+        let (ni, nr) = (n as i32, nrhs as i32);
+        let a = rng.matrix(n, n, lda);
+        let b = rng.matrix(n, nrhs, ldb);
+        let mut ipiv = vec![0; n];
+
+        let (mut f, mut x) = (a.clone(), b.clone());
+        assert_eq!(gesv(ni, nr, &mut f, lda as i32, &mut ipiv, &mut x, ldb as i32), 0);
+        assert!(solve_ratio(n, nrhs, &a, lda, &x, &b, ldb) < 30.0, "dgesv n={n}");
+        assert!(rows_past_m_untouched(&x, n, nrhs, ldb) && rows_past_m_untouched(&f, n, n, lda));
+        let mut y = b.clone();
+        assert_eq!(getrs(b'N', ni, nr, &f, lda as i32, &ipiv, &mut y, ldb as i32), 0);
+        assert!(solve_ratio(n, nrhs, &a, lda, &y, &b, ldb) < 30.0, "dgetrs n={n}");
+
+        let s = rng.spd(n, lda);
+        let (mut g, mut z) = (s.clone(), b.clone());
+        assert_eq!(posv(b'U', ni, nr, &mut g, lda as i32, &mut z, ldb as i32), 0);
+        assert!(solve_ratio(n, nrhs, &s, lda, &z, &b, ldb) < 30.0, "dposv n={n}");
+        let mut w = b.clone();
+        assert_eq!(potrs(b'U', ni, nr, &g, lda as i32, &mut w, ldb as i32), 0);
+        assert!(solve_ratio(n, nrhs, &s, lda, &w, &b, ldb) < 30.0, "dpotrs n={n}");
+
+        // Least squares with the minimal workspace, and the normal equations' residual.
+        let m = 2 * n + 1;
+        let (lda2, ldb2) = (m + 1, m + 2);
+        let a2 = rng.matrix(m, n, lda2);
+        let b2 = rng.matrix(m, nrhs, ldb2);
+        let (mut f2, mut x2) = (a2.clone(), b2.clone());
+        let lwork = n + n.max(nrhs);
+        let mut work = vec![0.0; lwork];
+        assert_eq!(
+            gels(b'N', m as i32, ni, nr, &mut f2, lda2 as i32, &mut x2, ldb2 as i32, &mut work, lwork as i32),
+            0
+        );
+        let mut worst: f64 = 0.0;
+        for j in 0..nrhs {
+            let r: Vec<f64> = (0..m)
+                .map(|i| b2[i + j * ldb2] - (0..n).map(|k| a2[i + k * lda2] * x2[k + j * ldb2]).sum::<f64>())
+                .collect();
+            for k in 0..n {
+                worst = worst.max((0..m).map(|i| a2[i + k * lda2] * r[i]).sum::<f64>().abs());
+            }
+        }
+        let ratio = worst / (m as f64 * norm1(&a2, m, n, lda2) * norm1(&b2, m, nrhs, ldb2) * eps());
+        assert!(ratio < 30.0, "dgels {m}x{n}: Aᵀ·r ratio {ratio}");
+    }
+}
+
+#[test]
+fn argument_errors_return_minus_position() {
+    setup();
+    let mut a = vec![0.0; 64];
+    let mut b = vec![0.0; 64];
+    let mut ipiv = vec![0; 8];
+    let mut tau = vec![0.0; 8];
+    let mut work = vec![0.0; 64];
+    assert_eq!(potrf(b'X', 3, &mut a, 3), -1);
+    assert_eq!(potrf(b'L', -1, &mut a, 1), -2);
+    assert_eq!(potrf(b'U', 5, &mut a, 4), -4);
+    assert_eq!(getrf(-1, 2, &mut a, 1, &mut ipiv), -1);
+    assert_eq!(getrf(2, -3, &mut a, 2, &mut ipiv), -2);
+    assert_eq!(getrf(6, 2, &mut a, 5, &mut ipiv), -4);
+    assert_eq!(geqrf(-2, 2, &mut a, 1, &mut tau, &mut work, 64), -1);
+    assert_eq!(geqrf(2, -2, &mut a, 2, &mut tau, &mut work, 64), -2);
+    assert_eq!(geqrf(4, 4, &mut a, 3, &mut tau, &mut work, 64), -4);
+    assert_eq!(geqrf(4, 4, &mut a, 4, &mut tau, &mut work, 3), -7);
+    assert_eq!(gesv(-1, 1, &mut a, 1, &mut ipiv, &mut b, 1), -1);
+    assert_eq!(gesv(2, -1, &mut a, 2, &mut ipiv, &mut b, 2), -2);
+    assert_eq!(gesv(4, 1, &mut a, 3, &mut ipiv, &mut b, 4), -4);
+    assert_eq!(gesv(4, 1, &mut a, 4, &mut ipiv, &mut b, 3), -7);
+    assert_eq!(posv(b'?', 2, 1, &mut a, 2, &mut b, 2), -1);
+    assert_eq!(posv(b'L', 2, -1, &mut a, 2, &mut b, 2), -3);
+    assert_eq!(posv(b'L', 4, 1, &mut a, 4, &mut b, 3), -7);
+    assert_eq!(getrs(b'Z', 2, 1, &a, 2, &ipiv, &mut b, 2), -1);
+    assert_eq!(getrs(b'T', 4, 1, &a, 3, &ipiv, &mut b, 4), -5);
+    assert_eq!(potrs(b'L', 4, 1, &a, 4, &mut b, 2), -7);
+    assert_eq!(gels(b'Q', 2, 2, 1, &mut a, 2, &mut b, 2, &mut work, 64), -1);
+    assert_eq!(gels(b'N', -1, 2, 1, &mut a, 1, &mut b, 2, &mut work, 64), -2);
+    assert_eq!(gels(b'N', 5, 2, 1, &mut a, 5, &mut b, 4, &mut work, 64), -8);
+    assert_eq!(gels(b'N', 5, 2, 1, &mut a, 5, &mut b, 5, &mut work, 1), -10);
+    assert!(a.iter().chain(&b).all(|&x| x == 0.0), "a rejected call wrote memory");
+}
+
+#[test]
+fn four_threads_at_once() {
+    setup();
+    let handles: Vec<_> = (0..4u64)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let mut rng = Rng(100 + t);
+                for round in 0..4 {
+                    let n = 17 + 3 * t as usize + round;
+                    let ld = n + 1;
+                    // Cholesky: compare with the backend's unique factor.
+                    let a = rng.spd(n, ld);
+                    let (mut f, mut r) = (a.clone(), a.clone());
+                    assert_eq!(potrf(b'L', n as i32, &mut f, ld as i32), 0);
+                    assert_eq!(ref_potrf(b'L', n as i32, &mut r, ld as i32), 0);
+                    for j in 0..n {
+                        for i in j..n {
+                            assert!((f[i + j * ld] - r[i + j * ld]).abs() <= 1e-10 * (n as f64).sqrt());
+                        }
+                    }
+                    // LU: the residual.
+                    let (m, nn) = (n + 4, n - 2);
+                    let g = rng.matrix(m, nn, m + 2);
+                    let mut gf = g.clone();
+                    let mut ipiv = vec![0; nn];
+                    assert_eq!(getrf(m as i32, nn as i32, &mut gf, (m + 2) as i32, &mut ipiv), 0);
+                    assert!(lu_ratio(m, nn, &g, &gf, m + 2, &ipiv) < 30.0, "thread {t} dgetrf");
+                    // QR: R'R = A'A is enough to catch a mixed-up result from another thread.
+                    let mut q = g.clone();
+                    let mut tau = vec![0.0; nn];
+                    let mut work = vec![0.0; 64 * nn];
+                    assert_eq!(
+                        geqrf(
+                            m as i32,
+                            nn as i32,
+                            &mut q,
+                            (m + 2) as i32,
+                            &mut tau,
+                            &mut work,
+                            (64 * nn) as i32
+                        ),
+                        0
+                    );
+                    let ld2 = m + 2;
+                    for j in 0..nn {
+                        for i in 0..=j {
+                            let ata: f64 = (0..m).map(|k| g[k + i * ld2] * g[k + j * ld2]).sum();
+                            let rtr: f64 = (0..=i).map(|k| q[k + i * ld2] * q[k + j * ld2]).sum();
+                            assert!(
+                                (ata - rtr).abs() <= 1e-11 * m as f64,
+                                "thread {t} dgeqrf ({i},{j}): {ata} vs {rtr}"
+                            );
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("a calling thread panicked");
+    }
+}
