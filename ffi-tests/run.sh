@@ -27,6 +27,9 @@ LIBS=(-llapack -ldl -lm)
 TIMEOUT=${FFI_TIMEOUT:-300}
 
 export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-8} HETLA_NUM_THREADS=${HETLA_NUM_THREADS:-4}
+# test_version.c compares hetla_version() with the crate's version.
+FFI_EXPECT_VERSION=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
+export FFI_EXPECT_VERSION
 
 if [ ! -f "$LIB" ]; then
     echo "ffi-tests: $LIB is missing; run cargo build --release first" >&2
