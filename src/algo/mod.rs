@@ -7,6 +7,7 @@
 //! within a column the factorization kernel outranks its solves, which outrank updates.
 
 pub mod potrf;
+pub mod potrs;
 pub mod trsm;
 
 /// Priority of a task whose output lies in tile column `j` of `nt`, with a kernel `bonus` 0..3.
