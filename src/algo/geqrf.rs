@@ -1,12 +1,11 @@
 //! Householder QR on tiles, leaving exactly LAPACK's DGEQRF output (DESIGN.md, decision 4).
 //!
 //! A = Q·R with Q = H_1·H_2·…·H_K, K = min(M, N), H_i = I − tau_i·v_i·v_iᵀ. This is the blocked
-//! right-looking algorithm of LAPACK's DGEQRF (Bischof and Van Loan's WY form, in the compact
-//! form I − V·T·Vᵀ of Schreiber and Van Loan), with the blocks cut along tile columns so that the
-//! trailing update splits into independent tile-column tasks, as in the LAPACK-layout QR of the
-//! seeds' runtime papers (seeds 000 §3.2, 001 §4). The tile QR of the seeds (GEQRT, TSQRT,
-//! SSRFB) is not used here because it stores Q in a different form, which DORMQR and DORGQR
-//! could not read.
+//! right-looking algorithm of LAPACK's DGEQRF (Householder panels, block reflectors in the
+//! compact WY form I − V·T·Vᵀ of Schreiber and Van Loan), with the blocks cut along tile columns
+//! so that each trailing update splits into independent tile-column tasks for the runtime of
+//! seeds 000 §4–5. The seeds' own tile QR (000 §3 and §7: GEQRT, TSQRT and the DSSRFB update) is
+//! not used here because it stores Q in a different form, which DORMQR and DORGQR could not read.
 //!
 //! For panel k (columns k·nb .. k·nb + kb, kb = min(nb, K − k·nb)):
 //!
