@@ -3,9 +3,13 @@
 //! compute routines apart from forwarded calls.
 
 mod blas3;
+mod geqrf;
+mod larfb;
 mod potrf;
 
 pub use blas3::{gemm, syrk, trsm};
+pub use geqrf::geqrf_panel;
+pub use larfb::larfb;
 pub use potrf::potrf;
 
 /// `op(A)`: A or Aᵀ.

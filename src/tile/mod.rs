@@ -192,6 +192,21 @@ impl<'a, T: Copy> ViewMut<'a, T> {
         assert!(i + m <= self.m && j + n <= self.n);
         ViewMut { ptr: self.ptr.wrapping_add(i + j * self.ld), m, n, ld: self.ld, _life: PhantomData }
     }
+    /// Splits the block into its columns before `j`, read-only, and its columns from `j` on,
+    /// writable (a QR panel's reflectors and the columns they update).
+    pub fn split_cols(self, j: usize) -> (View<'a, T>, ViewMut<'a, T>) {
+        assert!(j <= self.n);
+        let left = View { ptr: self.ptr, m: self.m, n: j, ld: self.ld, _life: PhantomData };
+        // The two parts share no element: columns 0..j and j..n of one block.
+        let right = ViewMut {
+            ptr: self.ptr.wrapping_add(j * self.ld),
+            m: self.m,
+            n: self.n - j,
+            ld: self.ld,
+            _life: PhantomData,
+        };
+        (left, right)
+    }
 }
 
 /// Storage owned by an algorithm, laid out as a column-major array and tiled like a caller's
