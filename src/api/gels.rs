@@ -329,6 +329,9 @@ mod tests {
             (32, 16, 9, 8),
             (16, 32, 9, 8),
             (61, 45, 1, 16),
+            // Tiles wider than the inner block (ib = 32): T holds several ib×ib blocks per tile.
+            (300, 170, 4, 128),
+            (90, 130, 3, 40),
         ] {
             for trans in [b'N', b'T', b'n', b't'] {
                 compare(trans, m, n, nrhs, nb);
