@@ -91,6 +91,15 @@ impl<T: Elem> TiledMatrix<T> {
         ((self.id as u64) << 40) | ((j as u64) << 20) | i as u64
     }
 
+    /// The leading `m`×`n` part of this matrix on the same tile grid (R's square inside a tall
+    /// QR factor, the solution rows of a tall right-hand side). Its tile (i, j) lies inside this
+    /// matrix's tile (i, j) and has the same dependency key, so tasks on either are ordered
+    /// against each other.
+    pub fn leading(&self, m: usize, n: usize) -> Self {
+        assert!(m <= self.m && n <= self.n, "the leading part must lie inside the matrix");
+        TiledMatrix { m, n, ..*self }
+    }
+
     /// Raw block covering tile rows `rows` and tile columns `cols`.
     pub(crate) fn raw_block(&self, rows: Range<usize>, cols: Range<usize>) -> RawBlock<T> {
         let r0 = rows.start * self.mb;
