@@ -6,6 +6,7 @@
 //! `(nt - j) * 4 + bonus`, so work on the next panel's column runs first (dynamic lookahead), and
 //! within a column the factorization kernel outranks its solves, which outrank updates.
 
+pub mod getrf;
 pub mod potrf;
 pub mod trsm;
 

@@ -3,9 +3,13 @@
 //! compute routines apart from forwarded calls.
 
 mod blas3;
+mod getrf;
+mod laswp;
 mod potrf;
 
 pub use blas3::{gemm, syrk, trsm};
+pub use getrf::getrf;
+pub use laswp::{laswp, Dir};
 pub use potrf::potrf;
 
 /// `op(A)`: A or Aᵀ.
