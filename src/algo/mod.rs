@@ -8,6 +8,7 @@
 
 pub mod gels;
 pub mod geqrf;
+pub mod getrf;
 pub mod potrf;
 pub mod potrs;
 pub mod tileqr;

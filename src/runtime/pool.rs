@@ -104,7 +104,8 @@ static POOL: OnceLock<Pool> = OnceLock::new();
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
 
 fn pool(threads: usize) -> &'static Pool {
-    let p = POOL.get_or_init(|| Pool { state: Mutex::new(Shared { seqs: HashMap::new() }), cv: Condvar::new() });
+    let p =
+        POOL.get_or_init(|| Pool { state: Mutex::new(Shared { seqs: HashMap::new() }), cv: Condvar::new() });
     // Workers start after the pool is published, so each can be handed the 'static reference.
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
