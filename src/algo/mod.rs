@@ -6,7 +6,12 @@
 //! `(nt - j) * 4 + bonus`, so work on the next panel's column runs first (dynamic lookahead), and
 //! within a column the factorization kernel outranks its solves, which outrank updates.
 
+pub mod gels;
+pub mod geqrf;
+pub mod getrf;
 pub mod potrf;
+pub mod potrs;
+pub mod tileqr;
 pub mod trsm;
 
 /// Priority of a task whose output lies in tile column `j` of `nt`, with a kernel `bonus` 0..3.

@@ -134,3 +134,117 @@ pub fn reference_potrf_info(uplo: Uplo, n: usize, a: &mut [f64]) -> i32 {
     };
     info
 }
+
+/// The backend's DGEQRF on the m×n matrix `a` (leading dimension ld); `tau` gets min(m, n)
+/// scalars.
+pub fn reference_geqrf(m: usize, n: usize, a: &mut [f64], ld: usize, tau: &mut [f64]) {
+    use crate::backend::lapack as bk;
+    let (mi, ni, ldi) = (m as i32, n as i32, ld.max(1) as i32);
+    let mut info = 0;
+    let mut work = vec![0.0; n.max(1) * 64];
+    // SAFETY: `a` holds ld×n elements, `tau` min(m, n), `work` more than DGEQRF's optimum N·NB.
+    unsafe {
+        bk::dgeqrf(
+            &mi,
+            &ni,
+            a.as_mut_ptr(),
+            &ldi,
+            tau.as_mut_ptr(),
+            work.as_mut_ptr(),
+            &(work.len() as i32),
+            &mut info,
+        )
+    };
+    assert_eq!(info, 0);
+}
+
+/// The backend's DORMQR: C ← op(Q)·C or C·op(Q), Q from k reflectors stored in `a` and `tau`.
+#[allow(clippy::too_many_arguments)]
+pub fn reference_ormqr(
+    side: u8,
+    trans: u8,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    lda: usize,
+    tau: &[f64],
+    c: &mut [f64],
+    ldc: usize,
+) {
+    use crate::backend::lapack::{self as bk, ch};
+    let mut info = 0;
+    let mut work = vec![0.0; (m.max(n) + 1) * 64];
+    // SAFETY: `a` holds the reflectors (lda ≥ the side's dimension), `tau` k scalars, `c` an m×n
+    // matrix with leading dimension ldc, `work` more than DORMQR's optimum.
+    unsafe {
+        bk::dormqr(
+            ch(side),
+            ch(trans),
+            &(m as i32),
+            &(n as i32),
+            &(k as i32),
+            a.as_ptr(),
+            &(lda.max(1) as i32),
+            tau.as_ptr(),
+            c.as_mut_ptr(),
+            &(ldc.max(1) as i32),
+            work.as_mut_ptr(),
+            &(work.len() as i32),
+            &mut info,
+            1,
+            1,
+        )
+    };
+    assert_eq!(info, 0);
+}
+
+/// For a QR factorization `f` (LAPACK format, leading dimension ld) of the m×n matrix `a`:
+/// (‖A − Q·R‖_F / (‖A‖_F·max(m, n)·eps), ‖I − QᵀQ‖_F / (m·eps)), with the first min(m, n)
+/// columns of Q formed by the backend's DORGQR.
+pub fn qr_residuals(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, tau: &[f64]) -> (f64, f64) {
+    use crate::backend::lapack as bk;
+    let k = m.min(n);
+    if k == 0 {
+        return (0.0, 0.0);
+    }
+    let mut q = vec![0.0; m * k];
+    for j in 0..k {
+        for i in 0..m {
+            q[i + j * m] = f[i + j * ld];
+        }
+    }
+    let mut info = 0;
+    let mut work = vec![0.0; k * 64];
+    // SAFETY: `q` is m×k with leading dimension m, `tau` holds k scalars, `work` is large enough.
+    unsafe {
+        bk::dorgqr(
+            &(m as i32),
+            &(k as i32),
+            &(k as i32),
+            q.as_mut_ptr(),
+            &(m as i32),
+            tau.as_ptr(),
+            work.as_mut_ptr(),
+            &(work.len() as i32),
+            &mut info,
+        )
+    };
+    assert_eq!(info, 0);
+    let mut d = vec![0.0; m * n];
+    for j in 0..n {
+        for i in 0..m {
+            let s: f64 = (0..=j.min(k - 1)).map(|l| q[i + l * m] * f[l + j * ld]).sum();
+            d[i + j * m] = a[i + j * ld] - s;
+        }
+    }
+    let res = fnorm(&d, m, n, m) / (fnorm(a, m, n, ld).max(f64::MIN_POSITIVE) * m.max(n) as f64 * eps());
+    let mut o = vec![0.0; k * k];
+    for j in 0..k {
+        for i in 0..k {
+            let s: f64 = (0..m).map(|l| q[l + i * m] * q[l + j * m]).sum();
+            o[i + j * k] = if i == j { 1.0 - s } else { -s };
+        }
+    }
+    (res, fnorm(&o, k, k, k) / (m as f64 * eps()))
+}

@@ -1,11 +1,28 @@
 //! DGELS (least squares and minimum-norm solutions through QR or LQ), with LAPACK 3.11's checks.
 //!
-//! Not yet on tiles: valid calls are forwarded to the backend (`path=forward reason=untiled`).
+//! The tile path follows LAPACK 3.11's DGELS step by step: workspace query (WORK(1) is LAPACK's
+//! WSIZE from the backend's ILAENV), quick return with B zeroed over max(M,N)×NRHS, scaling of A
+//! and B into [SMLNUM, BIGNUM] with DLANGE/DLASCL, zero solution for a zero A, then
+//! [`algo::gels`] on the caller's arrays in place, and the scaling undone on the solution rows.
+//! INFO = i > 0 when the i-th diagonal element of R (or L) is exactly zero, as LAPACK's DTRTRS
+//! reports it.
+//!
+//! A on exit differs from LAPACK's in how Q is stored, which DGELS never hands out: R (m ≥ n,
+//! upper triangle) or L (m < n, lower triangle) is where LAPACK puts it, but the reflectors are
+//! those of the tile QR of seeds 000 §3.1 (see [`algo::tileqr`]) in tile form: V below R's
+//! diagonal within each diagonal tile and in whole tiles below them, or, for m < n, the same for
+//! Aᵀ stored transposed (LQ from the tile QR of Aᵀ, not separate LQ kernels). Their T factors
+//! live in workspace that is freed on return.
+//!
+//! Calls below `HETLA_MIN_N` (measured on min(M, N)), disabled ones and nested ones are forwarded
+//! to the backend whole.
 
-use super::{flag, forward_reason, Path, Report};
-use crate::backend::forward;
+use super::{flag, forward_reason, run_tiles, Path, Report};
+use crate::algo;
+use crate::backend::{array, forward};
 use crate::config::Config;
 use crate::error::Error;
+use crate::kernels::Trans;
 use crate::tile::Raw;
 
 /// DGELS: solves min‖op(A)·X − B‖ or the minimum-norm op(A)·X = B for full-rank A.
@@ -43,28 +60,418 @@ pub fn dgels(
     if ldb < m.max(n).max(1) {
         return Err(Error::Arg(8));
     }
+    let tpsd = flag(trans, b'T');
     if !query && lwork < (mn + mn.max(nrhs)).max(1) {
+        // LAPACK reports the workspace it wanted even when it refuses a short one.
+        array::store_first(work, work_size(tpsd, m, n, nrhs) as f64);
         return Err(Error::Arg(10));
     }
     let rep = Report::start(cfg);
-    let why = forward_reason(cfg, "dgels", mn as usize).unwrap_or("untiled");
-    let info = forward::dgels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
     let flops = 2.0 * mf * nf * k - (mf + nf) * k * k + 2.0 * k * k * k / 3.0;
-    if !query {
-        let tc = trans.to_ascii_uppercase() as char;
-        rep.finish(
-            "dgels",
-            format_args!("trans={tc} m={m} n={n} nrhs={nrhs}"),
-            Path::Forward,
-            Some(why),
-            flops,
-        );
+    let tc = trans.to_ascii_uppercase() as char;
+    if let Some(why) = forward_reason(cfg, "dgels", mn as usize) {
+        let info = forward::dgels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork);
+        if !query {
+            let desc = format_args!("trans={tc} m={m} n={n} nrhs={nrhs}");
+            rep.finish("dgels", desc, Path::Forward, Some(why), flops);
+        }
+        return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
     }
-    if info > 0 {
-        Err(Error::Numerical(info))
+    array::store_first(work, work_size(tpsd, m, n, nrhs) as f64);
+    if query {
+        return Ok(());
+    }
+    let rows = m.max(n);
+    if mn.min(nrhs) == 0 {
+        array::zero(rows, nrhs, b, ldb);
+        return Ok(());
+    }
+    // Bring the largest elements of A and B into [SMLNUM, BIGNUM], as LAPACK does, so the
+    // factorization neither underflows nor overflows; the same ratios are undone on X below.
+    let smlnum = array::lamch(b'S') / array::lamch(b'P');
+    let bignum = 1.0 / smlnum;
+    let into_range = |nrm: f64| {
+        if nrm > 0.0 && nrm < smlnum {
+            Some(smlnum)
+        } else if nrm > bignum {
+            Some(bignum)
+        } else {
+            None
+        }
+    };
+    let anrm = array::max_abs(m, n, a, lda);
+    if anrm == 0.0 {
+        // A is zero: the solution (least squares or minimum norm) is zero.
+        array::zero(rows, nrhs, b, ldb);
+        return Ok(());
+    }
+    let ascl = into_range(anrm);
+    if let Some(to) = ascl {
+        array::scale(anrm, to, m, n, a, lda);
+    }
+    let brow = if tpsd { n } else { m };
+    let bnrm = array::max_abs(brow, nrhs, b, ldb);
+    let bscl = into_range(bnrm);
+    if let Some(to) = bscl {
+        array::scale(bnrm, to, brow, nrhs, b, ldb);
+    }
+
+    let nb = cfg.nb_for("dgels");
+    let ib = nb.min(32);
+    let (mu, nu, ru) = (m as usize, n as usize, nrhs as usize);
+    let at = a.matrix(mu, nu, lda as usize).tiled(nb, nb);
+    let bt = b.matrix(rows as usize, ru, ldb as usize).tiled(nb, nb);
+    let op = if tpsd { Trans::Yes } else { Trans::No };
+    let ws = algo::gels::GelsWork::new(mu, nu, nb, ib);
+    let r = run_tiles(cfg, |seq| algo::gels::gels(seq, op, &at, &bt, &ws));
+    rep.finish("dgels", format_args!("trans={tc} m={m} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
+    r?;
+
+    // X's rows: n for a least-squares solution, max(m, n) for a minimum-norm one.
+    let least_squares = (m >= n) != tpsd;
+    let scllen = if least_squares { mn } else { rows };
+    if let Some(to) = ascl {
+        array::scale(anrm, to, scllen, nrhs, b, ldb);
+    }
+    if let Some(to) = bscl {
+        array::scale(to, bnrm, scllen, nrhs, b, ldb);
+    }
+    Ok(())
+}
+
+/// LAPACK's optimal LWORK for DGELS (its WSIZE), from the backend's ILAENV block sizes. The
+/// tile path needs no caller workspace, but callers size WORK by this answer.
+fn work_size(tpsd: bool, m: i32, n: i32, nrhs: i32) -> i32 {
+    let mn = m.min(n);
+    let nb = if m >= n {
+        let opts = if tpsd { "LN" } else { "LT" };
+        array::ilaenv(1, "DGEQRF", " ", [m, n, -1, -1]).max(array::ilaenv(
+            1,
+            "DORMQR",
+            opts,
+            [m, nrhs, n, -1],
+        ))
     } else {
-        Ok(())
+        let opts = if tpsd { "LT" } else { "LN" };
+        array::ilaenv(1, "DGELQF", " ", [m, n, -1, -1]).max(array::ilaenv(
+            1,
+            "DORMLQ",
+            opts,
+            [n, nrhs, m, -1],
+        ))
+    };
+    (mn + mn.max(nrhs) * nb).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::{assert_untouched_outside, eps, Rng};
+    use crate::error::info_of;
+
+    fn tile_cfg(nb: usize) -> Config {
+        let mut c = Config::with_threads(3);
+        c.min_n = Some(0);
+        c.nb = Some(nb);
+        c
+    }
+
+    struct Out {
+        info: i32,
+        work1: f64,
+    }
+
+    /// Our DGELS on the given arrays.
+    #[allow(clippy::too_many_arguments)]
+    fn ours(
+        cfg: &Config,
+        trans: u8,
+        (m, n, nrhs): (usize, usize, usize),
+        a: &mut [f64],
+        lda: usize,
+        b: &mut [f64],
+        ldb: usize,
+        lwork: i32,
+    ) -> Out {
+        let mut work = vec![0.0; lwork.max(1) as usize];
+        // SAFETY: the arrays hold lda×n and ldb×nrhs elements (at least one) and `work` lwork.
+        let (ra, rb, rw) =
+            unsafe { (Raw::new(a.as_mut_ptr()), Raw::new(b.as_mut_ptr()), Raw::new(work.as_mut_ptr())) };
+        let r = dgels(cfg, trans, m as i32, n as i32, nrhs as i32, ra, lda as i32, rb, ldb as i32, rw, lwork);
+        Out { info: info_of(&r), work1: work[0] }
+    }
+
+    /// The backend's DGELS on the given arrays.
+    #[allow(clippy::too_many_arguments)]
+    fn reference(
+        trans: u8,
+        (m, n, nrhs): (usize, usize, usize),
+        a: &mut [f64],
+        lda: usize,
+        b: &mut [f64],
+        ldb: usize,
+        lwork: i32,
+    ) -> Out {
+        let mut work = vec![0.0; lwork.max(1) as usize];
+        let mut info = 0;
+        // SAFETY: as in `ours`.
+        unsafe {
+            crate::backend::lapack::dgels(
+                crate::backend::lapack::ch(trans),
+                &(m as i32),
+                &(n as i32),
+                &(nrhs as i32),
+                a.as_mut_ptr(),
+                &(lda as i32),
+                b.as_mut_ptr(),
+                &(ldb as i32),
+                work.as_mut_ptr(),
+                &lwork,
+                &mut info,
+                1,
+            )
+        };
+        Out { info, work1: work[0] }
+    }
+
+    /// A random m×n A with a boosted diagonal, so cond(A) is a small constant.
+    fn well_conditioned(rng: &mut Rng, m: usize, n: usize, lda: usize) -> Vec<f64> {
+        let mut a = rng.matrix(m, n, lda);
+        let d = (m.max(n) as f64).sqrt() + 2.0;
+        for i in 0..m.min(n) {
+            a[i + i * lda] += if i % 2 == 0 { d } else { -d };
+        }
+        a
+    }
+
+    fn lwork_for(m: usize, n: usize, nrhs: usize) -> i32 {
+        let mn = m.min(n);
+        (mn + mn.max(nrhs) * 64).max(1) as i32
+    }
+
+    /// Solves one problem with ours and the backend's and compares everything DGELS defines.
+    fn compare(trans: u8, m: usize, n: usize, nrhs: usize, nb: usize) {
+        let (lda, rows) = (m + 3, m.max(n));
+        let ldb = rows + 2;
+        let mut rng = Rng::new((m * 7919 + n * 31 + nrhs * 7 + nb) as u64 + trans as u64);
+        let a0 = well_conditioned(&mut rng, m, n, lda);
+        let b0 = rng.matrix(rows, nrhs, ldb);
+        let (mut a, mut b) = (a0.clone(), b0.clone());
+        let (mut ar, mut br) = (a0.clone(), b0.clone());
+        let lw = lwork_for(m, n, nrhs);
+        let got = ours(&tile_cfg(nb), trans, (m, n, nrhs), &mut a, lda, &mut b, ldb, lw);
+        let want = reference(trans, (m, n, nrhs), &mut ar, lda, &mut br, ldb, lw);
+        let tag = format!("trans {} m {m} n {n} nrhs {nrhs} nb {nb}", trans as char);
+        // Lower-case flags were passed to both; the checks below read the upper-case one.
+        let trans = trans.to_ascii_uppercase();
+        assert_eq!((got.info, want.info), (0, 0), "{tag}");
+        assert_eq!(got.work1, want.work1, "{tag}: WORK(1)");
+        assert_untouched_outside(&a0, &a, m, n, lda, None);
+        assert_untouched_outside(&b0, &b, rows, nrhs, ldb, None);
+
+        // The solution: n rows for TRANS = 'N', m rows for 'T'.
+        let xrows = if trans == b'N' { n } else { m };
+        let tol = 30.0 * rows as f64 * eps();
+        for j in 0..nrhs {
+            let xmax = (0..xrows).map(|i| br[i + j * ldb].abs()).fold(0.0, f64::max);
+            for i in 0..xrows {
+                let d = (b[i + j * ldb] - br[i + j * ldb]).abs();
+                assert!(d <= tol * xmax, "{tag}: X({i},{j}) = {} vs {}", b[i + j * ldb], br[i + j * ldb]);
+            }
+        }
+
+        // Least squares: the rows below X hold a vector whose sum of squares is the residual's.
+        let (op_m, op_n) = if trans == b'N' { (m, n) } else { (n, m) };
+        if op_m > op_n {
+            let op = |i: usize, k: usize| if trans == b'N' { a0[i + k * lda] } else { a0[k + i * lda] };
+            for j in 0..nrhs {
+                let mut rss = 0.0;
+                for i in 0..op_m {
+                    let ax: f64 = (0..op_n).map(|k| op(i, k) * b[k + j * ldb]).sum();
+                    rss += (ax - b0[i + j * ldb]).powi(2);
+                }
+                let tail: f64 = (op_n..op_m).map(|i| b[i + j * ldb].powi(2)).sum();
+                let tail_ref: f64 = (op_n..op_m).map(|i| br[i + j * ldb].powi(2)).sum();
+                let bb: f64 = (0..op_m).map(|i| b0[i + j * ldb].powi(2)).sum();
+                assert!((tail - rss).abs() <= tol * bb, "{tag}: tail {tail} vs residual {rss}");
+                assert!((tail - tail_ref).abs() <= tol * bb, "{tag}: tail {tail} vs backend {tail_ref}");
+            }
+        }
+
+        // A holds R (m >= n) or L (m < n) where LAPACK puts it, equal up to the signs of its
+        // rows (columns of L), which any two Householder QRs may choose differently.
+        let anorm =
+            (0..n).flat_map(|j| (0..m).map(move |i| (i, j))).map(|(i, j)| a0[i + j * lda].abs()).sum::<f64>();
+        for j in 0..n {
+            for i in 0..m {
+                let in_tri = if m >= n { i <= j } else { i >= j };
+                if in_tri {
+                    let (x, y) = (a[i + j * lda].abs(), ar[i + j * lda].abs());
+                    assert!((x - y).abs() <= tol * anorm, "{tag}: factor ({i},{j}) {x} vs {y}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn all_four_cases_match_the_backend_on_odd_sizes_tiny_tiles() {
+        for &(m, n, nrhs, nb) in &[
+            (37, 23, 5, 5),
+            (23, 37, 4, 5),
+            (40, 40, 3, 8),
+            (50, 13, 7, 3),
+            (13, 50, 2, 3),
+            (1, 1, 1, 3),
+            (9, 1, 2, 3),
+            (1, 9, 2, 3),
+            (32, 16, 9, 8),
+            (16, 32, 9, 8),
+            (61, 45, 1, 16),
+            // Tiles wider than the inner block (ib = 32): T holds several ib×ib blocks per tile.
+            (300, 170, 4, 128),
+            (90, 130, 3, 40),
+        ] {
+            for trans in [b'N', b'T', b'n', b't'] {
+                compare(trans, m, n, nrhs, nb);
+            }
+        }
+    }
+
+    #[test]
+    fn exactly_zero_diagonal_gives_the_backend_info() {
+        // A zero column (m >= n) or zero row (m < n) makes R(j,j) or L(j,j) exactly zero.
+        for &(m, n, nb) in &[(30, 20, 5), (20, 30, 5), (17, 17, 3)] {
+            for zero_at in [0usize, 4, 5, 12, m.min(n) - 1] {
+                for trans in [b'N', b'T'] {
+                    let (lda, rows) = (m + 1, m.max(n));
+                    let ldb = rows + 1;
+                    let mut rng = Rng::new(zero_at as u64 + 100 * m as u64);
+                    let mut a0 = well_conditioned(&mut rng, m, n, lda);
+                    if m >= n {
+                        (0..m).for_each(|i| a0[i + zero_at * lda] = 0.0);
+                    } else {
+                        (0..n).for_each(|j| a0[zero_at + j * lda] = 0.0);
+                    }
+                    let b0 = rng.matrix(rows, 3, ldb);
+                    let (mut a, mut b) = (a0.clone(), b0.clone());
+                    let lw = lwork_for(m, n, 3);
+                    let got = ours(&tile_cfg(nb), trans, (m, n, 3), &mut a, lda, &mut b, ldb, lw);
+                    let want = reference(trans, (m, n, 3), &mut a0.clone(), lda, &mut b0.clone(), ldb, lw);
+                    assert!(want.info > 0, "the backend must see the zero");
+                    assert_eq!(got.info, want.info, "m {m} n {n} zero at {zero_at} trans {}", trans as char);
+                    assert_untouched_outside(&a0, &a, m, n, lda, None);
+                    assert_untouched_outside(&b0, &b, rows, 3, ldb, None);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn workspace_query_matches_the_backend() {
+        for &(m, n, nrhs) in
+            &[(100, 60, 5), (60, 100, 5), (10, 10, 300), (0, 7, 2), (7, 0, 0), (1000, 500, 1)]
+        {
+            for trans in [b'N', b'T'] {
+                let (lda, ldb) = (m.max(1), m.max(n).max(1));
+                let mut a = vec![0.0; lda * n.max(1)];
+                let mut b = vec![0.0; ldb * nrhs.max(1)];
+                let got = ours(&tile_cfg(8), trans, (m, n, nrhs), &mut a, lda, &mut b, ldb, -1);
+                let want = reference(trans, (m, n, nrhs), &mut a, lda, &mut b, ldb, -1);
+                assert_eq!((got.info, got.work1), (0, want.work1), "m {m} n {n} nrhs {nrhs}");
+                assert!(a.iter().chain(b.iter()).all(|&x| x == 0.0), "a query touches nothing");
+            }
+        }
+        // A short LWORK is refused as argument 10, and WORK(1) still says what was wanted.
+        let (mut a, mut b) = (vec![1.0; 25], vec![1.0; 25]);
+        let q = ours(&tile_cfg(8), b'N', (5, 5, 5), &mut a, 5, &mut b, 5, -1);
+        let short = ours(&tile_cfg(8), b'N', (5, 5, 5), &mut a, 5, &mut b, 5, 9);
+        assert_eq!((short.info, short.work1), (-10, q.work1));
+    }
+
+    #[test]
+    fn quick_returns_and_zero_matrix_match_the_backend() {
+        // (m, n, nrhs, zero A): NRHS = 0, M = 0, N = 0 quick returns, then an all-zero A.
+        for &(m, n, nrhs, zero_a) in
+            &[(7, 5, 0, false), (0, 5, 3, false), (6, 0, 2, false), (9, 6, 2, true), (6, 9, 2, true)]
+        {
+            for trans in [b'N', b'T'] {
+                let (lda, rows) = (m + 2, m.max(n));
+                let ldb = rows + 2;
+                let mut rng = Rng::new(3);
+                let mut a0 = rng.matrix(m, n, lda);
+                if zero_a {
+                    for j in 0..n {
+                        (0..m).for_each(|i| a0[i + j * lda] = 0.0);
+                    }
+                }
+                let b0 = rng.matrix(rows, nrhs, ldb);
+                let (mut a, mut b) = (a0.clone(), b0.clone());
+                let (mut ar, mut br) = (a0.clone(), b0.clone());
+                let lw = lwork_for(m, n, nrhs);
+                let got = ours(&tile_cfg(4), trans, (m, n, nrhs), &mut a, lda, &mut b, ldb, lw);
+                let want = reference(trans, (m, n, nrhs), &mut ar, lda, &mut br, ldb, lw);
+                let tag = format!("m {m} n {n} nrhs {nrhs} trans {}", trans as char);
+                assert_eq!((got.info, got.work1), (want.info, want.work1), "{tag}");
+                assert_eq!(a, ar, "{tag}: A");
+                assert_eq!(b, br, "{tag}: B");
+                assert_eq!(a, a0, "{tag}: A must not change");
+            }
+        }
+    }
+
+    #[test]
+    fn tiny_and_huge_inputs_are_scaled_like_the_backend() {
+        let (m, n, nrhs, nb) = (19, 11, 3, 4);
+        for &(sa, sb) in
+            &[(1e-300, 1.0), (1e300, 1.0), (1.0, 1e-300), (1e-300, 1e-300), (1e300, 1e300), (1.0, 1e300)]
+        {
+            for (mm, nn) in [(m, n), (n, m)] {
+                for trans in [b'N', b'T'] {
+                    let (lda, rows) = (mm, mm.max(nn));
+                    let mut rng = Rng::new(11);
+                    let mut a0 = well_conditioned(&mut rng, mm, nn, lda);
+                    a0.iter_mut().for_each(|x| *x *= sa);
+                    let mut b0 = rng.matrix(rows, nrhs, rows);
+                    b0.iter_mut().for_each(|x| *x *= sb);
+                    let (mut a, mut b) = (a0.clone(), b0.clone());
+                    let (mut ar, mut br) = (a0.clone(), b0.clone());
+                    let lw = lwork_for(mm, nn, nrhs);
+                    let got = ours(&tile_cfg(nb), trans, (mm, nn, nrhs), &mut a, lda, &mut b, rows, lw);
+                    let want = reference(trans, (mm, nn, nrhs), &mut ar, lda, &mut br, rows, lw);
+                    assert_eq!((got.info, want.info), (0, 0));
+                    let xrows = if trans == b'N' { nn } else { mm };
+                    for j in 0..nrhs {
+                        let xmax = (0..xrows).map(|i| br[i + j * rows].abs()).fold(0.0, f64::max);
+                        assert!(xmax.is_finite() && xmax > 0.0);
+                        for i in 0..xrows {
+                            let d = (b[i + j * rows] - br[i + j * rows]).abs();
+                            assert!(d <= 30.0 * rows as f64 * eps() * xmax, "sa {sa} sb {sb} X({i},{j})");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_calls_are_forwarded_whole() {
+        // Default HETLA_MIN_N: these sizes go to the backend, so the results are its own, bit for bit.
+        let cfg = Config::with_threads(2);
+        for (m, n) in [(12, 7), (7, 12)] {
+            for trans in [b'N', b'T'] {
+                let rows = m.max(n);
+                let mut rng = Rng::new(5);
+                let a0 = well_conditioned(&mut rng, m, n, m);
+                let b0 = rng.matrix(rows, 2, rows);
+                let (mut a, mut b) = (a0.clone(), b0.clone());
+                let (mut ar, mut br) = (a0.clone(), b0.clone());
+                let got = ours(&cfg, trans, (m, n, 2), &mut a, m, &mut b, rows, 100);
+                let want = reference(trans, (m, n, 2), &mut ar, m, &mut br, rows, 100);
+                assert_eq!((got.info, got.work1.to_bits()), (want.info, want.work1.to_bits()));
+                assert_eq!((a, b), (ar, br));
+            }
+        }
     }
 }

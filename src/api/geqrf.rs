@@ -1,12 +1,37 @@
-//! DGEQRF (Householder QR in LAPACK's format), with LAPACK 3.11's checks.
+//! DGEQRF (Householder QR in LAPACK's format), with LAPACK 3.11's checks and workspace rules.
 //!
-//! Not yet on tiles: valid calls are forwarded to the backend (`path=forward reason=untiled`).
+//! LAPACK 3.11 checks M, N, LDA, then LWORK: LWORK ≤ 0, or LWORK < max(1, N) when M > 0, is
+//! error 7 (an M = 0 call needs only LWORK ≥ 1). A workspace query (LWORK = −1) returns N·NB in
+//! WORK(1), NB from ILAENV, or 1 when min(M, N) = 0; a call with min(M, N) = 0 returns at once
+//! with WORK(1) = 1. On exit WORK(1) holds what LAPACK's blocked code would have used: N·NB when
+//! it runs blocked (1 < NB < K and the ILAENV crossover below K), N otherwise.
+//!
+//! The tile path (`algo::geqrf`) allocates its T factors itself, so it needs nothing from WORK
+//! beyond LAPACK's minimum and leaves it untouched apart from WORK(1).
 
-use super::{forward_reason, Path, Report};
+use super::{forward_reason, run_tiles, Path, Report};
+use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
 use crate::error::Error;
 use crate::tile::Raw;
+
+/// LAPACK's block size for DGEQRF on an m×n matrix, from the backend's ILAENV.
+fn lapack_nb(m: i32, n: i32) -> i32 {
+    forward::ilaenv(1, "DGEQRF", m, n, -1, -1)
+}
+
+/// The WORK(1) that LAPACK 3.11's DGEQRF leaves on a successful return with min(m, n) > 0.
+fn lapack_final_work(m: i32, n: i32) -> i32 {
+    let k = m.min(n);
+    let nb = lapack_nb(m, n);
+    let nx = forward::ilaenv(3, "DGEQRF", m, n, -1, -1).max(0);
+    if nb > 1 && nb < k && nx < k {
+        n * nb
+    } else {
+        n
+    }
+}
 
 /// DGEQRF: A = Q·R with Q's Householder vectors below the diagonal and their scalars in `tau`.
 #[allow(clippy::too_many_arguments)]
@@ -30,17 +55,184 @@ pub fn dgeqrf(
     if lda < m.max(1) {
         return Err(Error::Arg(4));
     }
-    if !query && lwork < n.max(1) {
+    if !query && (lwork <= 0 || (m > 0 && lwork < n.max(1))) {
         return Err(Error::Arg(7));
     }
-    let rep = Report::start(cfg);
-    let why = forward_reason(cfg, "dgeqrf", m.min(n) as usize).unwrap_or("untiled");
-    forward::dgeqrf(m, n, a, lda, tau, work, lwork);
-    let (mf, nf) = (m as f64, n as f64);
-    let k = mf.min(nf);
-    let flops = 2.0 * mf * nf * k - (mf + nf) * k * k + 2.0 * k * k * k / 3.0;
-    if !query {
-        rep.finish("dgeqrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
+    let k = m.min(n);
+    if query {
+        let opt = if k == 0 { 1 } else { n * lapack_nb(m, n) };
+        work.set(0, opt as f64);
+        return Ok(());
     }
-    Ok(())
+    if k == 0 {
+        work.set(0, 1.0);
+        return Ok(());
+    }
+    let rep = Report::start(cfg);
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let flops = 2.0 * mf * nf * kf - (mf + nf) * kf * kf + 2.0 * kf * kf * kf / 3.0;
+    if let Some(why) = forward_reason(cfg, "dgeqrf", k as usize) {
+        forward::dgeqrf(m, n, a, lda, tau, work, lwork);
+        rep.finish("dgeqrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
+        return Ok(());
+    }
+    let nb = cfg.nb_for("dgeqrf");
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    let ta = a.matrix(mu, nu, lda as usize).tiled(nb, nb);
+    let tt = tau.matrix(ku, 1, ku).tiled(nb, 1);
+    let ws = algo::geqrf::workspace(&ta);
+    let r = run_tiles(cfg, |seq| algo::geqrf::geqrf(seq, &ta, &tt, &ws.tiles()));
+    drop(ws);
+    work.set(0, lapack_final_work(m, n) as f64);
+    rep.finish("dgeqrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::*;
+
+    fn tiles_cfg(nb: usize) -> Config {
+        let mut c = Config::with_threads(3);
+        c.min_n = Some(0);
+        c.nb = Some(nb);
+        c
+    }
+
+    /// The backend's DGEQRF with the same arguments: (INFO, WORK(1)).
+    #[allow(clippy::too_many_arguments)]
+    fn backend(
+        m: i32,
+        n: i32,
+        a: &mut [f64],
+        lda: i32,
+        tau: &mut [f64],
+        work: &mut [f64],
+        lwork: i32,
+    ) -> i32 {
+        // SAFETY: the test's arrays are as large as the arguments say.
+        let (a, tau, work) =
+            unsafe { (Raw::new(a.as_mut_ptr()), Raw::new(tau.as_mut_ptr()), Raw::new(work.as_mut_ptr())) };
+        forward::dgeqrf(m, n, a, lda, tau, work, lwork)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn ours(
+        cfg: &Config,
+        m: i32,
+        n: i32,
+        a: &mut [f64],
+        lda: i32,
+        tau: &mut [f64],
+        work: &mut [f64],
+        lwork: i32,
+    ) -> i32 {
+        // SAFETY: as above.
+        let (a, tau, work) =
+            unsafe { (Raw::new(a.as_mut_ptr()), Raw::new(tau.as_mut_ptr()), Raw::new(work.as_mut_ptr())) };
+        crate::error::info_of(&dgeqrf(cfg, m, n, a, lda, tau, work, lwork))
+    }
+
+    #[test]
+    fn tile_path_matches_the_backend_and_sets_work1_like_lapack() {
+        let cfg = tiles_cfg(6);
+        for &(m, n) in &[(1, 1), (31, 31), (40, 19), (19, 40), (150, 140), (140, 150)] {
+            let lda = m + 2;
+            let k = m.min(n) as usize;
+            let a0 = Rng::new(m as u64 * 7 + n as u64).matrix(m as usize, n as usize, lda as usize);
+            let (mut a, mut r) = (a0.clone(), a0.clone());
+            let (mut tau, mut rtau) = (vec![GUARD; k + 2], vec![GUARD; k + 2]);
+            let lwork = n.max(1);
+            let (mut w, mut rw) = (vec![GUARD; lwork as usize], vec![0.0; (n * 64) as usize]);
+            assert_eq!(ours(&cfg, m, n, &mut a, lda, &mut tau, &mut w, lwork), 0);
+            // The backend gets ample workspace, so WORK(1) reports its blocked workspace.
+            assert_eq!(backend(m, n, &mut r, lda, &mut rtau, &mut rw, n * 64), 0);
+            assert_eq!(w[0], rw[0], "WORK(1) for m {m} n {n}");
+            // The minimal LWORK is enough: nothing beyond WORK(1) is used.
+            assert!(w[1..].iter().all(|&x| x == GUARD));
+            assert!(tau[k..].iter().all(|&x| x == GUARD));
+            assert_untouched_outside(&a0, &a, m as usize, n as usize, lda as usize, None);
+            let (mu, nu, ld) = (m as usize, n as usize, lda as usize);
+            let tol = 10.0 * mu.max(nu) as f64 * eps();
+            for j in 0..nu {
+                for i in 0..mu {
+                    let d = (a[i + j * ld] - r[i + j * ld]).abs();
+                    assert!(d < tol, "m {m} n {n}: A({i},{j}) differs by {d}");
+                }
+            }
+            for i in 0..k {
+                assert!((tau[i] - rtau[i]).abs() < tol, "tau[{i}]");
+            }
+            let (res, orth) = qr_residuals(mu, nu, &a0, &a, ld, &tau[..k]);
+            assert!(res < 10.0 && orth < 10.0, "m {m} n {n}: residuals {res} {orth}");
+        }
+    }
+
+    #[test]
+    fn workspace_query_and_quick_return_match_the_backend() {
+        let cfg = tiles_cfg(4);
+        for &(m, n) in &[(0, 5), (5, 0), (0, 0), (3, 4), (200, 300), (300, 200), (129, 129)] {
+            let lda = m.max(1);
+            let mut a = vec![GUARD; (lda * n.max(1)) as usize];
+            let mut tau = vec![GUARD; 1];
+            let (mut w, mut rw) = (vec![GUARD; 2], vec![GUARD; 2]);
+            assert_eq!(ours(&cfg, m, n, &mut a, lda, &mut tau, &mut w, -1), 0);
+            assert_eq!(backend(m, n, &mut a.clone(), lda, &mut tau.clone(), &mut rw, -1), 0);
+            assert_eq!(w[0], rw[0], "query for m {m} n {n}");
+            assert!(a.iter().all(|&x| x == GUARD) && tau[0] == GUARD, "a query touched A or tau");
+            if m.min(n) == 0 {
+                // Quick return: minimal LWORK (1 when M = 0), WORK(1) = 1, nothing else touched.
+                let lwork = if m == 0 { 1 } else { n.max(1) };
+                let mut w = vec![GUARD; lwork as usize];
+                assert_eq!(ours(&cfg, m, n, &mut a, lda, &mut tau, &mut w, lwork), 0);
+                assert_eq!(w[0], 1.0);
+                assert!(a.iter().all(|&x| x == GUARD) && tau[0] == GUARD);
+            }
+        }
+    }
+
+    #[test]
+    fn argument_errors_match_lapack_3_11() {
+        let cfg = tiles_cfg(4);
+        // DERRQR's cases, then the LWORK rules' corners (M = 0 needs LWORK ≥ 1 only).
+        let cases: &[(i32, i32, i32, i32)] = &[
+            (-1, 0, 1, 1),
+            (0, -1, 1, 1),
+            (2, 1, 1, 1),
+            (1, 2, 1, 1),
+            (0, 5, 0, 1),
+            (3, 4, 2, -1),
+            (3, 4, 3, 0),
+            (3, 4, 3, 3),
+            (0, 5, 1, 0),
+            (5, 0, 5, 0),
+            (0, 5, 1, 1),
+        ];
+        for &(m, n, lda, lwork) in cases {
+            let mut a = vec![0.5; 64];
+            let mut tau = vec![0.0; 8];
+            let (mut w, mut rw) = (vec![GUARD; 8], vec![GUARD; 8]);
+            let want = backend(m, n, &mut a.clone(), lda, &mut tau.clone(), &mut rw, lwork);
+            let got = ours(&cfg, m, n, &mut a, lda, &mut tau, &mut w, lwork);
+            assert_eq!(got, want, "m {m} n {n} lda {lda} lwork {lwork}");
+            assert_eq!(w[0], rw[0], "WORK(1) for m {m} n {n} lda {lda} lwork {lwork}");
+        }
+    }
+
+    #[test]
+    fn forwarded_calls_still_work() {
+        // Default min_n forwards a small call; the result is the backend's own.
+        let cfg = Config::with_threads(2);
+        let (m, n) = (12, 9);
+        let a0 = Rng::new(1).matrix(m, n, m);
+        let (mut a, mut r) = (a0.clone(), a0.clone());
+        let (mut tau, mut rtau) = (vec![0.0; n], vec![0.0; n]);
+        let (mut w, mut rw) = (vec![0.0; n * 64], vec![0.0; n * 64]);
+        let lw = (n * 64) as i32;
+        assert_eq!(ours(&cfg, m as i32, n as i32, &mut a, m as i32, &mut tau, &mut w, lw), 0);
+        assert_eq!(backend(m as i32, n as i32, &mut r, m as i32, &mut rtau, &mut rw, lw), 0);
+        assert_eq!(a, r);
+        assert_eq!(tau, rtau);
+    }
 }

@@ -1,11 +1,13 @@
-//! DGETRF (LU with partial pivoting), DGETRS and DGESV, with LAPACK 3.11's checks.
-//!
-//! Not yet on tiles: valid calls are forwarded to the backend (`path=forward reason=untiled`).
+//! DGETRF (LU with partial pivoting), DGETRS and DGESV, with LAPACK 3.11's checks, run as the
+//! tile algorithms of [`crate::algo::getrf`] on views of the caller's arrays.
 
-use super::{flag, forward_reason, Path, Report};
+use super::{flag, forward_reason, run_tiles, Path, Report};
+use crate::algo;
+use crate::algo::getrf::ZeroPivot;
 use crate::backend::forward;
 use crate::config::Config;
 use crate::error::Error;
+use crate::kernels::Trans;
 use crate::tile::Raw;
 
 fn numerical(info: i32) -> Result<(), Error> {
@@ -31,13 +33,24 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
         return Ok(());
     }
     let rep = Report::start(cfg);
-    let why = forward_reason(cfg, "dgetrf", m.min(n) as usize).unwrap_or("untiled");
-    let info = forward::dgetrf(m, n, a, lda, ipiv);
+    let (mu, nu, ld) = (m as usize, n as usize, lda as usize);
+    let kmin = mu.min(nu);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
     let flops = mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0;
-    rep.finish("dgetrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
-    numerical(info)
+    if let Some(why) = forward_reason(cfg, "dgetrf", kmin) {
+        let info = forward::dgetrf(m, n, a, lda, ipiv);
+        rep.finish("dgetrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
+        return numerical(info);
+    }
+    let nb = cfg.nb_for("dgetrf");
+    let ta = a.matrix(mu, nu, ld).tiled(nb, nb);
+    let tp = ipiv.matrix(kmin, 1, kmin).tiled(nb, 1);
+    let info = ZeroPivot::new();
+    let r = run_tiles(cfg, |seq| algo::getrf::getrf(seq, &ta, &tp, &info));
+    rep.finish("dgetrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
+    r?;
+    numerical(info.get())
 }
 
 /// DGETRS: solves op(A)·X = B with the factors from DGETRF.
@@ -72,12 +85,22 @@ pub fn dgetrs(
         return Ok(());
     }
     let rep = Report::start(cfg);
-    let why = forward_reason(cfg, "dgetrs", n as usize).unwrap_or("untiled");
-    let info = forward::dgetrs(trans, n, nrhs, a, lda, ipiv, b, ldb);
     let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
     let tc = trans.to_ascii_uppercase() as char;
-    rep.finish("dgetrs", format_args!("trans={tc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
-    numerical(info)
+    if let Some(why) = forward_reason(cfg, "dgetrs", n as usize) {
+        let info = forward::dgetrs(trans, n, nrhs, a, lda, ipiv, b, ldb);
+        rep.finish("dgetrs", format_args!("trans={tc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
+        return numerical(info);
+    }
+    let op = if flag(trans, b'N') { Trans::No } else { Trans::Yes };
+    let nb = cfg.nb_for("dgetrs");
+    let (nu, nr) = (n as usize, nrhs as usize);
+    let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
+    let tp = ipiv.matrix(nu, 1, nu).tiled(nb, 1);
+    let tb = b.matrix(nu, nr, ldb as usize).tiled(nb, nb);
+    let r = run_tiles(cfg, |seq| algo::getrf::getrs(seq, op, &ta, &tp, &tb));
+    rep.finish("dgetrs", format_args!("trans={tc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
+    r
 }
 
 /// DGESV: solves A·X = B by DGETRF and DGETRS.
@@ -104,11 +127,221 @@ pub fn dgesv(
     if ldb < n.max(1) {
         return Err(Error::Arg(7));
     }
+    if n == 0 {
+        return Ok(());
+    }
     let rep = Report::start(cfg);
-    let why = forward_reason(cfg, "dgesv", n as usize).unwrap_or("untiled");
-    let info = forward::dgesv(n, nrhs, a, lda, ipiv, b, ldb);
     let nf = n as f64;
     let flops = 2.0 * nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64;
-    rep.finish("dgesv", format_args!("n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
-    numerical(info)
+    if let Some(why) = forward_reason(cfg, "dgesv", n as usize) {
+        let info = forward::dgesv(n, nrhs, a, lda, ipiv, b, ldb);
+        rep.finish("dgesv", format_args!("n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
+        return numerical(info);
+    }
+    let nb = cfg.nb_for("dgesv");
+    let (nu, nr) = (n as usize, nrhs as usize);
+    let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
+    let tp = ipiv.matrix(nu, 1, nu).tiled(nb, 1);
+    let tb = b.matrix(nu, nr, ldb as usize).tiled(nb, nb);
+    // Two sequences: the solve may only start once INFO is known, because LAPACK leaves B
+    // untouched when the factor is singular.
+    let info = ZeroPivot::new();
+    let mut r = run_tiles(cfg, |seq| algo::getrf::getrf(seq, &ta, &tp, &info));
+    if r.is_ok() && info.get() == 0 && nr > 0 {
+        r = run_tiles(cfg, |seq| algo::getrf::getrs(seq, Trans::No, &ta, &tp, &tb));
+    }
+    rep.finish("dgesv", format_args!("n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
+    r?;
+    numerical(info.get())
+}
+
+// The tests hand the entry points `Raw` pointers to vectors sized exactly as LAPACK documents
+// for the arguments passed, which is `Raw::new`'s contract.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::*;
+    use crate::backend::lapack as bk;
+
+    /// A configuration that sends every call down the tile path with `nb`×`nb` tiles.
+    fn tiles(nb: usize) -> Config {
+        let mut c = Config::with_threads(3);
+        c.min_n = Some(0);
+        c.nb = Some(nb);
+        c
+    }
+
+    #[test]
+    fn dgetrf_entry_matches_backend() {
+        for &(m, n, lda, nb) in
+            &[(1, 1, 1, 3), (2, 2, 4, 3), (45, 45, 50, 8), (60, 31, 61, 5), (31, 60, 33, 5)]
+        {
+            let mut rng = Rng::new((m * n + nb) as u64);
+            let a0 = rng.matrix(m, n, lda);
+            let k = m.min(n);
+            let (mut want, mut piv_want, mut info_want) = (a0.clone(), vec![0i32; k], 0);
+            // SAFETY: an m×n matrix with leading dimension lda and k pivots.
+            unsafe {
+                bk::dgetrf(
+                    &(m as i32),
+                    &(n as i32),
+                    want.as_mut_ptr(),
+                    &(lda as i32),
+                    piv_want.as_mut_ptr(),
+                    &mut info_want,
+                )
+            };
+            let (mut a, mut piv) = (a0.clone(), vec![0i32; k]);
+            // SAFETY: the arrays have the sizes DGETRF documents for these arguments.
+            let r = dgetrf(
+                &tiles(nb),
+                m as i32,
+                n as i32,
+                unsafe { Raw::new(a.as_mut_ptr()) },
+                lda as i32,
+                unsafe { Raw::new(piv.as_mut_ptr()) },
+            );
+            assert_eq!(r, Ok(()));
+            assert_eq!(info_want, 0);
+            assert_eq!(piv, piv_want, "m {m} n {n}");
+            let mut d: f64 = 0.0;
+            for j in 0..n {
+                for i in 0..m {
+                    d = d.max((a[i + j * lda] - want[i + j * lda]).abs());
+                }
+            }
+            // Same pivots, so the factors agree to rounding (entries of a random LU are O(1)).
+            assert!(d < 20.0 * m.max(n) as f64 * eps(), "m {m} n {n}: factors differ by {d}");
+            assert_untouched_outside(&a0, &a, m, n, lda, None);
+        }
+    }
+
+    #[test]
+    fn dgetrf_entry_reports_info_and_arguments() {
+        let (n, lda) = (20, 22);
+        let mut a = Rng::new(2).matrix(n, n, lda);
+        (0..n).for_each(|i| a[i + 9 * lda] = 0.0);
+        let mut piv = vec![0i32; n];
+        let r =
+            dgetrf(&tiles(4), n as i32, n as i32, unsafe { Raw::new(a.as_mut_ptr()) }, lda as i32, unsafe {
+                Raw::new(piv.as_mut_ptr())
+            });
+        assert_eq!(r, Err(Error::Numerical(10)));
+        // The factorization went on past the zero pivot: every pivot is set.
+        assert!(piv.iter().all(|&p| p >= 1 && p as usize <= n));
+        let mut bad = |m: i32, nn: i32, ld: i32| {
+            dgetrf(&tiles(4), m, nn, unsafe { Raw::new(a.as_mut_ptr()) }, ld, unsafe {
+                Raw::new(piv.as_mut_ptr())
+            })
+        };
+        assert_eq!(bad(-1, 3, 3), Err(Error::Arg(1)));
+        assert_eq!(bad(3, -1, 3), Err(Error::Arg(2)));
+        assert_eq!(bad(3, 3, 2), Err(Error::Arg(4)));
+        assert_eq!(bad(0, 3, 1), Ok(()));
+    }
+
+    /// ‖op(A)·X − B‖_F / (‖A‖_F·‖X‖_F·n·eps).
+    #[allow(clippy::too_many_arguments)]
+    fn residual(
+        t: bool,
+        n: usize,
+        nrhs: usize,
+        a: &[f64],
+        lda: usize,
+        x: &[f64],
+        b: &[f64],
+        ldb: usize,
+    ) -> f64 {
+        let mut r = vec![0.0; n * nrhs];
+        for j in 0..nrhs {
+            for i in 0..n {
+                let ax: f64 =
+                    (0..n).map(|k| if t { a[k + i * lda] } else { a[i + k * lda] } * x[k + j * ldb]).sum();
+                r[i + j * n] = ax - b[i + j * ldb];
+            }
+        }
+        fnorm(&r, n, nrhs, n) / (fnorm(a, n, n, lda) * fnorm(x, n, nrhs, ldb) * n as f64 * eps())
+    }
+
+    #[test]
+    fn dgesv_and_dgetrs_solve_both_ways() {
+        for &(n, nrhs, nb) in &[(1, 1, 3), (2, 3, 3), (37, 5, 5), (64, 17, 8), (71, 3, 16)] {
+            let (lda, ldb) = (n + 2, n + 1);
+            let mut rng = Rng::new(n as u64 + 100);
+            let a0 = rng.matrix(n, n, lda);
+            let b0 = rng.matrix(n, nrhs, ldb);
+            let (mut a, mut piv, mut x) = (a0.clone(), vec![0i32; n], b0.clone());
+            let r = dgesv(
+                &tiles(nb),
+                n as i32,
+                nrhs as i32,
+                unsafe { Raw::new(a.as_mut_ptr()) },
+                lda as i32,
+                unsafe { Raw::new(piv.as_mut_ptr()) },
+                unsafe { Raw::new(x.as_mut_ptr()) },
+                ldb as i32,
+            );
+            assert_eq!(r, Ok(()));
+            let res = residual(false, n, nrhs, &a0, lda, &x, &b0, ldb);
+            assert!(res < 10.0, "dgesv n {n}: residual {res}");
+            assert_untouched_outside(&a0, &a, n, n, lda, None);
+            assert_untouched_outside(&b0, &x, n, nrhs, ldb, None);
+            // Reuse the factors for both transposes through the DGETRS entry point.
+            for (tc, t) in [(b'N', false), (b't', true), (b'C', true)] {
+                let mut x = b0.clone();
+                let r = dgetrs(
+                    &tiles(nb),
+                    tc,
+                    n as i32,
+                    nrhs as i32,
+                    unsafe { Raw::new(a.as_mut_ptr()) },
+                    lda as i32,
+                    unsafe { Raw::new(piv.as_mut_ptr()) },
+                    unsafe { Raw::new(x.as_mut_ptr()) },
+                    ldb as i32,
+                );
+                assert_eq!(r, Ok(()));
+                let res = residual(t, n, nrhs, &a0, lda, &x, &b0, ldb);
+                assert!(res < 10.0, "dgetrs {} n {n}: residual {res}", tc as char);
+                assert_untouched_outside(&b0, &x, n, nrhs, ldb, None);
+            }
+        }
+    }
+
+    #[test]
+    fn dgesv_singular_leaves_b_alone() {
+        let (n, nrhs) = (23, 4);
+        let mut rng = Rng::new(9);
+        let mut a = rng.matrix(n, n, n);
+        (0..n).for_each(|j| a[5 + j * n] = 0.0);
+        let mut want = a.clone();
+        let (mut piv_want, mut info_want) = (vec![0i32; n], 0);
+        // SAFETY: an n×n matrix and n pivots.
+        unsafe {
+            bk::dgetrf(
+                &(n as i32),
+                &(n as i32),
+                want.as_mut_ptr(),
+                &(n as i32),
+                piv_want.as_mut_ptr(),
+                &mut info_want,
+            )
+        };
+        let b0 = rng.matrix(n, nrhs, n);
+        let (mut b, mut piv) = (b0.clone(), vec![0i32; n]);
+        let r = dgesv(
+            &tiles(5),
+            n as i32,
+            nrhs as i32,
+            unsafe { Raw::new(a.as_mut_ptr()) },
+            n as i32,
+            unsafe { Raw::new(piv.as_mut_ptr()) },
+            unsafe { Raw::new(b.as_mut_ptr()) },
+            n as i32,
+        );
+        assert_eq!(r, Err(Error::Numerical(info_want)));
+        assert_eq!(info_want, n as i32);
+        assert_eq!(piv, piv_want);
+        assert_eq!(b, b0, "B must not be touched when the factor is singular");
+    }
 }

@@ -77,12 +77,21 @@ pub fn dpotrs(
         return Ok(());
     }
     let rep = Report::start(cfg);
-    let why = forward_reason(cfg, "dpotrs", n as usize).unwrap_or("untiled");
-    forward::dpotrs(uplo, n, nrhs, a, lda, b, ldb);
+    let ul = parse_uplo(uplo).expect("checked above");
     let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
     let uc = uplo.to_ascii_uppercase() as char;
-    rep.finish("dpotrs", format_args!("uplo={uc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
-    Ok(())
+    if let Some(why) = forward_reason(cfg, "dpotrs", n as usize) {
+        forward::dpotrs(uplo, n, nrhs, a, lda, b, ldb);
+        rep.finish("dpotrs", format_args!("uplo={uc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
+        return Ok(());
+    }
+    let nb = cfg.nb_for("dpotrs");
+    let (nu, ru) = (n as usize, nrhs as usize);
+    let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
+    let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
+    let r = run_tiles(cfg, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
+    rep.finish("dpotrs", format_args!("uplo={uc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
+    r
 }
 
 /// DPOSV: solves A·X = B for symmetric positive definite A by DPOTRF and DPOTRS.
@@ -112,16 +121,29 @@ pub fn dposv(
     if ldb < n.max(1) {
         return Err(Error::Arg(7));
     }
+    if n == 0 {
+        return Ok(());
+    }
     let rep = Report::start(cfg);
-    let why = forward_reason(cfg, "dposv", n as usize).unwrap_or("untiled");
-    let info = forward::dposv(uplo, n, nrhs, a, lda, b, ldb);
+    let ul = parse_uplo(uplo).expect("checked above");
     let nf = n as f64;
     let flops = nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64;
     let uc = uplo.to_ascii_uppercase() as char;
-    rep.finish("dposv", format_args!("uplo={uc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
-    if info > 0 {
-        Err(Error::Numerical(info))
-    } else {
-        Ok(())
+    if let Some(why) = forward_reason(cfg, "dposv", n as usize) {
+        let info = forward::dposv(uplo, n, nrhs, a, lda, b, ldb);
+        rep.finish("dposv", format_args!("uplo={uc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
+        return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
     }
+    let nb = cfg.nb_for("dposv");
+    let (nu, ru) = (n as usize, nrhs as usize);
+    let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
+    let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
+    // Like LAPACK, B is left untouched when the factorization fails, so the solve is generated
+    // only after the factorization has succeeded.
+    let mut r = run_tiles(cfg, |seq| algo::potrf::potrf(seq, ul, &ta));
+    if r.is_ok() && nrhs > 0 {
+        r = run_tiles(cfg, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
+    }
+    rep.finish("dposv", format_args!("uplo={uc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
+    r
 }

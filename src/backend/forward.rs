@@ -87,3 +87,25 @@ pub fn dgels(
     };
     info
 }
+
+/// The backend's ILAENV for a LAPACK routine `name` (upper case, e.g. `"DGEQRF"`) with no
+/// options: ISPEC 1 is the block size, 2 the minimum block size, 3 the crossover point. Entry
+/// points use it so that a workspace query answers with exactly the number LAPACK gives.
+pub fn ilaenv(ispec: i32, name: &str, n1: i32, n2: i32, n3: i32, n4: i32) -> i32 {
+    let opts = b" ";
+    // SAFETY: ILAENV reads NAME and OPTS as CHARACTER strings of the lengths passed and the four
+    // integers by reference; every pointer is valid for the call.
+    unsafe {
+        bk::ilaenv(
+            &ispec,
+            name.as_ptr() as *const std::ffi::c_char,
+            opts.as_ptr() as *const std::ffi::c_char,
+            &n1,
+            &n2,
+            &n3,
+            &n4,
+            name.len(),
+            opts.len(),
+        )
+    }
+}

@@ -73,6 +73,7 @@ backend_fns! {
         work: M, info: IM);
     dtpmqrt = "dtpmqrt_"(side: C, trans: C, m: I, n: I, k: I, l: I, nb: I, v: R, ldv: I, t: R,
         ldt: I, a: M, lda: I, b: M, ldb: I, work: M, info: IM, l1: usize, l2: usize);
+    dorgqr = "dorgqr_"(m: I, n: I, k: I, a: M, lda: I, tau: R, work: M, lwork: I, info: IM);
     dormqr = "dormqr_"(side: C, trans: C, m: I, n: I, k: I, a: R, lda: I, tau: R, c: M, ldc: I,
         work: M, lwork: I, info: IM, l1: usize, l2: usize);
     dtrtrs = "dtrtrs_"(uplo: C, trans: C, diag: C, n: I, nrhs: I, a: R, lda: I, b: M, ldb: I,
@@ -83,8 +84,25 @@ backend_fns! {
     dlaset = "dlaset_"(uplo: C, m: I, n: I, alpha: R, beta: R, a: M, lda: I, l1: usize);
     dlacpy = "dlacpy_"(uplo: C, m: I, n: I, a: R, lda: I, b: M, ldb: I, l1: usize);
     dlamch = "dlamch_"(cmach: C, l1: usize) -> f64;
-    ilaenv = "ilaenv_"(ispec: I, name: C, opts: C, n1: I, n2: I, n3: I, n4: I, l1: usize,
-        l2: usize) -> i32;
+}
+
+/// The process's `ilaenv_`: the application's own when it defines one (ILAENV is LAPACK's
+/// documented tuning hook, and LAPACK's test programs replace it), else the backend's. LAPACK
+/// routines reach ILAENV through the global symbol table, so this is the ILAENV whose answers a
+/// LAPACK routine in this process would use.
+pub unsafe fn ilaenv(ispec: I, name: C, opts: C, n1: I, n2: I, n3: I, n4: I, l1: usize, l2: usize) -> i32 {
+    static P: OnceLock<usize> = OnceLock::new();
+    let p = *P.get_or_init(|| {
+        let p = super::lookup_global("ilaenv_");
+        if p.is_null() {
+            panic!("hetla: the backend LAPACK has no `ilaenv_`");
+        }
+        p as usize
+    });
+    // SAFETY: `p` is the address of ILAENV, a Fortran INTEGER FUNCTION with this signature
+    // (LP64 integers, hidden lengths as usize); hetla itself defines no `ilaenv_`.
+    let f: unsafe extern "C" fn(I, C, C, I, I, I, I, usize, usize) -> i32 = std::mem::transmute(p);
+    f(ispec, name, opts, n1, n2, n3, n4, l1, l2)
 }
 
 /// Shorthand for passing a Fortran CHARACTER*1 argument.

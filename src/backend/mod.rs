@@ -7,6 +7,7 @@
 //! order (the application's LAPACK when we are preloaded or linked ahead of it), and when there
 //! is none we `dlopen` the system OpenBLAS and take it from there.
 
+pub mod array;
 pub mod forward;
 pub mod lapack;
 mod threads;

@@ -1,12 +1,33 @@
 //! Tile kernels: one tile operation per file, each a thin call into the backend BLAS/LAPACK on
 //! views the runtime handed to a task. They hold the library's only calls into the backend's
-//! compute routines apart from forwarded calls.
+//! compute routines apart from forwarded calls and the whole-array auxiliaries of
+//! [`crate::backend::array`].
 
 mod blas3;
+mod gemqrt;
+mod geqrf;
+mod geqrt;
+mod getrf;
+mod larfb;
+mod laset;
+mod laswp;
 mod potrf;
+mod tpmqrt;
+mod tpqrt;
+mod transpose;
 
 pub use blas3::{gemm, syrk, trsm};
+pub use gemqrt::gemqrt;
+pub use geqrf::geqrf_panel;
+pub use geqrt::geqrt;
+pub use getrf::getrf;
+pub use larfb::larfb;
+pub use laset::zero;
+pub use laswp::{laswp, Dir};
 pub use potrf::potrf;
+pub use tpmqrt::tpmqrt;
+pub use tpqrt::tpqrt;
+pub use transpose::transpose;
 
 /// `op(A)`: A or Aᵀ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

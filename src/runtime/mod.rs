@@ -177,3 +177,140 @@ impl Seq {
         self.inner.wait()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tile::Workspace;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    fn cfg() -> Config {
+        Config::with_threads(3)
+    }
+
+    #[test]
+    fn independent_tasks_run_at_the_same_time() {
+        // Two tasks that each wait (bounded) for the other to have started: they can only both
+        // see 2 if a worker and the master (or two workers) run them concurrently.
+        let w = Workspace::<f64>::new(2, 1, 1, 1);
+        let a = w.tiles();
+        let started = Arc::new(AtomicUsize::new(0));
+        let saw_both = Arc::new(AtomicUsize::new(0));
+        let seq = Seq::new(&cfg());
+        for i in 0..2 {
+            let (s, b) = (started.clone(), saw_both.clone());
+            seq.submit(Task::new("wait").rw(&a, i, 0), move |_| {
+                s.fetch_add(1, Ordering::SeqCst);
+                let t0 = Instant::now();
+                while s.load(Ordering::SeqCst) < 2 && t0.elapsed() < Duration::from_secs(5) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                if s.load(Ordering::SeqCst) == 2 {
+                    b.fetch_add(1, Ordering::SeqCst);
+                }
+                Ok(())
+            });
+        }
+        seq.wait().unwrap();
+        assert_eq!(saw_both.load(Ordering::SeqCst), 2, "tasks did not run concurrently");
+    }
+
+    #[test]
+    fn program_order_is_kept_for_raw_war_waw() {
+        // One tile, a chain of writers and readers: every reader must see the value written by
+        // the last writer before it in program order, and no writer may run before earlier
+        // readers have finished.
+        let w = Workspace::<f64>::new(1, 1, 1, 1);
+        let a = w.tiles();
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seq = Seq::new(&cfg());
+        for step in 0..50 {
+            if step % 5 == 0 {
+                seq.submit(Task::new("w").write(&a, 0, 0), move |c| {
+                    c.tile_mut(&a, 0, 0).set(0, 0, step as f64);
+                    Ok(())
+                });
+            } else {
+                let l = log.clone();
+                seq.submit(Task::new("r").read(&a, 0, 0), move |c| {
+                    std::thread::sleep(Duration::from_micros(200));
+                    l.lock().unwrap().push((step, c.tile(&a, 0, 0).get(0, 0)));
+                    Ok(())
+                });
+            }
+        }
+        seq.wait().unwrap();
+        let log = log.lock().unwrap();
+        assert_eq!(log.len(), 40);
+        for &(step, seen) in log.iter() {
+            assert_eq!(seen, (step - step % 5) as f64, "reader {step} saw {seen}");
+        }
+    }
+
+    #[test]
+    fn first_failure_is_reported_and_later_tasks_skip() {
+        let w = Workspace::<f64>::new(1, 1, 1, 1);
+        let a = w.tiles();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let seq = Seq::new(&cfg());
+        seq.submit(Task::new("ok").rw(&a, 0, 0), |_| Ok(()));
+        seq.submit(Task::new("bad").rw(&a, 0, 0), |_| Err(Error::Numerical(3)));
+        seq.submit(Task::new("boom").rw(&a, 0, 0), |_| panic!("must not run"));
+        let r = ran.clone();
+        seq.submit(Task::new("later").rw(&a, 0, 0), move |_| {
+            r.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        });
+        assert_eq!(seq.wait(), Err(Error::Numerical(3)));
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_panicking_task_becomes_a_runtime_error() {
+        let w = Workspace::<f64>::new(1, 1, 1, 1);
+        let a = w.tiles();
+        let seq = Seq::new(&cfg());
+        seq.submit(Task::new("boom").rw(&a, 0, 0), |_| panic!("kernel failed"));
+        match seq.wait() {
+            Err(Error::Runtime(m)) => assert!(m.contains("kernel failed"), "{m}"),
+            r => panic!("expected a runtime error, got {r:?}"),
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "did not declare")]
+    fn undeclared_tiles_are_refused() {
+        let w = Workspace::<f64>::new(2, 1, 1, 1);
+        let a = w.tiles();
+        let ctx = Ctx { accesses: &[(a.key(0, 0), Mode::Read)] };
+        let _ = ctx.tile(&a, 1, 0);
+    }
+
+    #[test]
+    fn window_bound_holds_with_many_tasks() {
+        // More tasks than the window on one chain: the master must work while generating.
+        let w = Workspace::<f64>::new(1, 1, 1, 1);
+        let a = w.tiles();
+        let seq = Seq::new(&cfg());
+        for _ in 0..10_000 {
+            seq.submit(Task::new("inc").rw(&a, 0, 0), move |c| {
+                let mut t = c.tile_mut(&a, 0, 0);
+                let v = t.get(0, 0);
+                t.set(0, 0, v + 1.0);
+                Ok(())
+            });
+        }
+        seq.wait().unwrap();
+        let seq = Seq::new(&cfg());
+        let out = Arc::new(std::sync::Mutex::new(0.0));
+        let o = out.clone();
+        seq.submit(Task::new("get").read(&a, 0, 0), move |c| {
+            *o.lock().unwrap() = c.tile(&a, 0, 0).get(0, 0);
+            Ok(())
+        });
+        seq.wait().unwrap();
+        assert_eq!(*out.lock().unwrap(), 10_000.0);
+    }
+}

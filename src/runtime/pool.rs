@@ -104,16 +104,19 @@ static POOL: OnceLock<Pool> = OnceLock::new();
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
 
 fn pool(threads: usize) -> &'static Pool {
-    POOL.get_or_init(|| {
-        let p = Pool { state: Mutex::new(Shared { seqs: HashMap::new() }), cv: Condvar::new() };
+    let p =
+        POOL.get_or_init(|| Pool { state: Mutex::new(Shared { seqs: HashMap::new() }), cv: Condvar::new() });
+    // Workers start after the pool is published, so each can be handed the 'static reference.
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
         for w in 1..threads {
             std::thread::Builder::new()
                 .name(format!("hetla-worker-{w}"))
-                .spawn(worker_loop)
+                .spawn(move || worker_loop(p))
                 .expect("hetla: cannot start a worker thread");
         }
-        p
-    })
+    });
+    p
 }
 
 fn lock(p: &Pool) -> MutexGuard<'_, Shared> {
@@ -190,8 +193,7 @@ fn run_one<'a>(p: &'a Pool, mut g: MutexGuard<'a, Shared>, sid: u64, id: u64) ->
     g
 }
 
-fn worker_loop() {
-    let p = POOL.get().expect("pool exists before its workers");
+fn worker_loop(p: &'static Pool) {
     let _ = tid();
     let mut g = lock(p);
     loop {

@@ -91,6 +91,15 @@ impl<T: Elem> TiledMatrix<T> {
         ((self.id as u64) << 40) | ((j as u64) << 20) | i as u64
     }
 
+    /// The leading `m`×`n` part of this matrix on the same tile grid (R's square inside a tall
+    /// QR factor, the solution rows of a tall right-hand side). Its tile (i, j) lies inside this
+    /// matrix's tile (i, j) and has the same dependency key, so tasks on either are ordered
+    /// against each other.
+    pub fn leading(&self, m: usize, n: usize) -> Self {
+        assert!(m <= self.m && n <= self.n, "the leading part must lie inside the matrix");
+        TiledMatrix { m, n, ..*self }
+    }
+
     /// Raw block covering tile rows `rows` and tile columns `cols`.
     pub(crate) fn raw_block(&self, rows: Range<usize>, cols: Range<usize>) -> RawBlock<T> {
         let r0 = rows.start * self.mb;
@@ -191,6 +200,21 @@ impl<'a, T: Copy> ViewMut<'a, T> {
     pub fn sub_mut(&mut self, i: usize, j: usize, m: usize, n: usize) -> ViewMut<'_, T> {
         assert!(i + m <= self.m && j + n <= self.n);
         ViewMut { ptr: self.ptr.wrapping_add(i + j * self.ld), m, n, ld: self.ld, _life: PhantomData }
+    }
+    /// Splits the block into its columns before `j`, read-only, and its columns from `j` on,
+    /// writable (a QR panel's reflectors and the columns they update).
+    pub fn split_cols(self, j: usize) -> (View<'a, T>, ViewMut<'a, T>) {
+        assert!(j <= self.n);
+        let left = View { ptr: self.ptr, m: self.m, n: j, ld: self.ld, _life: PhantomData };
+        // The two parts share no element: columns 0..j and j..n of one block.
+        let right = ViewMut {
+            ptr: self.ptr.wrapping_add(j * self.ld),
+            m: self.m,
+            n: self.n - j,
+            ld: self.ld,
+            _life: PhantomData,
+        };
+        (left, right)
     }
 }
 

@@ -20,6 +20,14 @@ impl<T: Elem> Raw<T> {
     pub fn ptr(self) -> *mut T {
         self.0
     }
+    /// Stores `v` at element `i` of the array, as LAPACK stores WORK(1) = optimal LWORK. The
+    /// caller has checked that the routine's documentation gives the array more than `i`
+    /// elements for the arguments received.
+    pub fn set(self, i: usize, v: T) {
+        // SAFETY: `Raw::new`'s contract and the caller's check above make element `i` valid to
+        // write, and no task of the call is running (entry points call this outside `run_tiles`).
+        unsafe { *self.0.add(i) = v }
+    }
     /// The `m`×`n` matrix with leading dimension `ld` at this address. The caller has checked
     /// `ld >= max(1, m)`.
     pub fn matrix(self, m: usize, n: usize, ld: usize) -> ColMajor<T> {

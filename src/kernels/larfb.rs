@@ -1,0 +1,45 @@
+//! Block reflector from the left, transposed: C ← Hᵀ·C = (I − V·Tᵀ·Vᵀ)·C (DLARFB with 'L', 'T',
+//! 'F', 'C'), the trailing update of Householder QR in compact WY form (Schreiber and Van Loan).
+//!
+//! V is m×k unit lower trapezoidal (only its strictly lower part is read, the unit diagonal is
+//! implied, so R stored above the diagonal of the same block is left alone); T is k×k upper
+//! triangular as DLARFT forms it.
+
+use super::fi;
+use crate::backend::lapack::{self as bk, ch};
+use crate::tile::{View, ViewMut};
+
+pub fn larfb(v: View<f64>, k: usize, t: View<f64>, mut c: ViewMut<f64>) {
+    assert!(v.n >= k && v.m == c.m && v.m >= k, "V is {}×{}, C is {}×{}, k = {k}", v.m, v.n, c.m, c.n);
+    assert!(t.m >= k && t.n >= k, "T smaller than {k}×{k}");
+    if c.m == 0 || c.n == 0 || k == 0 {
+        return;
+    }
+    let ldwork = c.n;
+    let mut work = vec![0.0; ldwork * k];
+    // SAFETY: V is m×k with leading dimension v.ld, T k×k with t.ld, C m×n with c.ld, and WORK
+    // n×k with leading dimension n, as DLARFB requires for SIDE = 'L'.
+    unsafe {
+        bk::dlarfb(
+            ch(b'L'),
+            ch(b'T'),
+            ch(b'F'),
+            ch(b'C'),
+            &fi(c.m),
+            &fi(c.n),
+            &fi(k),
+            v.as_ptr(),
+            &fi(v.ld),
+            t.as_ptr(),
+            &fi(t.ld),
+            c.as_mut_ptr(),
+            &fi(c.ld),
+            work.as_mut_ptr(),
+            &fi(ldwork),
+            1,
+            1,
+            1,
+            1,
+        )
+    }
+}
