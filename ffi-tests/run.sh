@@ -90,7 +90,8 @@ for src in ffi-tests/test_*.c; do
         # A panic anywhere in the library is a failure even when the program's checks passed
         # (a worker that died leaves the pool short, or the call's result was rescued by luck).
         if grep -qE "panicked at|panic caught at the library boundary" "$log.err"; then
-            fail "$mode/$name" "the library panicked" "$log.err"
+            grep -m 3 -A 1 -E "panicked at|panic caught at the library boundary" "$log.err" >"$log.panic"
+            fail "$mode/$name" "the library panicked" "$log.panic"
             continue
         fi
         if [ $mode = reference ]; then

@@ -63,7 +63,14 @@ if [ $ok = 1 ]; then
             [ "$e" != "$routine" ] && pattern="^hetla: $routine .*path=${e#*=}"
             grep -q "$pattern" "$log.err" || why="${why:+$why; }no HETLA_VERBOSE line for $e"
         done
-        if [ -n "$why" ]; then fail $mode "$why" "$log"; else pass $mode; fi
+        if [ -n "$why" ]; then
+            # Show the panic itself when there was one, else the end of the output.
+            grep -m 3 -A 1 -E "panicked at|panic caught at the library boundary" "$log.err" >"$log.panic" ||
+                cp "$log" "$log.panic"
+            fail $mode "$why" "$log.panic"
+        else
+            pass $mode
+        fi
     done
 fi
 
