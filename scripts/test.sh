@@ -4,7 +4,8 @@
 # Steps, in order; each one's full output goes to target/test-logs/<step>.log:
 #   deps          scripts/deps.sh: Debian packages and the Rust toolchain
 #   build         cargo build --release (libhetla.so for the C, Fortran and LAPACK tests)
-#   cargo-test    cargo test --release: unit tests next to the math, tests/*.rs integration tests
+#   cargo-test    cargo test --release --no-fail-fast: unit tests next to the math and the
+#                 tests/*.rs integration tests (every test binary runs even after a failure)
 #   fmt           cargo fmt --check
 #   clippy        cargo clippy --all-targets -- -D warnings
 #   ffi-tests     ffi-tests/run.sh: C programs through hetla.h, relinked and LD_PRELOADed
@@ -88,8 +89,8 @@ step build cargo build --release || build_ok=0
 
 # cargo test: counts from its "test result:" lines; a build failure counts as one failure.
 t0=$(date +%s)
-echo "== cargo-test: cargo test --release"
-cargo test --release </dev/null >"$LOGS/cargo-test.log" 2>&1
+echo "== cargo-test: cargo test --release --no-fail-fast"
+cargo test --release --no-fail-fast </dev/null >"$LOGS/cargo-test.log" 2>&1
 rc=$?
 p=$(sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$LOGS/cargo-test.log" | awk '{ s += $1 } END { print s + 0 }')
 f=$(sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$LOGS/cargo-test.log" | awk '{ s += $1 } END { print s + 0 }')
