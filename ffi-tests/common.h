@@ -283,7 +283,8 @@ typedef void (*dgels_fn)(const char *, const int32_t *, const int32_t *, const i
 
 /* ---- xerbla: the test program's own, as LAPACK's test suite does, to observe argument errors.
  * It must be exported from the executable (link with -rdynamic) so that both hetla and the
- * reference find it. ---- */
+ * reference find it. A program that wants the system's handler defines FFI_SYSTEM_XERBLA. ---- */
+#ifndef FFI_SYSTEM_XERBLA
 
 static char g_xerbla_name[16];
 static int g_xerbla_info, g_xerbla_calls;
@@ -315,5 +316,6 @@ static inline void check_arg_error(const char *routine, int pos, int info) {
           g_xerbla_calls, g_xerbla_name, g_xerbla_info);
     xerbla_reset();
 }
+#endif /* FFI_SYSTEM_XERBLA */
 
 #endif
