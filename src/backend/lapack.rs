@@ -129,10 +129,16 @@ pub fn xerbla(srname: &str, pos: i32) {
         eprintln!(" ** On entry to {srname} parameter number {pos} had an illegal value");
         return;
     }
+    // A Fortran handler reads `len` bytes, but C handlers (OpenBLAS's own xerbla_ among them)
+    // print SRNAME with %s and ignore the length: the name must also be NUL-terminated, or they
+    // read past it into whatever follows.
+    let mut name = [0u8; 33];
+    let len = srname.len().min(32);
+    name[..len].copy_from_slice(&srname.as_bytes()[..len]);
     // SAFETY: xerbla_(SRNAME, INFO) is the standard Fortran error handler; we pass a buffer of
-    // `len` bytes and a pointer to an integer, both valid during the call.
+    // `len` bytes (NUL-terminated) and a pointer to an integer, both valid during the call.
     unsafe {
         let f: unsafe extern "C" fn(*const c_char, *const i32, usize) = std::mem::transmute(p);
-        f(srname.as_ptr() as *const c_char, &pos, srname.len());
+        f(name.as_ptr() as *const c_char, &pos, len);
     }
 }
