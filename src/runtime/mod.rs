@@ -192,7 +192,8 @@ mod tests {
 
     #[test]
     fn independent_tasks_run_at_the_same_time() {
-        // Two tasks that each wait (bounded) for the other to have started: they can only both
+        // Two tasks that each wait (bounded, generously: the pool is shared with tests running in
+        // parallel, so a worker may be busy for a while) for the other to have started: they can only both
         // see 2 if a worker and the master (or two workers) run them concurrently.
         let w = Workspace::<f64>::new(2, 1, 1, 1);
         let a = w.tiles();
@@ -204,7 +205,7 @@ mod tests {
             seq.submit(Task::new("wait").rw(&a, i, 0), move |_| {
                 s.fetch_add(1, Ordering::SeqCst);
                 let t0 = Instant::now();
-                while s.load(Ordering::SeqCst) < 2 && t0.elapsed() < Duration::from_secs(5) {
+                while s.load(Ordering::SeqCst) < 2 && t0.elapsed() < Duration::from_secs(60) {
                     std::thread::sleep(Duration::from_millis(1));
                 }
                 if s.load(Ordering::SeqCst) == 2 {
