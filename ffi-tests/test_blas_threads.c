@@ -8,7 +8,7 @@
  * after two application threads called dpotrf at once. The OpenBLAS functions are looked up in
  * the process (the program links only -llapack, whose OpenBLAS provides them).
  *
- * hetla-expect: dpotrf=tiles dpotrs dposv dgetrf dgetrs dgesv dgeqrf dgels
+ * hetla-expect: dpotrf=tiles dpotrs=tiles dposv=tiles dgetrf=tiles dgetrs=tiles dgesv=tiles dgeqrf=tiles dgels=tiles
  */
 #include "common.h"
 

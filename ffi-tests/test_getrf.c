@@ -11,7 +11,7 @@
  *   - DGESV: the solve residual, INFO on a singular matrix as the reference's;
  *   - argument errors (INFO = -pos, one xerbla_ call) and M = 0 / N = 0 quick returns.
  *
- * hetla-expect: dgetrf dgetrs dgesv
+ * hetla-expect: dgetrf=tiles dgetrs=tiles dgesv=tiles
  */
 #include "common.h"
 

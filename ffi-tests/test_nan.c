@@ -8,7 +8,7 @@
  * inconsistently, INFO = 0 or > 0 depending on its internal path, where reference LAPACK 3.11
  * always reports them.)
  *
- * hetla-expect: dpotrf=tiles dpotrs dposv dgetrf dgetrs dgesv dgeqrf dgels
+ * hetla-expect: dpotrf=tiles dpotrs=tiles dposv=tiles dgetrf=tiles dgetrs=tiles dgesv=tiles dgeqrf=tiles dgels=tiles
  */
 #include "common.h"
 

@@ -9,7 +9,7 @@
  *     reference's;
  *   - argument errors: INFO = -pos and one xerbla_ call, as LAPACK; N = 0 quick returns.
  *
- * hetla-expect: dpotrf=tiles dpotrs dposv
+ * hetla-expect: dpotrf=tiles dpotrs=tiles dposv=tiles
  */
 #include "common.h"
 

@@ -13,7 +13,7 @@
  *     zero column) as the reference's;
  *   - argument errors (INFO = -pos, one xerbla_ call) and empty-matrix quick returns.
  *
- * hetla-expect: dgeqrf dgels
+ * hetla-expect: dgeqrf=tiles dgels=tiles
  */
 #include "common.h"
 

@@ -6,7 +6,7 @@
  * shared worker pool. Every result is checked as in the single-threaded tests: the factorization
  * residuals below 30, INFO = 0, the padding rows untouched.
  *
- * hetla-expect: dpotrf=tiles dgetrf dgeqrf
+ * hetla-expect: dpotrf=tiles dgetrf=tiles dgeqrf=tiles
  */
 #include "common.h"
 
