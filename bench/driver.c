@@ -477,6 +477,22 @@ static void parse_verbose(const char *buf, const char *routine, struct pathinfo 
     }
     if (why[0]) snprintf(pi->path, sizeof pi->path, "%s:%s", path, why);
     else snprintf(pi->path, sizeof pi->path, "%s", path);
+    /* A forwarded call can still reach hetla: the backend's DPOSV calls dpotrf_ through the
+     * global symbol table, which is ours. Name such inner tile calls, e.g.
+     * forward:untiled(dpotrf:tiles), so the row is not read as plain OpenBLAS. */
+    if (strcmp(path, "tiles")) {
+        for (s = buf; (s = strstr(s, "hetla: ")); s++) {
+            char inner[16];
+            const char *eol = strchr(s, '\n');
+            size_t ll = eol ? (size_t)(eol - s) : strlen(s);
+            const char *t = strstr(s, " path=tiles");
+            if (t && (size_t)(t - s) < ll && sscanf(s, "hetla: %15s", inner) == 1 &&
+                strcmp(inner, routine) && !strstr(pi->path, "(")) {
+                size_t used = strlen(pi->path);
+                snprintf(pi->path + used, sizeof pi->path - used, "(%s:tiles)", inner);
+            }
+        }
+    }
 }
 
 static void probe_child(int nr, const int *routines, int ns, const fint *sizes, fint nrhs) {

@@ -68,7 +68,10 @@ def write_md(rows, meta, path):
     if meta:
         lines.append(f"Measured {meta.get('date', '?')} on {meta.get('cpu', '?')}, "
                      f"{meta.get('cores', '?')} cores (nproc {meta.get('nproc', '?')}), "
-                     f"load average before the run {meta.get('load_before', '?')}.")
+                     f"load average (1, 5, 15 min) {meta.get('load_before', '?')} before the run and "
+                     f"{meta.get('load_after', '?')} after it; the machine has "
+                     f"{meta.get('nproc', '?')} cores, so a load above that means other work "
+                     "shared them and the timings are noisy.")
         lines.append("")
         detail = [f"hetla {meta.get('hetla_version', '?')} (commit {meta.get('commit', '?')})"]
         if "openblas_config" in meta:
@@ -127,7 +130,7 @@ def write_png(rows, meta, path):
         gemm = next((r["dgemm_gflops"] for r in rs if not math.isnan(r["dgemm_gflops"])), math.nan)
         if not math.isnan(gemm):
             ax.axhline(gemm, color="grey", lw=0.8, ls=":", label="DGEMM (all cores)")
-        tiles = [r["n"] for r in rs if r["path"] == "tiles"]
+        tiles = [r["n"] for r in rs if "tiles" in r["path"]]
         title = routine if tiles else f"{routine} (forwarded)"
         ax.set_title(title)
         log_x(ax, ns)
