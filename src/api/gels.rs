@@ -69,7 +69,8 @@ pub fn dgels(
     let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
-    let flops = 2.0 * mf * nf * k - (mf + nf) * k * k + 2.0 * k * k * k / 3.0;
+    // The QR (or LQ) factorization dominates: 2·m·n·k − 2k³/3 with k = min(m, n).
+    let flops = 2.0 * mf * nf * k - 2.0 * k * k * k / 3.0;
     let tc = trans.to_ascii_uppercase() as char;
     if let Some(why) = forward_reason(cfg, "dgels", mn as usize) {
         let info = forward::dgels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork);

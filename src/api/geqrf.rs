@@ -70,7 +70,8 @@ pub fn dgeqrf(
     }
     let rep = Report::start(cfg);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let flops = 2.0 * mf * nf * kf - (mf + nf) * kf * kf + 2.0 * kf * kf * kf / 3.0;
+    // Householder QR: 2·m·n·k − 2k³/3 with k = min(m, n) (LAPACK working note 41).
+    let flops = 2.0 * mf * nf * kf - 2.0 * kf * kf * kf / 3.0;
     if let Some(why) = forward_reason(cfg, "dgeqrf", k as usize) {
         forward::dgeqrf(m, n, a, lda, tau, work, lwork);
         rep.finish("dgeqrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
