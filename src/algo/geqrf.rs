@@ -28,6 +28,7 @@
 //! arithmetic like in LAPACK.
 
 use super::prio;
+use crate::device::{DeviceOp, Tiles};
 use crate::kernels;
 use crate::runtime::{Seq, Task};
 use crate::tile::{TiledMatrix, Workspace};
@@ -80,7 +81,13 @@ pub fn geqrf(seq: &Seq, a: &TiledMatrix<f64>, tau: &TiledMatrix<f64>, t: &TiledM
                 .dims(rows, a.tile_cols(j), kb)
                 .read_range(&a, k..mt, k..k + 1)
                 .read(&t, 0, k)
-                .rw_range(&a, k..mt, j..j + 1);
+                .rw_range(&a, k..mt, j..j + 1)
+                .device_op(DeviceOp::Larfb {
+                    v: Tiles::stack(0, mt - k),
+                    k: kb,
+                    t: Tiles::one(mt - k),
+                    c: Tiles::stack(mt - k + 1, mt - k),
+                });
             seq.submit(upd, move |c| {
                 kernels::larfb(
                     c.region(&a, k..mt, k..k + 1),

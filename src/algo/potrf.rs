@@ -9,6 +9,7 @@
 //! factored and the rest is left partially updated.
 
 use super::prio;
+use crate::device::{DeviceOp, Tiles};
 use crate::error::Error;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
 use crate::runtime::{Seq, Task};
@@ -24,18 +25,23 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
         }
         let kb = a.tile_cols(k);
         let off = (k * a.nb) as i32;
-        seq.submit(Task::new("potrf").prio(prio(nt, k, 3)).dims(kb, kb, 0).rw(&a, k, k), move |c| {
-            match kernels::potrf(uplo, c.tile_mut(&a, k, k)) {
-                0 => Ok(()),
-                i => Err(Error::Numerical(off + i)),
-            }
+        let op = DeviceOp::Potrf { uplo, a: Tiles::one(0), info_base: off };
+        let t = Task::new("potrf").prio(prio(nt, k, 3)).dims(kb, kb, 0).rw(&a, k, k).device_op(op);
+        seq.submit(t, move |c| match kernels::potrf(uplo, c.tile_mut(&a, k, k)) {
+            0 => Ok(()),
+            i => Err(Error::Numerical(off + i)),
         });
         for m in k + 1..nt {
             let mb = a.tile_rows(m);
             match uplo {
                 Uplo::Lower => {
-                    let t =
-                        Task::new("trsm").prio(prio(nt, k, 2)).dims(mb, kb, 0).read(&a, k, k).rw(&a, m, k);
+                    let op = trsm_op(Side::Right, Uplo::Lower);
+                    let t = Task::new("trsm")
+                        .prio(prio(nt, k, 2))
+                        .dims(mb, kb, 0)
+                        .read(&a, k, k)
+                        .rw(&a, m, k)
+                        .device_op(op);
                     seq.submit(t, move |c| {
                         let l = c.tile(&a, k, k);
                         kernels::trsm(
@@ -51,8 +57,13 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
                     });
                 }
                 Uplo::Upper => {
-                    let t =
-                        Task::new("trsm").prio(prio(nt, k, 2)).dims(kb, mb, 0).read(&a, k, k).rw(&a, k, m);
+                    let op = trsm_op(Side::Left, Uplo::Upper);
+                    let t = Task::new("trsm")
+                        .prio(prio(nt, k, 2))
+                        .dims(kb, mb, 0)
+                        .read(&a, k, k)
+                        .rw(&a, k, m)
+                        .device_op(op);
                     seq.submit(t, move |c| {
                         let u = c.tile(&a, k, k);
                         kernels::trsm(
@@ -73,8 +84,13 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
             let nn = a.tile_cols(n);
             match uplo {
                 Uplo::Lower => {
-                    let t =
-                        Task::new("syrk").prio(prio(nt, n, 1)).dims(nn, nn, kb).read(&a, n, k).rw(&a, n, n);
+                    let op = syrk_op(Uplo::Lower, Trans::No);
+                    let t = Task::new("syrk")
+                        .prio(prio(nt, n, 1))
+                        .dims(nn, nn, kb)
+                        .read(&a, n, k)
+                        .rw(&a, n, n)
+                        .device_op(op);
                     seq.submit(t, move |c| {
                         kernels::syrk(
                             Uplo::Lower,
@@ -93,7 +109,8 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
                             .dims(mm, nn, kb)
                             .read(&a, m, k)
                             .read(&a, n, k)
-                            .rw(&a, m, n);
+                            .rw(&a, m, n)
+                            .device_op(gemm_op(Trans::No, Trans::Yes, kb));
                         seq.submit(t, move |c| {
                             kernels::gemm(
                                 Trans::No,
@@ -109,8 +126,13 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
                     }
                 }
                 Uplo::Upper => {
-                    let t =
-                        Task::new("syrk").prio(prio(nt, n, 1)).dims(nn, nn, kb).read(&a, k, n).rw(&a, n, n);
+                    let op = syrk_op(Uplo::Upper, Trans::Yes);
+                    let t = Task::new("syrk")
+                        .prio(prio(nt, n, 1))
+                        .dims(nn, nn, kb)
+                        .read(&a, k, n)
+                        .rw(&a, n, n)
+                        .device_op(op);
                     seq.submit(t, move |c| {
                         kernels::syrk(
                             Uplo::Upper,
@@ -129,7 +151,8 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
                             .dims(mm, nn, kb)
                             .read(&a, k, m)
                             .read(&a, k, n)
-                            .rw(&a, m, n);
+                            .rw(&a, m, n)
+                            .device_op(gemm_op(Trans::Yes, Trans::No, kb));
                         seq.submit(t, move |c| {
                             kernels::gemm(
                                 Trans::Yes,
@@ -147,6 +170,29 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
             }
         }
     }
+}
+
+/// The TRSM of a panel tile by the factored diagonal tile (declared at positions 0 and 1).
+fn trsm_op(side: Side, uplo: Uplo) -> DeviceOp {
+    DeviceOp::Trsm {
+        side,
+        uplo,
+        trans: Trans::Yes,
+        diag: Diag::NonUnit,
+        alpha: 1.0,
+        a: Tiles::one(0),
+        b: Tiles::one(1),
+    }
+}
+
+/// The SYRK update of a diagonal tile (panel tile at 0, diagonal tile at 1).
+fn syrk_op(uplo: Uplo, trans: Trans) -> DeviceOp {
+    DeviceOp::Syrk { uplo, trans, alpha: -1.0, a: Tiles::one(0), beta: 1.0, c: Tiles::one(1) }
+}
+
+/// The GEMM update C −= op(A)·op(B) (A, B, C declared at positions 0, 1, 2), inner size `k`.
+fn gemm_op(ta: Trans, tb: Trans, k: usize) -> DeviceOp {
+    DeviceOp::Gemm { ta, tb, alpha: -1.0, a: Tiles::one(0), b: Tiles::one(1), beta: 1.0, c: Tiles::one(2), k }
 }
 
 #[cfg(test)]

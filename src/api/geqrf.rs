@@ -9,10 +9,11 @@
 //! The tile path (`algo::geqrf`) allocates its T factors itself, so it needs nothing from WORK
 //! beyond LAPACK's minimum and leaves it untouched apart from WORK(1).
 
-use super::{forward_reason, run_tiles, Path, Report};
+use super::{forward_reason, run_tiles_on_devices, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
+use crate::device::Work;
 use crate::error::Error;
 use crate::tile::Raw;
 
@@ -81,7 +82,8 @@ pub fn dgeqrf(
     let ta = a.matrix(mu, nu, lda as usize).tiled(nb, nb);
     let tt = tau.matrix(ku, 1, ku).tiled(nb, 1);
     let ws = algo::geqrf::workspace(&ta);
-    let r = run_tiles(cfg, |seq| algo::geqrf::geqrf(seq, &ta, &tt, &ws.tiles()));
+    let cost = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
+    let r = run_tiles_on_devices(cfg, cost, |seq| algo::geqrf::geqrf(seq, &ta, &tt, &ws.tiles()));
     drop(ws);
     work.set(0, lapack_final_work(m, n) as f64);
     rep.finish("dgeqrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);

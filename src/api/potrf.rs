@@ -1,9 +1,10 @@
 //! DPOTRF (Cholesky), DPOTRS and DPOSV, with LAPACK 3.11's checks.
 
-use super::{flag, forward_reason, run_tiles, Path, Report};
+use super::{flag, forward_reason, run_tiles_on_devices, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
+use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Uplo;
 use crate::tile::Raw;
@@ -41,7 +42,8 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
     }
     let nb = cfg.nb_for("dpotrf");
     let t = a.matrix(nu, nu, ld).tiled(nb, nb);
-    let r = run_tiles(cfg, |seq| algo::potrf::potrf(seq, ul, &t));
+    let work = Work { flops, bytes: 8.0 * (nu * nu) as f64 };
+    let r = run_tiles_on_devices(cfg, work, |seq| algo::potrf::potrf(seq, ul, &t));
     rep.finish("dpotrf", format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
     r
 }
@@ -89,7 +91,8 @@ pub fn dpotrs(
     let (nu, ru) = (n as usize, nrhs as usize);
     let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
     let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
-    let r = run_tiles(cfg, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64 };
+    let r = run_tiles_on_devices(cfg, work, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
     rep.finish("dpotrs", format_args!("uplo={uc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r
 }
@@ -140,9 +143,10 @@ pub fn dposv(
     let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
     // Like LAPACK, B is left untouched when the factorization fails, so the solve is generated
     // only after the factorization has succeeded.
-    let mut r = run_tiles(cfg, |seq| algo::potrf::potrf(seq, ul, &ta));
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64 };
+    let mut r = run_tiles_on_devices(cfg, work, |seq| algo::potrf::potrf(seq, ul, &ta));
     if r.is_ok() && nrhs > 0 {
-        r = run_tiles(cfg, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
+        r = run_tiles_on_devices(cfg, work, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
     }
     rep.finish("dposv", format_args!("uplo={uc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r
