@@ -575,4 +575,40 @@ mod tests {
         getrs(&seq, Trans::No, &ta, &tp, &tb);
         assert!(matches!(seq.wait(), Err(Error::Runtime(_))));
     }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            square_and_rectangular_match_backend_pivots();
+            one_tile_and_one_thread();
+            exactly_singular_matrices_give_lapack_info_and_exact_factors();
+            zero_columns_rows_and_matrix_give_backend_info();
+            nan_input_returns();
+            getrs_matches_backend_solve_on_the_same_factors();
+            corrupt_ipiv_fails_cleanly();
+        });
+    }
+
+    #[test]
+    fn trailing_updates_run_on_the_devices() {
+        let (m, n, nb) = (70, 61, 8);
+        let mut rng = Rng::new(99);
+        let a0 = rng.matrix(m, n, m);
+        let (_, piv_ref, _) = reference_getrf(m, n, &a0, m);
+        let mut a = a0.clone();
+        let mut ipiv = vec![0i32; n];
+        let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, m, nb, nb) };
+        let tp = unsafe { TiledMatrix::from_raw(ipiv.as_mut_ptr(), n, 1, n, nb, 1) };
+        let mut c = cfg(3).with_emulated(2, 1 << 20);
+        c.host_share = Some(0.25);
+        let seq = Seq::new(&c);
+        getrf(&seq, &ta, &tp, &ZeroPivot::new());
+        let (r, stats) = seq.wait_stats();
+        r.unwrap();
+        assert_eq!(ipiv, piv_ref);
+        assert!(lu_residual(m, n, &a0, &a, m, &ipiv) < 10.0);
+        for s in &stats {
+            assert!(s.tasks > 0 && s.host_fallbacks == 0, "{s:?}");
+        }
+    }
 }

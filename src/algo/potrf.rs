@@ -240,4 +240,110 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            lower_and_upper_odd_sizes_tiny_tiles();
+            not_positive_definite_reports_lapack_info();
+        });
+    }
+
+    /// Runs a lower Cholesky of an SPD n×n matrix on `c`; checks the residual and returns what
+    /// the devices moved.
+    fn chol_with_stats(n: usize, nb: usize, c: &crate::config::Config) -> Vec<crate::device::DevStats> {
+        let mut rng = Rng::new(n as u64 + 1000);
+        let a0 = rng.spd(n, n);
+        let mut a = a0.clone();
+        let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, n, nb, nb) };
+        let seq = Seq::new(c);
+        potrf(&seq, Uplo::Lower, &t);
+        let (r, stats) = seq.wait_stats();
+        r.unwrap();
+        let res = chol_residual(Uplo::Lower, n, &a0, &a, n);
+        assert!(res < 10.0, "n {n} nb {nb}: scaled residual {res}");
+        assert_untouched_outside(&a0, &a, n, n, n, Some(Uplo::Lower));
+        stats
+    }
+
+    #[test]
+    fn ample_memory_moves_each_tile_in_once_and_back_once() {
+        use crate::runtime::placement::Placement;
+        let (n, nb, devs, share) = (100, 16, 2, 0.4);
+        let mut c = cfg(3).with_emulated(devs, 16 << 20);
+        c.host_share = Some(share);
+        let stats = chol_with_stats(n, nb, &c);
+
+        // The model: replay the loop; a task on device d needs every tile it declares on d
+        // (copied in once, never invalidated: Cholesky reads a tile only after its last write),
+        // and every tile written on d goes back once (to a reader or at the end).
+        let nt = n.div_ceil(nb);
+        let own = Placement::new(share, devs);
+        let bytes = |i: usize, j: usize| (nb.min(n - i * nb) * nb.min(n - j * nb) * 8) as u64;
+        let mut needs = std::collections::HashSet::new();
+        let mut tasks = vec![0u64; devs];
+        let mut on = |owner_col: usize, tiles: &[(usize, usize)]| {
+            if let Some(d) = own.owner(owner_col) {
+                tasks[d] += 1;
+                for &t in tiles {
+                    needs.insert((d, t));
+                }
+            }
+        };
+        for k in 0..nt {
+            on(k, &[(k, k)]);
+            for m in k + 1..nt {
+                on(k, &[(k, k), (m, k)]);
+            }
+            for nn in k + 1..nt {
+                on(nn, &[(nn, k), (nn, nn)]);
+                for m in nn + 1..nt {
+                    on(nn, &[(m, k), (nn, k), (m, nn)]);
+                }
+            }
+        }
+        for d in 0..devs {
+            let s = &stats[d];
+            let want_in: u64 = needs.iter().filter(|x| x.0 == d).map(|&(_, (i, j))| bytes(i, j)).sum();
+            let copies_in = needs.iter().filter(|x| x.0 == d).count() as u64;
+            let owned: Vec<(usize, usize)> = (0..nt)
+                .filter(|&j| own.owner(j) == Some(d))
+                .flat_map(|j| (j..nt).map(move |i| (i, j)))
+                .collect();
+            let want_out: u64 = owned.iter().map(|&(i, j)| bytes(i, j)).sum();
+            assert!(tasks[d] > 0 && owned.len() > 0, "device {d} got no work in this setup");
+            assert_eq!(s.tasks, tasks[d], "device {d}: tasks");
+            assert_eq!(s.host_fallbacks, 0);
+            assert_eq!(s.evictions, 0, "device {d}: ample memory must not evict");
+            assert_eq!((s.copies_in, s.bytes_in), (copies_in, want_in), "device {d}: copies in");
+            assert_eq!((s.copies_out, s.bytes_out), (owned.len() as u64, want_out), "device {d}: copies out");
+        }
+    }
+
+    #[test]
+    fn device_memory_smaller_than_the_matrix_evicts_and_stays_right() {
+        // 129×129 in 16×16 tiles: 133 KB of matrix, 36 KB of device memory each (34 KB for
+        // tiles: 16 full tiles), every column on a device.
+        let mut c = cfg(3).with_emulated(2, 36 << 10);
+        c.host_share = Some(0.0);
+        let stats = chol_with_stats(129, 16, &c);
+        for s in &stats {
+            assert!(s.tasks > 0, "{s:?}");
+            assert!(s.evictions > 0, "{s:?}: no eviction with a device smaller than the matrix");
+            assert_eq!(s.host_fallbacks, 0, "{s:?}");
+        }
+        // Tiny memory (3840 bytes for tiles, one 16×16 tile is 2048): one-tile tasks (POTRF, the
+        // small corner's SYRK) run on the device, tasks whose tiles cannot fit together fall
+        // back to the host, and the result is still right.
+        let mut c = cfg(2).with_emulated(1, 4 << 10);
+        c.host_share = Some(0.0);
+        let stats = chol_with_stats(40, 16, &c);
+        assert!(stats[0].tasks > 0 && stats[0].host_fallbacks > 0, "{:?}", stats[0]);
+    }
+
+    #[test]
+    fn without_devices_there_is_no_device_bookkeeping() {
+        let c = crate::config::Config::with_threads(3);
+        assert!(chol_with_stats(50, 8, &c).is_empty());
+    }
 }

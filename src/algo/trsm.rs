@@ -140,4 +140,9 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(all_four_triangular_cases_match_direct_multiplication);
+    }
 }

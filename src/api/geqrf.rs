@@ -96,7 +96,7 @@ mod tests {
     use crate::algo::testutil::*;
 
     fn tiles_cfg(nb: usize) -> Config {
-        let mut c = Config::with_threads(3);
+        let mut c = with_test_devices(Config::with_threads(3));
         c.min_n = Some(0);
         c.nb = Some(nb);
         c
@@ -236,5 +236,15 @@ mod tests {
         assert_eq!(backend(m as i32, n as i32, &mut r, m as i32, &mut rtau, &mut rw, lw), 0);
         assert_eq!(a, r);
         assert_eq!(tau, rtau);
+    }
+
+    #[test]
+    fn entries_on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            tile_path_matches_the_backend_and_sets_work1_like_lapack();
+            workspace_query_and_quick_return_match_the_backend();
+            argument_errors_match_lapack_3_11();
+            forwarded_calls_still_work();
+        });
     }
 }

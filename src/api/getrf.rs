@@ -169,7 +169,7 @@ mod tests {
 
     /// A configuration that sends every call down the tile path with `nb`×`nb` tiles.
     fn tiles(nb: usize) -> Config {
-        let mut c = Config::with_threads(3);
+        let mut c = with_test_devices(Config::with_threads(3));
         c.min_n = Some(0);
         c.nb = Some(nb);
         c
@@ -347,5 +347,15 @@ mod tests {
         assert_eq!(info_want, n as i32);
         assert_eq!(piv, piv_want);
         assert_eq!(b, b0, "B must not be touched when the factor is singular");
+    }
+
+    #[test]
+    fn entries_on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            dgetrf_entry_matches_backend();
+            dgetrf_entry_reports_info_and_arguments();
+            dgesv_and_dgetrs_solve_both_ways();
+            dgesv_singular_leaves_b_alone();
+        });
     }
 }

@@ -66,7 +66,7 @@ pub(crate) fn run_tiles_on_devices(
     let seq = Seq::with_plan(cfg, plan);
     generate(&seq);
     let (r, stats) = seq.wait_stats();
-    if cfg.verbose && !stats.is_empty() {
+    if !stats.is_empty() {
         DEV_STATS.with(|s| {
             let mut s = s.borrow_mut();
             // A call running several sequences (DPOSV) reports the sum per device.
@@ -129,4 +129,51 @@ impl<'a> Report<'a> {
 /// LAPACK's LSAME for one character flag.
 pub(crate) fn flag(c: u8, want: u8) -> bool {
     c.eq_ignore_ascii_case(&want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::*;
+    use crate::kernels::Uplo;
+    use crate::tile::TiledMatrix;
+
+    /// Runs a lower tile Cholesky through `run_tiles_on_devices`; returns the device counters.
+    fn chol(cfg: &Config, n: usize, work: Work) -> Vec<DevStats> {
+        let mut a = Rng::new(3).spd(n, n);
+        let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, n, 8, 8) };
+        DEV_STATS.with(|s| s.borrow_mut().clear());
+        run_tiles_on_devices(cfg, work, |seq| crate::algo::potrf::potrf(seq, Uplo::Lower, &t)).unwrap();
+        DEV_STATS.with(|s| s.borrow_mut().drain(..).collect())
+    }
+
+    #[test]
+    fn the_cost_model_keeps_small_calls_on_the_host_unless_forced() {
+        let n = 40;
+        let work = Work { flops: (n * n * n) as f64 / 3.0, bytes: (8 * n * n) as f64 };
+        let mut c = Config::with_threads(2).with_emulated(2, 1 << 20);
+        c.host_share = Some(0.0);
+        assert!(chol(&c, n, work).is_empty(), "a 40×40 Cholesky must not pay for transfers");
+        c.device_force = true;
+        let s = chol(&c, n, work);
+        assert_eq!(s.len(), 2);
+        assert!(s.iter().all(|d| d.tasks > 0 && d.bytes_in > 0 && d.bytes_out > 0), "{s:?}");
+        // A call the model says pays (as if it were huge) uses the devices without forcing.
+        c.device_force = false;
+        let big = Work { flops: 1e15, bytes: 8e6 };
+        assert_eq!(chol(&c, n, big).len(), 2);
+    }
+
+    #[test]
+    fn verbose_device_field() {
+        let s = DevStats {
+            device: "emu0",
+            bytes_in: 12_500_000,
+            bytes_out: 3_100_000,
+            evictions: 4,
+            tasks: 9,
+            ..Default::default()
+        };
+        assert_eq!(s.verbose(), "dev=emu0:in=12.5MB,out=3.1MB,evict=4,tasks=9");
+    }
 }

@@ -39,10 +39,10 @@ use crate::runtime::trace::{self, Event};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Bytes of a device's memory kept out of the tile tables: 1/32 of it, at least 64 KiB (capped at
-/// the memory itself).
+/// Bytes of a device's memory kept out of the tile tables: 1/16 of it, for kernel workspace and
+/// the allocator's rounding and fragmentation.
 pub fn reserve(memory: usize) -> usize {
-    (memory / 32).max(64 << 10).min(memory)
+    memory / 16
 }
 
 /// One declared tile of a task, as the memory manager sees it.
