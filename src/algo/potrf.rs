@@ -311,7 +311,7 @@ mod tests {
                 .flat_map(|j| (j..nt).map(move |i| (i, j)))
                 .collect();
             let want_out: u64 = owned.iter().map(|&(i, j)| bytes(i, j)).sum();
-            assert!(tasks[d] > 0 && owned.len() > 0, "device {d} got no work in this setup");
+            assert!(tasks[d] > 0 && !owned.is_empty(), "device {d} got no work in this setup");
             assert_eq!(s.tasks, tasks[d], "device {d}: tasks");
             assert_eq!(s.host_fallbacks, 0);
             assert_eq!(s.evictions, 0, "device {d}: ample memory must not evict");
@@ -345,5 +345,26 @@ mod tests {
     fn without_devices_there_is_no_device_bookkeeping() {
         let c = crate::config::Config::with_threads(3);
         assert!(chol_with_stats(50, 8, &c).is_empty());
+    }
+
+    #[test]
+    fn trace_shows_device_tasks_and_transfers() {
+        let path = std::env::temp_dir().join(format!("hetla-device-trace-{}.json", std::process::id()));
+        let mut c = cfg(2).with_emulated(2, 16 << 10);
+        c.host_share = Some(0.0);
+        c.trace = Some(path.to_string_lossy().into_owned());
+        let stats = chol_with_stats(64, 8, &c);
+        assert!(stats.iter().all(|s| s.evictions > 0));
+        let t = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        for want in [
+            r#""kernel":"gemm","device":"emu0","m":8,"n":8,"k":8"#,
+            r#""kernel":"potrf","device":"emu1","m":8,"n":8,"k":0"#,
+            r#""name":"copy_in","ph":"X""#,
+            r#""kernel":"copy_out","device":"emu0","m":8,"n":8"#,
+            r#""kernel":"evict","device":"emu1""#,
+        ] {
+            assert!(t.contains(want), "trace lacks {want}");
+        }
     }
 }
