@@ -31,13 +31,15 @@ pub const EMULATED_LINK_BW: f64 = 8e9;
 pub struct Emulated {
     name: &'static str,
     size: usize,
+    /// Start of the arena (64-byte aligned) inside the allocation `alloc` of `layout`.
     base: *mut u8,
+    alloc: *mut u8,
     layout: Layout,
     /// Free extents (offset, length) in bytes, sorted by offset, never adjacent.
     free: Mutex<Vec<(usize, usize)>>,
 }
 
-// SAFETY: `base` points to an allocation owned by this value for its whole life. The allocator
+// SAFETY: `base` points into an allocation owned by this value for its whole life. The allocator
 // state is behind a mutex; distinct buffers never overlap, and the memory manager guarantees that
 // a buffer is used by one copy or one kernel at a time, so threads never race on arena bytes.
 unsafe impl Send for Emulated {}
@@ -48,16 +50,20 @@ impl Emulated {
     /// Emulated device number `index` with `bytes` of memory.
     pub fn new(index: usize, bytes: usize) -> Self {
         let size = bytes.max(GRANULE) / GRANULE * GRANULE;
-        let layout = Layout::from_size_align(size, GRANULE).expect("arena layout");
+        // The allocation has the system allocator's natural alignment so that zeroing it is a
+        // lazy `calloc` (pages are only touched when used: a 256 MiB device costs nothing until
+        // filled); the arena starts at the first GRANULE boundary inside it.
+        let layout = Layout::from_size_align(size + GRANULE, 16).expect("arena layout");
         // SAFETY: the layout has a non-zero size.
-        let base = unsafe { std::alloc::alloc_zeroed(layout) };
-        if base.is_null() {
+        let alloc = unsafe { std::alloc::alloc_zeroed(layout) };
+        if alloc.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
         Emulated {
             name: intern(&format!("emu{index}")),
             size,
-            base,
+            base: alloc.wrapping_add(alloc.align_offset(GRANULE)),
+            alloc,
             layout,
             free: Mutex::new(vec![(0, size)]),
         }
@@ -125,8 +131,8 @@ impl Emulated {
 
 impl Drop for Emulated {
     fn drop(&mut self) {
-        // SAFETY: `base` was allocated with `layout` in `new` and is freed once, here.
-        unsafe { std::alloc::dealloc(self.base, self.layout) }
+        // SAFETY: `alloc` was allocated with `layout` in `new` and is freed once, here.
+        unsafe { std::alloc::dealloc(self.alloc, self.layout) }
     }
 }
 

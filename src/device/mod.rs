@@ -325,14 +325,26 @@ pub struct DevStats {
 }
 
 impl DevStats {
-    /// `dev=emu0:in=12.5MB,out=3.1MB,evict=4` for the verbose line.
+    /// `dev=emu0:in=12.5MB,out=3.1MB,evict=4,tasks=90` for the verbose line (KB below 0.1 MB;
+    /// `,host_fallbacks=N` when tasks had to go back to the host).
     pub fn verbose(&self) -> String {
-        let mb = |b: u64| b as f64 / 1e6;
+        let size = |b: u64| {
+            if b >= 100_000 {
+                format!("{:.1}MB", b as f64 / 1e6)
+            } else {
+                format!("{:.1}KB", b as f64 / 1e3)
+            }
+        };
+        let fallback = if self.host_fallbacks > 0 {
+            format!(",host_fallbacks={}", self.host_fallbacks)
+        } else {
+            String::new()
+        };
         format!(
-            "dev={}:in={:.1}MB,out={:.1}MB,evict={},tasks={}",
+            "dev={}:in={},out={},evict={},tasks={}{fallback}",
             self.device,
-            mb(self.bytes_in),
-            mb(self.bytes_out),
+            size(self.bytes_in),
+            size(self.bytes_out),
             self.evictions,
             self.tasks
         )
