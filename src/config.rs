@@ -72,7 +72,7 @@ impl GpuSelect {
 }
 
 /// Default memory of an emulated accelerator.
-pub const DEFAULT_EMULATE_GPU_MEM: usize = 256 << 20;
+pub(crate) const DEFAULT_EMULATE_GPU_MEM: usize = 256 << 20;
 
 /// A byte count with an optional K, M or G suffix (powers of 1024; `KB`/`MiB` spellings too).
 pub fn parse_bytes(s: &str) -> Option<usize> {

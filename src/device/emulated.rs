@@ -26,7 +26,7 @@ const GRANULE: usize = 64;
 
 /// Nominal host↔device bandwidth the cost model assumes for an emulated device (a PCIe 3 x16
 /// link's order of magnitude), so that calls are placed as they would be with a real GPU.
-pub const EMULATED_LINK_BW: f64 = 8e9;
+pub(crate) const EMULATED_LINK_BW: f64 = 8e9;
 
 pub struct Emulated {
     name: &'static str,

@@ -281,7 +281,7 @@ pub(crate) fn measure_gemm_rate(n: usize) -> f64 {
 
 /// Fixed cost of using devices in one call, per device (management thread start, the first
 /// allocations, the final synchronisation), in seconds.
-pub const DEVICE_STARTUP_S: f64 = 100e-6;
+pub(crate) const DEVICE_STARTUP_S: f64 = 100e-6;
 
 /// The host's share of the tile columns, 001 appendix A.1: B_h = B·R_cpu/(R_cpu + R_gpu·G), with
 /// R_cpu the rate of all host workers and the devices' rates summed (they may differ).
