@@ -108,6 +108,25 @@ impl Emulated {
         RawBlock { ptr: scratch.as_mut_ptr(), m, n, ld: m.max(1) }
     }
 
+    /// Read-only view of operand `t` (in place, or gathered into `scratch`).
+    fn input<'s>(&'s self, args: &[DevTile], t: Tiles, scratch: &'s mut Vec<f64>) -> View<'s, f64> {
+        let b = self.block(args, t, scratch);
+        // SAFETY: the operand's buffers are locked by the memory manager for the running task,
+        // which the dependency lists give shared read access to its inputs: nothing writes them
+        // while the kernel runs. A gathered copy lives in `scratch`, borrowed for 's.
+        unsafe { b.view() }
+    }
+
+    /// Writable view of operand `t` (in place, or gathered into `scratch`; then [`Self::scatter`]
+    /// writes it back after the kernel).
+    fn output<'s>(&'s self, args: &[DevTile], t: Tiles, scratch: &'s mut Vec<f64>) -> ViewMut<'s, f64> {
+        let b = self.block(args, t, scratch);
+        // SAFETY: the operand's buffers are locked for the running task, which the dependency
+        // lists give exclusive access to its outputs; a kernel's operands are distinct tiles, so
+        // no input view aliases this one.
+        unsafe { b.view_mut() }
+    }
+
     /// Writes a gathered stack back into its tiles (no-op for a single tile, used in place).
     fn scatter(&self, args: &[DevTile], t: Tiles, scratch: &[f64]) {
         let tiles = &args[t.positions()];
@@ -134,19 +153,6 @@ impl Drop for Emulated {
         // SAFETY: `alloc` was allocated with `layout` in `new` and is freed once, here.
         unsafe { std::alloc::dealloc(self.alloc, self.layout) }
     }
-}
-
-/// # Safety
-/// The block must be valid for reads for the view's use and not written meanwhile.
-unsafe fn ro<'a>(b: RawBlock<f64>) -> View<'a, f64> {
-    // SAFETY: forwarded to the caller.
-    unsafe { b.view() }
-}
-/// # Safety
-/// The block must be valid for reads and writes and used by no one else meanwhile.
-unsafe fn rw<'a>(b: RawBlock<f64>) -> ViewMut<'a, f64> {
-    // SAFETY: forwarded to the caller.
-    unsafe { b.view_mut() }
 }
 
 impl Device for Emulated {
@@ -215,36 +221,30 @@ impl Device for Emulated {
 
     fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {
         let (mut s1, mut s2, mut s3) = (Vec::new(), Vec::new(), Vec::new());
-        // SAFETY (for every view below): each operand's buffers are pinned by the memory manager
-        // for this task, which the dependency lists give exclusive write access to its outputs
-        // and shared read access to its inputs; no other copy or kernel touches them now.
-        // Operands of one kernel are distinct tiles, so a written view never aliases another.
         match *op {
             DeviceOp::Gemm { ta, tb, alpha, a, b, beta, c, k } => {
-                let cb = self.block(args, c, &mut s3);
-                let (am, an) = if ta == kernels::Trans::No { (cb.m, k) } else { (k, cb.m) };
-                let (bm, bn) = if tb == kernels::Trans::No { (k, cb.n) } else { (cb.n, k) };
-                let av = unsafe { ro(self.block(args, a, &mut s1)) }.sub(0, 0, am, an);
-                let bv = unsafe { ro(self.block(args, b, &mut s2)) }.sub(0, 0, bm, bn);
-                kernels::gemm(ta, tb, alpha, av, bv, beta, unsafe { rw(cb) });
+                let cv = self.output(args, c, &mut s3);
+                let (am, an) = if ta == kernels::Trans::No { (cv.m, k) } else { (k, cv.m) };
+                let (bm, bn) = if tb == kernels::Trans::No { (k, cv.n) } else { (cv.n, k) };
+                let av = self.input(args, a, &mut s1).sub(0, 0, am, an);
+                let bv = self.input(args, b, &mut s2).sub(0, 0, bm, bn);
+                kernels::gemm(ta, tb, alpha, av, bv, beta, cv);
                 self.scatter(args, c, &s3);
             }
             DeviceOp::Syrk { uplo, trans, alpha, a, beta, c } => {
-                let cb = self.block(args, c, &mut s3);
-                let av = unsafe { ro(self.block(args, a, &mut s1)) };
-                kernels::syrk(uplo, trans, alpha, av, beta, unsafe { rw(cb) });
+                let cv = self.output(args, c, &mut s3);
+                kernels::syrk(uplo, trans, alpha, self.input(args, a, &mut s1), beta, cv);
                 self.scatter(args, c, &s3);
             }
             DeviceOp::Trsm { side, uplo, trans, diag, alpha, a, b } => {
-                let bb = self.block(args, b, &mut s3);
-                let s = if side == kernels::Side::Left { bb.m } else { bb.n };
-                let av = unsafe { ro(self.block(args, a, &mut s1)) }.sub(0, 0, s, s);
-                kernels::trsm(side, uplo, trans, diag, alpha, av, unsafe { rw(bb) });
+                let bv = self.output(args, b, &mut s3);
+                let s = if side == kernels::Side::Left { bv.m } else { bv.n };
+                let av = self.input(args, a, &mut s1).sub(0, 0, s, s);
+                kernels::trsm(side, uplo, trans, diag, alpha, av, bv);
                 self.scatter(args, b, &s3);
             }
             DeviceOp::Potrf { uplo, a, .. } => {
-                let ab = self.block(args, a, &mut s3);
-                let info = kernels::potrf(uplo, unsafe { rw(ab) });
+                let info = kernels::potrf(uplo, self.output(args, a, &mut s3));
                 self.scatter(args, a, &s3);
                 return Ok(info);
             }
@@ -252,17 +252,15 @@ impl Device for Emulated {
                 let p = args[ipiv.first];
                 assert!(ipiv.count == 1 && p.elem == 4 && p.m * p.n >= count, "LASWP pivots: one i32 tile");
                 let src = self.at(&p.buf) as *const i32;
-                // SAFETY: the pivot tile holds at least `count` i32 (asserted), pinned for us.
+                // SAFETY: the pivot tile holds at least `count` i32 (asserted) and is locked for
+                // this task, which only reads it.
                 let piv: Vec<i32> = (0..count).map(|r| unsafe { *src.add(r) } - ipiv_base).collect();
-                let ab = self.block(args, a, &mut s3);
-                kernels::laswp(unsafe { rw(ab) }, &piv, dir);
+                kernels::laswp(self.output(args, a, &mut s3), &piv, dir);
                 self.scatter(args, a, &s3);
             }
             DeviceOp::Larfb { v, k, t, c } => {
-                let cb = self.block(args, c, &mut s3);
-                let vv = unsafe { ro(self.block(args, v, &mut s1)) };
-                let tv = unsafe { ro(self.block(args, t, &mut s2)) };
-                kernels::larfb(vv, k, tv, unsafe { rw(cb) });
+                let cv = self.output(args, c, &mut s3);
+                kernels::larfb(self.input(args, v, &mut s1), k, self.input(args, t, &mut s2), cv);
                 self.scatter(args, c, &s3);
             }
         }
