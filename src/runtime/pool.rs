@@ -303,11 +303,6 @@ impl SeqHandle {
                 pending += 1;
             }
         }
-        // A device op naming undeclared or read-only tiles is an algorithm bug: catch it in
-        // debug builds even on the host-only path, where the op is otherwise ignored.
-        if let (Some(op), true, None) = (&task.op, cfg!(debug_assertions), &st.dev) {
-            op.validate(&task.accesses.iter().map(|u| u.mode.writes()).collect::<Vec<_>>());
-        }
         let device = match (&st.dev, &task.op) {
             (Some(dev), Some(op)) => dev.place(op, &task.accesses),
             _ => None,
