@@ -22,6 +22,72 @@ pub struct Config {
     pub verbose: bool,
     /// Chrome trace-event output file (`HETLA_TRACE`).
     pub trace: Option<String>,
+    /// CUDA devices to use (`HETLA_GPUS`: `all`, `none`, or ordinals like `0,2`).
+    pub gpus: GpuSelect,
+    /// Emulated accelerators added to the devices (`HETLA_EMULATE_GPUS`), a testing device.
+    pub emulate_gpus: usize,
+    /// Memory of each emulated accelerator in bytes (`HETLA_EMULATE_GPU_MEM`, K/M/G suffixes).
+    pub emulate_gpu_mem: usize,
+    /// Fraction of tile columns the host keeps when devices are used (`HETLA_HOST_SHARE`, 0..1);
+    /// `None`: from the measured kernel rates.
+    pub host_share: Option<f64>,
+    /// Use the devices for every tile-path call, bypassing the cost model (`HETLA_DEVICE_FORCE`;
+    /// for testing the device paths on small problems).
+    pub device_force: bool,
+}
+
+/// Which CUDA devices `HETLA_GPUS` selects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GpuSelect {
+    All,
+    None,
+    Ordinals(Vec<usize>),
+}
+
+impl GpuSelect {
+    /// Parses `all`, `none` or a comma list of ordinals (no duplicates).
+    pub fn parse(s: &str) -> Option<GpuSelect> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "all" | "" => Some(GpuSelect::All),
+            "none" => Some(GpuSelect::None),
+            list => {
+                let v: Option<Vec<usize>> = list.split(',').map(|x| x.trim().parse().ok()).collect();
+                let v = v?;
+                let mut sorted = v.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                (sorted.len() == v.len()).then_some(GpuSelect::Ordinals(v))
+            }
+        }
+    }
+
+    /// Whether CUDA device `ordinal` is selected.
+    pub fn selects(&self, ordinal: usize) -> bool {
+        match self {
+            GpuSelect::All => true,
+            GpuSelect::None => false,
+            GpuSelect::Ordinals(v) => v.contains(&ordinal),
+        }
+    }
+}
+
+/// Default memory of an emulated accelerator.
+pub(crate) const DEFAULT_EMULATE_GPU_MEM: usize = 256 << 20;
+
+/// A byte count with an optional K, M or G suffix (powers of 1024; `KB`/`MiB` spellings too).
+pub fn parse_bytes(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, suffix) = s.split_at(digits);
+    let n: usize = num.parse().ok()?;
+    let mult: usize = match suffix.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(mult).filter(|&b| b > 0)
 }
 
 /// Measured break-even sizes (bench/README.md explains how): below these the backend's own
@@ -56,7 +122,19 @@ impl Config {
             disabled: Vec::new(),
             verbose: false,
             trace: None,
+            gpus: GpuSelect::All,
+            emulate_gpus: 0,
+            emulate_gpu_mem: DEFAULT_EMULATE_GPU_MEM,
+            host_share: None,
+            device_force: false,
         }
+    }
+
+    /// These settings with `n` emulated accelerators of `mem` bytes each (tests).
+    pub fn with_emulated(mut self, n: usize, mem: usize) -> Self {
+        self.emulate_gpus = n;
+        self.emulate_gpu_mem = mem;
+        self
     }
 
     pub fn nb_for(&self, routine: &str) -> usize {
@@ -100,6 +178,19 @@ impl Config {
         })
         .unwrap_or(false);
         c.trace = parse_var("HETLA_TRACE", |s| (!s.is_empty()).then(|| s.to_string()));
+        c.gpus = parse_var("HETLA_GPUS", GpuSelect::parse).unwrap_or(GpuSelect::All);
+        c.emulate_gpus =
+            parse_var("HETLA_EMULATE_GPUS", |s| s.parse::<usize>().ok().filter(|&n| n <= 64)).unwrap_or(0);
+        c.emulate_gpu_mem =
+            parse_var("HETLA_EMULATE_GPU_MEM", parse_bytes).unwrap_or(DEFAULT_EMULATE_GPU_MEM);
+        c.host_share =
+            parse_var("HETLA_HOST_SHARE", |s| s.parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x)));
+        c.device_force = parse_var("HETLA_DEVICE_FORCE", |s| match s {
+            "1" | "true" | "yes" | "on" => Some(true),
+            "0" | "false" | "no" | "off" | "" => Some(false),
+            _ => None,
+        })
+        .unwrap_or(false);
         c
     }
 }
@@ -130,4 +221,33 @@ fn default_threads() -> usize {
 pub fn get() -> &'static Config {
     static CFG: OnceLock<Config> = OnceLock::new();
     CFG.get_or_init(Config::from_env)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_sizes_with_suffixes() {
+        assert_eq!(parse_bytes("256M"), Some(256 << 20));
+        assert_eq!(parse_bytes("4k"), Some(4096));
+        assert_eq!(parse_bytes("2G"), Some(2 << 30));
+        assert_eq!(parse_bytes("1000"), Some(1000));
+        assert_eq!(parse_bytes("12 MiB"), Some(12 << 20));
+        for bad in ["", "M", "12X", "-5M", "0", "1.5G"] {
+            assert_eq!(parse_bytes(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn gpu_selection() {
+        assert_eq!(GpuSelect::parse("all"), Some(GpuSelect::All));
+        assert_eq!(GpuSelect::parse("NONE"), Some(GpuSelect::None));
+        assert_eq!(GpuSelect::parse("0, 2"), Some(GpuSelect::Ordinals(vec![0, 2])));
+        assert_eq!(GpuSelect::parse("1,1"), None);
+        assert_eq!(GpuSelect::parse("gpu0"), None);
+        assert!(GpuSelect::parse("2").unwrap().selects(2));
+        assert!(!GpuSelect::parse("2").unwrap().selects(0));
+        assert!(!GpuSelect::None.selects(0));
+    }
 }

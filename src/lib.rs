@@ -2,13 +2,15 @@
 //!
 //! The flow of one call (ARCHITECTURE.md has the full picture): `abi` (exported symbols) →
 //! `api` (checks, quick return, forward or run) → `tile` (layout) → `algo` (tile loops) →
-//! `runtime` (dependencies, workers) → `kernels` (tile operations on the `backend` BLAS).
+//! `runtime` (dependencies, workers, device queues) → `device` (accelerators, their memory) →
+//! `kernels` (tile operations on the `backend` BLAS).
 
 pub mod abi;
 pub mod algo;
 pub mod api;
 pub mod backend;
 pub mod config;
+pub mod device;
 pub mod error;
 pub mod kernels;
 pub mod runtime;

@@ -28,6 +28,7 @@
 //! arithmetic like in LAPACK.
 
 use super::prio;
+use crate::device::{DeviceOp, Tiles};
 use crate::kernels;
 use crate::runtime::{Seq, Task};
 use crate::tile::{TiledMatrix, Workspace};
@@ -80,7 +81,13 @@ pub fn geqrf(seq: &Seq, a: &TiledMatrix<f64>, tau: &TiledMatrix<f64>, t: &TiledM
                 .dims(rows, a.tile_cols(j), kb)
                 .read_range(&a, k..mt, k..k + 1)
                 .read(&t, 0, k)
-                .rw_range(&a, k..mt, j..j + 1);
+                .rw_range(&a, k..mt, j..j + 1)
+                .device_op(DeviceOp::Larfb {
+                    v: Tiles::stack(0, mt - k),
+                    k: kb,
+                    t: Tiles::one(mt - k),
+                    c: Tiles::stack(mt - k + 1, mt - k),
+                });
             seq.submit(upd, move |c| {
                 kernels::larfb(
                     c.region(&a, k..mt, k..k + 1),
@@ -249,5 +256,45 @@ mod tests {
         tile_qr(m, n, m, nb, 3, &mut a, &mut tau);
         // Column 2's reflector is NaN and spreads to every later column, as in LAPACK.
         assert!(tau[2].is_nan() && a[(n - 1) * m + n - 1].is_nan());
+    }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            square_odd_sizes_tiny_tiles();
+            tall_matrices();
+            wide_matrices_including_a_partial_last_panel();
+            one_thread_gives_the_same_factorization_as_three();
+            zero_matrix_and_zero_columns_give_zero_tau_like_the_backend();
+            nan_input_returns();
+        });
+    }
+
+    #[test]
+    fn trailing_updates_run_on_the_devices_and_evict_when_short_of_memory() {
+        let (m, n, nb) = (75, 50, 8);
+        let k = m.min(n);
+        for mem in [1usize << 20, 24 << 10] {
+            let mut rng = Rng::new(17);
+            let a0 = rng.matrix(m, n, m);
+            let mut a = a0.clone();
+            let mut tau = vec![0.0; k];
+            let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, m, nb, nb) };
+            let tt = unsafe { TiledMatrix::from_raw(tau.as_mut_ptr(), k, 1, k, nb, 1) };
+            let ws = workspace(&ta);
+            let mut c = cfg(3).with_emulated(2, mem);
+            c.host_share = Some(0.0);
+            let seq = Seq::new(&c);
+            geqrf(&seq, &ta, &tt, &ws.tiles());
+            let (r, stats) = seq.wait_stats();
+            r.unwrap();
+            let (res, orth) = qr_residuals(m, n, &a0, &a, m, &tau);
+            assert!(res < 10.0 && orth < 10.0, "mem {mem}: {res} {orth}");
+            for s in &stats {
+                assert!(s.tasks > 0, "{s:?}");
+                // 24 KB holds 22 KB of 512-byte tiles: a 10-tile column update needs 21.
+                assert_eq!(s.evictions > 0, mem < (1 << 20), "mem {mem}: {s:?}");
+            }
+        }
     }
 }

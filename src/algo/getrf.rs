@@ -26,6 +26,7 @@
 //! `Error::Numerical` once the sequence has drained.
 
 use super::prio;
+use crate::device::{DeviceOp, Tiles};
 use crate::kernels::{self, Diag, Dir, Side, Trans, Uplo};
 use crate::runtime::{Seq, Task};
 use crate::tile::TiledMatrix;
@@ -98,11 +99,19 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
             // Right of the panel the swaps gate the update (lookahead order); left of it they
             // only fix up L and can wait until everything else is done.
             let p = if j > k { prio(nt, j, 2) } else { 0 };
-            let t = Task::new("laswp").prio(p).dims(rows, a.tile_cols(j), kb).read(&ipiv, k, 0).rw_range(
-                &a,
-                k..mt,
-                j..j + 1,
-            );
+            let op = DeviceOp::Laswp {
+                a: Tiles::stack(1, mt - k),
+                ipiv: Tiles::one(0),
+                ipiv_base: off as i32,
+                count: kb,
+                dir: Dir::Forward,
+            };
+            let t = Task::new("laswp")
+                .prio(p)
+                .dims(rows, a.tile_cols(j), kb)
+                .read(&ipiv, k, 0)
+                .rw_range(&a, k..mt, j..j + 1)
+                .device_op(op);
             seq.submit(t, move |c| {
                 let piv = c.tile(&ipiv, k, 0);
                 let local: Vec<i32> = (0..kb).map(|r| piv.get(r, 0) - off as i32).collect();
@@ -113,7 +122,21 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
 
         for j in k + 1..nt {
             let nn = a.tile_cols(j);
-            let t = Task::new("trsm").prio(prio(nt, j, 2)).dims(kb, nn, 0).read(&a, k, k).rw(&a, k, j);
+            let op = DeviceOp::Trsm {
+                side: Side::Left,
+                uplo: Uplo::Lower,
+                trans: Trans::No,
+                diag: Diag::Unit,
+                alpha: 1.0,
+                a: Tiles::one(0),
+                b: Tiles::one(1),
+            };
+            let t = Task::new("trsm")
+                .prio(prio(nt, j, 2))
+                .dims(kb, nn, 0)
+                .read(&a, k, k)
+                .rw(&a, k, j)
+                .device_op(op);
             seq.submit(t, move |c| {
                 let l = c.tile(&a, k, k).sub(0, 0, kb, kb);
                 let mut u = c.tile_mut(&a, k, j);
@@ -138,7 +161,17 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
                     .dims(mm, nn, kb)
                     .read(&a, i, k)
                     .read(&a, k, j)
-                    .rw(&a, i, j);
+                    .rw(&a, i, j)
+                    .device_op(DeviceOp::Gemm {
+                        ta: Trans::No,
+                        tb: Trans::No,
+                        alpha: -1.0,
+                        a: Tiles::one(0),
+                        b: Tiles::one(1),
+                        beta: 1.0,
+                        c: Tiles::one(2),
+                        k: kb,
+                    });
                 seq.submit(t, move |c| {
                     let l = c.tile(&a, i, k);
                     let u = c.tile(&a, k, j);
@@ -541,5 +574,41 @@ mod tests {
         let seq = Seq::new(&cfg(2));
         getrs(&seq, Trans::No, &ta, &tp, &tb);
         assert!(matches!(seq.wait(), Err(Error::Runtime(_))));
+    }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            square_and_rectangular_match_backend_pivots();
+            one_tile_and_one_thread();
+            exactly_singular_matrices_give_lapack_info_and_exact_factors();
+            zero_columns_rows_and_matrix_give_backend_info();
+            nan_input_returns();
+            getrs_matches_backend_solve_on_the_same_factors();
+            corrupt_ipiv_fails_cleanly();
+        });
+    }
+
+    #[test]
+    fn trailing_updates_run_on_the_devices() {
+        let (m, n, nb) = (70, 61, 8);
+        let mut rng = Rng::new(99);
+        let a0 = rng.matrix(m, n, m);
+        let (_, piv_ref, _) = reference_getrf(m, n, &a0, m);
+        let mut a = a0.clone();
+        let mut ipiv = vec![0i32; n];
+        let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, m, nb, nb) };
+        let tp = unsafe { TiledMatrix::from_raw(ipiv.as_mut_ptr(), n, 1, n, nb, 1) };
+        let mut c = cfg(3).with_emulated(2, 1 << 20);
+        c.host_share = Some(0.25);
+        let seq = Seq::new(&c);
+        getrf(&seq, &ta, &tp, &ZeroPivot::new());
+        let (r, stats) = seq.wait_stats();
+        r.unwrap();
+        assert_eq!(ipiv, piv_ref);
+        assert!(lu_residual(m, n, &a0, &a, m, &ipiv) < 10.0);
+        for s in &stats {
+            assert!(s.tasks > 0 && s.host_fallbacks == 0, "{s:?}");
+        }
     }
 }

@@ -9,6 +9,7 @@
 //! factored and the rest is left partially updated.
 
 use super::prio;
+use crate::device::{DeviceOp, Tiles};
 use crate::error::Error;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
 use crate::runtime::{Seq, Task};
@@ -24,18 +25,23 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
         }
         let kb = a.tile_cols(k);
         let off = (k * a.nb) as i32;
-        seq.submit(Task::new("potrf").prio(prio(nt, k, 3)).dims(kb, kb, 0).rw(&a, k, k), move |c| {
-            match kernels::potrf(uplo, c.tile_mut(&a, k, k)) {
-                0 => Ok(()),
-                i => Err(Error::Numerical(off + i)),
-            }
+        let op = DeviceOp::Potrf { uplo, a: Tiles::one(0), info_base: off };
+        let t = Task::new("potrf").prio(prio(nt, k, 3)).dims(kb, kb, 0).rw(&a, k, k).device_op(op);
+        seq.submit(t, move |c| match kernels::potrf(uplo, c.tile_mut(&a, k, k)) {
+            0 => Ok(()),
+            i => Err(Error::Numerical(off + i)),
         });
         for m in k + 1..nt {
             let mb = a.tile_rows(m);
             match uplo {
                 Uplo::Lower => {
-                    let t =
-                        Task::new("trsm").prio(prio(nt, k, 2)).dims(mb, kb, 0).read(&a, k, k).rw(&a, m, k);
+                    let op = trsm_op(Side::Right, Uplo::Lower);
+                    let t = Task::new("trsm")
+                        .prio(prio(nt, k, 2))
+                        .dims(mb, kb, 0)
+                        .read(&a, k, k)
+                        .rw(&a, m, k)
+                        .device_op(op);
                     seq.submit(t, move |c| {
                         let l = c.tile(&a, k, k);
                         kernels::trsm(
@@ -51,8 +57,13 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
                     });
                 }
                 Uplo::Upper => {
-                    let t =
-                        Task::new("trsm").prio(prio(nt, k, 2)).dims(kb, mb, 0).read(&a, k, k).rw(&a, k, m);
+                    let op = trsm_op(Side::Left, Uplo::Upper);
+                    let t = Task::new("trsm")
+                        .prio(prio(nt, k, 2))
+                        .dims(kb, mb, 0)
+                        .read(&a, k, k)
+                        .rw(&a, k, m)
+                        .device_op(op);
                     seq.submit(t, move |c| {
                         let u = c.tile(&a, k, k);
                         kernels::trsm(
@@ -73,8 +84,13 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
             let nn = a.tile_cols(n);
             match uplo {
                 Uplo::Lower => {
-                    let t =
-                        Task::new("syrk").prio(prio(nt, n, 1)).dims(nn, nn, kb).read(&a, n, k).rw(&a, n, n);
+                    let op = syrk_op(Uplo::Lower, Trans::No);
+                    let t = Task::new("syrk")
+                        .prio(prio(nt, n, 1))
+                        .dims(nn, nn, kb)
+                        .read(&a, n, k)
+                        .rw(&a, n, n)
+                        .device_op(op);
                     seq.submit(t, move |c| {
                         kernels::syrk(
                             Uplo::Lower,
@@ -93,7 +109,8 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
                             .dims(mm, nn, kb)
                             .read(&a, m, k)
                             .read(&a, n, k)
-                            .rw(&a, m, n);
+                            .rw(&a, m, n)
+                            .device_op(gemm_op(Trans::No, Trans::Yes, kb));
                         seq.submit(t, move |c| {
                             kernels::gemm(
                                 Trans::No,
@@ -109,8 +126,13 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
                     }
                 }
                 Uplo::Upper => {
-                    let t =
-                        Task::new("syrk").prio(prio(nt, n, 1)).dims(nn, nn, kb).read(&a, k, n).rw(&a, n, n);
+                    let op = syrk_op(Uplo::Upper, Trans::Yes);
+                    let t = Task::new("syrk")
+                        .prio(prio(nt, n, 1))
+                        .dims(nn, nn, kb)
+                        .read(&a, k, n)
+                        .rw(&a, n, n)
+                        .device_op(op);
                     seq.submit(t, move |c| {
                         kernels::syrk(
                             Uplo::Upper,
@@ -129,7 +151,8 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
                             .dims(mm, nn, kb)
                             .read(&a, k, m)
                             .read(&a, k, n)
-                            .rw(&a, m, n);
+                            .rw(&a, m, n)
+                            .device_op(gemm_op(Trans::Yes, Trans::No, kb));
                         seq.submit(t, move |c| {
                             kernels::gemm(
                                 Trans::Yes,
@@ -147,6 +170,29 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
             }
         }
     }
+}
+
+/// The TRSM of a panel tile by the factored diagonal tile (declared at positions 0 and 1).
+fn trsm_op(side: Side, uplo: Uplo) -> DeviceOp {
+    DeviceOp::Trsm {
+        side,
+        uplo,
+        trans: Trans::Yes,
+        diag: Diag::NonUnit,
+        alpha: 1.0,
+        a: Tiles::one(0),
+        b: Tiles::one(1),
+    }
+}
+
+/// The SYRK update of a diagonal tile (panel tile at 0, diagonal tile at 1).
+fn syrk_op(uplo: Uplo, trans: Trans) -> DeviceOp {
+    DeviceOp::Syrk { uplo, trans, alpha: -1.0, a: Tiles::one(0), beta: 1.0, c: Tiles::one(1) }
+}
+
+/// The GEMM update C −= op(A)·op(B) (A, B, C declared at positions 0, 1, 2), inner size `k`.
+fn gemm_op(ta: Trans, tb: Trans, k: usize) -> DeviceOp {
+    DeviceOp::Gemm { ta, tb, alpha: -1.0, a: Tiles::one(0), b: Tiles::one(1), beta: 1.0, c: Tiles::one(2), k }
 }
 
 #[cfg(test)]
@@ -192,6 +238,133 @@ mod tests {
                 potrf(&seq, uplo, &t);
                 assert_eq!(seq.wait(), Err(Error::Numerical(want)), "bad {bad}");
             }
+        }
+    }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            lower_and_upper_odd_sizes_tiny_tiles();
+            not_positive_definite_reports_lapack_info();
+        });
+    }
+
+    /// Runs a lower Cholesky of an SPD n×n matrix on `c`; checks the residual and returns what
+    /// the devices moved.
+    fn chol_with_stats(n: usize, nb: usize, c: &crate::config::Config) -> Vec<crate::device::DevStats> {
+        let mut rng = Rng::new(n as u64 + 1000);
+        let a0 = rng.spd(n, n);
+        let mut a = a0.clone();
+        let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, n, nb, nb) };
+        let seq = Seq::new(c);
+        potrf(&seq, Uplo::Lower, &t);
+        let (r, stats) = seq.wait_stats();
+        r.unwrap();
+        let res = chol_residual(Uplo::Lower, n, &a0, &a, n);
+        assert!(res < 10.0, "n {n} nb {nb}: scaled residual {res}");
+        assert_untouched_outside(&a0, &a, n, n, n, Some(Uplo::Lower));
+        stats
+    }
+
+    #[test]
+    fn ample_memory_moves_each_tile_in_once_and_back_once() {
+        use crate::runtime::placement::Placement;
+        let (n, nb, devs, share) = (100, 16, 2, 0.4);
+        let mut c = cfg(3).with_emulated(devs, 16 << 20);
+        c.host_share = Some(share);
+        let stats = chol_with_stats(n, nb, &c);
+
+        // The model: replay the loop; a task on device d needs every tile it declares on d
+        // (copied in once, never invalidated: Cholesky reads a tile only after its last write),
+        // and every tile written on d goes back once (to a reader or at the end).
+        let nt = n.div_ceil(nb);
+        let own = Placement::new(share, devs);
+        let bytes = |i: usize, j: usize| (nb.min(n - i * nb) * nb.min(n - j * nb) * 8) as u64;
+        let mut needs = std::collections::HashSet::new();
+        let mut tasks = vec![0u64; devs];
+        let mut on = |owner_col: usize, tiles: &[(usize, usize)]| {
+            if let Some(d) = own.owner(owner_col) {
+                tasks[d] += 1;
+                for &t in tiles {
+                    needs.insert((d, t));
+                }
+            }
+        };
+        for k in 0..nt {
+            on(k, &[(k, k)]);
+            for m in k + 1..nt {
+                on(k, &[(k, k), (m, k)]);
+            }
+            for nn in k + 1..nt {
+                on(nn, &[(nn, k), (nn, nn)]);
+                for m in nn + 1..nt {
+                    on(nn, &[(m, k), (nn, k), (m, nn)]);
+                }
+            }
+        }
+        for d in 0..devs {
+            let s = &stats[d];
+            let want_in: u64 = needs.iter().filter(|x| x.0 == d).map(|&(_, (i, j))| bytes(i, j)).sum();
+            let copies_in = needs.iter().filter(|x| x.0 == d).count() as u64;
+            let owned: Vec<(usize, usize)> = (0..nt)
+                .filter(|&j| own.owner(j) == Some(d))
+                .flat_map(|j| (j..nt).map(move |i| (i, j)))
+                .collect();
+            let want_out: u64 = owned.iter().map(|&(i, j)| bytes(i, j)).sum();
+            assert!(tasks[d] > 0 && !owned.is_empty(), "device {d} got no work in this setup");
+            assert_eq!(s.tasks, tasks[d], "device {d}: tasks");
+            assert_eq!(s.host_fallbacks, 0);
+            assert_eq!(s.evictions, 0, "device {d}: ample memory must not evict");
+            assert_eq!((s.copies_in, s.bytes_in), (copies_in, want_in), "device {d}: copies in");
+            assert_eq!((s.copies_out, s.bytes_out), (owned.len() as u64, want_out), "device {d}: copies out");
+        }
+    }
+
+    #[test]
+    fn device_memory_smaller_than_the_matrix_evicts_and_stays_right() {
+        // 129×129 in 16×16 tiles: 133 KB of matrix, 36 KB of device memory each (34 KB for
+        // tiles: 16 full tiles), every column on a device.
+        let mut c = cfg(3).with_emulated(2, 36 << 10);
+        c.host_share = Some(0.0);
+        let stats = chol_with_stats(129, 16, &c);
+        for s in &stats {
+            assert!(s.tasks > 0, "{s:?}");
+            assert!(s.evictions > 0, "{s:?}: no eviction with a device smaller than the matrix");
+            assert_eq!(s.host_fallbacks, 0, "{s:?}");
+        }
+        // Tiny memory (3840 bytes for tiles, one 16×16 tile is 2048): one-tile tasks (POTRF, the
+        // small corner's SYRK) run on the device, tasks whose tiles cannot fit together fall
+        // back to the host, and the result is still right.
+        let mut c = cfg(2).with_emulated(1, 4 << 10);
+        c.host_share = Some(0.0);
+        let stats = chol_with_stats(40, 16, &c);
+        assert!(stats[0].tasks > 0 && stats[0].host_fallbacks > 0, "{:?}", stats[0]);
+    }
+
+    #[test]
+    fn without_devices_there_is_no_device_bookkeeping() {
+        let c = crate::config::Config::with_threads(3);
+        assert!(chol_with_stats(50, 8, &c).is_empty());
+    }
+
+    #[test]
+    fn trace_shows_device_tasks_and_transfers() {
+        let path = std::env::temp_dir().join(format!("hetla-device-trace-{}.json", std::process::id()));
+        let mut c = cfg(2).with_emulated(2, 16 << 10);
+        c.host_share = Some(0.0);
+        c.trace = Some(path.to_string_lossy().into_owned());
+        let stats = chol_with_stats(64, 8, &c);
+        assert!(stats.iter().all(|s| s.evictions > 0));
+        let t = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        for want in [
+            r#""kernel":"gemm","device":"emu0","m":8,"n":8,"k":8"#,
+            r#""kernel":"potrf","device":"emu1","m":8,"n":8,"k":0"#,
+            r#""name":"copy_in","ph":"X""#,
+            r#""kernel":"copy_out","device":"emu0","m":8,"n":8"#,
+            r#""kernel":"evict","device":"emu1""#,
+        ] {
+            assert!(t.contains(want), "trace lacks {want}");
         }
     }
 }

@@ -51,4 +51,9 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(factor_then_solve_has_small_residual);
+    }
 }

@@ -3,8 +3,63 @@
 use crate::config::Config;
 use crate::kernels::Uplo;
 
+/// `threads` workers, plus the emulated devices of [`on_devices`] when a test runs inside it.
 pub fn cfg(threads: usize) -> Config {
-    Config::with_threads(threads)
+    with_test_devices(Config::with_threads(threads))
+}
+
+/// Emulated devices every `cfg`/`with_test_devices` of this thread gets: (count, bytes each,
+/// host share). Set by [`on_devices`]; `HETLA_TEST_EMULATE_GPUS=N` sets it for a whole test run
+/// (with 16 MiB devices and a host share of 0.5), so the entire suite can run on devices.
+#[derive(Clone, Copy, Debug)]
+pub struct TestDevices {
+    pub count: usize,
+    pub mem: usize,
+    pub host_share: f64,
+}
+
+thread_local! {
+    static TEST_DEVICES: std::cell::Cell<Option<TestDevices>> = const { std::cell::Cell::new(None) };
+}
+
+fn test_devices() -> Option<TestDevices> {
+    TEST_DEVICES.with(|d| d.get()).or_else(|| {
+        let n: usize = std::env::var("HETLA_TEST_EMULATE_GPUS").ok()?.parse().ok()?;
+        (n > 0).then_some(TestDevices { count: n, mem: 16 << 20, host_share: 0.5 })
+    })
+}
+
+/// `c` with this thread's test devices, forced on whatever the cost model says.
+pub fn with_test_devices(mut c: Config) -> Config {
+    if let Some(d) = test_devices() {
+        c.emulate_gpus = d.count;
+        c.emulate_gpu_mem = d.mem;
+        c.host_share = Some(d.host_share);
+        c.device_force = true;
+    }
+    c
+}
+
+/// Runs `f` with `devices` applied to every test configuration built on this thread.
+pub fn on_devices(devices: TestDevices, f: impl FnOnce()) {
+    struct Reset(Option<TestDevices>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            TEST_DEVICES.with(|d| d.set(self.0));
+        }
+    }
+    let _reset = Reset(TEST_DEVICES.with(|d| d.replace(Some(devices))));
+    f();
+}
+
+/// Runs `f` with 1, 2 and 3 emulated accelerators, once with every tile column on the devices
+/// (host share 0) and once shared half and half with the host.
+pub fn for_device_setups(f: impl Fn()) {
+    for count in 1..=3 {
+        for host_share in [0.0, 0.5] {
+            on_devices(TestDevices { count, mem: 16 << 20, host_share }, &f);
+        }
+    }
 }
 
 /// A small deterministic generator (xorshift64*), so every test input is reproducible.

@@ -5,6 +5,7 @@
 //! `B[k] ← op(A[k][k])⁻¹·B[k]`, then `B[m] -= op(A)[m][k]·B[k]` for m > k. Backward substitution
 //! walks k downward with m < k. op(A)[m][k] is A[m][k], or A[k][m]ᵀ when transposed.
 
+use crate::device::{DeviceOp, Tiles};
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
 use crate::runtime::{Seq, Task};
 use crate::tile::TiledMatrix;
@@ -31,7 +32,16 @@ pub fn trsm_left(
                 .prio(p + 2)
                 .dims(b.tile_rows(k), b.tile_cols(j), 0)
                 .read(&a, k, k)
-                .rw(&b, k, j);
+                .rw(&b, k, j)
+                .device_op(DeviceOp::Trsm {
+                    side: Side::Left,
+                    uplo,
+                    trans,
+                    diag,
+                    alpha: 1.0,
+                    a: Tiles::one(0),
+                    b: Tiles::one(1),
+                });
             seq.submit(t, move |c| {
                 kernels::trsm(Side::Left, uplo, trans, diag, 1.0, c.tile(&a, k, k), c.tile_mut(&b, k, j));
                 Ok(())
@@ -47,7 +57,17 @@ pub fn trsm_left(
                     .dims(b.tile_rows(m), b.tile_cols(j), b.tile_rows(k))
                     .read(&a, ai, aj)
                     .read(&b, k, j)
-                    .rw(&b, m, j);
+                    .rw(&b, m, j)
+                    .device_op(DeviceOp::Gemm {
+                        ta: trans,
+                        tb: Trans::No,
+                        alpha: -1.0,
+                        a: Tiles::one(0),
+                        b: Tiles::one(1),
+                        beta: 1.0,
+                        c: Tiles::one(2),
+                        k: b.tile_rows(k),
+                    });
                 seq.submit(t, move |c| {
                     kernels::gemm(
                         trans,
@@ -119,5 +139,10 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(all_four_triangular_cases_match_direct_multiplication);
     }
 }

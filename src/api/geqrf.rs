@@ -9,10 +9,11 @@
 //! The tile path (`algo::geqrf`) allocates its T factors itself, so it needs nothing from WORK
 //! beyond LAPACK's minimum and leaves it untouched apart from WORK(1).
 
-use super::{forward_reason, run_tiles, Path, Report};
+use super::{forward_reason, run_tiles_on_devices, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
+use crate::device::Work;
 use crate::error::Error;
 use crate::tile::Raw;
 
@@ -82,7 +83,8 @@ pub fn dgeqrf(
     let ta = a.matrix(mu, nu, lda as usize).tiled(nb, nb);
     let tt = tau.matrix(ku, 1, ku).tiled(nb, 1);
     let ws = algo::geqrf::workspace(&ta);
-    let r = run_tiles(cfg, |seq| algo::geqrf::geqrf(seq, &ta, &tt, &ws.tiles()));
+    let cost = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
+    let r = run_tiles_on_devices(cfg, cost, |seq| algo::geqrf::geqrf(seq, &ta, &tt, &ws.tiles()));
     drop(ws);
     work.set(0, lapack_final_work(m, n) as f64);
     rep.finish("dgeqrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
@@ -95,7 +97,7 @@ mod tests {
     use crate::algo::testutil::*;
 
     fn tiles_cfg(nb: usize) -> Config {
-        let mut c = Config::with_threads(3);
+        let mut c = with_test_devices(Config::with_threads(3));
         c.min_n = Some(0);
         c.nb = Some(nb);
         c
@@ -235,5 +237,15 @@ mod tests {
         assert_eq!(backend(m as i32, n as i32, &mut r, m as i32, &mut rtau, &mut rw, lw), 0);
         assert_eq!(a, r);
         assert_eq!(tau, rtau);
+    }
+
+    #[test]
+    fn entries_on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            tile_path_matches_the_backend_and_sets_work1_like_lapack();
+            workspace_query_and_quick_return_match_the_backend();
+            argument_errors_match_lapack_3_11();
+            forwarded_calls_still_work();
+        });
     }
 }

@@ -1,11 +1,12 @@
 //! DGETRF (LU with partial pivoting), DGETRS and DGESV, with LAPACK 3.11's checks, run as the
 //! tile algorithms of [`crate::algo::getrf`] on views of the caller's arrays.
 
-use super::{flag, forward_reason, run_tiles, Path, Report};
+use super::{flag, forward_reason, run_tiles_on_devices, Path, Report};
 use crate::algo;
 use crate::algo::getrf::ZeroPivot;
 use crate::backend::forward;
 use crate::config::Config;
+use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Trans;
 use crate::tile::Raw;
@@ -47,7 +48,8 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     let ta = a.matrix(mu, nu, ld).tiled(nb, nb);
     let tp = ipiv.matrix(kmin, 1, kmin).tiled(nb, 1);
     let info = ZeroPivot::new();
-    let r = run_tiles(cfg, |seq| algo::getrf::getrf(seq, &ta, &tp, &info));
+    let work = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
+    let r = run_tiles_on_devices(cfg, work, |seq| algo::getrf::getrf(seq, &ta, &tp, &info));
     rep.finish("dgetrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
     r?;
     numerical(info.get())
@@ -98,7 +100,8 @@ pub fn dgetrs(
     let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
     let tp = ipiv.matrix(nu, 1, nu).tiled(nb, 1);
     let tb = b.matrix(nu, nr, ldb as usize).tiled(nb, nb);
-    let r = run_tiles(cfg, |seq| algo::getrf::getrs(seq, op, &ta, &tp, &tb));
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
+    let r = run_tiles_on_devices(cfg, work, |seq| algo::getrf::getrs(seq, op, &ta, &tp, &tb));
     rep.finish("dgetrs", format_args!("trans={tc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r
 }
@@ -146,9 +149,10 @@ pub fn dgesv(
     // Two sequences: the solve may only start once INFO is known, because LAPACK leaves B
     // untouched when the factor is singular.
     let info = ZeroPivot::new();
-    let mut r = run_tiles(cfg, |seq| algo::getrf::getrf(seq, &ta, &tp, &info));
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
+    let mut r = run_tiles_on_devices(cfg, work, |seq| algo::getrf::getrf(seq, &ta, &tp, &info));
     if r.is_ok() && info.get() == 0 && nr > 0 {
-        r = run_tiles(cfg, |seq| algo::getrf::getrs(seq, Trans::No, &ta, &tp, &tb));
+        r = run_tiles_on_devices(cfg, work, |seq| algo::getrf::getrs(seq, Trans::No, &ta, &tp, &tb));
     }
     rep.finish("dgesv", format_args!("n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r?;
@@ -165,7 +169,7 @@ mod tests {
 
     /// A configuration that sends every call down the tile path with `nb`×`nb` tiles.
     fn tiles(nb: usize) -> Config {
-        let mut c = Config::with_threads(3);
+        let mut c = with_test_devices(Config::with_threads(3));
         c.min_n = Some(0);
         c.nb = Some(nb);
         c
@@ -343,5 +347,15 @@ mod tests {
         assert_eq!(info_want, n as i32);
         assert_eq!(piv, piv_want);
         assert_eq!(b, b0, "B must not be touched when the factor is singular");
+    }
+
+    #[test]
+    fn entries_on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            dgetrf_entry_matches_backend();
+            dgetrf_entry_reports_info_and_arguments();
+            dgesv_and_dgetrs_solve_both_ways();
+            dgesv_singular_leaves_b_alone();
+        });
     }
 }

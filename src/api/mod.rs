@@ -9,9 +9,16 @@ pub mod potrf;
 
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
+use crate::device::{self, DevStats, Plan, Work};
 use crate::error::Error;
 use crate::runtime::Seq;
+use std::cell::RefCell;
 use std::time::Instant;
+
+thread_local! {
+    /// What the devices moved during the current call on this thread, for its verbose line.
+    static DEV_STATS: RefCell<Vec<DevStats>> = const { RefCell::new(Vec::new()) };
+}
 
 /// How a call was executed, for `HETLA_VERBOSE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,9 +44,49 @@ pub(crate) fn forward_reason(cfg: &Config, routine: &str, size: usize) -> Option
 /// sequence, the generator on this thread (which then works until the sequence drains).
 pub(crate) fn run_tiles(cfg: &Config, generate: impl FnOnce(&Seq)) -> Result<(), Error> {
     let _blas = BlasThreadsGuard::new();
-    let seq = Seq::new(cfg);
+    let seq = Seq::with_plan(cfg, None);
     generate(&seq);
     seq.wait()
+}
+
+/// Like [`run_tiles`], but on the host and the configured devices when the cost model of
+/// [`device::worth_using`] says `work` pays for its transfers (or `cfg.device_force`).
+pub(crate) fn run_tiles_on_devices(
+    cfg: &Config,
+    work: Work,
+    generate: impl FnOnce(&Seq),
+) -> Result<(), Error> {
+    let _blas = BlasThreadsGuard::new();
+    let devices = device::open(cfg);
+    let plan =
+        (!devices.is_empty() && (cfg.device_force || device::worth_using(cfg, &devices, work))).then(|| {
+            let host_share = device::host_share(cfg, &devices);
+            Plan { devices, host_share }
+        });
+    let seq = Seq::with_plan(cfg, plan);
+    generate(&seq);
+    let (r, stats) = seq.wait_stats();
+    if !stats.is_empty() {
+        DEV_STATS.with(|s| {
+            let mut s = s.borrow_mut();
+            // A call running several sequences (DPOSV) reports the sum per device.
+            for st in stats {
+                match s.iter_mut().find(|x| x.device == st.device) {
+                    Some(x) => {
+                        x.bytes_in += st.bytes_in;
+                        x.bytes_out += st.bytes_out;
+                        x.copies_in += st.copies_in;
+                        x.copies_out += st.copies_out;
+                        x.evictions += st.evictions;
+                        x.tasks += st.tasks;
+                        x.host_fallbacks += st.host_fallbacks;
+                    }
+                    None => s.push(st),
+                }
+            }
+        });
+    }
+    r
 }
 
 /// Times a call and prints its `HETLA_VERBOSE` line.
@@ -50,6 +97,7 @@ pub(crate) struct Report<'a> {
 
 impl<'a> Report<'a> {
     pub fn start(cfg: &'a Config) -> Self {
+        DEV_STATS.with(|s| s.borrow_mut().clear());
         Report { cfg, t0: Instant::now() }
     }
 
@@ -72,11 +120,60 @@ impl<'a> Report<'a> {
             (Path::Forward, Some(w)) => format!("path=forward reason={w}"),
             (Path::Forward, None) => "path=forward".to_string(),
         };
-        eprintln!("hetla: {routine} {desc} {path} time={t:.6}s gflops={gf:.2}");
+        let devs: String =
+            DEV_STATS.with(|s| s.borrow_mut().drain(..).map(|d| format!(" {}", d.verbose())).collect());
+        eprintln!("hetla: {routine} {desc} {path}{devs} time={t:.6}s gflops={gf:.2}");
     }
 }
 
 /// LAPACK's LSAME for one character flag.
 pub(crate) fn flag(c: u8, want: u8) -> bool {
     c.eq_ignore_ascii_case(&want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::*;
+    use crate::kernels::Uplo;
+    use crate::tile::TiledMatrix;
+
+    /// Runs a lower tile Cholesky through `run_tiles_on_devices`; returns the device counters.
+    fn chol(cfg: &Config, n: usize, work: Work) -> Vec<DevStats> {
+        let mut a = Rng::new(3).spd(n, n);
+        let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, n, 8, 8) };
+        DEV_STATS.with(|s| s.borrow_mut().clear());
+        run_tiles_on_devices(cfg, work, |seq| crate::algo::potrf::potrf(seq, Uplo::Lower, &t)).unwrap();
+        DEV_STATS.with(|s| s.borrow_mut().drain(..).collect())
+    }
+
+    #[test]
+    fn the_cost_model_keeps_small_calls_on_the_host_unless_forced() {
+        let n = 40;
+        let work = Work { flops: (n * n * n) as f64 / 3.0, bytes: (8 * n * n) as f64 };
+        let mut c = Config::with_threads(2).with_emulated(2, 1 << 20);
+        c.host_share = Some(0.0);
+        assert!(chol(&c, n, work).is_empty(), "a 40×40 Cholesky must not pay for transfers");
+        c.device_force = true;
+        let s = chol(&c, n, work);
+        assert_eq!(s.len(), 2);
+        assert!(s.iter().all(|d| d.tasks > 0 && d.bytes_in > 0 && d.bytes_out > 0), "{s:?}");
+        // A call the model says pays (as if it were huge) uses the devices without forcing.
+        c.device_force = false;
+        let big = Work { flops: 1e15, bytes: 8e6 };
+        assert_eq!(chol(&c, n, big).len(), 2);
+    }
+
+    #[test]
+    fn verbose_device_field() {
+        let s = DevStats {
+            device: "emu0",
+            bytes_in: 12_500_000,
+            bytes_out: 3_100_000,
+            evictions: 4,
+            tasks: 9,
+            ..Default::default()
+        };
+        assert_eq!(s.verbose(), "dev=emu0:in=12.5MB,out=3.1MB,evict=4,tasks=9");
+    }
 }

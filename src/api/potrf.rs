@@ -1,9 +1,10 @@
 //! DPOTRF (Cholesky), DPOTRS and DPOSV, with LAPACK 3.11's checks.
 
-use super::{flag, forward_reason, run_tiles, Path, Report};
+use super::{flag, forward_reason, run_tiles_on_devices, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
+use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Uplo;
 use crate::tile::Raw;
@@ -41,7 +42,8 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
     }
     let nb = cfg.nb_for("dpotrf");
     let t = a.matrix(nu, nu, ld).tiled(nb, nb);
-    let r = run_tiles(cfg, |seq| algo::potrf::potrf(seq, ul, &t));
+    let work = Work { flops, bytes: 8.0 * (nu * nu) as f64 };
+    let r = run_tiles_on_devices(cfg, work, |seq| algo::potrf::potrf(seq, ul, &t));
     rep.finish("dpotrf", format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
     r
 }
@@ -89,7 +91,8 @@ pub fn dpotrs(
     let (nu, ru) = (n as usize, nrhs as usize);
     let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
     let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
-    let r = run_tiles(cfg, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64 };
+    let r = run_tiles_on_devices(cfg, work, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
     rep.finish("dpotrs", format_args!("uplo={uc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r
 }
@@ -140,10 +143,107 @@ pub fn dposv(
     let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
     // Like LAPACK, B is left untouched when the factorization fails, so the solve is generated
     // only after the factorization has succeeded.
-    let mut r = run_tiles(cfg, |seq| algo::potrf::potrf(seq, ul, &ta));
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64 };
+    let mut r = run_tiles_on_devices(cfg, work, |seq| algo::potrf::potrf(seq, ul, &ta));
     if r.is_ok() && nrhs > 0 {
-        r = run_tiles(cfg, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
+        r = run_tiles_on_devices(cfg, work, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
     }
     rep.finish("dposv", format_args!("uplo={uc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::*;
+    use crate::backend::lapack as bk;
+
+    fn tiles(nb: usize) -> Config {
+        let mut c = with_test_devices(Config::with_threads(3));
+        c.min_n = Some(0);
+        c.nb = Some(nb);
+        c
+    }
+
+    #[test]
+    fn dpotrf_and_dposv_entries_match_the_backend() {
+        for (uplo, n, lda, nrhs, nb) in [(b'L', 45, 47, 3, 8), (b'U', 45, 45, 2, 7), (b'l', 9, 10, 1, 4)] {
+            let mut rng = Rng::new(n as u64 * 7 + nb as u64);
+            let a0 = rng.spd(n, lda);
+            let b0 = rng.matrix(n, nrhs, n);
+            let (mut want, mut info) = (a0.clone(), 0);
+            // SAFETY: an n×n matrix with leading dimension lda.
+            unsafe { bk::dpotrf(bk::ch(uplo), &(n as i32), want.as_mut_ptr(), &(lda as i32), &mut info, 1) };
+            assert_eq!(info, 0);
+            let mut a = a0.clone();
+            // SAFETY: `a` holds lda·n elements.
+            dpotrf(&tiles(nb), uplo, n as i32, unsafe { Raw::new(a.as_mut_ptr()) }, lda as i32).unwrap();
+            let tol = 10.0 * n as f64 * eps() * fnorm(&a0, n, n, lda);
+            let mut d: f64 = 0.0;
+            let lower = uplo.eq_ignore_ascii_case(&b'L');
+            for j in 0..n {
+                for i in 0..n {
+                    if (lower && i >= j) || (!lower && i <= j) {
+                        d = d.max((a[i + j * lda] - want[i + j * lda]).abs());
+                    }
+                }
+            }
+            assert!(d < tol, "{} n {n}: factor differs by {d}", uplo as char);
+            assert_untouched_outside(&a0, &a, n, n, lda, Some(parse_uplo(uplo).unwrap()));
+
+            // DPOSV: the solution agrees with the backend's.
+            let (mut aw, mut bw) = (a0.clone(), b0.clone());
+            // SAFETY: A n×n (lda), B n×nrhs (ld n).
+            unsafe {
+                bk::dposv(
+                    bk::ch(uplo),
+                    &(n as i32),
+                    &(nrhs as i32),
+                    aw.as_mut_ptr(),
+                    &(lda as i32),
+                    bw.as_mut_ptr(),
+                    &(n as i32),
+                    &mut info,
+                    1,
+                )
+            };
+            let (mut a2, mut b2) = (a0.clone(), b0.clone());
+            // SAFETY: as above.
+            let r = unsafe {
+                dposv(
+                    &tiles(nb),
+                    uplo,
+                    n as i32,
+                    nrhs as i32,
+                    Raw::new(a2.as_mut_ptr()),
+                    lda as i32,
+                    Raw::new(b2.as_mut_ptr()),
+                    n as i32,
+                )
+            };
+            r.unwrap();
+            let dx = b2.iter().zip(&bw).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+            assert!(dx < 1e-8 * fnorm(&bw, n, nrhs, n).max(1.0), "n {n}: dposv differs by {dx}");
+        }
+    }
+
+    #[test]
+    fn dpotrf_info_matches_the_backend() {
+        let n = 30;
+        let mut a = Rng::new(5).spd(n, n);
+        a[17 + 17 * n] = -50.0;
+        let mut r = a.clone();
+        let want = reference_potrf_info(Uplo::Lower, n, &mut r);
+        // SAFETY: `a` holds n·n elements.
+        let got = dpotrf(&tiles(4), b'L', n as i32, unsafe { Raw::new(a.as_mut_ptr()) }, n as i32);
+        assert_eq!(got, Err(Error::Numerical(want)));
+    }
+
+    #[test]
+    fn entries_on_one_two_three_emulated_devices() {
+        for_device_setups(|| {
+            dpotrf_and_dposv_entries_match_the_backend();
+            dpotrf_info_matches_the_backend();
+        });
+    }
 }

@@ -17,34 +17,47 @@
 //! failure becomes the result of [`Seq::wait`].
 
 pub mod deps;
+mod devwork;
+pub mod placement;
 mod pool;
 pub mod trace;
 
 pub use deps::Mode;
 
 use crate::config::Config;
+use crate::device::memory::TileUse;
+use crate::device::{DevStats, DeviceOp, HostBlock, Plan};
 use crate::error::Error;
 use crate::tile::{Elem, TiledMatrix, View, ViewMut};
 use std::ops::Range;
 
 pub(crate) use pool::in_task;
+pub(crate) use pool::tid as trace_tid;
 
 /// Signature of a task body.
 pub type Job = Box<dyn FnOnce(&Ctx) -> Result<(), Error> + Send + 'static>;
 
 /// Description of one task before submission: what it is called (for the trace), how urgent it
-/// is, and what it reads and writes.
+/// is, what it reads and writes, and optionally the same work as a device kernel.
 pub struct Task {
     pub(crate) name: &'static str,
     pub(crate) prio: i64,
     pub(crate) dims: [usize; 3],
-    pub(crate) accesses: Vec<(u64, Mode)>,
+    pub(crate) accesses: Vec<TileUse>,
+    pub(crate) op: Option<DeviceOp>,
 }
 
 impl Task {
     /// A task running kernel `name`. Priorities are relative: larger runs first.
     pub fn new(name: &'static str) -> Self {
-        Task { name, prio: 0, dims: [0; 3], accesses: Vec::new() }
+        Task { name, prio: 0, dims: [0; 3], accesses: Vec::new(), op: None }
+    }
+    /// The task's work as a device kernel whose operands are this task's declared tiles by
+    /// position (see [`crate::device`]). When the runtime has devices and the owner of the
+    /// output tile is a device, the task runs there; otherwise the host body runs.
+    pub fn device_op(mut self, op: DeviceOp) -> Self {
+        self.op = Some(op);
+        self
     }
     pub fn prio(mut self, p: i64) -> Self {
         self.prio = p;
@@ -55,25 +68,29 @@ impl Task {
         self.dims = [m, n, k];
         self
     }
-    fn add(mut self, key: u64, mode: Mode) -> Self {
-        if let Some(a) = self.accesses.iter_mut().find(|a| a.0 == key) {
-            a.1 = a.1.merge(mode);
+    fn add<T: Elem>(mut self, a: &TiledMatrix<T>, i: usize, j: usize, mode: Mode) -> Self {
+        let key = a.key(i, j);
+        if let Some(u) = self.accesses.iter_mut().find(|u| u.key == key) {
+            u.mode = u.mode.merge(mode);
         } else {
-            self.accesses.push((key, mode));
+            let b = a.raw_block(i..i + 1, j..j + 1);
+            let loc =
+                HostBlock { ptr: b.ptr as *mut u8, m: b.m, n: b.n, ld: b.ld, elem: std::mem::size_of::<T>() };
+            self.accesses.push(TileUse { key, mode, loc });
         }
         self
     }
     /// The task reads tile (i, j) of `a`.
     pub fn read<T: Elem>(self, a: &TiledMatrix<T>, i: usize, j: usize) -> Self {
-        self.add(a.key(i, j), Mode::Read)
+        self.add(a, i, j, Mode::Read)
     }
     /// The task overwrites tile (i, j) of `a` without reading it.
     pub fn write<T: Elem>(self, a: &TiledMatrix<T>, i: usize, j: usize) -> Self {
-        self.add(a.key(i, j), Mode::Write)
+        self.add(a, i, j, Mode::Write)
     }
     /// The task reads and writes tile (i, j) of `a`.
     pub fn rw<T: Elem>(self, a: &TiledMatrix<T>, i: usize, j: usize) -> Self {
-        self.add(a.key(i, j), Mode::ReadWrite)
+        self.add(a, i, j, Mode::ReadWrite)
     }
     /// The task reads every tile in `rows` × `cols` of `a`.
     pub fn read_range<T: Elem>(mut self, a: &TiledMatrix<T>, rows: Range<usize>, cols: Range<usize>) -> Self {
@@ -97,12 +114,12 @@ impl Task {
 
 /// What a running task may touch: views of the tiles it declared, nothing else.
 pub struct Ctx<'a> {
-    accesses: &'a [(u64, Mode)],
+    accesses: &'a [TileUse],
 }
 
 impl<'a> Ctx<'a> {
     fn mode_of(&self, key: u64) -> Option<Mode> {
-        self.accesses.iter().find(|a| a.0 == key).map(|a| a.1)
+        self.accesses.iter().find(|a| a.key == key).map(|a| a.mode)
     }
 
     fn check<T: Elem>(&self, a: &TiledMatrix<T>, rows: &Range<usize>, cols: &Range<usize>, write: bool) {
@@ -156,9 +173,21 @@ pub struct Seq {
 
 impl Seq {
     /// A new sequence on the process-wide worker pool (created on first use with
-    /// `cfg.threads - 1` workers; the calling thread is the last worker).
+    /// `cfg.threads - 1` workers; the calling thread is the last worker), using the devices `cfg`
+    /// names (emulated ones included) for every task with a device op, whatever its size.
     pub fn new(cfg: &Config) -> Self {
-        Seq { inner: pool::SeqHandle::new(cfg) }
+        let devices = crate::device::open(cfg);
+        let plan = (!devices.is_empty()).then(|| {
+            let host_share = crate::device::host_share(cfg, &devices);
+            Plan { devices, host_share }
+        });
+        Seq::with_plan(cfg, plan)
+    }
+
+    /// A sequence on the host alone (`None`) or on the host and `plan`'s devices. Without
+    /// devices nothing of the device machinery is created or consulted.
+    pub fn with_plan(cfg: &Config, plan: Option<Plan>) -> Self {
+        Seq { inner: pool::SeqHandle::new(cfg, plan) }
     }
 
     /// Appends a task; it runs once everything it depends on has finished. Blocks (working on
@@ -172,8 +201,14 @@ impl Seq {
         self.inner.failed()
     }
 
-    /// Works on this sequence until all its tasks have finished; returns the first failure.
+    /// Works on this sequence until all its tasks have finished, every tile is back in the
+    /// caller's memory and device buffers are freed; returns the first failure.
     pub fn wait(self) -> Result<(), Error> {
+        self.wait_stats().0
+    }
+
+    /// As [`Seq::wait`], also returning what each device moved (empty without devices).
+    pub fn wait_stats(self) -> (Result<(), Error>, Vec<DevStats>) {
         self.inner.wait()
     }
 }
@@ -285,7 +320,8 @@ mod tests {
     fn undeclared_tiles_are_refused() {
         let w = Workspace::<f64>::new(2, 1, 1, 1);
         let a = w.tiles();
-        let ctx = Ctx { accesses: &[(a.key(0, 0), Mode::Read)] };
+        let loc = HostBlock { ptr: std::ptr::null_mut(), m: 1, n: 1, ld: 1, elem: 8 };
+        let ctx = Ctx { accesses: &[TileUse { key: a.key(0, 0), mode: Mode::Read, loc }] };
         let _ = ctx.tile(&a, 1, 0);
     }
 

@@ -5,17 +5,27 @@
 //! half the compute). A worker takes the most urgent ready task of any sequence; a master (an
 //! application thread inside a hetla call) only takes tasks of its own sequence, so concurrent
 //! calls from several application threads each finish as soon as their own work is done.
+//!
+//! A sequence with devices also has one ready queue per device, served by that device's
+//! management thread ([`super::devwork`]); which queue a ready task enters is fixed at submission
+//! by owner-compute placement ([`super::placement`]). Host tasks of such a sequence first make
+//! their tiles current in host memory through the sequence's coherence directory
+//! ([`crate::device::memory`]). A sequence without devices has none of this: no directory, no
+//! device queues, and the host path is the same as before devices existed.
 
 use super::deps::TileLists;
+use super::devwork::{self, DevState};
 use super::trace::{self, Event};
-use super::{Ctx, Job, Mode, Task};
+use super::{Ctx, Job, Task};
 use crate::config::Config;
+use crate::device::memory::{Directory, TileUse};
+use crate::device::{DevStats, DeviceOp, Plan};
 use crate::error::Error;
 use std::cell::Cell;
 use std::collections::{BinaryHeap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
 /// Unfinished tasks a sequence may hold before its master stops generating (the task window).
 const WINDOW: usize = 4096;
@@ -34,8 +44,9 @@ pub(crate) fn in_task() -> bool {
 
 static NEXT_TID: AtomicU64 = AtomicU64::new(0);
 
-/// Trace thread id of the current thread: workers and masters numbered in order of first use.
-fn tid() -> u32 {
+/// Trace thread id of the current thread: workers, masters and device threads numbered in order
+/// of first use.
+pub(crate) fn tid() -> u32 {
     TID.with(|c| {
         if c.get() == u32::MAX {
             c.set(NEXT_TID.fetch_add(1, Ordering::Relaxed) as u32);
@@ -45,9 +56,9 @@ fn tid() -> u32 {
 }
 
 #[derive(PartialEq, Eq)]
-struct Ready {
-    prio: i64,
-    id: u64,
+pub(super) struct Ready {
+    pub prio: i64,
+    pub id: u64,
 }
 impl Ord for Ready {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
@@ -61,24 +72,29 @@ impl PartialOrd for Ready {
     }
 }
 
-struct Node {
+pub(super) struct Node {
     pending: usize,
     prio: i64,
-    name: &'static str,
-    dims: [usize; 3],
-    accesses: Vec<(u64, Mode)>,
-    job: Option<Job>,
+    pub name: &'static str,
+    pub dims: [usize; 3],
+    pub accesses: Vec<TileUse>,
+    pub job: Option<Job>,
+    pub op: Option<DeviceOp>,
+    /// The device whose queue the task enters when ready; `None`: the host queue.
+    device: Option<usize>,
 }
 
-struct SeqState {
+pub(super) struct SeqState {
     lists: TileLists,
-    nodes: HashMap<u64, Node>,
+    pub nodes: HashMap<u64, Node>,
     ready: BinaryHeap<Ready>,
     next_id: u64,
     unfinished: usize,
-    failed: Option<Error>,
-    events: Option<Vec<Event>>,
+    pub failed: Option<Error>,
+    pub events: Option<Vec<Event>>,
     trace_path: Option<String>,
+    /// Device queues and the coherence directory; `None` for a host-only sequence.
+    pub dev: Option<DevState>,
 }
 
 impl SeqState {
@@ -86,18 +102,22 @@ impl SeqState {
         let n = self.nodes.get_mut(&id).expect("granted task exists");
         n.pending -= 1;
         if n.pending == 0 {
-            self.ready.push(Ready { prio: n.prio, id });
+            let r = Ready { prio: n.prio, id };
+            match (n.device, self.dev.as_mut()) {
+                (Some(d), Some(dev)) => dev.push(d, r),
+                _ => self.ready.push(r),
+            }
         }
     }
 }
 
-struct Shared {
-    seqs: HashMap<u64, SeqState>,
+pub(super) struct Shared {
+    pub seqs: HashMap<u64, SeqState>,
 }
 
-struct Pool {
+pub(super) struct Pool {
     state: Mutex<Shared>,
-    cv: Condvar,
+    pub cv: Condvar,
 }
 
 static POOL: OnceLock<Pool> = OnceLock::new();
@@ -119,7 +139,7 @@ fn pool(threads: usize) -> &'static Pool {
     p
 }
 
-fn lock(p: &Pool) -> MutexGuard<'_, Shared> {
+pub(super) fn lock(p: &Pool) -> MutexGuard<'_, Shared> {
     // A panic never happens while the lock is held (task bodies run unlocked and are caught), so
     // poisoning can only come from a bug; carry on with the data as it is.
     p.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -137,8 +157,30 @@ fn pop(sh: &mut Shared, only: Option<u64>) -> Option<(u64, u64)> {
     }
 }
 
-/// Runs task `id` of sequence `sid` with the lock released, then finishes it. Returns with the
-/// lock held again.
+/// Runs a task body with the tracing, panic catching and in-task flag every host execution gets.
+pub(super) fn run_job(job: Job, accesses: &[TileUse], name: &'static str) -> Result<(), Error> {
+    IN_TASK.with(|c| c.set(true));
+    let ctx = Ctx { accesses };
+    let r = match catch_unwind(AssertUnwindSafe(|| job(&ctx))) {
+        Ok(r) => r,
+        Err(e) => Err(panic_error(name, e)),
+    };
+    IN_TASK.with(|c| c.set(false));
+    r
+}
+
+/// A caught panic as the runtime error it becomes.
+pub(super) fn panic_error(name: &str, e: Box<dyn std::any::Any + Send>) -> Error {
+    let msg = e
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into());
+    Error::Runtime(format!("task {name} panicked: {msg}"))
+}
+
+/// Runs host task `id` of sequence `sid` with the lock released, then finishes it. Returns with
+/// the lock held again.
 fn run_one<'a>(p: &'a Pool, mut g: MutexGuard<'a, Shared>, sid: u64, id: u64) -> MutexGuard<'a, Shared> {
     let st = g.seqs.get_mut(&sid).expect("sequence of a ready task is alive");
     let node = st.nodes.get_mut(&id).expect("ready task exists");
@@ -147,31 +189,37 @@ fn run_one<'a>(p: &'a Pool, mut g: MutexGuard<'a, Shared>, sid: u64, id: u64) ->
     let (name, dims) = (node.name, node.dims);
     let skip = st.failed.is_some();
     let tracing = st.events.is_some();
+    let dir: Option<Arc<Directory>> = st.dev.as_ref().map(|d| d.dir.clone());
     drop(g);
 
     let mut result = Ok(());
     let mut ev = None;
     if let (Some(job), false) = (job, skip) {
-        let t0 = trace::now_us();
-        IN_TASK.with(|c| c.set(true));
-        let ctx = Ctx { accesses: &accesses };
-        result = match catch_unwind(AssertUnwindSafe(|| job(&ctx))) {
-            Ok(r) => r,
-            Err(e) => {
-                let msg = e
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "panic".into());
-                Err(Error::Runtime(format!("task {name} panicked: {msg}")))
+        // With devices, the tiles must be current in host memory before the body runs.
+        if let Some(dir) = &dir {
+            result = dir.prepare_host(&accesses);
+        }
+        if result.is_ok() {
+            let t0 = trace::now_us();
+            result = run_job(job, &accesses, name);
+            if tracing {
+                ev = Some(Event { name, tid: tid(), ts: t0, dur: trace::now_us() - t0, dims, device: "cpu" });
             }
-        };
-        IN_TASK.with(|c| c.set(false));
-        if tracing {
-            ev = Some(Event { name, tid: tid(), ts: t0, dur: trace::now_us() - t0, dims, device: "cpu" });
         }
     }
+    finish(p, sid, id, &accesses, result, ev)
+}
 
+/// Records a finished task's result and trace event, releases its tiles (FIRE) and wakes
+/// whoever may proceed. Returns with the lock held.
+pub(super) fn finish<'a>(
+    p: &'a Pool,
+    sid: u64,
+    id: u64,
+    accesses: &[TileUse],
+    result: Result<(), Error>,
+    ev: Option<Event>,
+) -> MutexGuard<'a, Shared> {
     let mut g = lock(p);
     let st = g.seqs.get_mut(&sid).expect("sequence outlives its tasks");
     if let (Err(e), None) = (result, &st.failed) {
@@ -182,8 +230,8 @@ fn run_one<'a>(p: &'a Pool, mut g: MutexGuard<'a, Shared>, sid: u64, id: u64) ->
     }
     st.nodes.remove(&id);
     let mut granted = Vec::new();
-    for (key, _) in &accesses {
-        st.lists.release(*key, id, |t| granted.push(t));
+    for u in accesses {
+        st.lists.release(u.key, id, |t| granted.push(t));
     }
     for t in granted {
         st.grant(t);
@@ -205,17 +253,25 @@ fn worker_loop(p: &'static Pool) {
     }
 }
 
+/// What a drained sequence leaves: its first failure, its trace (file and events), and what its
+/// devices moved.
+type Drained = (Option<Error>, Option<(String, Vec<Event>)>, Vec<DevStats>);
+
 /// The master's handle on its sequence.
 pub(crate) struct SeqHandle {
     id: u64,
     pool: &'static Pool,
     done: bool,
+    /// Device management threads of this sequence (empty without devices).
+    dev_threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl SeqHandle {
-    pub fn new(cfg: &Config) -> Self {
+    pub fn new(cfg: &Config, plan: Option<Plan>) -> Self {
         let pool = pool(cfg.threads);
         let id = NEXT_SEQ.fetch_add(1, Ordering::Relaxed);
+        let dev = plan.map(|p| DevState::new(p, trace::enabled(cfg)));
+        let ndev = dev.as_ref().map_or(0, |d| d.devices.len());
         let st = SeqState {
             lists: TileLists::default(),
             nodes: HashMap::new(),
@@ -225,9 +281,11 @@ impl SeqHandle {
             failed: None,
             events: trace::enabled(cfg).then(Vec::new),
             trace_path: cfg.trace.clone(),
+            dev,
         };
         lock(pool).seqs.insert(id, st);
-        SeqHandle { id, pool, done: false }
+        let dev_threads = (0..ndev).map(|d| devwork::spawn(pool, id, d)).collect();
+        SeqHandle { id, pool, done: false, dev_threads }
     }
 
     pub fn submit(&self, task: Task, job: Job) {
@@ -240,11 +298,15 @@ impl SeqHandle {
         let id = st.next_id;
         st.next_id += 1;
         let mut pending = 0;
-        for &(key, mode) in &task.accesses {
-            if !st.lists.append(key, id, mode) {
+        for u in &task.accesses {
+            if !st.lists.append(u.key, id, u.mode) {
                 pending += 1;
             }
         }
+        let device = match (&st.dev, &task.op) {
+            (Some(dev), Some(op)) => dev.place(op, &task.accesses),
+            _ => None,
+        };
         st.nodes.insert(
             id,
             Node {
@@ -254,12 +316,20 @@ impl SeqHandle {
                 dims: task.dims,
                 accesses: task.accesses,
                 job: Some(job),
+                op: task.op,
+                device,
             },
         );
         st.unfinished += 1;
         if pending == 0 {
-            st.ready.push(Ready { prio: task.prio, id });
-            self.pool.cv.notify_one();
+            let r = Ready { prio: task.prio, id };
+            match (device, st.dev.as_mut()) {
+                (Some(d), Some(dev)) => dev.push(d, r),
+                _ => {
+                    st.ready.push(r);
+                    self.pool.cv.notify_one();
+                }
+            }
         }
     }
 
@@ -276,23 +346,42 @@ impl SeqHandle {
         lock(self.pool).seqs[&self.id].failed.is_some()
     }
 
-    fn drain(&mut self) -> (Option<Error>, Option<(String, Vec<Event>)>) {
+    fn drain(&mut self) -> Drained {
         let mut g = lock(self.pool);
         while g.seqs[&self.id].unfinished > 0 {
             g = self.step(g);
         }
+        // Devices: stop their threads, then bring every tile home and free the buffers.
+        let dir = g.seqs.get_mut(&self.id).expect("own sequence").dev.as_mut().map(|d| d.close());
+        drop(g);
+        for t in self.dev_threads.drain(..) {
+            let _ = t.join();
+        }
+        let mut stats = Vec::new();
+        let mut flush_err = None;
+        let mut dev_events = Vec::new();
+        if let Some(dir) = dir {
+            flush_err = dir.flush().err();
+            stats = dir.stats();
+            dev_events = dir.take_events();
+        }
+        let mut g = lock(self.pool);
         let st = g.seqs.remove(&self.id).expect("own sequence");
         debug_assert!(st.lists.is_empty() && st.nodes.is_empty());
         self.done = true;
-        (st.failed, st.trace_path.zip(st.events))
+        let events = st.events.map(|mut e| {
+            e.extend(dev_events);
+            e
+        });
+        (st.failed.or(flush_err), st.trace_path.zip(events), stats)
     }
 
-    pub fn wait(mut self) -> Result<(), Error> {
-        let (failed, events) = self.drain();
+    pub fn wait(mut self) -> (Result<(), Error>, Vec<DevStats>) {
+        let (failed, events, stats) = self.drain();
         if let Some((path, evs)) = events {
             trace::record(&path, evs);
         }
-        failed.map_or(Ok(()), Err)
+        (failed.map_or(Ok(()), Err), stats)
     }
 }
 

@@ -1,0 +1,326 @@
+//! The emulated accelerator (`HETLA_EMULATE_GPUS=N`, `HETLA_EMULATE_GPU_MEM` bytes each): a
+//! device whose memory is an arena it manages itself, with a hard capacity, explicit copies in
+//! and out, and kernels that are the host's BLAS run on its own copies by its own management
+//! thread (DESIGN.md decision 5).
+//!
+//! It is a testing device and documented as such: it gains no speed (its "kernels" compete with
+//! the host workers for the same cores), but it exercises everything the runtime does for a real
+//! GPU except the CUDA calls: placement, per-device queues, the memory manager with its
+//! allocation failures and evictions, the coherence of host and device copies, and the
+//! transfers, which really move bytes between two memories.
+//!
+//! The arena is one zeroed allocation of the device's memory size (pages are only touched when
+//! used). Allocation is first-fit over a sorted free list with coalescing, in 64-byte units, so
+//! fragmentation can make an allocation fail even when enough bytes are free in total, as on a
+//! real device.
+
+use super::{host_core_rate, intern, DevBuf, DevTile, Device, DeviceOp, HostBlock, Tiles};
+use crate::error::Error;
+use crate::kernels;
+use crate::tile::{RawBlock, View, ViewMut};
+use std::alloc::Layout;
+use std::sync::Mutex;
+
+/// Allocation granule of the arena in bytes.
+const GRANULE: usize = 64;
+
+/// Nominal host↔device bandwidth the cost model assumes for an emulated device (a PCIe 3 x16
+/// link's order of magnitude), so that calls are placed as they would be with a real GPU.
+pub(crate) const EMULATED_LINK_BW: f64 = 8e9;
+
+pub struct Emulated {
+    name: &'static str,
+    size: usize,
+    /// Start of the arena (64-byte aligned) inside the allocation `alloc` of `layout`.
+    base: *mut u8,
+    alloc: *mut u8,
+    layout: Layout,
+    /// Free extents (offset, length) in bytes, sorted by offset, never adjacent.
+    free: Mutex<Vec<(usize, usize)>>,
+}
+
+// SAFETY: `base` points into an allocation owned by this value for its whole life. The allocator
+// state is behind a mutex; distinct buffers never overlap, and the memory manager guarantees that
+// a buffer is used by one copy or one kernel at a time, so threads never race on arena bytes.
+unsafe impl Send for Emulated {}
+// SAFETY: as above.
+unsafe impl Sync for Emulated {}
+
+impl Emulated {
+    /// Emulated device number `index` with `bytes` of memory.
+    pub fn new(index: usize, bytes: usize) -> Self {
+        let size = bytes.max(GRANULE) / GRANULE * GRANULE;
+        // The allocation has the system allocator's natural alignment so that zeroing it is a
+        // lazy `calloc` (pages are only touched when used: a 256 MiB device costs nothing until
+        // filled); the arena starts at the first GRANULE boundary inside it.
+        let layout = Layout::from_size_align(size + GRANULE, 16).expect("arena layout");
+        // SAFETY: the layout has a non-zero size.
+        let alloc = unsafe { std::alloc::alloc_zeroed(layout) };
+        if alloc.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Emulated {
+            name: intern(&format!("emu{index}")),
+            size,
+            base: alloc.wrapping_add(alloc.align_offset(GRANULE)),
+            alloc,
+            layout,
+            free: Mutex::new(vec![(0, size)]),
+        }
+    }
+
+    /// Bytes currently free in the arena (tests).
+    pub fn free_bytes(&self) -> usize {
+        self.free.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|f| f.1).sum()
+    }
+
+    fn at(&self, buf: &DevBuf) -> *mut u8 {
+        assert!(buf.addr as usize + buf.bytes <= self.size, "buffer outside the arena");
+        self.base.wrapping_add(buf.addr as usize)
+    }
+
+    /// A read-only block over operand `t` of `args`: the tile itself when it is one tile, else a
+    /// gathered copy of the stack (kept in `scratch`).
+    fn block(&self, args: &[DevTile], t: Tiles, scratch: &mut Vec<f64>) -> RawBlock<f64> {
+        let tiles = &args[t.positions()];
+        if tiles.len() == 1 {
+            let d = tiles[0];
+            assert_eq!(d.elem, 8, "f64 operand expected");
+            return RawBlock { ptr: self.at(&d.buf) as *mut f64, m: d.m, n: d.n, ld: d.m.max(1) };
+        }
+        let n = tiles[0].n;
+        let m: usize = tiles.iter().map(|d| d.m).sum();
+        assert!(tiles.iter().all(|d| d.n == n && d.elem == 8), "a stack must be one f64 tile column");
+        scratch.clear();
+        scratch.resize(m * n, 0.0);
+        let mut r0 = 0;
+        for d in tiles {
+            let src = self.at(&d.buf) as *const f64;
+            for j in 0..n {
+                // SAFETY: the tile buffer holds d.m×n packed f64 (checked by the memory manager
+                // when it was allocated), and the scratch holds m×n with rows r0..r0+d.m free.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(src.add(j * d.m), scratch.as_mut_ptr().add(r0 + j * m), d.m)
+                };
+            }
+            r0 += d.m;
+        }
+        RawBlock { ptr: scratch.as_mut_ptr(), m, n, ld: m.max(1) }
+    }
+
+    /// Read-only view of operand `t` (in place, or gathered into `scratch`).
+    fn input<'s>(&'s self, args: &[DevTile], t: Tiles, scratch: &'s mut Vec<f64>) -> View<'s, f64> {
+        let b = self.block(args, t, scratch);
+        // SAFETY: the operand's buffers are locked by the memory manager for the running task,
+        // which the dependency lists give shared read access to its inputs: nothing writes them
+        // while the kernel runs. A gathered copy lives in `scratch`, borrowed for 's.
+        unsafe { b.view() }
+    }
+
+    /// Writable view of operand `t` (in place, or gathered into `scratch`; then [`Self::scatter`]
+    /// writes it back after the kernel).
+    fn output<'s>(&'s self, args: &[DevTile], t: Tiles, scratch: &'s mut Vec<f64>) -> ViewMut<'s, f64> {
+        let b = self.block(args, t, scratch);
+        // SAFETY: the operand's buffers are locked for the running task, which the dependency
+        // lists give exclusive access to its outputs; a kernel's operands are distinct tiles, so
+        // no input view aliases this one.
+        unsafe { b.view_mut() }
+    }
+
+    /// Writes a gathered stack back into its tiles (no-op for a single tile, used in place).
+    fn scatter(&self, args: &[DevTile], t: Tiles, scratch: &[f64]) {
+        let tiles = &args[t.positions()];
+        if tiles.len() == 1 {
+            return;
+        }
+        let m: usize = tiles.iter().map(|d| d.m).sum();
+        let mut r0 = 0;
+        for d in tiles {
+            let dst = self.at(&d.buf) as *mut f64;
+            for j in 0..d.n {
+                // SAFETY: the reverse of the gather in `block`, same bounds.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(scratch.as_ptr().add(r0 + j * m), dst.add(j * d.m), d.m)
+                };
+            }
+            r0 += d.m;
+        }
+    }
+}
+
+impl Drop for Emulated {
+    fn drop(&mut self) {
+        // SAFETY: `alloc` was allocated with `layout` in `new` and is freed once, here.
+        unsafe { std::alloc::dealloc(self.alloc, self.layout) }
+    }
+}
+
+impl Device for Emulated {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn memory(&self) -> usize {
+        self.size
+    }
+
+    fn alloc(&self, bytes: usize) -> Option<DevBuf> {
+        let need = bytes.max(1).div_ceil(GRANULE) * GRANULE;
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        let i = free.iter().position(|&(_, len)| len >= need)?;
+        let (off, len) = free[i];
+        if len == need {
+            free.remove(i);
+        } else {
+            free[i] = (off + need, len - need);
+        }
+        Some(DevBuf { addr: off as u64, bytes })
+    }
+
+    fn free(&self, buf: DevBuf) {
+        let len = buf.bytes.max(1).div_ceil(GRANULE) * GRANULE;
+        let off = buf.addr as usize;
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        let i = free.partition_point(|&(o, _)| o < off);
+        debug_assert!(i == free.len() || free[i].0 >= off + len, "double free in the emulated arena");
+        free.insert(i, (off, len));
+        // Coalesce with the next extent, then with the previous one.
+        if i + 1 < free.len() && free[i].0 + free[i].1 == free[i + 1].0 {
+            free[i].1 += free[i + 1].1;
+            free.remove(i + 1);
+        }
+        if i > 0 && free[i - 1].0 + free[i - 1].1 == free[i].0 {
+            free[i - 1].1 += free[i].1;
+            free.remove(i);
+        }
+    }
+
+    unsafe fn copy_in(&self, src: &HostBlock, dst: &DevBuf) -> Result<(), Error> {
+        assert!(dst.bytes >= src.bytes(), "device buffer too small for the tile");
+        let col = src.m * src.elem;
+        let d = self.at(dst);
+        for j in 0..src.n {
+            // SAFETY: the caller guarantees `src` readable for its shape; `dst` holds m·n·elem
+            // bytes (asserted) inside the arena (checked by `at`).
+            unsafe { std::ptr::copy_nonoverlapping(src.ptr.add(j * src.ld * src.elem), d.add(j * col), col) };
+        }
+        Ok(())
+    }
+
+    unsafe fn copy_out(&self, src: &DevBuf, dst: &HostBlock) -> Result<(), Error> {
+        assert!(src.bytes >= dst.bytes(), "device buffer smaller than the host tile");
+        let col = dst.m * dst.elem;
+        let s = self.at(src);
+        for j in 0..dst.n {
+            // SAFETY: the caller guarantees `dst` writable for its shape and unshared; `src`
+            // holds m·n·elem bytes inside the arena.
+            unsafe { std::ptr::copy_nonoverlapping(s.add(j * col), dst.ptr.add(j * dst.ld * dst.elem), col) };
+        }
+        Ok(())
+    }
+
+    fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {
+        let (mut s1, mut s2, mut s3) = (Vec::new(), Vec::new(), Vec::new());
+        match *op {
+            DeviceOp::Gemm { ta, tb, alpha, a, b, beta, c, k } => {
+                let cv = self.output(args, c, &mut s3);
+                let (am, an) = if ta == kernels::Trans::No { (cv.m, k) } else { (k, cv.m) };
+                let (bm, bn) = if tb == kernels::Trans::No { (k, cv.n) } else { (cv.n, k) };
+                let av = self.input(args, a, &mut s1).sub(0, 0, am, an);
+                let bv = self.input(args, b, &mut s2).sub(0, 0, bm, bn);
+                kernels::gemm(ta, tb, alpha, av, bv, beta, cv);
+                self.scatter(args, c, &s3);
+            }
+            DeviceOp::Syrk { uplo, trans, alpha, a, beta, c } => {
+                let cv = self.output(args, c, &mut s3);
+                kernels::syrk(uplo, trans, alpha, self.input(args, a, &mut s1), beta, cv);
+                self.scatter(args, c, &s3);
+            }
+            DeviceOp::Trsm { side, uplo, trans, diag, alpha, a, b } => {
+                let bv = self.output(args, b, &mut s3);
+                let s = if side == kernels::Side::Left { bv.m } else { bv.n };
+                let av = self.input(args, a, &mut s1).sub(0, 0, s, s);
+                kernels::trsm(side, uplo, trans, diag, alpha, av, bv);
+                self.scatter(args, b, &s3);
+            }
+            DeviceOp::Potrf { uplo, a, .. } => {
+                let info = kernels::potrf(uplo, self.output(args, a, &mut s3));
+                self.scatter(args, a, &s3);
+                return Ok(info);
+            }
+            DeviceOp::Laswp { a, ipiv, ipiv_base, count, dir } => {
+                let p = args[ipiv.first];
+                assert!(ipiv.count == 1 && p.elem == 4 && p.m * p.n >= count, "LASWP pivots: one i32 tile");
+                let src = self.at(&p.buf) as *const i32;
+                // SAFETY: the pivot tile holds at least `count` i32 (asserted) and is locked for
+                // this task, which only reads it.
+                let piv: Vec<i32> = (0..count).map(|r| unsafe { *src.add(r) } - ipiv_base).collect();
+                kernels::laswp(self.output(args, a, &mut s3), &piv, dir);
+                self.scatter(args, a, &s3);
+            }
+            DeviceOp::Larfb { v, k, t, c } => {
+                let cv = self.output(args, c, &mut s3);
+                kernels::larfb(self.input(args, v, &mut s1), k, self.input(args, t, &mut s2), cv);
+                self.scatter(args, c, &s3);
+            }
+        }
+        Ok(0)
+    }
+
+    fn sync(&self) -> Result<(), Error> {
+        // Every copy and kernel above completes before it returns.
+        Ok(())
+    }
+
+    fn gemm_rate(&self) -> f64 {
+        // The kernels are one host core's BLAS.
+        host_core_rate()
+    }
+
+    fn link_bandwidth(&self) -> f64 {
+        EMULATED_LINK_BW
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arena_has_a_hard_capacity_and_coalesces() {
+        let d = Emulated::new(0, 64 * 10);
+        let a = d.alloc(64 * 4).unwrap();
+        let b = d.alloc(64 * 4).unwrap();
+        assert!(d.alloc(64 * 3).is_none(), "only 2 granules are left");
+        let c = d.alloc(100).unwrap();
+        assert!(d.alloc(1).is_none());
+        d.free(a);
+        d.free(c);
+        assert!(d.alloc(64 * 5).is_none(), "a's 4 and c's 2 granules are not adjacent");
+        d.free(b);
+        assert_eq!(d.free_bytes(), 640);
+        let all = d.alloc(640).unwrap();
+        assert_eq!(all.addr, 0);
+    }
+
+    #[test]
+    fn copies_round_trip_a_strided_tile() {
+        let d = Emulated::new(1, 1 << 16);
+        let (m, n, ld) = (5, 3, 8);
+        let mut host: Vec<f64> = (0..ld * n).map(|x| x as f64).collect();
+        let blk = HostBlock { ptr: host.as_mut_ptr() as *mut u8, m, n, ld, elem: 8 };
+        let buf = d.alloc(blk.bytes()).unwrap();
+        // SAFETY: `host` outlives the calls and holds ld·n elements.
+        unsafe { d.copy_in(&blk, &buf).unwrap() };
+        let mut back = vec![-1.0; ld * n];
+        let blk2 = HostBlock { ptr: back.as_mut_ptr() as *mut u8, ..blk };
+        // SAFETY: as above.
+        unsafe { d.copy_out(&buf, &blk2).unwrap() };
+        for j in 0..n {
+            for i in 0..ld {
+                let want = if i < m { host[i + j * ld] } else { -1.0 };
+                assert_eq!(back[i + j * ld], want);
+            }
+        }
+    }
+}

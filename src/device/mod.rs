@@ -1,0 +1,387 @@
+//! Accelerators the runtime schedules tile kernels onto, their memory managers, and the choice of
+//! whether a call uses them at all.
+//!
+//! The structure follows Song and Dongarra (seeds 000 §4–5, 001 §3–4): every device has its own
+//! ready queue served by one *management thread*; a task runs where its output tile lives
+//! (owner-compute, [`crate::runtime`]'s placement); there is no stealing between host and
+//! devices. Data moves lazily and only in the direction needed, under the memory manager of Park
+//! and Perumalla's libaccelmm (seeds 003, [`memory`]).
+//!
+//! A device is anything implementing [`Device`]: memory allocation in bytes, copies of one host
+//! tile in and out, execution of a [`DeviceOp`] on device buffers, and synchronisation. Two
+//! implementations are planned: CUDA (through cudarc, added separately) and the
+//! [`emulated`] accelerator, a device with its own memory arena and a hard capacity whose kernels
+//! are the host BLAS run on its own copies. The emulated device is part of the product: it is how
+//! every path except the CUDA calls themselves is tested on machines without a GPU.
+//!
+//! # How a task carries a device kernel
+//!
+//! An algorithm declares a task's tiles as usual and attaches a data description of the same work:
+//!
+//! ```ignore
+//! Task::new("gemm").read(&a, m, k).read(&a, n, k).rw(&a, m, n)
+//!     .device_op(DeviceOp::Gemm { ta: Trans::No, tb: Trans::Yes, alpha: -1.0, a: Tiles::one(0),
+//!                                 b: Tiles::one(1), beta: 1.0, c: Tiles::one(2), k: kb })
+//! ```
+//!
+//! Operands name the task's declared tiles *by position* (the order of `read`/`rw`/... calls, a
+//! tile declared twice keeping its first position); a multi-tile operand ([`Tiles::stack`]) is a
+//! run of consecutive positions holding consecutive tile rows of one tile column, which the
+//! kernel sees as one column-major block. The host closure stays the task's body on the host; a
+//! task without a device op always runs on the host.
+
+pub mod emulated;
+pub mod memory;
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::kernels::{Diag, Dir, Side, Trans, Uplo};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A run of a task's declared tiles: positions `first .. first + count` (in declaration order),
+/// consecutive tile rows of one tile column, seen by a kernel as one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tiles {
+    pub first: usize,
+    pub count: usize,
+}
+
+impl Tiles {
+    /// The single declared tile at position `p`.
+    pub const fn one(p: usize) -> Self {
+        Tiles { first: p, count: 1 }
+    }
+    /// `count` declared tiles from position `first` on, stacked vertically.
+    pub const fn stack(first: usize, count: usize) -> Self {
+        Tiles { first, count }
+    }
+    fn positions(self) -> std::ops::Range<usize> {
+        self.first..self.first + self.count
+    }
+}
+
+/// A tile kernel described as data, so that any device can run it on its own copies of the
+/// operands. Shapes come from the operand tiles; where a kernel uses only a leading part of an
+/// operand the description says how much (`k` of GEMM, the triangle of TRSM is the leading square
+/// of A matching B).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeviceOp {
+    /// C ← α·op(A)·op(B) + β·C; C is the whole tile, op(A) its leading c.m×k part and op(B) the
+    /// leading k×c.n part.
+    Gemm { ta: Trans, tb: Trans, alpha: f64, a: Tiles, b: Tiles, beta: f64, c: Tiles, k: usize },
+    /// C ← α·op(A)·op(A)ᵀ + β·C on the `uplo` triangle of the square tile C.
+    Syrk { uplo: Uplo, trans: Trans, alpha: f64, a: Tiles, beta: f64, c: Tiles },
+    /// B ← α·op(A)⁻¹·B (left) or α·B·op(A)⁻¹ (right), A the leading square of its tile.
+    Trsm { side: Side, uplo: Uplo, trans: Trans, diag: Diag, alpha: f64, a: Tiles, b: Tiles },
+    /// Cholesky of one square tile. A local failure at column i becomes
+    /// `Error::Numerical(info_base + i)`.
+    Potrf { uplo: Uplo, a: Tiles, info_base: i32 },
+    /// Row interchanges on a block `a` (a stack of tiles): `count` pivots read from the i32 tile
+    /// `ipiv`, each minus `ipiv_base`, are block-local 1-based rows (LASWP of an LU step).
+    Laswp { a: Tiles, ipiv: Tiles, ipiv_base: i32, count: usize, dir: Dir },
+    /// C ← (I − V·Tᵀ·Vᵀ)·C (DLARFB 'L','T','F','C'); V and C are stacks of the same rows, `k`
+    /// reflectors, T the leading k×k of its tile.
+    Larfb { v: Tiles, k: usize, t: Tiles, c: Tiles },
+}
+
+impl DeviceOp {
+    /// The operand the kernel writes; the task is placed on the owner of its first tile.
+    pub fn output(&self) -> Tiles {
+        match *self {
+            DeviceOp::Gemm { c, .. } | DeviceOp::Syrk { c, .. } | DeviceOp::Larfb { c, .. } => c,
+            DeviceOp::Trsm { b, .. } => b,
+            DeviceOp::Potrf { a, .. } | DeviceOp::Laswp { a, .. } => a,
+        }
+    }
+
+    /// Every operand (outputs included).
+    pub fn operands(&self) -> Vec<Tiles> {
+        match *self {
+            DeviceOp::Gemm { a, b, c, .. } => vec![a, b, c],
+            DeviceOp::Syrk { a, c, .. } => vec![a, c],
+            DeviceOp::Trsm { a, b, .. } => vec![a, b],
+            DeviceOp::Potrf { a, .. } => vec![a],
+            DeviceOp::Laswp { a, ipiv, .. } => vec![a, ipiv],
+            DeviceOp::Larfb { v, t, c, .. } => vec![v, t, c],
+        }
+    }
+
+    /// The kernel's name, as the trace shows it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DeviceOp::Gemm { .. } => "gemm",
+            DeviceOp::Syrk { .. } => "syrk",
+            DeviceOp::Trsm { .. } => "trsm",
+            DeviceOp::Potrf { .. } => "potrf",
+            DeviceOp::Laswp { .. } => "laswp",
+            DeviceOp::Larfb { .. } => "larfb",
+        }
+    }
+
+    /// Checks that every operand names declared tiles and that the output is declared writable;
+    /// `writes[p]` says whether position p is writable. A violation is a bug in the algorithm.
+    pub fn validate(&self, writes: &[bool]) {
+        for t in self.operands() {
+            assert!(t.count > 0 && t.first + t.count <= writes.len(), "{self:?}: operand {t:?} not declared");
+        }
+        for p in self.output().positions() {
+            assert!(writes[p], "{self:?}: output position {p} is declared read-only");
+        }
+    }
+}
+
+/// A buffer in a device's memory. `addr` means what the device says (a byte offset into the
+/// emulated arena, a `CUdeviceptr` for CUDA); `bytes` is its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevBuf {
+    pub addr: u64,
+    pub bytes: usize,
+}
+
+/// One tile in host memory: `m`×`n` elements of `elem` bytes, column-major with leading
+/// dimension `ld` (in elements) at `ptr`. Copies in and out move exactly these bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostBlock {
+    pub ptr: *mut u8,
+    pub m: usize,
+    pub n: usize,
+    pub ld: usize,
+    pub elem: usize,
+}
+
+// SAFETY: a HostBlock is an address and a shape. Who may touch the memory and when is decided by
+// the runtime's dependency lists (a task owns the tiles it declared while it runs) and by the
+// memory manager's lock (copies of a tile never overlap a task using it).
+unsafe impl Send for HostBlock {}
+// SAFETY: as above.
+unsafe impl Sync for HostBlock {}
+
+impl HostBlock {
+    /// Bytes of the packed tile (what a device buffer for it holds).
+    pub fn bytes(&self) -> usize {
+        self.m * self.n * self.elem
+    }
+}
+
+/// A tile resident on a device: its buffer, packed column-major (leading dimension `m`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevTile {
+    pub buf: DevBuf,
+    pub m: usize,
+    pub n: usize,
+    pub elem: usize,
+}
+
+/// What the runtime needs from an accelerator.
+///
+/// Ordering contract: `copy_in` and `execute` may be asynchronous, but run in the order issued
+/// from the device's management thread; `sync` returns once all of them have completed (host
+/// memory given to `copy_in` must stay valid until then). `copy_out` is synchronous (the host
+/// holds the data when it returns) and may be called from any thread, for a buffer no kernel is
+/// using: the memory manager calls it for write-backs and for host tasks that need a tile back.
+pub trait Device: Send + Sync {
+    /// `emu0`, `cuda1`, ...: interned with [`intern`], shown in the trace and the verbose line.
+    fn name(&self) -> &'static str;
+    /// Total device memory in bytes (the memory manager keeps a reserve below it).
+    fn memory(&self) -> usize;
+    /// A buffer of `bytes`, or `None` when the device has no room (the manager then evicts).
+    fn alloc(&self, bytes: usize) -> Option<DevBuf>;
+    /// Returns a buffer from [`Device::alloc`].
+    fn free(&self, buf: DevBuf);
+    /// Copies the host tile `src` into `dst` (packed).
+    ///
+    /// # Safety
+    /// `src` must be readable for its shape until the next [`Device::sync`] and not written
+    /// meanwhile; `dst` must come from this device's `alloc` and hold `src.bytes()`.
+    unsafe fn copy_in(&self, src: &HostBlock, dst: &DevBuf) -> Result<(), Error>;
+    /// Copies the packed tile in `src` to host tile `dst`; complete on return.
+    ///
+    /// # Safety
+    /// `dst` must be writable for its shape and accessed by no one else during the call; `src`
+    /// must hold `dst.bytes()` and no kernel may be writing it.
+    unsafe fn copy_out(&self, src: &DevBuf, dst: &HostBlock) -> Result<(), Error>;
+    /// Runs `op` on the resident operand tiles; `args[p]` is the task's declared position p.
+    /// Returns the kernel's INFO (POTRF), 0 otherwise.
+    fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error>;
+    /// Waits for every copy and kernel issued so far.
+    fn sync(&self) -> Result<(), Error>;
+    /// Whether this device implements `op`; tasks it cannot run go back to the host.
+    fn supports(&self, _op: &DeviceOp) -> bool {
+        true
+    }
+    /// Measured DGEMM rate in flop/s (measured once per process per device kind and cached).
+    fn gemm_rate(&self) -> f64;
+    /// Host↔device bandwidth in bytes/s used by the cost model.
+    fn link_bandwidth(&self) -> f64;
+}
+
+/// Interns a device name so trace events can keep a `&'static str`.
+pub fn intern(name: &str) -> &'static str {
+    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut g = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let set = g.get_or_insert_with(HashSet::new);
+    if let Some(&s) = set.get(name) {
+        return s;
+    }
+    let s: &'static str = Box::leak(name.to_string().into_boxed_str());
+    set.insert(s);
+    s
+}
+
+/// The devices a sequence uses and how the work is split.
+pub struct Plan {
+    pub devices: Vec<Arc<dyn Device>>,
+    /// Fraction of tile columns kept on the host, 0..=1.
+    pub host_share: f64,
+}
+
+/// Work of one call for the cost model: nominal flops and bytes of the matrices it touches.
+#[derive(Clone, Copy, Debug)]
+pub struct Work {
+    pub flops: f64,
+    pub bytes: f64,
+}
+
+/// The devices `cfg` asks for, opened for one sequence: `cfg.emulate_gpus` emulated
+/// accelerators of `cfg.emulate_gpu_mem` bytes each (CUDA devices selected by `cfg.gpus` join
+/// here once the CUDA backend exists). Each sequence gets fresh device sessions, so a device's
+/// memory table never outlives a call.
+pub fn open(cfg: &Config) -> Vec<Arc<dyn Device>> {
+    (0..cfg.emulate_gpus)
+        .map(|i| Arc::new(emulated::Emulated::new(i, cfg.emulate_gpu_mem)) as Arc<dyn Device>)
+        .collect()
+}
+
+/// DGEMM rate of one host core in flop/s, measured once per process (single-threaded backend
+/// BLAS, 128³ products for at least 5 ms).
+pub fn host_core_rate() -> f64 {
+    static R: OnceLock<f64> = OnceLock::new();
+    *R.get_or_init(|| measure_gemm_rate(128))
+}
+
+/// Times repeated n×n×n DGEMMs on host memory; flop/s.
+pub(crate) fn measure_gemm_rate(n: usize) -> f64 {
+    use crate::tile::Workspace;
+    let w = Workspace::<f64>::new(n, 3 * n, n, n);
+    let t = w.tiles();
+    // SAFETY: the workspace is owned here and nothing else uses it; the three n×n tiles are
+    // disjoint.
+    let (a, b, c) =
+        unsafe { (t.raw_block(0..1, 0..1).view(), t.raw_block(0..1, 1..2).view(), t.raw_block(0..1, 2..3)) };
+    let t0 = std::time::Instant::now();
+    let mut reps = 0u32;
+    while reps < 2 || t0.elapsed().as_secs_f64() < 0.005 {
+        // SAFETY: as above; C is written by this loop only.
+        crate::kernels::gemm(Trans::No, Trans::No, 1.0, a, b, 0.0, unsafe { c.view_mut() });
+        reps += 1;
+    }
+    2.0 * (n as f64).powi(3) * reps as f64 / t0.elapsed().as_secs_f64().max(1e-9)
+}
+
+/// Fixed cost of using devices in one call, per device (management thread start, the first
+/// allocations, the final synchronisation), in seconds.
+pub(crate) const DEVICE_STARTUP_S: f64 = 100e-6;
+
+/// The host's share of the tile columns, 001 appendix A.1: B_h = B·R_cpu/(R_cpu + R_gpu·G), with
+/// R_cpu the rate of all host workers and the devices' rates summed (they may differ).
+pub fn host_share(cfg: &Config, devices: &[Arc<dyn Device>]) -> f64 {
+    if let Some(s) = cfg.host_share {
+        return s.clamp(0.0, 1.0);
+    }
+    let r_cpu = host_core_rate() * cfg.threads as f64;
+    let r_dev: f64 = devices.iter().map(|d| d.gemm_rate()).sum();
+    r_cpu / (r_cpu + r_dev)
+}
+
+/// Whether a call with `work` should use `devices`, by this model: with a share of the work on
+/// the devices the compute time goes from `flops/R_cpu` to `flops/(R_cpu + ΣR_dev)`; the price is
+/// moving the data in and back once (`2·bytes / bandwidth`, the slowest link) plus
+/// [`DEVICE_STARTUP_S`] per device. Devices are used when the time saved exceeds the price.
+pub fn worth_using(cfg: &Config, devices: &[Arc<dyn Device>], work: Work) -> bool {
+    if devices.is_empty() {
+        return false;
+    }
+    let r_cpu = host_core_rate() * cfg.threads as f64;
+    let r_dev: f64 = devices.iter().map(|d| d.gemm_rate()).sum();
+    let bw = devices.iter().map(|d| d.link_bandwidth()).fold(f64::INFINITY, f64::min);
+    let saved = work.flops / r_cpu - work.flops / (r_cpu + r_dev);
+    let price = 2.0 * work.bytes / bw + DEVICE_STARTUP_S * devices.len() as f64;
+    saved > price
+}
+
+/// Per device, what one sequence moved: bytes each way, transfers, evictions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DevStats {
+    pub device: &'static str,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub copies_in: u64,
+    pub copies_out: u64,
+    pub evictions: u64,
+    /// Device tasks run on the device, and those sent back to the host (no room, unsupported).
+    pub tasks: u64,
+    pub host_fallbacks: u64,
+}
+
+impl DevStats {
+    /// `dev=emu0:in=12.5MB,out=3.1MB,evict=4,tasks=90` for the verbose line (KB below 0.1 MB;
+    /// `,host_fallbacks=N` when tasks had to go back to the host).
+    pub fn verbose(&self) -> String {
+        let size = |b: u64| {
+            if b >= 100_000 {
+                format!("{:.1}MB", b as f64 / 1e6)
+            } else {
+                format!("{:.1}KB", b as f64 / 1e3)
+            }
+        };
+        let fallback = if self.host_fallbacks > 0 {
+            format!(",host_fallbacks={}", self.host_fallbacks)
+        } else {
+            String::new()
+        };
+        format!(
+            "dev={}:in={},out={},evict={},tasks={}{fallback}",
+            self.device,
+            size(self.bytes_in),
+            size(self.bytes_out),
+            self.evictions,
+            self.tasks
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interned_names_are_shared() {
+        let a = intern("emu7");
+        let b = intern(&format!("emu{}", 7));
+        assert!(std::ptr::eq(a, b));
+    }
+
+    #[test]
+    fn validate_refuses_read_only_outputs() {
+        let op = DeviceOp::Potrf { uplo: Uplo::Lower, a: Tiles::one(0), info_base: 0 };
+        op.validate(&[true]);
+        let r = std::panic::catch_unwind(|| op.validate(&[false]));
+        assert!(r.is_err());
+        let r = std::panic::catch_unwind(|| op.validate(&[]));
+        assert!(r.is_err());
+    }
+
+    #[test]
+    fn cost_model_keeps_tiny_calls_on_the_host() {
+        let mut cfg = Config::with_threads(2);
+        cfg.emulate_gpus = 1;
+        let devs = open(&cfg);
+        // A 4×4 Cholesky: nothing to gain, everything to move.
+        assert!(!worth_using(&cfg, &devs, Work { flops: 21.0, bytes: 128.0 }));
+        // A large one: the saved compute dwarfs the transfers.
+        let n = 8000.0f64;
+        assert!(worth_using(&cfg, &devs, Work { flops: n * n * n / 3.0, bytes: 8.0 * n * n }));
+        assert!(!worth_using(&cfg, &[], Work { flops: n * n * n, bytes: 1.0 }));
+    }
+}
