@@ -9,9 +9,11 @@
 # those four path lines are kept. xlintstd is linked against liblapack.so.3 (OpenBLAS on a
 # Debian system with libopenblas installed), so it is run twice:
 #   baseline  without hetla, to record what a pass looks like on this machine;
-#   hetla     with LD_PRELOAD=target/release/libhetla.so, HETLA_MIN_N=0 and a small HETLA_NB
-#             (default 8) so that every call that can go down the tile path does.
-# The hetla run fails when xlintstd crashes or times out, when its output has a failure line
+#   host      with LD_PRELOAD=target/release/libhetla.so, HETLA_MIN_N=0 and a small HETLA_NB
+#             (default 8) so that every call that can go down the tile path does;
+#   emu1..3   the same with 1, 2 and 3 emulated accelerators, every call sent to them
+#             (HETLA_DEVICE_FORCE=1), the last with 16K of device memory so tiles get evicted.
+# Each hetla run fails when xlintstd crashes or times out, when its output has a failure line
 # (`***` messages: wrong INFO, illegal value not detected, failed error exits; `failed to pass
 # the threshold`) that the baseline does not have, when its per-path summary lines differ from
 # the baseline's (the same tests must have run), or when hetla's dpotrf never took the tile path
@@ -109,59 +111,94 @@ if [ -s "$OUT/baseline.failures" ]; then
     sed 's/^/    | /' "$OUT/baseline.failures"
 fi
 
-# --- hetla preloaded, tile path forced ---
-t0=$(date +%s)
-run_suite hetla LD_PRELOAD="$LIB" HETLA_MIN_N=0 HETLA_NB="${HETLA_NB:-8}" HETLA_VERBOSE=1
-rc=$(cat "$OUT/hetla.rc")
-echo "lapack-suite: hetla run (LD_PRELOAD, HETLA_MIN_N=0 HETLA_NB=${HETLA_NB:-8}) took $(($(date +%s) - t0))s, exit status $rc"
+# --- hetla preloaded, tile path forced: on the host, then with 1, 2 and 3 emulated accelerators ---
+# check_variant NAME ENV...: one xlintstd run under hetla with the given extra environment, and
+# every comparison against the baseline.
+check_variant() {
+    local v=$1
+    shift
+    local t0 rc tiles
+    t0=$(date +%s)
+    run_suite "$v" LD_PRELOAD="$LIB" HETLA_MIN_N=0 HETLA_NB="${HETLA_NB:-8}" HETLA_VERBOSE=1 "$@"
+    rc=$(cat "$OUT/$v.rc")
+    echo "lapack-suite: $v run (HETLA_MIN_N=0 HETLA_NB=${HETLA_NB:-8} $*) took $(($(date +%s) - t0))s, exit status $rc"
 
-if [ "$rc" -eq 0 ] && grep -q 'End of tests' "$OUT/hetla.out"; then
-    pass "xlintstd completes under hetla"
-else
-    fail "xlintstd did not complete under hetla (exit status $rc; 124 = timeout); last lines:"
-    tail -n 15 "$OUT/hetla.out" "$OUT/hetla.err" | sed 's/^/    | /'
-fi
-
-failures "$OUT/hetla.out" >"$OUT/hetla.failures"
-comm -13 "$OUT/baseline.failures" "$OUT/hetla.failures" >"$OUT/new.failures"
-# What xlintstd printed under hetla and not in the baseline (its timing line aside): the failing
-# tests' parameters and ratios, which is what one needs to start debugging.
-diff <(grep -v 'Total time' "$OUT/baseline.out") <(grep -v 'Total time' "$OUT/hetla.out") |
-    sed -n 's/^> //p' >"$OUT/new.lines"
-if [ -s "$OUT/new.failures" ]; then
-    fail "new failures under hetla ($(wc -l <"$OUT/new.failures") failure lines; output beyond the baseline's:)"
-    head -n 40 "$OUT/new.lines" | sed 's/^/    | /'
-else
-    pass "no failure lines beyond the baseline's"
-fi
-
-summaries "$OUT/hetla.out" >"$OUT/hetla.summary"
-for p in $PATHS; do
-    if diff -q <(grep "$p" "$OUT/baseline.summary") <(grep "$p" "$OUT/hetla.summary") >/dev/null; then
-        pass "$p: same summary as the baseline ($(grep "$p" "$OUT/hetla.summary" | grep -o '[0-9]* tests run' |
-            awk '{ print $1 }' | paste -sd+ -) tests, error exits passed)"
+    if [ "$rc" -eq 0 ] && grep -q 'End of tests' "$OUT/$v.out"; then
+        pass "$v: xlintstd completes under hetla"
     else
-        fail "$p: summary differs from the baseline"
-        diff <(grep "$p" "$OUT/baseline.summary") <(grep "$p" "$OUT/hetla.summary") | sed 's/^/    | /'
+        fail "$v: xlintstd did not complete under hetla (exit status $rc; 124 = timeout); last lines:"
+        tail -n 15 "$OUT/$v.out" "$OUT/$v.err" | sed 's/^/    | /'
     fi
-done
 
-if grep -qE 'panicked at|panic caught at the library boundary' "$OUT/hetla.err"; then
-    fail "the library panicked during the suite:"
-    grep -m 5 -A 2 -E 'panicked at|panic caught' "$OUT/hetla.err" | sed 's/^/    | /'
-else
-    pass "no panic in the library"
-fi
+    failures "$OUT/$v.out" >"$OUT/$v.failures"
+    comm -13 "$OUT/baseline.failures" "$OUT/$v.failures" >"$OUT/$v.new.failures"
+    # What xlintstd printed under hetla and not in the baseline (its timing line aside): the
+    # failing tests' parameters and ratios, which is what one needs to start debugging.
+    diff <(grep -v 'Total time' "$OUT/baseline.out") <(grep -v 'Total time' "$OUT/$v.out") |
+        sed -n 's/^> //p' >"$OUT/$v.new.lines"
+    if [ -s "$OUT/$v.new.failures" ]; then
+        fail "$v: new failures under hetla ($(wc -l <"$OUT/$v.new.failures") failure lines; output beyond the baseline's:)"
+        head -n 40 "$OUT/$v.new.lines" | sed 's/^/    | /'
+    else
+        pass "$v: no failure lines beyond the baseline's"
+    fi
 
-# Which routines hetla handled, and how.
-echo "lapack-suite: HETLA_VERBOSE calls seen (routine, path, count):"
-sed -n 's/^hetla: \([a-z0-9]*\) .*path=\([a-z]*\).*/\1 \2/p' "$OUT/hetla.err" | sort | uniq -c |
-    awk '{ printf "    %-8s %-8s %8d\n", $2, $3, $1 }'
-tiles=$(grep -c '^hetla: dpotrf .*path=tiles' "$OUT/hetla.err")
-if [ "$tiles" -gt 0 ]; then
-    pass "dpotrf ran on tiles ($tiles calls)"
+    summaries "$OUT/$v.out" >"$OUT/$v.summary"
+    for p in $PATHS; do
+        if diff -q <(grep "$p" "$OUT/baseline.summary") <(grep "$p" "$OUT/$v.summary") >/dev/null; then
+            pass "$v $p: same summary as the baseline ($(grep "$p" "$OUT/$v.summary" | grep -o '[0-9]* tests run' |
+                awk '{ print $1 }' | paste -sd+ -) tests, error exits passed)"
+        else
+            fail "$v $p: summary differs from the baseline"
+            diff <(grep "$p" "$OUT/baseline.summary") <(grep "$p" "$OUT/$v.summary") | sed 's/^/    | /'
+        fi
+    done
+
+    if grep -qE 'panicked at|panic caught at the library boundary' "$OUT/$v.err"; then
+        fail "$v: the library panicked during the suite:"
+        grep -m 5 -A 2 -E 'panicked at|panic caught' "$OUT/$v.err" | sed 's/^/    | /'
+    else
+        pass "$v: no panic in the library"
+    fi
+
+    # Which routines hetla handled, and how.
+    echo "lapack-suite: $v: HETLA_VERBOSE calls seen (routine, path, count):"
+    sed -n 's/^hetla: \([a-z0-9]*\) .*path=\([a-z]*\).*/\1 \2/p' "$OUT/$v.err" | sort | uniq -c |
+        awk '{ printf "    %-8s %-8s %8d\n", $2, $3, $1 }'
+    tiles=$(grep -c '^hetla: dpotrf .*path=tiles' "$OUT/$v.err")
+    if [ "$tiles" -gt 0 ]; then
+        pass "$v: dpotrf ran on tiles ($tiles calls)"
+    else
+        fail "$v: dpotrf never took the tile path during the suite (is HETLA_MIN_N honoured?)"
+    fi
+}
+
+# check_devices NAME N: the run NAME really put tasks on all N emulated accelerators.
+check_devices() {
+    local v=$1 n=$2 d used
+    for d in $(seq 0 $((n - 1))); do
+        used=$(grep -c "dev=.*emu$d:[^ ]*tasks=[1-9]" "$OUT/$v.err")
+        if [ "$used" -gt 0 ]; then
+            pass "$v: emu$d ran tasks in $used calls"
+        else
+            fail "$v: no call ran a task on emu$d"
+        fi
+    done
+}
+
+check_variant host
+# HETLA_DEVICE_FORCE=1 sends even the suite's small matrices to the devices, which the cost
+# model would otherwise keep on the host; the last variant's tiny memory forces evictions.
+check_variant emu1 HETLA_EMULATE_GPUS=1 HETLA_DEVICE_FORCE=1
+check_devices emu1 1
+check_variant emu2 HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1
+check_devices emu2 2
+check_variant emu3 HETLA_EMULATE_GPUS=3 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=16K
+check_devices emu3 3
+if grep -q 'evict=[1-9]' "$OUT/emu3.err"; then
+    pass "emu3: evictions happened with 16K of device memory ($(grep -c 'evict=[1-9]' "$OUT/emu3.err") calls)"
 else
-    fail "dpotrf never took the tile path during the suite (is HETLA_MIN_N honoured?)"
+    fail "emu3: no eviction with 16K of device memory"
 fi
 
 finish
