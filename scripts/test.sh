@@ -10,7 +10,9 @@
 #   clippy        cargo clippy --all-targets -- -D warnings
 #   ffi-tests     ffi-tests/run.sh: C programs through hetla.h, relinked and LD_PRELOADed
 #   fortran-tests fortran-tests/run.sh: a FORTRAN 77 program, relinked and LD_PRELOADed
-#   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla
+#   ffi-tests-emu2, fortran-tests-emu3: the same with 2 and 3 emulated accelerators
+#   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla, on
+#                 the host and with 1, 2 and 3 emulated accelerators
 # Counting: cargo test contributes its own test counts, the three shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
@@ -106,9 +108,12 @@ step clippy cargo clippy --all-targets -- -D warnings
 if [ $build_ok = 1 ]; then
     runner ffi-tests ffi-tests/run.sh
     runner fortran-tests fortran-tests/run.sh
+    # The same C and Fortran call sites with every call sent to emulated accelerators.
+    HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1 runner ffi-tests-emu2 ffi-tests/run.sh
+    HETLA_EMULATE_GPUS=3 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=64K runner fortran-tests-emu3 fortran-tests/run.sh
     runner lapack-suite tests/lapack_suite.sh
 else
-    for s in ffi-tests fortran-tests lapack-suite; do record "$s" 0 1 0; done
+    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite; do record "$s" 0 1 0; done
 fi
 
 finish
