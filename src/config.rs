@@ -101,6 +101,11 @@ pub fn default_min_n(routine: &str) -> usize {
     }
 }
 
+/// Tile columns per thread below which the default tile size shrinks (see [`Config::nb_for`]).
+pub const TILES_PER_THREAD: usize = 3;
+/// The smallest tile size chosen automatically.
+pub const MIN_AUTO_NB: usize = 64;
+
 /// Default tile edge per routine, tuned with bench/ on a 2-core machine.
 pub fn default_nb(routine: &str) -> usize {
     match routine {
@@ -137,8 +142,18 @@ impl Config {
         self
     }
 
-    pub fn nb_for(&self, routine: &str) -> usize {
-        self.nb.unwrap_or_else(|| default_nb(routine))
+    /// Tile size for a call of `routine` whose problem size is `n`: `HETLA_NB` when set, else the
+    /// routine's default, shrunk for mid-sized problems so that there are at least
+    /// [`TILES_PER_THREAD`] tile columns per thread to keep every thread busy (never below
+    /// [`MIN_AUTO_NB`], where a tile kernel's own efficiency collapses).
+    pub fn nb_for(&self, routine: &str, n: usize) -> usize {
+        if let Some(nb) = self.nb {
+            return nb;
+        }
+        let want = n.div_ceil(TILES_PER_THREAD * self.threads);
+        // Multiples of 32 keep the BLAS kernels on their fast paths.
+        let rounded = want.div_ceil(32) * 32;
+        default_nb(routine).min(rounded.max(MIN_AUTO_NB))
     }
 
     pub fn min_n_for(&self, routine: &str) -> usize {
@@ -249,5 +264,23 @@ mod tests {
         assert!(GpuSelect::parse("2").unwrap().selects(2));
         assert!(!GpuSelect::parse("2").unwrap().selects(0));
         assert!(!GpuSelect::None.selects(0));
+    }
+}
+
+#[cfg(test)]
+mod nb_tests {
+    use super::*;
+
+    #[test]
+    fn tile_size_shrinks_for_mid_sized_problems_only() {
+        let c = Config::with_threads(2);
+        assert_eq!(c.nb_for("dpotrf", 4000), default_nb("dpotrf"));
+        // 1000 / (3 tiles per thread · 2 threads) = 167, rounded up to a multiple of 32.
+        assert_eq!(c.nb_for("dpotrf", 1000), 192.min(default_nb("dpotrf")));
+        assert_eq!(c.nb_for("dpotrf", 100), MIN_AUTO_NB);
+        let mut c = c;
+        c.nb = Some(7);
+        assert_eq!(c.nb_for("dpotrf", 4000), 7);
+        assert_eq!(c.nb_for("dgetrf", 10), 7);
     }
 }

@@ -119,7 +119,7 @@ pub fn dgels(
         array::scale(bnrm, to, brow, nrhs, b, ldb);
     }
 
-    let nb = cfg.nb_for("dgels");
+    let nb = cfg.nb_for("dgels", m.min(n) as usize);
     let ib = nb.min(32);
     let (mu, nu, ru) = (m as usize, n as usize, nrhs as usize);
     let at = a.matrix(mu, nu, lda as usize).tiled(nb, nb);

@@ -78,7 +78,7 @@ pub fn dgeqrf(
         rep.finish("dgeqrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
         return Ok(());
     }
-    let nb = cfg.nb_for("dgeqrf");
+    let nb = cfg.nb_for("dgeqrf", n as usize);
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let ta = a.matrix(mu, nu, lda as usize).tiled(nb, nb);
     let tt = tau.matrix(ku, 1, ku).tiled(nb, 1);

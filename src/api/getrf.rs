@@ -44,7 +44,7 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
         rep.finish("dgetrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
-    let nb = cfg.nb_for("dgetrf");
+    let nb = cfg.nb_for("dgetrf", kmin);
     let ta = a.matrix(mu, nu, ld).tiled(nb, nb);
     let tp = ipiv.matrix(kmin, 1, kmin).tiled(nb, 1);
     let info = ZeroPivot::new();
@@ -95,7 +95,7 @@ pub fn dgetrs(
         return numerical(info);
     }
     let op = if flag(trans, b'N') { Trans::No } else { Trans::Yes };
-    let nb = cfg.nb_for("dgetrs");
+    let nb = cfg.nb_for("dgetrs", n as usize);
     let (nu, nr) = (n as usize, nrhs as usize);
     let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
     let tp = ipiv.matrix(nu, 1, nu).tiled(nb, 1);
@@ -141,7 +141,7 @@ pub fn dgesv(
         rep.finish("dgesv", format_args!("n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
-    let nb = cfg.nb_for("dgesv");
+    let nb = cfg.nb_for("dgesv", n as usize);
     let (nu, nr) = (n as usize, nrhs as usize);
     let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
     let tp = ipiv.matrix(nu, 1, nu).tiled(nb, 1);

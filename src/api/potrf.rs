@@ -40,7 +40,7 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
         rep.finish("dpotrf", format_args!("uplo={uc} n={n}"), Path::Forward, Some(why), flops);
         return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
     }
-    let nb = cfg.nb_for("dpotrf");
+    let nb = cfg.nb_for("dpotrf", nu);
     let t = a.matrix(nu, nu, ld).tiled(nb, nb);
     let work = Work { flops, bytes: 8.0 * (nu * nu) as f64 };
     let r = run_tiles_on_devices(cfg, work, |seq| algo::potrf::potrf(seq, ul, &t));
@@ -87,7 +87,7 @@ pub fn dpotrs(
         rep.finish("dpotrs", format_args!("uplo={uc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
         return Ok(());
     }
-    let nb = cfg.nb_for("dpotrs");
+    let nb = cfg.nb_for("dpotrs", n as usize);
     let (nu, ru) = (n as usize, nrhs as usize);
     let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
     let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
@@ -137,7 +137,7 @@ pub fn dposv(
         rep.finish("dposv", format_args!("uplo={uc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
         return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
     }
-    let nb = cfg.nb_for("dposv");
+    let nb = cfg.nb_for("dposv", n as usize);
     let (nu, ru) = (n as usize, nrhs as usize);
     let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
     let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
