@@ -17,6 +17,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
+#[path = "external.rs"]
+pub(crate) mod external;
+
 /// Unfinished tasks a sequence may hold before its master stops generating (the task window).
 const WINDOW: usize = 4096;
 
@@ -264,11 +267,12 @@ impl SeqHandle {
     }
 
     /// One step of the master: run one of our ready tasks, or sleep until something changes.
-    fn step(&self, mut g: MutexGuard<'static, Shared>) -> MutexGuard<'static, Shared> {
+    fn step(&self, g: MutexGuard<'static, Shared>) -> MutexGuard<'static, Shared> {
+        let mut g = external::poll(self.pool, g);
         if let Some((sid, id)) = pop(&mut g, Some(self.id)) {
             run_one(self.pool, g, sid, id)
         } else {
-            self.pool.cv.wait(g).unwrap_or_else(|e| e.into_inner())
+            external::idle_wait(self.pool, g)
         }
     }
 
