@@ -9,6 +9,7 @@ pub mod algo;
 pub mod api;
 pub mod backend;
 pub mod config;
+pub mod dist;
 pub mod error;
 pub mod kernels;
 pub mod runtime;

@@ -3,7 +3,7 @@
 //! Two things are added to the shared-memory runtime, and nothing else in it changes:
 //!
 //! * **Held tasks.** [`Seq::submit_held`] submits a task with one extra, external dependency: it
-//!   becomes ready only once its tile dependencies are granted *and* [`Seq::release`] has been
+//!   becomes ready only once its tile dependencies are granted *and* [`Releaser::release`] has been
 //!   called for it. The distributed layer uses one per received tile (version): the task declares
 //!   a write of the local copy, its readers queue behind it as usual (APPEND/FIRE), and the master
 //!   releases it when the message has arrived and been copied in.
@@ -34,12 +34,12 @@ thread_local! {
     static PROGRESS: Cell<Option<Hook>> = const { Cell::new(None) };
 }
 
-/// A task submitted with [`Seq::submit_held`], waiting for [`Seq::release`].
+/// A task submitted with [`Seq::submit_held`], waiting for [`Releaser::release`].
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Held(u64);
 
 impl Seq {
-    /// Like [`Seq::submit`], but the task also waits for [`Seq::release`] of the returned handle.
+    /// Like [`Seq::submit`], but the task also waits for [`Releaser::release`] of the returned handle.
     pub fn submit_held(
         &self,
         task: Task,
@@ -76,18 +76,15 @@ impl Seq {
         Held(id)
     }
 
-    /// Gives a held task its external dependency; it runs once its tile dependencies allow.
-    pub fn release(&self, held: Held) {
-        let h = &self.inner;
-        let mut g = lock(h.pool);
-        let st = g.seqs.get_mut(&h.id).expect("own sequence");
-        st.grant(held.0);
-        h.pool.cv.notify_all();
+    /// A handle that releases this sequence's held tasks (see [`Releaser`]).
+    pub fn releaser(&self) -> Releaser {
+        Releaser { pool: self.inner.pool, id: self.inner.id }
     }
 
-    /// Runs `f` (which submits to and waits on this sequence) with `progress` installed as the
-    /// calling thread's progress callback. Only this thread ever calls it.
-    pub fn with_progress<R>(&self, progress: &mut dyn FnMut(), f: impl FnOnce(&Seq) -> R) -> R {
+    /// Runs `f` (which submits to and waits on this sequence, handed over by value so that it can
+    /// call [`Seq::wait`]) with `progress` installed as the calling thread's progress callback.
+    /// Only this thread ever calls it.
+    pub fn with_progress<R>(self, progress: &mut dyn FnMut(), f: impl FnOnce(Seq) -> R) -> R {
         struct Restore(Option<Hook>);
         impl Drop for Restore {
             fn drop(&mut self) {
@@ -100,6 +97,24 @@ impl Seq {
         let hook: Hook = unsafe { std::mem::transmute::<&mut dyn FnMut(), Hook>(progress) };
         let _restore = Restore(PROGRESS.with(|p| p.replace(Some(hook))));
         f(self)
+    }
+}
+
+/// Releases held tasks of one sequence; `Copy`, so the progress callback can own one while the
+/// sequence itself is being waited on.
+#[derive(Clone, Copy)]
+pub struct Releaser {
+    pool: &'static Pool,
+    id: u64,
+}
+
+impl Releaser {
+    /// Gives a held task its external dependency; it runs once its tile dependencies allow.
+    pub fn release(&self, held: Held) {
+        let mut g = lock(self.pool);
+        let st = g.seqs.get_mut(&self.id).expect("a held task's sequence is alive");
+        st.grant(held.0);
+        self.pool.cv.notify_all();
     }
 }
 

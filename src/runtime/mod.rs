@@ -27,6 +27,7 @@ use crate::error::Error;
 use crate::tile::{Elem, TiledMatrix, View, ViewMut};
 use std::ops::Range;
 
+pub use pool::external::{Held, Releaser};
 pub(crate) use pool::in_task;
 
 /// Signature of a task body.

@@ -58,16 +58,36 @@ pub fn pdpotrf(
     let rep = Report::start(cfg);
     let uc = uplo.to_ascii_uppercase() as char;
     let flops = (n as f64).powi(3) / 3.0;
-    let why = forward_reason(cfg, "pdpotrf", n as usize).unwrap_or("no-tile-path");
-    let info = fwd::pdpotrf(uplo, n, a, ia, ja, &desca.0);
+    let why = forward_reason(cfg, "pdpotrf", n as usize).or_else(crate::dist::unsupported_reason);
+    if let Some(why) = why {
+        let info = fwd::pdpotrf(uplo, n, a, ia, ja, &desca.0);
+        rep.finish(
+            "pdpotrf",
+            format_args!("uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
+            Path::Forward,
+            Some(why),
+            flops,
+        );
+        return info_result(info);
+    }
+    let nb = cfg.nb_for("pdpotrf");
+    let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb);
     rep.finish(
         "pdpotrf",
-        format_args!("uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
-        Path::Forward,
-        Some(why),
+        format_args!(
+            "uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} redist={:.6}s tiles_sent={} tiles_received={}",
+            desca.mb(),
+            g.nprow,
+            g.npcol,
+            st.redistribution_s,
+            st.sent,
+            st.received
+        ),
+        Path::Tiles,
+        None,
         flops,
     );
-    info_result(info)
+    r
 }
 
 /// The checks PDPOTRS and PDPOSV share; `chk_b` is false for PDPOSV, which (unlike PDPOTRS) runs
