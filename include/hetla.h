@@ -11,6 +11,37 @@
 #include <stdint.h>
 
 /*
+ Descriptor entries (1-based positions, as ScaLAPACK numbers them in its INFO codes).
+ */
+#define DTYPE_ 1
+
+#define CTXT_ 2
+
+#define M_ 3
+
+#define N_ 4
+
+#define MB_ 5
+
+#define NB_ 6
+
+#define RSRC_ 7
+
+#define CSRC_ 8
+
+#define LLD_ 9
+
+/*
+ Tile columns per thread below which the default tile size shrinks (see [`Config::nb_for`]).
+ */
+#define TILES_PER_THREAD 3
+
+/*
+ The smallest tile size chosen automatically.
+ */
+#define MIN_AUTO_NB 64
+
+/*
  The library version, as a static NUL-terminated string.
  */
 const char *hetla_version(void);
@@ -90,5 +121,90 @@ void dgels_(const char *trans,
             const int32_t *lwork,
             int32_t *info,
             size_t _trans_len);
+
+void pdpotrf_(const char *uplo,
+              const int32_t *n,
+              double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              int32_t *info,
+              size_t _uplo_len);
+
+void pdpotrs_(const char *uplo,
+              const int32_t *n,
+              const int32_t *nrhs,
+              const double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              double *b,
+              const int32_t *ib,
+              const int32_t *jb,
+              const int32_t *descb,
+              int32_t *info,
+              size_t _uplo_len);
+
+void pdposv_(const char *uplo,
+             const int32_t *n,
+             const int32_t *nrhs,
+             double *a,
+             const int32_t *ia,
+             const int32_t *ja,
+             const int32_t *desca,
+             double *b,
+             const int32_t *ib,
+             const int32_t *jb,
+             const int32_t *descb,
+             int32_t *info,
+             size_t _uplo_len);
+
+void pdgetrf_(const int32_t *m,
+              const int32_t *n,
+              double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              int32_t *ipiv,
+              int32_t *info);
+
+void pdgetrs_(const char *trans,
+              const int32_t *n,
+              const int32_t *nrhs,
+              const double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              const int32_t *ipiv,
+              double *b,
+              const int32_t *ib,
+              const int32_t *jb,
+              const int32_t *descb,
+              int32_t *info,
+              size_t _trans_len);
+
+void pdgesv_(const int32_t *n,
+             const int32_t *nrhs,
+             double *a,
+             const int32_t *ia,
+             const int32_t *ja,
+             const int32_t *desca,
+             int32_t *ipiv,
+             double *b,
+             const int32_t *ib,
+             const int32_t *jb,
+             const int32_t *descb,
+             int32_t *info);
+
+void pdgeqrf_(const int32_t *m,
+              const int32_t *n,
+              double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              double *tau,
+              double *work,
+              const int32_t *lwork,
+              int32_t *info);
 
 #endif  /* HETLA_H */

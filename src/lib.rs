@@ -11,6 +11,7 @@ pub mod api;
 pub mod backend;
 pub mod config;
 pub mod device;
+pub mod dist;
 pub mod error;
 pub mod kernels;
 pub mod runtime;

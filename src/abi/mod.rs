@@ -3,8 +3,10 @@
 //! No panic crosses the C boundary (DESIGN.md, decision 6).
 
 mod lapack;
+mod scalapack;
 
 pub use lapack::*;
+pub use scalapack::*;
 
 use crate::backend::lapack::xerbla;
 use crate::error::Error;
@@ -23,6 +25,22 @@ pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
             eprintln!("hetla: {name}: {msg}");
             crate::error::info_of(&Err(Error::Runtime(msg)))
         }
+        Err(_) => {
+            eprintln!("hetla: {name}: internal error (panic caught at the library boundary)");
+            crate::error::info_of(&Err(Error::Runtime(String::new())))
+        }
+    }
+}
+
+/// Like [`guard`] for a ScaLAPACK routine of context `ctxt`: a bad argument goes to `pxerbla_`
+/// with ScaLAPACK's code (i·100 + j for entry j of descriptor argument i).
+pub(crate) fn pguard(ctxt: i32, name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Err(Error::Arg(pos))) => {
+            crate::backend::blacs::pxerbla(ctxt, name, pos);
+            -pos
+        }
+        Ok(r) => guard(name, || r),
         Err(_) => {
             eprintln!("hetla: {name}: internal error (panic caught at the library boundary)");
             crate::error::info_of(&Err(Error::Runtime(String::new())))

@@ -6,6 +6,7 @@ pub mod gels;
 pub mod geqrf;
 pub mod getrf;
 pub mod potrf;
+pub mod scalapack;
 
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;

@@ -8,8 +8,10 @@
 //! is none we `dlopen` the system OpenBLAS and take it from there.
 
 pub mod array;
+pub mod blacs;
 pub mod forward;
 pub mod lapack;
+pub mod scalapack;
 mod threads;
 
 pub use threads::BlasThreadsGuard;
@@ -73,7 +75,7 @@ pub fn lookup_global(name: &str) -> *mut c_void {
 
 /// True when `p` lies inside libhetla itself (an RTLD_NEXT lookup can return our own symbol when
 /// the library was loaded twice, for instance as both rlib-in-a-test and preloaded cdylib).
-fn is_own_symbol(p: *mut c_void) -> bool {
+pub(crate) fn is_own_symbol(p: *mut c_void) -> bool {
     let mut mine: libc::Dl_info = unsafe { std::mem::zeroed() };
     let mut theirs: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads its address argument and fills the Dl_info we own.

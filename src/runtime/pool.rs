@@ -27,6 +27,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
+#[path = "external.rs"]
+pub(crate) mod external;
+
 /// Unfinished tasks a sequence may hold before its master stops generating (the task window).
 const WINDOW: usize = 4096;
 
@@ -289,6 +292,12 @@ impl SeqHandle {
     }
 
     pub fn submit(&self, task: Task, job: Job) {
+        self.submit_pending(task, job, 0);
+    }
+
+    /// Appends a task that, besides its tile dependencies, waits for `external` more grants
+    /// (messages, see `external.rs`); returns its id.
+    pub(super) fn submit_pending(&self, task: Task, job: Job, external: usize) -> u64 {
         let mut g = lock(self.pool);
         // The window is full: work on our own ready tasks (or sleep until one is done).
         while g.seqs[&self.id].unfinished >= WINDOW {
@@ -297,7 +306,7 @@ impl SeqHandle {
         let st = g.seqs.get_mut(&self.id).expect("own sequence");
         let id = st.next_id;
         st.next_id += 1;
-        let mut pending = 0;
+        let mut pending = external;
         for u in &task.accesses {
             if !st.lists.append(u.key, id, u.mode) {
                 pending += 1;
@@ -331,14 +340,16 @@ impl SeqHandle {
                 }
             }
         }
+        id
     }
 
     /// One step of the master: run one of our ready tasks, or sleep until something changes.
-    fn step(&self, mut g: MutexGuard<'static, Shared>) -> MutexGuard<'static, Shared> {
+    fn step(&self, g: MutexGuard<'static, Shared>) -> MutexGuard<'static, Shared> {
+        let mut g = external::poll(self.pool, g);
         if let Some((sid, id)) = pop(&mut g, Some(self.id)) {
             run_one(self.pool, g, sid, id)
         } else {
-            self.pool.cv.wait(g).unwrap_or_else(|e| e.into_inner())
+            external::idle_wait(self.pool, g)
         }
     }
 

@@ -237,4 +237,13 @@ impl<T: Elem + Default> Workspace<T> {
     pub fn tiles(&self) -> TiledMatrix<T> {
         self.tiles
     }
+    /// The storage, column-major with leading dimension `max(1, m)`, for filling or reading it
+    /// while no task of a sequence uses it (the distributed layer's conversions and messages).
+    pub fn as_slice(&self) -> &[T] {
+        &self._buf
+    }
+    /// Writable storage; see [`Workspace::as_slice`].
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self._buf
+    }
 }

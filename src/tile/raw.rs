@@ -55,4 +55,17 @@ impl<T: Elem> ColMajor<T> {
     pub fn ptr(&self) -> *mut T {
         self.ptr
     }
+    /// Element (i, j), read outside any task (layout conversions before a sequence starts).
+    pub fn get(&self, i: usize, j: usize) -> T {
+        assert!(i < self.m && j < self.n);
+        // SAFETY: (i, j) lies in the m×n block that `Raw::new`'s contract makes valid, and no
+        // task of the call is running while conversions use this.
+        unsafe { *self.ptr.add(i + j * self.ld) }
+    }
+    /// Stores element (i, j), outside any task; see [`ColMajor::get`].
+    pub fn set(&self, i: usize, j: usize, v: T) {
+        assert!(i < self.m && j < self.n);
+        // SAFETY: as for `get`; the block is writable by the same contract.
+        unsafe { *self.ptr.add(i + j * self.ld) = v }
+    }
 }

@@ -1,0 +1,226 @@
+//! ScaLAPACK symbols as Fortran calls them: every argument by reference, descriptors as
+//! `INTEGER DESC(9)`, hidden CHARACTER lengths appended as `size_t`.
+//!
+//! SAFETY (every function here): the Fortran calling convention makes the caller responsible for
+//! each scalar pointer being valid to read (INFO to write), each descriptor holding 9 integers,
+//! and each local array being as large as ScaLAPACK documents for the arguments given;
+//! `Raw::new` records that promise, and `api::scalapack` checks the arguments before any local
+//! array is touched.
+
+#![allow(clippy::missing_safety_doc)]
+
+use super::pguard;
+use crate::api::scalapack::{self as sl, Desc};
+use crate::config;
+use crate::tile::Raw;
+use std::ffi::c_char;
+
+unsafe fn desc(p: *const i32) -> Desc {
+    // SAFETY: the caller passes a descriptor of 9 integers (see the module's contract).
+    Desc(*(p as *const [i32; 9]))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdpotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDPOTRF", || {
+        sl::potrf::pdpotrf(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdpotrs_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    b: *mut f64,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PDPOTRS", || {
+        sl::potrf::pdpotrs(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut f64),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdposv_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    b: *mut f64,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PDPOSV", || {
+        sl::potrf::pdposv(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdgetrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDGETRF", || {
+        sl::getrf::pdgetrf(config::get(), *m, *n, Raw::new(a), *ia, *ja, &da, Raw::new(ipiv))
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdgetrs_(
+    trans: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    b: *mut f64,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PDGETRS", || {
+        sl::getrf::pdgetrs(
+            config::get(),
+            *trans as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut f64),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdgesv_(
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *mut i32,
+    b: *mut f64,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PDGESV", || {
+        sl::getrf::pdgesv(
+            config::get(),
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv),
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdgeqrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *mut f64,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDGEQRF", || {
+        sl::geqrf::pdgeqrf(
+            config::get(),
+            *m,
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}

@@ -1,0 +1,61 @@
+//! PDGEQRF with ScaLAPACK 2.2's checks and workspace query (SRC/pdgeqrf.f). No distributed tile
+//! path yet: after the checks it goes to the next ScaLAPACK (`reason=no-tile-path`).
+
+use super::{check, chk1mat, grid_or_error, indxg2p, info_result, numroc, pchkmat, Desc, Operand};
+use crate::api::{forward_reason, Path, Report};
+use crate::backend::scalapack as fwd;
+use crate::config::Config;
+use crate::error::Error;
+use crate::tile::Raw;
+
+/// PDGEQRF: QR factorization of the M×N sub(A); LWORK = -1 is a workspace query.
+#[allow(clippy::too_many_arguments)]
+pub fn pdgeqrf(
+    cfg: &Config,
+    m: i32,
+    n: i32,
+    a: Raw<f64>,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+    tau: Raw<f64>,
+    work: Raw<f64>,
+    lwork: i32,
+) -> Result<(), Error> {
+    let g = grid_or_error(desca, 6)?;
+    let mut info = 0;
+    chk1mat(m, 1, n, 2, ia, ja, desca, 6, &g, &mut info);
+    let lquery = lwork == -1;
+    if info == 0 {
+        let icoff = (ja - 1) % desca.nb();
+        let iarow = indxg2p(ia, desca.mb(), desca.rsrc(), g.nprow);
+        let iacol = indxg2p(ja, desca.nb(), desca.csrc(), g.npcol);
+        let mp0 = numroc(m + (ia - 1) % desca.mb(), desca.mb(), g.myrow, iarow, g.nprow);
+        let nq0 = numroc(n + icoff, desca.nb(), g.mycol, iacol, g.npcol);
+        let lwmin = desca.nb() * (mp0 + nq0 + desca.nb());
+        // The reference stores the minimum before it judges LWORK, so a caller with too small a
+        // workspace still learns the size it needs.
+        work.set(0, lwmin as f64);
+        if lwork < lwmin && !lquery {
+            info = -9;
+        }
+    }
+    let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
+    pchkmat(desca.ctxt(), &g, &[op], &[(if lquery { -1 } else { 1 }, 9)], &mut info);
+    check(info)?;
+    if lquery || m == 0 || n == 0 {
+        return Ok(());
+    }
+    let rep = Report::start(cfg);
+    let info = fwd::pdgeqrf(m, n, a, ia, ja, &desca.0, tau, work, lwork);
+    let (mf, nf) = (m as f64, n as f64);
+    let k = mf.min(nf);
+    rep.finish(
+        "pdgeqrf",
+        format_args!("m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
+        Path::Forward,
+        Some(forward_reason(cfg, "pdgeqrf", m.min(n) as usize).unwrap_or("no-tile-path")),
+        2.0 * mf * nf * k - (mf + nf) * k * k + 2.0 * k * k * k / 3.0,
+    );
+    info_result(info)
+}

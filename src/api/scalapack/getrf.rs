@@ -1,0 +1,215 @@
+//! PDGETRF, PDGETRS and PDGESV with ScaLAPACK 2.2's checks (SRC/pdgetrf.f, pdgetrs.f,
+//! pdgesv.f). These have no distributed tile path yet: after the checks they go to the next
+//! ScaLAPACK in the process, and the verbose line says so (`reason=no-tile-path`).
+
+use super::{
+    check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, CTXT_, NB_,
+};
+use crate::api::{flag, forward_reason, Path, Report};
+use crate::backend::scalapack as fwd;
+use crate::config::Config;
+use crate::error::Error;
+use crate::tile::Raw;
+
+fn reason(cfg: &Config, routine: &str, size: i32) -> &'static str {
+    forward_reason(cfg, routine, size.max(0) as usize).unwrap_or("no-tile-path")
+}
+
+/// PDGETRF: LU factorization with partial pivoting of the M×N sub(A).
+#[allow(clippy::too_many_arguments)]
+pub fn pdgetrf(
+    cfg: &Config,
+    m: i32,
+    n: i32,
+    a: Raw<f64>,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+    ipiv: Raw<i32>,
+) -> Result<(), Error> {
+    let g = grid_or_error(desca, 6)?;
+    let mut info = 0;
+    chk1mat(m, 1, n, 2, ia, ja, desca, 6, &g, &mut info);
+    if info == 0 {
+        if (ia - 1) % desca.mb() != 0 {
+            info = -4;
+        } else if (ja - 1) % desca.nb() != 0 {
+            info = -5;
+        } else if desca.mb() != desca.nb() {
+            info = -(600 + NB_);
+        }
+    }
+    let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
+    pchkmat(desca.ctxt(), &g, &[op], &[], &mut info);
+    check(info)?;
+    // The reference's quick returns, in its order (a one-row global matrix sets IPIV(1) = 1).
+    if desca.m() == 1 {
+        ipiv.set(0, 1);
+        return Ok(());
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let rep = Report::start(cfg);
+    let info = fwd::pdgetrf(m, n, a, ia, ja, &desca.0, ipiv);
+    let (mf, nf) = (m as f64, n as f64);
+    let k = mf.min(nf);
+    rep.finish(
+        "pdgetrf",
+        format_args!("m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
+        Path::Forward,
+        Some(reason(cfg, "pdgetrf", m.min(n))),
+        mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0,
+    );
+    info_result(info)
+}
+
+fn trans_ok(t: u8) -> bool {
+    flag(t, b'N') || flag(t, b'T') || flag(t, b'C')
+}
+
+fn trans_code(t: u8) -> i32 {
+    if flag(t, b'N') {
+        b'N' as i32
+    } else if flag(t, b'T') {
+        b'T' as i32
+    } else {
+        b'C' as i32
+    }
+}
+
+/// PDGETRS: solves op(sub(A))·X = sub(B) with the factors and pivots from PDGETRF.
+#[allow(clippy::too_many_arguments)]
+pub fn pdgetrs(
+    cfg: &Config,
+    trans: u8,
+    n: i32,
+    nrhs: i32,
+    a: Raw<f64>,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+    ipiv: Raw<i32>,
+    b: Raw<f64>,
+    ib: i32,
+    jb: i32,
+    descb: &Desc,
+) -> Result<(), Error> {
+    let g = grid_or_error(desca, 7)?;
+    let mut info = 0;
+    chk1mat(n, 2, n, 2, ia, ja, desca, 7, &g, &mut info);
+    chk1mat(n, 2, nrhs, 3, ib, jb, descb, 12, &g, &mut info);
+    if info == 0 {
+        let iarow = indxg2p(ia, desca.mb(), desca.rsrc(), g.nprow);
+        let ibrow = indxg2p(ib, descb.mb(), descb.rsrc(), g.nprow);
+        if !trans_ok(trans) {
+            info = -1;
+        } else if (ia - 1) % desca.mb() != 0 {
+            info = -5;
+        } else if (ja - 1) % desca.nb() != 0 {
+            info = -6;
+        } else if desca.mb() != desca.nb() {
+            info = -(700 + NB_);
+        } else if (ib - 1) % descb.mb() != 0 || ibrow != iarow {
+            info = -10;
+        } else if descb.mb() != desca.nb() {
+            info = -(1200 + NB_);
+        } else if desca.ctxt() != descb.ctxt() {
+            info = -(1200 + CTXT_);
+        }
+    }
+    let opa = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
+    let opb = Operand { m: n, mpos: 2, n: nrhs, npos: 3, i: ib, j: jb, desc: descb, descpos: 12 };
+    pchkmat(desca.ctxt(), &g, &[opa, opb], &[(trans_code(trans), 1)], &mut info);
+    check(info)?;
+    if n == 0 || nrhs == 0 {
+        return Ok(());
+    }
+    let rep = Report::start(cfg);
+    let info = fwd::pdgetrs(trans, n, nrhs, a, ia, ja, &desca.0, ipiv, b, ib, jb, &descb.0);
+    rep.finish(
+        "pdgetrs",
+        format_args!(
+            "trans={} n={n} nrhs={nrhs} grid={}x{}",
+            trans.to_ascii_uppercase() as char,
+            g.nprow,
+            g.npcol
+        ),
+        Path::Forward,
+        Some(reason(cfg, "pdgetrs", n)),
+        2.0 * (n as f64).powi(2) * nrhs as f64,
+    );
+    info_result(info)
+}
+
+/// The checks of PDGESV.
+#[allow(clippy::too_many_arguments)]
+fn check_pdgesv(
+    n: i32,
+    nrhs: i32,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+    ib: i32,
+    jb: i32,
+    descb: &Desc,
+) -> Result<GridInfo, Error> {
+    let g = grid_or_error(desca, 6)?;
+    let mut info = 0;
+    chk1mat(n, 1, n, 1, ia, ja, desca, 6, &g, &mut info);
+    chk1mat(n, 1, nrhs, 2, ib, jb, descb, 11, &g, &mut info);
+    if info == 0 {
+        let iarow = indxg2p(ia, desca.mb(), desca.rsrc(), g.nprow);
+        let ibrow = indxg2p(ib, descb.mb(), descb.rsrc(), g.nprow);
+        let icoffa = (ja - 1) % desca.nb();
+        let iroffb = (ib - 1) % descb.mb();
+        if (ia - 1) % desca.mb() != 0 {
+            info = -4;
+        } else if icoffa != 0 {
+            info = -5;
+        } else if desca.mb() != desca.nb() {
+            info = -(600 + NB_);
+        } else if ibrow != iarow || icoffa != iroffb {
+            info = -9;
+        } else if descb.mb() != desca.nb() {
+            info = -(1100 + NB_);
+        } else if desca.ctxt() != descb.ctxt() {
+            info = -(1100 + CTXT_);
+        }
+    }
+    let opa = Operand { m: n, mpos: 1, n, npos: 1, i: ia, j: ja, desc: desca, descpos: 6 };
+    let opb = Operand { m: n, mpos: 1, n: nrhs, npos: 2, i: ib, j: jb, desc: descb, descpos: 11 };
+    pchkmat(desca.ctxt(), &g, &[opa, opb], &[], &mut info);
+    check(info)?;
+    Ok(g)
+}
+
+/// PDGESV: PDGETRF then PDGETRS.
+#[allow(clippy::too_many_arguments)]
+pub fn pdgesv(
+    cfg: &Config,
+    n: i32,
+    nrhs: i32,
+    a: Raw<f64>,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+    ipiv: Raw<i32>,
+    b: Raw<f64>,
+    ib: i32,
+    jb: i32,
+    descb: &Desc,
+) -> Result<(), Error> {
+    let g = check_pdgesv(n, nrhs, ia, ja, desca, ib, jb, descb)?;
+    let rep = Report::start(cfg);
+    let info = fwd::pdgesv(n, nrhs, a, ia, ja, &desca.0, ipiv, b, ib, jb, &descb.0);
+    let nf = n as f64;
+    rep.finish(
+        "pdgesv",
+        format_args!("n={n} nrhs={nrhs} grid={}x{}", g.nprow, g.npcol),
+        Path::Forward,
+        Some(reason(cfg, "pdgesv", n)),
+        2.0 * nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64,
+    );
+    info_result(info)
+}

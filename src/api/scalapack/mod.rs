@@ -1,0 +1,327 @@
+//! ScaLAPACK 2.2 entry logic: descriptor and argument checks in ScaLAPACK's order and with its
+//! INFO encoding, quick returns, the forward-or-run decision and the verbose line.
+//!
+//! ScaLAPACK reports a bad scalar argument `i` as INFO = -i and a bad entry `j` of the descriptor
+//! that is argument `i` as INFO = -(i·100 + j). The checks come in two stages, as in the
+//! reference tools: a local stage (CHK1MAT: the descriptor makes sense from this process's point
+//! of view) followed by the routine's own alignment rules, then a global stage (PCHK1MAT /
+//! PCHK2MAT: every scalar and descriptor entry must be equal on all processes of the grid; the
+//! smallest error code found anywhere wins, so every process reports the same INFO). A process
+//! outside the grid gets -(argpos·100 + CTXT_) without any communication, as in the reference.
+
+pub mod geqrf;
+pub mod getrf;
+pub mod potrf;
+
+use crate::backend::blacs;
+use crate::error::Error;
+
+/// Descriptor entries (1-based positions, as ScaLAPACK numbers them in its INFO codes).
+pub const DTYPE_: i32 = 1;
+pub const CTXT_: i32 = 2;
+pub const M_: i32 = 3;
+pub const N_: i32 = 4;
+pub const MB_: i32 = 5;
+pub const NB_: i32 = 6;
+pub const RSRC_: i32 = 7;
+pub const CSRC_: i32 = 8;
+pub const LLD_: i32 = 9;
+
+/// Error codes are combined by taking a minimum over codes scaled by this factor, so that a
+/// descriptor entry (i·100 + j) and a scalar (i·100) compare in argument order.
+const DESCMULT: i32 = 100;
+const BIGNUM: i32 = DESCMULT * DESCMULT;
+
+/// A block-cyclic array descriptor (`DESC(9)`, type 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Desc(pub [i32; 9]);
+
+impl Desc {
+    pub fn dtype(&self) -> i32 {
+        self.0[0]
+    }
+    pub fn ctxt(&self) -> i32 {
+        self.0[1]
+    }
+    pub fn m(&self) -> i32 {
+        self.0[2]
+    }
+    pub fn n(&self) -> i32 {
+        self.0[3]
+    }
+    pub fn mb(&self) -> i32 {
+        self.0[4]
+    }
+    pub fn nb(&self) -> i32 {
+        self.0[5]
+    }
+    pub fn rsrc(&self) -> i32 {
+        self.0[6]
+    }
+    pub fn csrc(&self) -> i32 {
+        self.0[7]
+    }
+    pub fn lld(&self) -> i32 {
+        self.0[8]
+    }
+}
+
+/// The process grid as the BLACS report it for a context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridInfo {
+    pub nprow: i32,
+    pub npcol: i32,
+    pub myrow: i32,
+    pub mycol: i32,
+}
+
+impl GridInfo {
+    pub fn of(ctxt: i32) -> Self {
+        let (nprow, npcol, myrow, mycol) = blacs::gridinfo(ctxt);
+        GridInfo { nprow, npcol, myrow, mycol }
+    }
+}
+
+/// NUMROC: how many of the `n` rows (or columns), dealt in blocks of `nb` starting at process
+/// `isrc`, process `iproc` of `nprocs` holds.
+pub fn numroc(n: i32, nb: i32, iproc: i32, isrc: i32, nprocs: i32) -> i32 {
+    let mydist = (nprocs + iproc - isrc) % nprocs;
+    let nblocks = n / nb;
+    let mut num = (nblocks / nprocs) * nb;
+    let extra = nblocks % nprocs;
+    if mydist < extra {
+        num += nb;
+    } else if mydist == extra {
+        num += n % nb;
+    }
+    num
+}
+
+/// INDXG2P: the process row (or column) holding global index `ig` (1-based).
+pub fn indxg2p(ig: i32, nb: i32, isrc: i32, nprocs: i32) -> i32 {
+    (isrc + (ig - 1) / nb) % nprocs
+}
+
+/// Turns an INFO value into the min-combinable code CHK1MAT works with.
+fn to_code(info: i32) -> i32 {
+    if info >= 0 {
+        BIGNUM
+    } else if info < -DESCMULT {
+        -info
+    } else {
+        -info * DESCMULT
+    }
+}
+
+/// Turns a combined code back into an INFO value.
+fn from_code(code: i32) -> i32 {
+    if code == BIGNUM {
+        0
+    } else if code % DESCMULT == 0 {
+        -code / DESCMULT
+    } else {
+        -code
+    }
+}
+
+/// CHK1MAT: local consistency of sub(A) = A(IA:IA+MA-1, JA:JA+NA-1) with descriptor `d`, which
+/// is argument `descpos` (IA and JA are arguments `descpos-2` and `descpos-1`). An error already
+/// in `info` is kept when it comes earlier in the argument list.
+#[allow(clippy::too_many_arguments)]
+pub fn chk1mat(
+    ma: i32,
+    mapos: i32,
+    na: i32,
+    napos: i32,
+    ia: i32,
+    ja: i32,
+    d: &Desc,
+    descpos: i32,
+    g: &GridInfo,
+    info: &mut i32,
+) {
+    let mut code = to_code(*info);
+    let (mapos, napos) = (mapos * DESCMULT, napos * DESCMULT);
+    let (iapos, japos, dpos) = ((descpos - 2) * DESCMULT, (descpos - 1) * DESCMULT, descpos * DESCMULT);
+    let bad = if d.dtype() != 1 {
+        Some(dpos + DTYPE_)
+    } else if ma < 0 {
+        Some(mapos)
+    } else if na < 0 {
+        Some(napos)
+    } else if ia < 1 {
+        Some(iapos)
+    } else if ja < 1 {
+        Some(japos)
+    } else if d.mb() < 1 {
+        Some(dpos + MB_)
+    } else if d.nb() < 1 {
+        Some(dpos + NB_)
+    } else if d.rsrc() < 0 || d.rsrc() >= g.nprow {
+        Some(dpos + RSRC_)
+    } else if d.csrc() < 0 || d.csrc() >= g.npcol {
+        Some(dpos + CSRC_)
+    } else if d.lld() < 1
+        || (d.lld() < numroc(d.m(), d.mb(), g.myrow, d.rsrc(), g.nprow)
+            && numroc(d.n(), d.nb(), g.mycol, d.csrc(), g.npcol) > 0)
+    {
+        // LLD below the local row count only matters when this process holds some columns.
+        Some(dpos + LLD_)
+    } else {
+        None
+    };
+    if let Some(c) = bad {
+        code = code.min(c);
+    }
+    if ma == 0 || na == 0 {
+        // An empty sub-matrix only needs sane global sizes.
+        if d.m() < 0 {
+            code = code.min(dpos + M_);
+        }
+        if d.n() < 0 {
+            code = code.min(dpos + N_);
+        }
+    } else if d.m() < 1 {
+        code = code.min(dpos + M_);
+    } else if d.n() < 1 {
+        code = code.min(dpos + N_);
+    } else if ia > d.m() {
+        code = code.min(iapos);
+    } else if ja > d.n() {
+        code = code.min(japos);
+    } else {
+        if ia + ma - 1 > d.m() {
+            code = code.min(mapos);
+        }
+        if ja + na - 1 > d.n() {
+            code = code.min(napos);
+        }
+    }
+    *info = from_code(code);
+}
+
+/// One matrix operand for the global check: its sizes, offsets and descriptor, and where each
+/// appears in the routine's argument list.
+pub struct Operand<'a> {
+    pub m: i32,
+    pub mpos: i32,
+    pub n: i32,
+    pub npos: i32,
+    pub i: i32,
+    pub j: i32,
+    pub desc: &'a Desc,
+    pub descpos: i32,
+}
+
+/// PCHK1MAT / PCHK2MAT: the values of every operand (and the `extra` (value, position) pairs)
+/// must be the same on all processes of the grid of context `ctxt`; combines that with the local
+/// `info` into the smallest error found anywhere, left on every process. Collective over the grid.
+pub fn pchkmat(ctxt: i32, g: &GridInfo, ops: &[Operand], extra: &[(i32, i32)], info: &mut i32) {
+    let mut code = to_code(*info);
+    let mut vals: Vec<(i32, i32)> = Vec::new();
+    for o in ops {
+        let dpos = o.descpos * DESCMULT;
+        vals.push((o.m, o.mpos * DESCMULT));
+        vals.push((o.n, o.npos * DESCMULT));
+        vals.push((o.i, (o.descpos - 2) * DESCMULT));
+        vals.push((o.j, (o.descpos - 1) * DESCMULT));
+        for (k, entry) in [DTYPE_, M_, N_, MB_, NB_, RSRC_, CSRC_].into_iter().enumerate() {
+            let v = if k == 0 { o.desc.dtype() } else { o.desc.0[entry as usize - 1] };
+            vals.push((v, dpos + entry));
+        }
+    }
+    vals.extend_from_slice(extra);
+    let mut x: Vec<i32> = vals.iter().map(|v| v.0).collect();
+    if g.myrow == 0 && g.mycol == 0 {
+        blacs::igebs2d_all(ctxt, &mut x);
+    } else {
+        let mut theirs = vec![0; x.len()];
+        blacs::igebr2d_all(ctxt, &mut theirs, 0, 0);
+        for (k, (v, pos)) in vals.iter().enumerate() {
+            if *v != theirs[k] {
+                code = code.min(*pos);
+            }
+        }
+    }
+    code = blacs::igamn2d_all(ctxt, code);
+    *info = from_code(code);
+}
+
+/// The common first step of every routine: the grid of descriptor A's context. A process outside
+/// the grid gets the reference's error, -(descpos·100 + CTXT_).
+pub fn grid_or_error(desca: &Desc, descpos: i32) -> Result<GridInfo, Error> {
+    let g = GridInfo::of(desca.ctxt());
+    if g.nprow == -1 {
+        return Err(Error::Arg(descpos * 100 + CTXT_));
+    }
+    Ok(g)
+}
+
+/// INFO (negative) to the `Error` the ABI layer turns into PXERBLA.
+pub fn check(info: i32) -> Result<(), Error> {
+    if info < 0 {
+        Err(Error::Arg(-info))
+    } else {
+        Ok(())
+    }
+}
+
+/// A forwarded call's INFO as a result.
+pub fn info_result(info: i32) -> Result<(), Error> {
+    match info {
+        0 => Ok(()),
+        i if i > 0 => Err(Error::Numerical(i)),
+        // Our checks are the reference's, so this cannot happen unless they diverge: say so.
+        i => Err(Error::Runtime(format!("the forwarded reference call returned INFO = {i}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numroc_matches_the_definition() {
+        // 10 rows in blocks of 3 over 2 processes starting at 1: blocks 0,2 (rows 0-2, 6-8) on
+        // process 1 and blocks 1,3 (rows 3-5, 9) on process 0.
+        assert_eq!(numroc(10, 3, 1, 1, 2), 6);
+        assert_eq!(numroc(10, 3, 0, 1, 2), 4);
+        assert_eq!(numroc(0, 3, 0, 0, 2), 0);
+        assert_eq!(indxg2p(4, 3, 1, 2), 0);
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for info in [0, -1, -4, -9, -602, -1106, -703] {
+            assert_eq!(from_code(to_code(info)), info);
+        }
+    }
+
+    #[test]
+    fn chk1mat_order_and_encoding() {
+        let g = GridInfo { nprow: 2, npcol: 2, myrow: 0, mycol: 0 };
+        let good = Desc([1, 0, 10, 10, 2, 2, 0, 0, 6]);
+        let mut info = 0;
+        chk1mat(10, 2, 10, 2, 1, 1, &good, 6, &g, &mut info);
+        assert_eq!(info, 0);
+        // A bad MB in descriptor 6 is -(6*100+5).
+        let mut bad = good;
+        bad.0[4] = 0;
+        chk1mat(10, 2, 10, 2, 1, 1, &bad, 6, &g, &mut info);
+        assert_eq!(info, -605);
+        // LLD smaller than the local rows (6 rows here with MB=2 on row 0 of 2: rows 0,1,4,5,8,9).
+        let mut bad = good;
+        bad.0[8] = 5;
+        info = 0;
+        chk1mat(10, 2, 10, 2, 1, 1, &bad, 6, &g, &mut info);
+        assert_eq!(info, -609);
+        // IA+N-1 > M: the size argument (2) is blamed.
+        info = 0;
+        chk1mat(10, 2, 10, 2, 2, 1, &good, 6, &g, &mut info);
+        assert_eq!(info, -2);
+        // An earlier error is kept.
+        info = -1;
+        chk1mat(10, 2, 10, 2, 2, 1, &good, 6, &g, &mut info);
+        assert_eq!(info, -1);
+    }
+}

@@ -1,0 +1,195 @@
+//! PDPOTRF, PDPOTRS and PDPOSV with ScaLAPACK 2.2's checks (SRC/pdpotrf.f, pdpotrs.f, pdposv.f).
+//!
+//! PDPOTRF runs on the distributed tile runtime (`crate::dist::potrf`) when the problem is large
+//! enough and the process has MPI; everything else goes to the next ScaLAPACK in the process.
+
+use super::{check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, NB_};
+use crate::api::{flag, forward_reason, Path, Report};
+use crate::backend::scalapack as fwd;
+use crate::config::Config;
+use crate::error::Error;
+use crate::tile::Raw;
+
+fn uplo_code(uplo: u8) -> i32 {
+    if flag(uplo, b'U') {
+        b'U' as i32
+    } else {
+        b'L' as i32
+    }
+}
+
+/// The argument checks of PDPOTRF; returns the grid on success.
+pub fn check_pdpotrf(uplo: u8, n: i32, ia: i32, ja: i32, desca: &Desc) -> Result<GridInfo, Error> {
+    let g = grid_or_error(desca, 6)?;
+    let mut info = 0;
+    chk1mat(n, 2, n, 2, ia, ja, desca, 6, &g, &mut info);
+    if info == 0 {
+        if !flag(uplo, b'U') && !flag(uplo, b'L') {
+            info = -1;
+        } else if (ia - 1) % desca.mb() != 0 {
+            info = -4;
+        } else if (ja - 1) % desca.nb() != 0 {
+            info = -5;
+        } else if desca.mb() != desca.nb() {
+            info = -(600 + NB_);
+        }
+    }
+    let op = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
+    pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info);
+    check(info)?;
+    Ok(g)
+}
+
+/// PDPOTRF: Cholesky factorization of sub(A) = A(IA:IA+N-1, JA:JA+N-1).
+#[allow(clippy::too_many_arguments)]
+pub fn pdpotrf(
+    cfg: &Config,
+    uplo: u8,
+    n: i32,
+    a: Raw<f64>,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+) -> Result<(), Error> {
+    let g = check_pdpotrf(uplo, n, ia, ja, desca)?;
+    if n == 0 {
+        return Ok(());
+    }
+    let rep = Report::start(cfg);
+    let uc = uplo.to_ascii_uppercase() as char;
+    let flops = (n as f64).powi(3) / 3.0;
+    let why = forward_reason(cfg, "pdpotrf", n as usize).or_else(crate::dist::unsupported_reason);
+    if let Some(why) = why {
+        let info = fwd::pdpotrf(uplo, n, a, ia, ja, &desca.0);
+        rep.finish(
+            "pdpotrf",
+            format_args!("uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
+            Path::Forward,
+            Some(why),
+            flops,
+        );
+        return info_result(info);
+    }
+    let nb = cfg.nb_for("pdpotrf", n as usize);
+    let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb);
+    rep.finish(
+        "pdpotrf",
+        format_args!(
+            "uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} redist={:.6}s tiles_sent={} tiles_received={}",
+            desca.mb(),
+            g.nprow,
+            g.npcol,
+            st.redistribution_s,
+            st.sent,
+            st.received
+        ),
+        Path::Tiles,
+        None,
+        flops,
+    );
+    r
+}
+
+/// The checks PDPOTRS and PDPOSV share; `chk_b` is false for PDPOSV, which (unlike PDPOTRS) runs
+/// no local check on B's descriptor, and `descb_mb_code` is the code each gives a B whose MB
+/// differs from A's NB.
+#[allow(clippy::too_many_arguments)]
+fn check_solve(
+    uplo: u8,
+    n: i32,
+    nrhs: i32,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+    ib: i32,
+    jb: i32,
+    descb: &Desc,
+    chk_b: bool,
+    descb_mb_code: i32,
+) -> Result<GridInfo, Error> {
+    let g = grid_or_error(desca, 7)?;
+    let mut info = 0;
+    chk1mat(n, 2, n, 2, ia, ja, desca, 7, &g, &mut info);
+    if chk_b {
+        chk1mat(n, 2, nrhs, 3, ib, jb, descb, 11, &g, &mut info);
+    }
+    if info == 0 {
+        let iarow = indxg2p(ia, desca.mb(), desca.rsrc(), g.nprow);
+        let ibrow = indxg2p(ib, descb.mb(), descb.rsrc(), g.nprow);
+        if !flag(uplo, b'U') && !flag(uplo, b'L') {
+            info = -1;
+        } else if (ia - 1) % desca.mb() != 0 {
+            info = -5;
+        } else if (ja - 1) % desca.nb() != 0 {
+            info = -6;
+        } else if desca.mb() != desca.nb() {
+            info = -(700 + NB_);
+        } else if (ib - 1) % descb.mb() != 0 || ibrow != iarow {
+            info = -9;
+        } else if descb.mb() != desca.nb() {
+            info = -descb_mb_code;
+        }
+    }
+    let opa = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
+    let opb = Operand { m: n, mpos: 2, n: nrhs, npos: 3, i: ib, j: jb, desc: descb, descpos: 11 };
+    pchkmat(desca.ctxt(), &g, &[opa, opb], &[(uplo_code(uplo), 1)], &mut info);
+    check(info)?;
+    Ok(g)
+}
+
+/// PDPOTRS: solves sub(A)·X = sub(B) with the factor from PDPOTRF.
+#[allow(clippy::too_many_arguments)]
+pub fn pdpotrs(
+    cfg: &Config,
+    uplo: u8,
+    n: i32,
+    nrhs: i32,
+    a: Raw<f64>,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+    b: Raw<f64>,
+    ib: i32,
+    jb: i32,
+    descb: &Desc,
+) -> Result<(), Error> {
+    let g = check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, true, 1100 + NB_)?;
+    if n == 0 || nrhs == 0 {
+        return Ok(());
+    }
+    let rep = Report::start(cfg);
+    let why = forward_reason(cfg, "pdpotrs", n as usize).unwrap_or("no-tile-path");
+    let info = fwd::pdpotrs(uplo, n, nrhs, a, ia, ja, &desca.0, b, ib, jb, &descb.0);
+    let uc = uplo.to_ascii_uppercase() as char;
+    rep.finish(
+        "pdpotrs",
+        format_args!("uplo={uc} n={n} nrhs={nrhs} grid={}x{}", g.nprow, g.npcol),
+        Path::Forward,
+        Some(why),
+        2.0 * (n as f64).powi(2) * nrhs as f64,
+    );
+    info_result(info)
+}
+
+/// PDPOSV: PDPOTRF then PDPOTRS.
+#[allow(clippy::too_many_arguments)]
+pub fn pdposv(
+    cfg: &Config,
+    uplo: u8,
+    n: i32,
+    nrhs: i32,
+    a: Raw<f64>,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+    b: Raw<f64>,
+    ib: i32,
+    jb: i32,
+    descb: &Desc,
+) -> Result<(), Error> {
+    check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, false, 1000 + NB_)?;
+    // Like the reference: the factorization (ours, with its own verbose line), then the solve
+    // only when it succeeded.
+    pdpotrf(cfg, uplo, n, a, ia, ja, desca)?;
+    pdpotrs(cfg, uplo, n, nrhs, a, ia, ja, desca, b, ib, jb, descb)
+}

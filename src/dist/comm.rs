@@ -1,0 +1,169 @@
+//! Tile messages between ranks, driven by the calling thread only.
+//!
+//! A message carries one tile version: MPI tag = the tile's index in the tile grid, payload =
+//! `[version, tile values column by column]`, so it names both the tile and the version it holds;
+//! the receiver checks the version against the one its task generator expects. Between two ranks
+//! a given tile travels at most once per version, and MPI keeps messages of one (source, tag) in
+//! order, so the pair (source, tag) finds the waiting local copy.
+//!
+//! Send tasks run on any worker: they copy the tile into a buffer and queue it in the [`Outbox`].
+//! The master's progress callback ([`Engine::progress`]) posts queued sends with `MPI_Isend`,
+//! completes finished ones with `MPI_Test`, and probes for arrivals; an arrival is received,
+//! copied into the local copy the generator allocated for it and releases the held task that
+//! stands for it (`runtime::Releaser`); a message that arrives before the generator got there
+//! waits in `early`.
+
+use crate::runtime::{Held, Releaser};
+use crate::tile::{TiledMatrix, Workspace};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A tile queued for sending.
+pub struct Outgoing {
+    pub dest: usize,
+    pub tag: i32,
+    pub data: Vec<f64>,
+}
+
+/// Sends queued by tasks, posted by the master.
+pub type Outbox = Arc<Mutex<Vec<Outgoing>>>;
+
+/// Key of a local copy of a remote tile: (tile index, version).
+pub type CopyKey = (usize, u32);
+
+struct Expect {
+    key: CopyKey,
+    held: Held,
+}
+
+/// The master's message state for one distributed call.
+pub struct Engine {
+    outbox: Outbox,
+    inflight: Vec<(mpi::ffi::MPI_Request, Vec<f64>)>,
+    expected: HashMap<(usize, i32), Expect>,
+    early: HashMap<(usize, i32), Vec<f64>>,
+    copies: HashMap<CopyKey, Workspace<f64>>,
+    /// Tiles sent and received by this rank (for the verbose line and tests).
+    pub sent: usize,
+    pub received: usize,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Self {
+        Engine {
+            outbox: Arc::new(Mutex::new(Vec::new())),
+            inflight: Vec::new(),
+            expected: HashMap::new(),
+            early: HashMap::new(),
+            copies: HashMap::new(),
+            sent: 0,
+            received: 0,
+        }
+    }
+
+    pub fn outbox(&self) -> Outbox {
+        self.outbox.clone()
+    }
+
+    /// Storage for the local copy `key` of a remote `rows`×`cols` tile; its handle for tasks.
+    pub fn add_copy(&mut self, key: CopyKey, rows: usize, cols: usize) -> TiledMatrix<f64> {
+        let w = Workspace::new(rows, cols, rows.max(1), cols.max(1));
+        let t = w.tiles();
+        self.copies.insert(key, w);
+        t
+    }
+
+    /// The copy `key` will arrive from rank `src` with tag `tag`; `held` is released when it has.
+    pub fn expect(&mut self, rel: &Releaser, src: usize, tag: i32, key: CopyKey, held: Held) {
+        if let Some(data) = self.early.remove(&(src, tag)) {
+            self.fill(key, &data);
+            rel.release(held);
+        } else {
+            let old = self.expected.insert((src, tag), Expect { key, held });
+            assert!(old.is_none(), "hetla: two copies of tile {tag} expected from rank {src} at once");
+        }
+    }
+
+    fn fill(&mut self, key: CopyKey, data: &[f64]) {
+        assert_eq!(
+            data[0] as u32, key.1,
+            "hetla: tile {} arrived in version {}, expected {}",
+            key.0, data[0], key.1
+        );
+        let w = self.copies.get_mut(&key).expect("a copy is allocated before it is expected");
+        let dst = w.as_mut_slice();
+        dst[..data.len() - 1].copy_from_slice(&data[1..]);
+        self.received += 1;
+    }
+
+    fn post_sends(&mut self, comm: &SimpleCommunicator) {
+        let queued = std::mem::take(&mut *self.outbox.lock().unwrap_or_else(|e| e.into_inner()));
+        for m in queued {
+            // SAFETY: a null request is a valid initial value that MPI_Isend overwrites.
+            let mut req = unsafe { mpi::ffi::RSMPI_REQUEST_NULL };
+            // SAFETY: the buffer is a live heap allocation of `data.len()` doubles that is kept in
+            // `inflight` (moving the Vec does not move its heap buffer) until MPI_Test or
+            // MPI_Waitall reports the send complete; the communicator is our live duplicate.
+            unsafe {
+                mpi::ffi::MPI_Isend(
+                    m.data.as_ptr() as *const std::ffi::c_void,
+                    m.data.len() as i32,
+                    mpi::ffi::RSMPI_DOUBLE,
+                    m.dest as i32,
+                    m.tag,
+                    comm.as_raw(),
+                    &mut req,
+                );
+            }
+            self.inflight.push((req, m.data));
+            self.sent += 1;
+        }
+    }
+
+    fn test_sends(&mut self) {
+        self.inflight.retain_mut(|(req, _)| {
+            let mut done = 0;
+            // SAFETY: `req` is an active request from MPI_Isend; STATUS_IGNORE is allowed.
+            unsafe { mpi::ffi::MPI_Test(req, &mut done, mpi::ffi::RSMPI_STATUS_IGNORE) };
+            done == 0
+        });
+    }
+
+    /// One round of communication: post queued sends, retire finished ones, take every message
+    /// that has arrived. Called by the master only.
+    pub fn progress(&mut self, comm: &SimpleCommunicator, rel: &Releaser) {
+        self.post_sends(comm);
+        self.test_sends();
+        while let Some(st) = comm.any_process().immediate_probe() {
+            let src = st.source_rank();
+            let (data, _) = comm.process_at_rank(src).receive_vec_with_tag::<f64>(st.tag());
+            let k = (src as usize, st.tag());
+            if let Some(e) = self.expected.remove(&k) {
+                self.fill(e.key, &data);
+                rel.release(e.held);
+            } else {
+                assert!(self.early.insert(k, data).is_none(), "hetla: tile {} from rank {src} twice", k.1);
+            }
+        }
+    }
+
+    /// After the sequence has drained: posts what is still queued and waits for every send.
+    pub fn flush(&mut self, comm: &SimpleCommunicator) {
+        self.post_sends(comm);
+        let mut reqs: Vec<mpi::ffi::MPI_Request> = self.inflight.iter().map(|r| r.0).collect();
+        // SAFETY: `reqs` holds active requests whose buffers stay in `inflight` until this returns.
+        unsafe {
+            mpi::ffi::MPI_Waitall(reqs.len() as i32, reqs.as_mut_ptr(), mpi::ffi::RSMPI_STATUSES_IGNORE);
+        }
+        self.inflight.clear();
+        assert!(self.expected.is_empty() && self.early.is_empty(), "hetla: tile messages left unmatched");
+    }
+}

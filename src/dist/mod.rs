@@ -1,0 +1,30 @@
+//! The distributed layer: a BLACS process grid and its MPI communicator ([`grid`]), the caller's
+//! block-cyclic layout and the library's tile layout over the same grid ([`layout`]), the
+//! conversion between them ([`redistribute`]), tile messages between ranks ([`comm`]), owner-
+//! computes task generation over the shared-memory runtime ([`tasks`]) and the distributed
+//! tile algorithms built on it ([`potrf`]).
+//!
+//! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
+//! rank runs the same serial task generator and creates only the task instances whose output tile
+//! it owns; an input tile owned elsewhere arrives as a message that names the tile and its
+//! version, into a local copy whose arrival releases the tasks waiting on it. The calling thread
+//! is the only one that calls MPI (DESIGN.md, decision 3).
+//!
+//! `unsafe` appears here only where MPI and the BLACS are called through FFI (the communicator
+//! wrapper in `grid`, non-blocking sends in `comm`), each block with its `// SAFETY:` reason.
+
+pub mod comm;
+pub mod grid;
+pub mod layout;
+pub mod potrf;
+pub mod redistribute;
+pub mod tasks;
+
+/// Why a distributed call cannot run on tiles in this process, if it cannot: MPI must be
+/// initialized (by the application or its BLACS) and not yet finalized.
+pub fn unsupported_reason() -> Option<&'static str> {
+    if !mpi::environment::is_initialized() || mpi::environment::is_finalized() {
+        return Some("no-mpi");
+    }
+    None
+}

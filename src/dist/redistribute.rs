@@ -1,0 +1,117 @@
+//! Conversion between the caller's block-cyclic layout and the library's tiles, over MPI.
+//!
+//! One `MPI_Alltoallv` per direction. Every rank enumerates the elements it holds in the source
+//! layout in column-major order of sub(A) and packs each into the part of the send buffer of the
+//! rank that holds it in the target layout; every receiver enumerates the elements it holds in the
+//! target layout in the same order and takes each from the part of the rank that held it. Between
+//! any two ranks both sides therefore see the same sequence (the column-major order of the
+//! elements they share), so no indices travel, only values. Only the referenced part of sub(A)
+//! (a triangle for Cholesky) moves, so on the way back nothing else in the caller's arrays is
+//! written.
+
+use super::grid::Grid;
+use super::layout::Axis;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::traits::*;
+
+/// Which elements of sub(A) take part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Lower,
+    Upper,
+    Full,
+}
+
+impl Part {
+    fn keeps(self, i: usize, j: usize) -> bool {
+        match self {
+            Part::Lower => i >= j,
+            Part::Upper => i <= j,
+            Part::Full => true,
+        }
+    }
+}
+
+/// A layout of sub(A): the row map and the column map.
+pub struct Layout<'a> {
+    pub rows: &'a Axis,
+    pub cols: &'a Axis,
+}
+
+/// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
+/// this rank holds there) to layout `to` (stored with `write(i, j, v)` for the elements this rank
+/// holds there). Collective over the grid; returns the number of values this rank sent.
+pub fn exchange(
+    grid: &Grid,
+    part: Part,
+    from: &Layout,
+    to: &Layout,
+    read: impl Fn(usize, usize) -> f64,
+    mut write: impl FnMut(usize, usize, f64),
+) -> usize {
+    let size = grid.comm.size() as usize;
+    let (src_rows, src_cols) = (from.rows.held_by(grid.myrow), from.cols.held_by(grid.mycol));
+    let (dst_rows, dst_cols) = (to.rows.held_by(grid.myrow), to.cols.held_by(grid.mycol));
+
+    // Pass 1: how much goes to and comes from each rank.
+    let mut scounts = vec![0i32; size];
+    for &j in &src_cols {
+        for &i in &src_rows {
+            if part.keeps(i, j) {
+                scounts[grid.rank_of(to.rows.owner[i], to.cols.owner[j])] += 1;
+            }
+        }
+    }
+    let mut rcounts = vec![0i32; size];
+    for &j in &dst_cols {
+        for &i in &dst_rows {
+            if part.keeps(i, j) {
+                rcounts[grid.rank_of(from.rows.owner[i], from.cols.owner[j])] += 1;
+            }
+        }
+    }
+    let displs = |c: &[i32]| -> Vec<i32> {
+        c.iter()
+            .scan(0i32, |acc, &x| {
+                let d = *acc;
+                *acc += x;
+                Some(d)
+            })
+            .collect()
+    };
+    let (sdispls, rdispls) = (displs(&scounts), displs(&rcounts));
+    let stotal: i32 = scounts.iter().sum();
+    let rtotal: i32 = rcounts.iter().sum();
+
+    // Pass 2: pack in column-major order.
+    let mut sbuf = vec![0f64; stotal as usize];
+    let mut cursor: Vec<usize> = sdispls.iter().map(|&d| d as usize).collect();
+    for &j in &src_cols {
+        for &i in &src_rows {
+            if part.keeps(i, j) {
+                let r = grid.rank_of(to.rows.owner[i], to.cols.owner[j]);
+                sbuf[cursor[r]] = read(i, j);
+                cursor[r] += 1;
+            }
+        }
+    }
+    let mut rbuf = vec![0f64; rtotal as usize];
+    {
+        let sp = Partition::new(&sbuf[..], &scounts[..], &sdispls[..]);
+        let mut rp = PartitionMut::new(&mut rbuf[..], &rcounts[..], &rdispls[..]);
+        grid.comm.all_to_all_varcount_into(&sp, &mut rp);
+    }
+
+    // Pass 3: unpack in the same order.
+    let mut cursor: Vec<usize> = rdispls.iter().map(|&d| d as usize).collect();
+    for &j in &dst_cols {
+        for &i in &dst_rows {
+            if part.keeps(i, j) {
+                let r = grid.rank_of(from.rows.owner[i], from.cols.owner[j]);
+                write(i, j, rbuf[cursor[r]]);
+                cursor[r] += 1;
+            }
+        }
+    }
+    stotal as usize
+}
