@@ -13,6 +13,7 @@
 #   ffi-tests-emu2, fortran-tests-emu3: the same with 2 and 3 emulated accelerators
 #   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla, on
 #                 the host and with 1, 2 and 3 emulated accelerators
+#   mpi-tests     tests/mpi/run.sh: pdpotrf under mpirun -np 1..4 against reference ScaLAPACK
 # Counting: cargo test contributes its own test counts, the three shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
@@ -112,8 +113,9 @@ if [ $build_ok = 1 ]; then
     HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1 runner ffi-tests-emu2 ffi-tests/run.sh
     HETLA_EMULATE_GPUS=3 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=64K runner fortran-tests-emu3 fortran-tests/run.sh
     runner lapack-suite tests/lapack_suite.sh
+    step mpi-tests bash tests/mpi/run.sh
 else
-    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite; do record "$s" 0 1 0; done
+    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite mpi-tests; do record "$s" 0 1 0; done
 fi
 
 finish
