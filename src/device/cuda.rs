@@ -353,7 +353,7 @@ fn start(ordinal: usize) -> Result<Gpu, Error> {
     let total = unsafe { r::device::total_mem(dev) }.map_err(|e| Error::Runtime(format!("memory: {e}")))?;
     let mut lane = Lane::new()?;
     let rate = measure_rate(&mut lane)?;
-    let bandwidth = measure_bandwidth(&lane)?;
+    let bandwidth = measure_bandwidth(&mut lane)?;
     lane.release_scratch();
     Ok(Gpu { ordinal, ctx, total, rate, bandwidth, lanes: Mutex::new(vec![lane]) })
 }
@@ -402,22 +402,21 @@ fn measure_rate(lane: &mut Lane) -> Result<f64, Error> {
     }
 }
 
-/// Host→device bandwidth: one 64 MiB copy from pinned memory.
-fn measure_bandwidth(lane: &Lane) -> Result<f64, Error> {
+/// Host→device bandwidth: one 64 MiB copy from pinned memory into the lane's scratch.
+fn measure_bandwidth(lane: &mut Lane) -> Result<f64, Error> {
     let bytes = 64usize << 20;
-    let dst = lane.grow(lane.scratch, bytes)?;
-    // SAFETY: pinned source and device destination of `bytes`, both freed below / by the lane.
+    // `grow` frees the old scratch when it must enlarge it, so the lane keeps the result.
+    lane.scratch = lane.grow(lane.scratch, bytes)?;
+    // SAFETY: pinned source and device destination of `bytes`; the source is freed here, the
+    // destination with the lane's scratch.
     unsafe {
         let src = cudarc::driver::result::malloc_host(bytes, 0)
             .map_err(|e| Error::Runtime(format!("pinned: {e}")))?;
         let t0 = std::time::Instant::now();
-        let r = ck(cu::cuMemcpyHtoDAsync_v2(dst.0, src, bytes, lane.cin), "copy")
+        let r = ck(cu::cuMemcpyHtoDAsync_v2(lane.scratch.0, src, bytes, lane.cin), "copy")
             .and_then(|_| ck(cu::cuStreamSynchronize(lane.cin), "sync"));
         let dt = t0.elapsed().as_secs_f64();
         cu::cuMemFreeHost(src);
-        if dst.0 != lane.scratch.0 {
-            cu::cuMemFree_v2(dst.0);
-        }
         r?;
         Ok(bytes as f64 / dt.max(1e-9))
     }
