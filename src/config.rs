@@ -121,7 +121,9 @@ pub fn default_nb(routine: &str) -> usize {
 }
 
 impl Config {
-    /// Defaults with `threads` workers and no overrides.
+    /// Defaults with `threads` workers and no overrides. No CUDA device: a configuration built
+    /// in code (tests) uses exactly the devices it names; `HETLA_GPUS` defaults to `all` in
+    /// [`Config::from_env`].
     pub fn with_threads(threads: usize) -> Self {
         Config {
             threads: threads.max(1),
@@ -130,7 +132,7 @@ impl Config {
             disabled: Vec::new(),
             verbose: false,
             trace: None,
-            gpus: GpuSelect::All,
+            gpus: GpuSelect::None,
             emulate_gpus: 0,
             emulate_gpu_mem: DEFAULT_EMULATE_GPU_MEM,
             host_share: None,

@@ -9,9 +9,9 @@
 //!
 //! A device is anything implementing [`Device`]: memory allocation in bytes, copies of one host
 //! tile in and out, execution of a [`DeviceOp`] on device buffers, and synchronisation. Two
-//! implementations are planned: CUDA (through cudarc, added separately) and the
-//! [`emulated`] accelerator, a device with its own memory arena and a hard capacity whose kernels
-//! are the host BLAS run on its own copies. The emulated device is part of the product: it is how
+//! implementations: [`cuda`] (cudarc, dynamically loaded; compiled and unit-tested here, not
+//! yet run on a GPU in this project) and the [`emulated`] accelerator, a device with its own
+//! memory arena and a hard capacity whose kernels are the host BLAS run on its own copies. The emulated device is part of the product: it is how
 //! every path except the CUDA calls themselves is tested on machines without a GPU.
 //!
 //! # How a task carries a device kernel
@@ -30,7 +30,9 @@
 //! kernel sees as one column-major block. The host closure stays the task's body on the host; a
 //! task without a device op always runs on the host.
 
+pub mod cuda;
 pub mod emulated;
+pub mod lower;
 pub mod memory;
 
 use crate::config::Config;
@@ -243,14 +245,18 @@ pub struct Work {
     pub bytes: f64,
 }
 
-/// The devices `cfg` asks for, opened for one sequence: `cfg.emulate_gpus` emulated
-/// accelerators of `cfg.emulate_gpu_mem` bytes each (CUDA devices selected by `cfg.gpus` join
-/// here once the CUDA backend exists). Each sequence gets fresh device sessions, so a device's
-/// memory table never outlives a call.
+/// The devices `cfg` asks for, opened for one sequence: the CUDA devices `cfg.gpus` selects
+/// (none when CUDA is unavailable: [`cuda::open`] says why under `HETLA_VERBOSE` and the call runs
+/// on the CPU), then `cfg.emulate_gpus` emulated accelerators of `cfg.emulate_gpu_mem` bytes
+/// each. Each sequence gets fresh device sessions, so a device's memory table never outlives a
+/// call (CUDA contexts, streams and measured rates are kept per process).
 pub fn open(cfg: &Config) -> Vec<Arc<dyn Device>> {
-    (0..cfg.emulate_gpus)
-        .map(|i| Arc::new(emulated::Emulated::new(i, cfg.emulate_gpu_mem)) as Arc<dyn Device>)
-        .collect()
+    let mut devs = cuda::open(cfg);
+    devs.extend(
+        (0..cfg.emulate_gpus)
+            .map(|i| Arc::new(emulated::Emulated::new(i, cfg.emulate_gpu_mem)) as Arc<dyn Device>),
+    );
+    devs
 }
 
 /// DGEMM rate of one host core in flop/s, measured once per process (single-threaded backend

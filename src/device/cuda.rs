@@ -1,0 +1,1067 @@
+//! CUDA devices (`HETLA_GPUS` = `all`, `none` or ordinals) through cudarc with *dynamic loading*:
+//! `libcuda`, `libcublas` and `libcusolver` are opened at run time, so one binary runs on GPU
+//! nodes and on CPU-only nodes (DESIGN.md decision 5). cudarc panics when a library is missing,
+//! so start-up first asks `is_culib_present()` of each library and runs inside `catch_unwind`;
+//! any failure leaves the process CPU-only, said once under `HETLA_VERBOSE`, never an abort.
+//!
+//! Structure, after Song and Dongarra (seeds 000 §5, 001 §3): one management thread per GPU (the
+//! runtime's, [`crate::runtime`]'s devwork) drives the device through this type, and copies
+//! overlap computation by **per-GPU copy streams** (not a copy thread): every session has a
+//! compute stream for cuBLAS/cuSOLVER, a copy-in stream and a copy-out stream. `copy_in` packs
+//! the host tile into one of two pinned staging slots (so packing the next tile overlaps the DMA
+//! of the previous one) and queues the transfer on the copy-in stream, then records an event
+//! that the compute stream waits on before the next kernel: copies are ordered before the
+//! kernels that need them without blocking the host. A tile larger than a slot goes by one 2-D
+//! strided copy (`cuMemcpy2DAsync`, source pitch = the caller's leading dimension) straight from
+//! the caller's array into the packed buffer. `copy_out` waits for the last kernel through an
+//! event, copies on its own stream into a pinned slot and unpacks (or, for large tiles, one 2-D
+//! copy into the strided host tile). Stacked operands are gathered and scattered on the device
+//! by 2-D device-to-device copies; the op itself is lowered to cuBLAS/cuSOLVER calls by
+//! [`super::lower`], whose parameters are unit-tested without a GPU.
+//!
+//! Kernels: GEMM, SYRK, TRSM (cuBLAS), POTRF (`cusolverDnDpotrf` with its workspace; devInfo
+//! becomes the op's INFO, which the runtime turns into `Error::Numerical(info_base + info)`),
+//! LASWP (row swaps with `cublasDswap`, pivots read back from the device), LARFB (two GEMMs,
+//! three TRMMs and a GEAM). All of [`DeviceOp`] is supported.
+//!
+//! Memory: `cuMemAlloc`/`cuMemFree`, with freed buffers of a size cached per session (freeing
+//! synchronises the device, and the memory manager frees and allocates tiles of a few sizes
+//! constantly); the session's capacity is the free memory `cuMemGetInfo` reports when it opens.
+//! The GEMM rate (a short cuBLAS DGEMM) and the link bandwidth (one pinned 64 MiB copy) are
+//! measured once per device per process.
+//!
+//! **Status:** this module is compiled and its device-independent logic unit-tested on machines
+//! without CUDA; it has not yet been run on a GPU in this project.
+
+use super::lower::{self, Call, Lowered, Mat, Shape, Src};
+use super::{intern, DevBuf, DevTile, Device, DeviceOp, HostBlock};
+use crate::config::{Config, GpuSelect};
+use crate::error::Error;
+use crate::kernels::{Diag, Side, Trans, Uplo};
+use cudarc::cublas::sys as cb;
+use cudarc::cusolver::sys as cs;
+use cudarc::driver::sys as cu;
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Bytes of one pinned staging slot (a 1024×1024 f64 tile).
+const SLOT_BYTES: usize = 8 << 20;
+
+// ---------------------------------------------------------------------------------------------
+// Device-independent logic (unit-tested without a GPU)
+
+/// The CUDA ordinals `sel` picks among `count` devices, and the requested ordinals that do not
+/// exist (reported, never an error: `HETLA_GPUS=0` on a CPU-only node runs on the CPU).
+pub fn select(sel: &GpuSelect, count: usize) -> (Vec<usize>, Vec<usize>) {
+    match sel {
+        GpuSelect::All => ((0..count).collect(), Vec::new()),
+        GpuSelect::None => (Vec::new(), Vec::new()),
+        GpuSelect::Ordinals(v) => (
+            v.iter().copied().filter(|&o| o < count).collect(),
+            v.iter().copied().filter(|&o| o >= count).collect(),
+        ),
+    }
+}
+
+/// A 2-D copy as `cuMemcpy2D` describes it: `height` columns of `width` bytes, consecutive
+/// columns `src_pitch` / `dst_pitch` bytes apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Copy2D {
+    pub width: usize,
+    pub height: usize,
+    pub src_pitch: usize,
+    pub dst_pitch: usize,
+}
+
+impl Copy2D {
+    /// Host tile (leading dimension `ld`) into a packed device buffer.
+    pub fn host_to_packed(b: &HostBlock) -> Copy2D {
+        let w = b.m * b.elem;
+        Copy2D { width: w, height: b.n, src_pitch: (b.ld * b.elem).max(w), dst_pitch: w }
+    }
+    /// Packed device buffer into the host tile.
+    pub fn packed_to_host(b: &HostBlock) -> Copy2D {
+        let w = b.m * b.elem;
+        Copy2D { width: w, height: b.n, src_pitch: w, dst_pitch: (b.ld * b.elem).max(w) }
+    }
+    /// Packed `m`×`n` f64 tile into rows `r0..` of a block with leading dimension `ld`
+    /// (gathering a stack); the offset of the destination is `r0·8` bytes.
+    pub fn tile_into_block(m: usize, n: usize, ld: usize) -> Copy2D {
+        Copy2D { width: m * 8, height: n, src_pitch: (m * 8).max(1), dst_pitch: ld * 8 }
+    }
+    /// The reverse of [`Copy2D::tile_into_block`].
+    pub fn block_into_tile(m: usize, n: usize, ld: usize) -> Copy2D {
+        Copy2D { width: m * 8, height: n, src_pitch: ld * 8, dst_pitch: (m * 8).max(1) }
+    }
+    /// Whether the copy moves nothing (CUDA rejects zero-width 2-D copies on some drivers).
+    pub fn is_empty(&self) -> bool {
+        self.width == 0 || self.height == 0
+    }
+}
+
+fn op_t(t: Trans) -> cb::cublasOperation_t {
+    match t {
+        Trans::No => cb::cublasOperation_t::CUBLAS_OP_N,
+        Trans::Yes => cb::cublasOperation_t::CUBLAS_OP_T,
+    }
+}
+fn fill(u: Uplo) -> cb::cublasFillMode_t {
+    match u {
+        Uplo::Lower => cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+        Uplo::Upper => cb::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER,
+    }
+}
+fn fill_solver(u: Uplo) -> cs::cublasFillMode_t {
+    match u {
+        Uplo::Lower => cs::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
+        Uplo::Upper => cs::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER,
+    }
+}
+fn side(s: Side) -> cb::cublasSideMode_t {
+    match s {
+        Side::Left => cb::cublasSideMode_t::CUBLAS_SIDE_LEFT,
+        Side::Right => cb::cublasSideMode_t::CUBLAS_SIDE_RIGHT,
+    }
+}
+fn diag(d: Diag) -> cb::cublasDiagType_t {
+    match d {
+        Diag::NonUnit => cb::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT,
+        Diag::Unit => cb::cublasDiagType_t::CUBLAS_DIAG_UNIT,
+    }
+}
+
+/// cuSOLVER's POTRF workspace in elements, as allocated: the library's query, at least 1 (a null
+/// workspace is rejected), rounded up to 256 elements so nearby sizes reuse one buffer.
+pub fn potrf_work_elems(query: i32) -> usize {
+    (query.max(1) as usize).div_ceil(256) * 256
+}
+
+/// An integer argument for cuBLAS (sizes beyond i32 would need the `_64` API).
+fn ci(x: usize) -> i32 {
+    i32::try_from(x).expect("hetla: a dimension exceeds the 32-bit cuBLAS API")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+fn ck(r: cu::CUresult, what: &str) -> Result<(), Error> {
+    r.result().map_err(|e| Error::Runtime(format!("CUDA {what}: {e}")))
+}
+fn ckb(r: cb::cublasStatus_t, what: &str) -> Result<(), Error> {
+    if r == cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Runtime(format!("cuBLAS {what}: {r:?}")))
+    }
+}
+fn cks(r: cs::cusolverStatus_t, what: &str) -> Result<(), Error> {
+    if r == cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Runtime(format!("cuSOLVER {what}: {r:?}")))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process-wide state: the driver, started GPUs, pooled per-session resources
+
+/// One started GPU: its primary context and what is measured once.
+struct Gpu {
+    ordinal: usize,
+    ctx: cu::CUcontext,
+    total: usize,
+    rate: f64,
+    bandwidth: f64,
+    /// Stream sets of finished sessions, reused by the next ones.
+    lanes: Mutex<Vec<Lane>>,
+}
+
+// SAFETY: a CUDA context handle may be made current on any thread; the driver API is thread-safe.
+unsafe impl Send for Gpu {}
+// SAFETY: as above; the mutable part (the lane pool) is behind a mutex.
+unsafe impl Sync for Gpu {}
+
+/// Streams, events, library handles and pinned staging of one session.
+struct Lane {
+    comp: cu::CUstream,
+    cin: cu::CUstream,
+    cout: cu::CUstream,
+    /// Recorded on `cin` after every copy in; `comp` waits on it before each kernel.
+    copied: cu::CUevent,
+    /// Recorded on `comp` after every kernel; `cout` waits on it before each copy out.
+    computed: cu::CUevent,
+    blas: cb::cublasHandle_t,
+    solver: cs::cusolverDnHandle_t,
+    /// Two pinned slots for copies in, with the event of each slot's last transfer.
+    stage_in: [(*mut u8, cu::CUevent); 2],
+    next_slot: usize,
+    /// Pinned slot for copies out.
+    stage_out: *mut u8,
+    /// Device scratch (gathered stacks, LARFB's W), POTRF workspace and devInfo.
+    scratch: (cu::CUdeviceptr, usize),
+    work: (cu::CUdeviceptr, usize),
+    info: cu::CUdeviceptr,
+}
+
+// SAFETY: all handles are plain CUDA handles owned by the lane; a lane is used by one session at
+// a time, behind its mutex.
+unsafe impl Send for Lane {}
+
+impl Lane {
+    /// Creates the lane's resources in the current context.
+    fn new() -> Result<Lane, Error> {
+        use cudarc::driver::result as r;
+        let stream = || {
+            r::stream::create(r::stream::StreamKind::NonBlocking)
+                .map_err(|e| Error::Runtime(format!("CUDA stream: {e}")))
+        };
+        let event = || {
+            r::event::create(cu::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+                .map_err(|e| Error::Runtime(format!("CUDA event: {e}")))
+        };
+        let pinned = |b: usize| {
+            // SAFETY: a plain pinned host allocation, freed in `destroy`.
+            unsafe { r::malloc_host(b, cu::CU_MEMHOSTALLOC_PORTABLE) }
+                .map(|p| p as *mut u8)
+                .map_err(|e| Error::Runtime(format!("CUDA pinned memory: {e}")))
+        };
+        let (comp, cin, cout) = (stream()?, stream()?, stream()?);
+        let mut blas = std::ptr::null_mut();
+        let mut solver = std::ptr::null_mut();
+        // SAFETY: out-parameters of the library constructors; the streams were created above.
+        unsafe {
+            ckb(cb::cublasCreate_v2(&mut blas), "create")?;
+            ckb(cb::cublasSetStream_v2(blas, comp as _), "set stream")?;
+            cks(cs::cusolverDnCreate(&mut solver), "create")?;
+            cks(cs::cusolverDnSetStream(solver, comp as _), "set stream")?;
+        }
+        let mut info = 0;
+        // SAFETY: a 4-byte device allocation for devInfo.
+        unsafe { ck(cu::cuMemAlloc_v2(&mut info, 4), "alloc")? };
+        Ok(Lane {
+            comp,
+            cin,
+            cout,
+            copied: event()?,
+            computed: event()?,
+            blas,
+            solver,
+            stage_in: [(pinned(SLOT_BYTES)?, event()?), (pinned(SLOT_BYTES)?, event()?)],
+            next_slot: 0,
+            stage_out: pinned(SLOT_BYTES)?,
+            scratch: (0, 0),
+            work: (0, 0),
+            info,
+        })
+    }
+
+    /// A device buffer of at least `bytes` in `slot` (grown, never shrunk, within a session).
+    fn grow(&self, slot: (cu::CUdeviceptr, usize), bytes: usize) -> Result<(cu::CUdeviceptr, usize), Error> {
+        if slot.1 >= bytes {
+            return Ok(slot);
+        }
+        // SAFETY: the old buffer is only used by work on `comp`, which completes first.
+        unsafe {
+            ck(cu::cuStreamSynchronize(self.comp), "sync")?;
+            if slot.1 > 0 {
+                ck(cu::cuMemFree_v2(slot.0), "free")?;
+            }
+            let mut p = 0;
+            ck(cu::cuMemAlloc_v2(&mut p, bytes), "alloc scratch")?;
+            Ok((p, bytes))
+        }
+    }
+
+    /// Frees the session-sized scratch (the lane keeps only its fixed resources when pooled).
+    fn release_scratch(&mut self) {
+        for s in [&mut self.scratch, &mut self.work] {
+            if s.1 > 0 {
+                // SAFETY: the buffer is ours and no work uses it (the session synchronised).
+                unsafe { cu::cuMemFree_v2(s.0) };
+                *s = (0, 0);
+            }
+        }
+    }
+}
+
+struct Driver {
+    count: usize,
+    gpus: Mutex<HashMap<usize, Option<Arc<Gpu>>>>,
+}
+
+/// Prints a `HETLA_VERBOSE` line once per process per distinct message.
+fn say_once(cfg: &Config, msg: String) {
+    static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    if !cfg.verbose {
+        return;
+    }
+    let mut g = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !g.contains(&msg) {
+        eprintln!("hetla: {msg}");
+        g.push(msg);
+    }
+}
+
+/// Why CUDA cannot be used at all in this process, or the driver with its device count.
+fn driver() -> &'static Result<Driver, String> {
+    static D: OnceLock<Result<Driver, String>> = OnceLock::new();
+    D.get_or_init(|| {
+        let r = catch_unwind(|| -> Result<usize, String> {
+            // SAFETY: the presence checks only try to dlopen the libraries.
+            if !unsafe { cu::is_culib_present() } {
+                return Err("libcuda not found".into());
+            }
+            // SAFETY: as above.
+            if !unsafe { cb::is_culib_present() } {
+                return Err("libcublas not found".into());
+            }
+            // SAFETY: as above.
+            if !unsafe { cs::is_culib_present() } {
+                return Err("libcusolver not found".into());
+            }
+            cudarc::driver::result::init().map_err(|e| format!("cuInit failed: {e}"))?;
+            let n =
+                cudarc::driver::result::device::get_count().map_err(|e| format!("cuDeviceGetCount: {e}"))?;
+            Ok(n.max(0) as usize)
+        });
+        match r {
+            Ok(Ok(0)) => Err("no device found by the driver".into()),
+            Ok(Ok(count)) => Ok(Driver { count, gpus: Mutex::new(HashMap::new()) }),
+            Ok(Err(e)) => Err(e),
+            Err(p) => Err(format!("CUDA start-up panicked: {}", panic_text(&p))),
+        }
+    })
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Starts GPU `ordinal`: primary context, one lane, the rate and bandwidth measurements.
+fn start(ordinal: usize) -> Result<Gpu, Error> {
+    use cudarc::driver::result as r;
+    let dev = r::device::get(ordinal as i32).map_err(|e| Error::Runtime(format!("cuDeviceGet: {e}")))?;
+    // SAFETY: `dev` is a valid device handle; the primary context is retained for the process.
+    let ctx = unsafe { r::primary_ctx::retain(dev) }.map_err(|e| Error::Runtime(format!("context: {e}")))?;
+    // SAFETY: as above.
+    unsafe { r::ctx::set_current(ctx) }.map_err(|e| Error::Runtime(format!("context: {e}")))?;
+    // SAFETY: as above.
+    let total = unsafe { r::device::total_mem(dev) }.map_err(|e| Error::Runtime(format!("memory: {e}")))?;
+    let mut lane = Lane::new()?;
+    let rate = measure_rate(&mut lane)?;
+    let bandwidth = measure_bandwidth(&mut lane)?;
+    lane.release_scratch();
+    Ok(Gpu { ordinal, ctx, total, rate, bandwidth, lanes: Mutex::new(vec![lane]) })
+}
+
+/// DGEMM rate: a few 2048³ products on the compute stream after one warm-up, timed on the host
+/// around a stream synchronisation.
+fn measure_rate(lane: &mut Lane) -> Result<f64, Error> {
+    let n = 2048usize;
+    lane.scratch = lane.grow(lane.scratch, 3 * n * n * 8)?;
+    let (a, b, c) =
+        (lane.scratch.0, lane.scratch.0 + (n * n * 8) as u64, lane.scratch.0 + (2 * n * n * 8) as u64);
+    // SAFETY: the three n×n blocks lie in the scratch buffer just allocated; its contents are
+    // whatever the allocation held, which only the timing sees.
+    unsafe {
+        ck(cu::cuMemsetD8Async(lane.scratch.0, 0, 3 * n * n * 8, lane.comp), "memset")?;
+        let gemm = || {
+            ckb(
+                cb::cublasDgemm_v2(
+                    lane.blas,
+                    cb::cublasOperation_t::CUBLAS_OP_N,
+                    cb::cublasOperation_t::CUBLAS_OP_N,
+                    ci(n),
+                    ci(n),
+                    ci(n),
+                    &1.0,
+                    a as *const f64,
+                    ci(n),
+                    b as *const f64,
+                    ci(n),
+                    &0.0,
+                    c as *mut f64,
+                    ci(n),
+                ),
+                "gemm",
+            )
+        };
+        gemm()?;
+        ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+        let t0 = std::time::Instant::now();
+        let reps = 5;
+        for _ in 0..reps {
+            gemm()?;
+        }
+        ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+        Ok(2.0 * (n as f64).powi(3) * reps as f64 / t0.elapsed().as_secs_f64().max(1e-9))
+    }
+}
+
+/// Host→device bandwidth: one 64 MiB copy from pinned memory into the lane's scratch.
+fn measure_bandwidth(lane: &mut Lane) -> Result<f64, Error> {
+    let bytes = 64usize << 20;
+    // `grow` frees the old scratch when it must enlarge it, so the lane keeps the result.
+    lane.scratch = lane.grow(lane.scratch, bytes)?;
+    // SAFETY: pinned source and device destination of `bytes`; the source is freed here, the
+    // destination with the lane's scratch.
+    unsafe {
+        let src = cudarc::driver::result::malloc_host(bytes, 0)
+            .map_err(|e| Error::Runtime(format!("pinned: {e}")))?;
+        let t0 = std::time::Instant::now();
+        let r = ck(cu::cuMemcpyHtoDAsync_v2(lane.scratch.0, src, bytes, lane.cin), "copy")
+            .and_then(|_| ck(cu::cuStreamSynchronize(lane.cin), "sync"));
+        let dt = t0.elapsed().as_secs_f64();
+        cu::cuMemFreeHost(src);
+        r?;
+        Ok(bytes as f64 / dt.max(1e-9))
+    }
+}
+
+/// The CUDA devices `cfg.gpus` selects, started on first use and then reused by every call;
+/// empty (CPU-only) when CUDA is unavailable, with one `HETLA_VERBOSE` line saying why.
+pub fn open(cfg: &Config) -> Vec<Arc<dyn Device>> {
+    if cfg.gpus == GpuSelect::None {
+        return Vec::new();
+    }
+    let drv = match driver() {
+        Ok(d) => d,
+        Err(why) => {
+            say_once(cfg, format!("no CUDA devices ({why}); running on CPU"));
+            return Vec::new();
+        }
+    };
+    let (picked, missing) = select(&cfg.gpus, drv.count);
+    if !missing.is_empty() {
+        say_once(
+            cfg,
+            format!("HETLA_GPUS asks for CUDA devices {missing:?}, but there are {}; ignored", drv.count),
+        );
+    }
+    let mut out: Vec<Arc<dyn Device>> = Vec::new();
+    for o in picked {
+        let gpu = {
+            let mut g = drv.gpus.lock().unwrap_or_else(|e| e.into_inner());
+            g.entry(o)
+                .or_insert_with(|| match catch_unwind(|| start(o)) {
+                    Ok(Ok(gpu)) => {
+                        say_once(
+                            cfg,
+                            format!(
+                                "cuda{o}: {:.1} GB, DGEMM {:.0} GFLOP/s, link {:.1} GB/s",
+                                gpu.total as f64 / 1e9,
+                                gpu.rate / 1e9,
+                                gpu.bandwidth / 1e9
+                            ),
+                        );
+                        Some(Arc::new(gpu))
+                    }
+                    Ok(Err(e)) => {
+                        say_once(cfg, format!("cuda{o} unusable ({e}); not used"));
+                        None
+                    }
+                    Err(p) => {
+                        say_once(cfg, format!("cuda{o} start-up panicked ({}); not used", panic_text(&p)));
+                        None
+                    }
+                })
+                .clone()
+        };
+        let Some(gpu) = gpu else { continue };
+        match catch_unwind(AssertUnwindSafe(|| Cuda::session(gpu))) {
+            Ok(Ok(d)) => out.push(Arc::new(d)),
+            Ok(Err(e)) => say_once(cfg, format!("cuda{o}: {e}; not used for this call")),
+            Err(p) => say_once(cfg, format!("cuda{o}: {}; not used for this call", panic_text(&p))),
+        }
+    }
+    if out.is_empty() && cfg.gpus != GpuSelect::None {
+        say_once(cfg, "no usable CUDA device; running on CPU".into());
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// One session: the device of one sequence
+
+/// A CUDA device as one sequence sees it (its own streams and staging, its buffers).
+pub struct Cuda {
+    gpu: Arc<Gpu>,
+    name: &'static str,
+    memory: usize,
+    lane: Mutex<Option<Lane>>,
+    /// Streams copied out of the lane so `sync` and `copy_out` need not wait for its lock.
+    comp: cu::CUstream,
+    cin: cu::CUstream,
+    /// Freed buffers by size, reused before asking the driver (freed for real at the end).
+    cache: Mutex<HashMap<usize, Vec<cu::CUdeviceptr>>>,
+}
+
+// SAFETY: CUDA handles are usable from any thread once the context is current (every method makes
+// it so); mutable state is behind mutexes.
+unsafe impl Send for Cuda {}
+// SAFETY: as above.
+unsafe impl Sync for Cuda {}
+
+impl Cuda {
+    fn session(gpu: Arc<Gpu>) -> Result<Cuda, Error> {
+        // SAFETY: the context was retained at start-up and lives for the process.
+        ck(unsafe { cu::cuCtxSetCurrent(gpu.ctx) }, "context")?;
+        let lane = match gpu.lanes.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+            Some(l) => l,
+            None => Lane::new()?,
+        };
+        let (mut free, mut total) = (0, 0);
+        // SAFETY: out-parameters.
+        ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "memory info")?;
+        Ok(Cuda {
+            name: intern(&format!("cuda{}", gpu.ordinal)),
+            memory: free,
+            comp: lane.comp,
+            cin: lane.cin,
+            lane: Mutex::new(Some(lane)),
+            cache: Mutex::new(HashMap::new()),
+            gpu,
+        })
+    }
+
+    fn current(&self) -> Result<(), Error> {
+        // SAFETY: the context lives for the process.
+        ck(unsafe { cu::cuCtxSetCurrent(self.gpu.ctx) }, "context")
+    }
+
+    fn lane(&self) -> std::sync::MutexGuard<'_, Option<Lane>> {
+        self.lane.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Issues one 2-D copy on `stream`.
+    ///
+    /// # Safety
+    /// Source and destination must be valid for the copy's shape until it completes.
+    unsafe fn copy2d(
+        c: Copy2D,
+        src: (cu::CUmemorytype, u64),
+        dst: (cu::CUmemorytype, u64),
+        stream: cu::CUstream,
+    ) -> Result<(), Error> {
+        if c.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the descriptor is plain data; zero is a valid value of every field.
+        let mut d: cu::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+        d.srcMemoryType = src.0;
+        d.dstMemoryType = dst.0;
+        if src.0 == cu::CUmemorytype::CU_MEMORYTYPE_HOST {
+            d.srcHost = src.1 as *const _;
+        } else {
+            d.srcDevice = src.1;
+        }
+        if dst.0 == cu::CUmemorytype::CU_MEMORYTYPE_HOST {
+            d.dstHost = dst.1 as *mut _;
+        } else {
+            d.dstDevice = dst.1;
+        }
+        d.srcPitch = c.src_pitch;
+        d.dstPitch = c.dst_pitch;
+        d.WidthInBytes = c.width;
+        d.Height = c.height;
+        // SAFETY: the caller's guarantee.
+        ck(unsafe { cu::cuMemcpy2DAsync_v2(&d, stream) }, "2-D copy")
+    }
+
+    /// Runs the lowered calls on the compute stream; returns POTRF's INFO (0 otherwise).
+    fn run(&self, lane: &mut Lane, low: &Lowered, args: &[DevTile]) -> Result<i32, Error> {
+        const DEV: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        let (total, offs) = low.layout();
+        lane.scratch = lane.grow(lane.scratch, total * 8)?;
+        let base = lane.scratch.0;
+        let addr = |m: Mat| -> u64 {
+            let b = match m.src {
+                Src::Arg(p) => args[p].buf.addr,
+                Src::Slot(s) => base + (offs[s] * 8) as u64,
+            };
+            b + (m.off * 8) as u64
+        };
+        let h = lane.blas;
+        let mut info = 0;
+        for c in &low.calls {
+            // SAFETY: every address is inside a resident operand or the scratch just sized by
+            // the lowering's layout; sizes and leading dimensions come from the lowering, whose
+            // tests check them against the host kernels.
+            unsafe {
+                match *c {
+                    Call::Gather { slot, tiles, ld } | Call::Scatter { slot, tiles, ld } => {
+                        let mut r0 = 0;
+                        for t in &args[tiles.first..tiles.first + tiles.count] {
+                            let blk = base + ((offs[slot] + r0) * 8) as u64;
+                            if matches!(c, Call::Gather { .. }) {
+                                Self::copy2d(
+                                    Copy2D::tile_into_block(t.m, t.n, ld),
+                                    (DEV, t.buf.addr),
+                                    (DEV, blk),
+                                    lane.comp,
+                                )?;
+                            } else {
+                                Self::copy2d(
+                                    Copy2D::block_into_tile(t.m, t.n, ld),
+                                    (DEV, blk),
+                                    (DEV, t.buf.addr),
+                                    lane.comp,
+                                )?;
+                            }
+                            r0 += t.m;
+                        }
+                    }
+                    Call::Gemm { ta, tb, m, n, k, alpha, a, b, beta, c } => ckb(
+                        cb::cublasDgemm_v2(
+                            h,
+                            op_t(ta),
+                            op_t(tb),
+                            ci(m),
+                            ci(n),
+                            ci(k),
+                            &alpha,
+                            addr(a) as *const f64,
+                            ci(a.ld),
+                            addr(b) as *const f64,
+                            ci(b.ld),
+                            &beta,
+                            addr(c) as *mut f64,
+                            ci(c.ld),
+                        ),
+                        "dgemm",
+                    )?,
+                    Call::Syrk { uplo, trans, n, k, alpha, a, beta, c } => ckb(
+                        cb::cublasDsyrk_v2(
+                            h,
+                            fill(uplo),
+                            op_t(trans),
+                            ci(n),
+                            ci(k),
+                            &alpha,
+                            addr(a) as *const f64,
+                            ci(a.ld),
+                            &beta,
+                            addr(c) as *mut f64,
+                            ci(c.ld),
+                        ),
+                        "dsyrk",
+                    )?,
+                    Call::Trsm { side: s, uplo, trans, diag: d, m, n, alpha, a, b } => ckb(
+                        cb::cublasDtrsm_v2(
+                            h,
+                            side(s),
+                            fill(uplo),
+                            op_t(trans),
+                            diag(d),
+                            ci(m),
+                            ci(n),
+                            &alpha,
+                            addr(a) as *const f64,
+                            ci(a.ld),
+                            addr(b) as *mut f64,
+                            ci(b.ld),
+                        ),
+                        "dtrsm",
+                    )?,
+                    Call::Trmm { side: s, uplo, trans, diag: d, m, n, alpha, a, b, c } => ckb(
+                        cb::cublasDtrmm_v2(
+                            h,
+                            side(s),
+                            fill(uplo),
+                            op_t(trans),
+                            diag(d),
+                            ci(m),
+                            ci(n),
+                            &alpha,
+                            addr(a) as *const f64,
+                            ci(a.ld),
+                            addr(b) as *const f64,
+                            ci(b.ld),
+                            addr(c) as *mut f64,
+                            ci(c.ld),
+                        ),
+                        "dtrmm",
+                    )?,
+                    Call::Geam { m, n, alpha, a, beta, b, c } => ckb(
+                        cb::cublasDgeam(
+                            h,
+                            cb::cublasOperation_t::CUBLAS_OP_N,
+                            cb::cublasOperation_t::CUBLAS_OP_N,
+                            ci(m),
+                            ci(n),
+                            &alpha,
+                            addr(a) as *const f64,
+                            ci(a.ld),
+                            &beta,
+                            addr(b) as *const f64,
+                            ci(b.ld),
+                            addr(c) as *mut f64,
+                            ci(c.ld),
+                        ),
+                        "dgeam",
+                    )?,
+                    Call::Swap { n, x, y } => ckb(
+                        cb::cublasDswap_v2(
+                            h,
+                            ci(n),
+                            addr(x) as *mut f64,
+                            ci(x.ld),
+                            addr(y) as *mut f64,
+                            ci(y.ld),
+                        ),
+                        "dswap",
+                    )?,
+                    Call::Potrf { uplo, n, a } => {
+                        let mut lwork = 0;
+                        let pa = addr(a) as *mut f64;
+                        cks(
+                            cs::cusolverDnDpotrf_bufferSize(
+                                lane.solver,
+                                fill_solver(uplo),
+                                ci(n),
+                                pa,
+                                ci(a.ld),
+                                &mut lwork,
+                            ),
+                            "dpotrf workspace",
+                        )?;
+                        let elems = potrf_work_elems(lwork);
+                        lane.work = lane.grow(lane.work, elems * 8)?;
+                        cks(
+                            cs::cusolverDnDpotrf(
+                                lane.solver,
+                                fill_solver(uplo),
+                                ci(n),
+                                pa,
+                                ci(a.ld),
+                                lane.work.0 as *mut f64,
+                                ci(elems),
+                                lane.info as *mut i32,
+                            ),
+                            "dpotrf",
+                        )?;
+                        // devInfo lives on the device: read it back after the kernel.
+                        ck(
+                            cu::cuMemcpyDtoHAsync_v2(
+                                (&mut info) as *mut i32 as *mut _,
+                                lane.info,
+                                4,
+                                lane.comp,
+                            ),
+                            "devInfo",
+                        )?;
+                        ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+                        if info < 0 {
+                            return Err(Error::Runtime(format!(
+                                "cusolverDnDpotrf: argument {} invalid",
+                                -info
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(info)
+    }
+}
+
+impl Drop for Cuda {
+    fn drop(&mut self) {
+        let _ = self.current();
+        let _ = self.sync();
+        // SAFETY: every cached buffer is ours and unused (synchronised above).
+        for (_, v) in self.cache.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+            for p in v {
+                unsafe { cu::cuMemFree_v2(p) };
+            }
+        }
+        if let Some(mut lane) = self.lane().take() {
+            lane.release_scratch();
+            self.gpu.lanes.lock().unwrap_or_else(|e| e.into_inner()).push(lane);
+        }
+    }
+}
+
+impl Device for Cuda {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn memory(&self) -> usize {
+        self.memory
+    }
+
+    fn alloc(&self, bytes: usize) -> Option<DevBuf> {
+        let bytes = bytes.max(1);
+        if let Some(p) =
+            self.cache.lock().unwrap_or_else(|e| e.into_inner()).get_mut(&bytes).and_then(|v| v.pop())
+        {
+            return Some(DevBuf { addr: p, bytes });
+        }
+        self.current().ok()?;
+        let mut p = 0;
+        // SAFETY: an out-parameter.
+        if unsafe { cu::cuMemAlloc_v2(&mut p, bytes) } == cu::CUresult::CUDA_SUCCESS {
+            return Some(DevBuf { addr: p, bytes });
+        }
+        // Out of memory: give the cached buffers back to the driver and try once more.
+        let cached: Vec<_> =
+            self.cache.lock().unwrap_or_else(|e| e.into_inner()).drain().flat_map(|(_, v)| v).collect();
+        if cached.is_empty() {
+            return None;
+        }
+        for c in cached {
+            // SAFETY: cached buffers are unused.
+            unsafe { cu::cuMemFree_v2(c) };
+        }
+        // SAFETY: an out-parameter.
+        (unsafe { cu::cuMemAlloc_v2(&mut p, bytes) } == cu::CUresult::CUDA_SUCCESS)
+            .then_some(DevBuf { addr: p, bytes })
+    }
+
+    fn free(&self, buf: DevBuf) {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(buf.bytes.max(1))
+            .or_default()
+            .push(buf.addr);
+    }
+
+    unsafe fn copy_in(&self, src: &HostBlock, dst: &DevBuf) -> Result<(), Error> {
+        assert!(dst.bytes >= src.bytes(), "device buffer too small for the tile");
+        self.current()?;
+        let mut g = self.lane();
+        let lane = g.as_mut().expect("a live session has its lane");
+        let bytes = src.bytes();
+        let col = src.m * src.elem;
+        if bytes <= SLOT_BYTES {
+            let (slot, ev) = lane.stage_in[lane.next_slot];
+            lane.next_slot ^= 1;
+            // SAFETY: waiting for the slot's previous transfer makes it free to overwrite; the
+            // caller guarantees `src` readable for its shape; the slot holds SLOT_BYTES.
+            unsafe {
+                ck(cu::cuEventSynchronize(ev), "staging")?;
+                for j in 0..src.n {
+                    std::ptr::copy_nonoverlapping(src.ptr.add(j * src.ld * src.elem), slot.add(j * col), col);
+                }
+                ck(cu::cuMemcpyHtoDAsync_v2(dst.addr, slot as *const _, bytes, lane.cin), "copy in")?;
+                ck(cu::cuEventRecord(ev, lane.cin), "event")?;
+            }
+        } else {
+            const H: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_HOST;
+            const D: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            // SAFETY: the caller keeps `src` valid until `sync`; `dst` holds the packed tile.
+            unsafe {
+                Self::copy2d(Copy2D::host_to_packed(src), (H, src.ptr as u64), (D, dst.addr), lane.cin)?
+            };
+        }
+        // SAFETY: plain event record on our stream.
+        ck(unsafe { cu::cuEventRecord(lane.copied, lane.cin) }, "event")
+    }
+
+    unsafe fn copy_out(&self, src: &DevBuf, dst: &HostBlock) -> Result<(), Error> {
+        assert!(src.bytes >= dst.bytes(), "device buffer smaller than the host tile");
+        self.current()?;
+        let g = self.lane();
+        let lane = g.as_ref().expect("a live session has its lane");
+        let bytes = dst.bytes();
+        let col = dst.m * dst.elem;
+        // SAFETY: the out stream first waits for every kernel issued so far (the buffer's last
+        // writer among them); the staging slot is only used under the lane's lock; the caller
+        // guarantees `dst` writable and unshared.
+        unsafe {
+            ck(cu::cuStreamWaitEvent(lane.cout, lane.computed, 0), "wait")?;
+            if bytes <= SLOT_BYTES {
+                ck(
+                    cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, src.addr, bytes, lane.cout),
+                    "copy out",
+                )?;
+                ck(cu::cuStreamSynchronize(lane.cout), "sync")?;
+                for j in 0..dst.n {
+                    std::ptr::copy_nonoverlapping(
+                        lane.stage_out.add(j * col),
+                        dst.ptr.add(j * dst.ld * dst.elem),
+                        col,
+                    );
+                }
+            } else {
+                const H: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_HOST;
+                const D: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+                Self::copy2d(Copy2D::packed_to_host(dst), (D, src.addr), (H, dst.ptr as u64), lane.cout)?;
+                ck(cu::cuStreamSynchronize(lane.cout), "sync")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {
+        self.current()?;
+        let mut g = self.lane();
+        let lane = g.as_mut().expect("a live session has its lane");
+        // Kernels start after every copy in issued so far.
+        // SAFETY: both handles belong to this lane.
+        ck(unsafe { cu::cuStreamWaitEvent(lane.comp, lane.copied, 0) }, "wait")?;
+        let pivots = match *op {
+            DeviceOp::Laswp { ipiv, ipiv_base, count, .. } => {
+                let p = args[ipiv.first];
+                assert!(ipiv.count == 1 && p.elem == 4 && p.m * p.n >= count, "LASWP pivots: one i32 tile");
+                let mut v = vec![0i32; count];
+                // SAFETY: the pivot tile holds at least `count` i32; the compute stream (which
+                // waited for the copies in) is drained before reading.
+                unsafe {
+                    if count > 0 {
+                        ck(
+                            cu::cuMemcpyDtoHAsync_v2(
+                                v.as_mut_ptr() as *mut _,
+                                p.buf.addr,
+                                count * 4,
+                                lane.comp,
+                            ),
+                            "pivots",
+                        )?;
+                        ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+                    }
+                }
+                v.iter().map(|x| x - ipiv_base).collect()
+            }
+            _ => Vec::new(),
+        };
+        let shapes: Vec<Shape> = args.iter().map(|t| Shape { m: t.m, n: t.n }).collect();
+        let low = lower::lower(op, &shapes, &pivots);
+        let info = self.run(lane, &low, args)?;
+        // SAFETY: plain event record on our stream.
+        ck(unsafe { cu::cuEventRecord(lane.computed, lane.comp) }, "event")?;
+        Ok(info)
+    }
+
+    fn sync(&self) -> Result<(), Error> {
+        self.current()?;
+        // SAFETY: the session's own streams.
+        unsafe {
+            ck(cu::cuStreamSynchronize(self.cin), "sync")?;
+            ck(cu::cuStreamSynchronize(self.comp), "sync")
+        }
+    }
+
+    fn gemm_rate(&self) -> f64 {
+        self.gpu.rate
+    }
+
+    fn link_bandwidth(&self) -> f64 {
+        self.gpu.bandwidth
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_from_hetla_gpus() {
+        assert_eq!(select(&GpuSelect::All, 3), (vec![0, 1, 2], vec![]));
+        assert_eq!(select(&GpuSelect::All, 0), (vec![], vec![]));
+        assert_eq!(select(&GpuSelect::None, 4), (vec![], vec![]));
+        assert_eq!(select(&GpuSelect::parse("2,0").unwrap(), 4), (vec![2, 0], vec![]));
+        assert_eq!(select(&GpuSelect::parse("0,5").unwrap(), 2), (vec![0], vec![5]));
+        assert_eq!(
+            select(&GpuSelect::parse("0").unwrap(), 0),
+            (vec![], vec![0]),
+            "no GPU: asked-for ordinals are reported"
+        );
+    }
+
+    #[test]
+    fn pitches_of_strided_copies() {
+        let b = HostBlock { ptr: std::ptr::null_mut(), m: 5, n: 3, ld: 8, elem: 8 };
+        assert_eq!(Copy2D::host_to_packed(&b), Copy2D { width: 40, height: 3, src_pitch: 64, dst_pitch: 40 });
+        assert_eq!(Copy2D::packed_to_host(&b), Copy2D { width: 40, height: 3, src_pitch: 40, dst_pitch: 64 });
+        let p = HostBlock { elem: 4, ..b };
+        assert_eq!(Copy2D::host_to_packed(&p), Copy2D { width: 20, height: 3, src_pitch: 32, dst_pitch: 20 });
+        // A tile of 4 rows into rows r0.. of a gathered block of 10 rows.
+        assert_eq!(
+            Copy2D::tile_into_block(4, 6, 10),
+            Copy2D { width: 32, height: 6, src_pitch: 32, dst_pitch: 80 }
+        );
+        assert_eq!(
+            Copy2D::block_into_tile(4, 6, 10),
+            Copy2D { width: 32, height: 6, src_pitch: 80, dst_pitch: 32 }
+        );
+        let empty = HostBlock { m: 0, ..b };
+        assert!(Copy2D::host_to_packed(&empty).is_empty());
+        assert!(!Copy2D::host_to_packed(&b).is_empty());
+    }
+
+    /// The 2-D copy descriptions, carried out by a host loop, move exactly the tile.
+    #[test]
+    fn pitches_move_exactly_the_tile() {
+        let (m, n, ld) = (5usize, 4usize, 9usize);
+        let host: Vec<f64> = (0..ld * n).map(|x| x as f64).collect();
+        let b = HostBlock { ptr: host.as_ptr() as *mut u8, m, n, ld, elem: 8 };
+        let run = |c: Copy2D, src: &[u8], dst: &mut [u8]| {
+            for j in 0..c.height {
+                dst[j * c.dst_pitch..j * c.dst_pitch + c.width]
+                    .copy_from_slice(&src[j * c.src_pitch..j * c.src_pitch + c.width]);
+            }
+        };
+        let src_bytes: Vec<u8> = host.iter().flat_map(|x| x.to_ne_bytes()).collect();
+        let mut packed = vec![0u8; b.bytes()];
+        run(Copy2D::host_to_packed(&b), &src_bytes[..], &mut packed);
+        let mut back = vec![0xffu8; ld * n * 8];
+        run(Copy2D::packed_to_host(&b), &packed, &mut back);
+        for j in 0..n {
+            for i in 0..ld {
+                let got =
+                    f64::from_ne_bytes(back[(i + j * ld) * 8..(i + j * ld) * 8 + 8].try_into().unwrap());
+                if i < m {
+                    assert_eq!(got, host[i + j * ld]);
+                } else {
+                    assert!(got.is_nan(), "row {i} (past m) must not be written");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cublas_parameter_mapping() {
+        assert_eq!(op_t(Trans::No), cb::cublasOperation_t::CUBLAS_OP_N);
+        assert_eq!(op_t(Trans::Yes), cb::cublasOperation_t::CUBLAS_OP_T);
+        assert_eq!(fill(Uplo::Lower), cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER);
+        assert_eq!(fill(Uplo::Upper), cb::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER);
+        assert_eq!(fill_solver(Uplo::Lower) as u32, cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER as u32);
+        assert_eq!(fill_solver(Uplo::Upper) as u32, cb::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER as u32);
+        assert_eq!(side(Side::Left), cb::cublasSideMode_t::CUBLAS_SIDE_LEFT);
+        assert_eq!(side(Side::Right), cb::cublasSideMode_t::CUBLAS_SIDE_RIGHT);
+        assert_eq!(diag(Diag::Unit), cb::cublasDiagType_t::CUBLAS_DIAG_UNIT);
+        assert_eq!(diag(Diag::NonUnit), cb::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT);
+    }
+
+    #[test]
+    fn workspace_rules() {
+        assert_eq!(potrf_work_elems(0), 256, "never a null workspace");
+        assert_eq!(potrf_work_elems(-3), 256);
+        assert_eq!(potrf_work_elems(256), 256);
+        assert_eq!(potrf_work_elems(257), 512);
+        const { assert!(SLOT_BYTES >= 1024 * 1024 * 8, "a 1024×1024 tile goes through pinned staging") };
+    }
+
+    /// On a machine without libcuda (this project's), opening devices is empty and says why,
+    /// whatever HETLA_GPUS asks for; never a panic.
+    #[test]
+    fn open_without_cuda_is_cpu_only() {
+        // SAFETY: only tries to dlopen libcuda.
+        if unsafe { cu::is_culib_present() } {
+            return; // a GPU machine: covered by bench/gpu.sh instead
+        }
+        for sel in [GpuSelect::All, GpuSelect::Ordinals(vec![0]), GpuSelect::None] {
+            let mut cfg = Config::with_threads(1);
+            cfg.gpus = sel;
+            assert!(open(&cfg).is_empty());
+        }
+        assert_eq!(driver().as_ref().err().map(String::as_str), Some("libcuda not found"));
+    }
+}
