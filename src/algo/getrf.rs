@@ -3,14 +3,16 @@
 //! the incremental or tournament pivoting of the tile-QR papers, whose pivots differ from
 //! LAPACK's).
 //!
-//! For panel k (columns k·nb .. k·nb + kb, kb = min(nb, K − k·nb), K = min(M, N)):
+//! Tiles may be uniform or hybrid (`tile::Part`, thin host and wide device tile columns); rows are
+//! cut like columns, so with o = `col_offset(k)` tile (k, k) starts at (o, o). For panel k
+//! (columns o .. o + kb, kb = min(`tile_cols(k)`, K − o), K = min(M, N)):
 //!
-//! 1. GETRF on the tall panel `A[k·nb.., k·nb..k·nb+kb]`: one task owning tile column k from tile
+//! 1. GETRF on the tall panel `A[o.., o..o+kb]`: one task owning tile column k from tile
 //!    row k down. It chooses the pivots over the whole remaining column, as GEPP does, and stores
-//!    them as whole-matrix 1-based row indices in `ipiv[k·nb..k·nb+kb]`. When tile column k is
+//!    them as whole-matrix 1-based row indices in `ipiv[o..o+kb]`. When tile column k is
 //!    wider than kb (only for M < N, where the panel is the last tile row) the same call factors
 //!    the whole kb×w block, which applies the swaps and the unit-lower solve to the rest of it.
-//! 2. LASWP of those kb interchanges on rows k·nb..M of every other tile column j: for j > k
+//! 2. LASWP of those kb interchanges on rows o..M of every other tile column j: for j > k
 //!    before the trailing update, and for j < k too, because LAPACK's `ipiv` describes
 //!    P·A = L·U with the *final* L, whose rows carry every later interchange.
 //! 3. For j > k: `A[k][j] ← L[k][k]⁻¹·A[k][j]` (TRSM, unit lower), then
@@ -20,7 +22,7 @@
 //! rest of step k, so panel k+1 can start while the trailing update of step k is still running;
 //! the swaps on columns left of the panel matter to nobody until the end and run last.
 //!
-//! INFO: a panel reporting a zero pivot at local column i gives the whole-matrix index k·nb + i;
+//! INFO: a panel reporting a zero pivot at local column i gives the whole-matrix index o + i;
 //! the smallest over all panels is kept (it is the first, since panels run in order). Like
 //! LAPACK, the factorization still completes; the caller turns a positive INFO into
 //! `Error::Numerical` once the sequence has drained.
@@ -57,22 +59,25 @@ impl ZeroPivot {
     }
 }
 
-/// Factors the M×N matrix `a` (square nb×nb tiles) in place as P·A = L·U, writing LAPACK's row
-/// interchanges into `ipiv` (min(M, N)×1, nb×1 tiles) and the first zero pivot into `info`.
+/// Factors the M×N matrix `a` (rows and columns cut by the same partition) in place as
+/// P·A = L·U, writing LAPACK's row interchanges into `ipiv` (min(M, N)×1, its rows cut like A's)
+/// and the first zero pivot into `info`.
 pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &ZeroPivot) {
     let (a, ipiv) = (*a, *ipiv);
-    assert_eq!(a.mb, a.nb, "LU needs square tiles");
-    let nb = a.nb;
+    assert!(a.square_tiles(), "LU needs rows and columns cut alike");
     let kmin = a.m.min(a.n);
-    assert!(ipiv.m == kmin && ipiv.n == 1 && ipiv.mb == nb, "ipiv must be min(M,N)×1 in nb×1 tiles");
+    assert!(
+        ipiv.m == kmin && ipiv.n == 1 && ipiv.rows == a.rows,
+        "ipiv must be min(M,N)×1 with A's row tiles"
+    );
     let (mt, nt) = (a.mt(), a.nt());
-    let kt = kmin.div_ceil(nb);
+    let kt = a.cols.count(kmin);
     for k in 0..kt {
         if seq.failed() {
             return;
         }
-        let kb = nb.min(kmin - k * nb);
-        let off = k * nb;
+        let off = a.col_offset(k);
+        let kb = a.tile_cols(k).min(kmin - off);
         let rows = a.m - off;
 
         let info_k = info.clone();
@@ -191,14 +196,14 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
     }
 }
 
-/// Solves op(A)·X = B with the factors P·A = L·U from [`getrf`] (DGETRS): A n×n in nb×nb tiles,
-/// `ipiv` n×1 in nb×1 tiles, B n×nrhs with nb-row tiles. `Trans::No`: B ← U⁻¹·L⁻¹·P·B;
+/// Solves op(A)·X = B with the factors P·A = L·U from [`getrf`] (DGETRS): A n×n (rows and columns
+/// cut alike), `ipiv` n×1 and B n×nrhs with A's row tiles. `Trans::No`: B ← U⁻¹·L⁻¹·P·B;
 /// `Trans::Yes`: B ← Pᵀ·L⁻ᵀ·U⁻ᵀ·B.
 pub fn getrs(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, b: &TiledMatrix<f64>) {
     let (a, ipiv, b) = (*a, *ipiv, *b);
     assert_eq!(a.m, a.n);
     assert_eq!(b.m, a.n);
-    assert!(ipiv.m == a.n && ipiv.n == 1 && ipiv.mb == a.nb, "ipiv must be n×1 in nb×1 tiles");
+    assert!(ipiv.m == a.n && ipiv.n == 1 && ipiv.rows == a.rows, "ipiv must be n×1 with A's row tiles");
     match trans {
         Trans::No => {
             // Above every TRSM step of `trsm_left` ((nt − step)·4 + 2): the swaps gate them all.

@@ -4,9 +4,12 @@
 //! `A[n][n] -= A[n][k]·A[n][k]ᵀ` (SYRK), `A[m][n] -= A[m][k]·A[n][k]ᵀ` for m > n > k (GEMM).
 //! Upper is the transpose: `A[k][n] ← U⁻ᵀ·A[k][n]`, `A[m][n] -= A[k][m]ᵀ·A[k][n]` for m < n.
 //!
-//! A failed POTRF of diagonal tile k with local INFO i gives the whole-matrix INFO k·nb + i; the
-//! runtime then skips the remaining tasks, so like LAPACK the columns before the failure are
-//! factored and the rest is left partially updated.
+//! Tiles may be uniform or hybrid (thin host tiles and wide device tiles, `tile::Part`), rows
+//! cut like columns so diagonal tiles are square; nothing below assumes a tile size.
+//!
+//! A failed POTRF of diagonal tile k with local INFO i gives the whole-matrix INFO
+//! `col_offset(k)` + i; the runtime then skips the remaining tasks, so like LAPACK the columns
+//! before the failure are factored and the rest is left partially updated.
 
 use super::prio;
 use crate::device::{DeviceOp, Tiles};
@@ -16,7 +19,7 @@ use crate::runtime::{Seq, Task};
 use crate::tile::TiledMatrix;
 
 pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
-    assert_eq!(a.mb, a.nb, "Cholesky needs square tiles");
+    assert!(a.square_tiles(), "Cholesky needs rows and columns cut alike (square diagonal tiles)");
     let a = *a;
     let nt = a.nt();
     for k in 0..nt {
@@ -24,7 +27,7 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
             return;
         }
         let kb = a.tile_cols(k);
-        let off = (k * a.nb) as i32;
+        let off = a.col_offset(k) as i32;
         let op = DeviceOp::Potrf { uplo, a: Tiles::one(0), info_base: off };
         let t = Task::new("potrf").prio(prio(nt, k, 3)).dims(kb, kb, 0).rw(&a, k, k).device_op(op);
         seq.submit(t, move |c| match kernels::potrf(uplo, c.tile_mut(&a, k, k)) {

@@ -1,5 +1,6 @@
-//! Tile triangular solve with many right-hand sides: B ← op(A)⁻¹·B, A triangular (n×n tiles of
-//! nb), B n×nrhs tiled with the same row tiles. Serves DPOTRS and DGETRS.
+//! Tile triangular solve with many right-hand sides: B ← op(A)⁻¹·B, A triangular (n×n, rows and
+//! columns cut by the same partition, uniform or hybrid), B n×nrhs whose row tiles follow A's.
+//! Serves DPOTRS and DGETRS.
 //!
 //! Forward substitution (A lower and not transposed, or upper and transposed) walks k upward:
 //! `B[k] ← op(A[k][k])⁻¹·B[k]`, then `B[m] -= op(A)[m][k]·B[k]` for m > k. Backward substitution
@@ -19,8 +20,8 @@ pub fn trsm_left(
     b: &TiledMatrix<f64>,
 ) {
     let (a, b) = (*a, *b);
-    assert_eq!(a.mb, a.nb);
-    assert_eq!(b.mb, a.nb, "B's row tiles must match A's tiles");
+    assert!(a.square_tiles(), "A's rows and columns must be cut alike");
+    assert_eq!(b.rows, a.cols, "B's row tiles must match A's tiles");
     assert_eq!(a.n, b.m);
     let nt = a.nt();
     let forward = (uplo == Uplo::Lower) == (trans == Trans::No);
