@@ -112,6 +112,16 @@ pub fn default_nb(routine: &str) -> usize {
     }
 }
 
+/// Default big tile B of the hybrid partition on GPUs per routine (the device's tile width plus
+/// the host's thin tiles: seeds 001 §3.1, 000); large enough for a GPU kernel to run near its
+/// peak. Emulated devices, whose kernels are host BLAS, use twice the host tile instead.
+pub fn default_device_nb(routine: &str) -> usize {
+    match routine {
+        "dpotrf" | "dposv" | "dpotrs" => 768,
+        _ => 512,
+    }
+}
+
 impl Config {
     /// Defaults with `threads` workers and no overrides.
     pub fn with_threads(threads: usize) -> Self {
