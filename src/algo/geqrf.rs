@@ -112,13 +112,27 @@ pub fn geqrf(seq: &Seq, a: &TiledMatrix<f64>, tau: &TiledMatrix<f64>, t: &TiledM
 mod tests {
     use super::*;
     use crate::algo::testutil::*;
+    use crate::tile::Part;
 
     /// Runs the tile QR on `a` (m×n, leading dimension ld) with nb×nb tiles; `tau` must hold at
     /// least min(m, n) entries (more are guard values).
     fn tile_qr(m: usize, n: usize, ld: usize, nb: usize, threads: usize, a: &mut [f64], tau: &mut [f64]) {
+        tile_qr_part(m, n, ld, Part::uniform(nb), threads, a, tau)
+    }
+
+    fn tile_qr_part(
+        m: usize,
+        n: usize,
+        ld: usize,
+        part: Part,
+        threads: usize,
+        a: &mut [f64],
+        tau: &mut [f64],
+    ) {
         let k = m.min(n);
-        let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, ld, nb, nb) };
-        let tt = unsafe { TiledMatrix::from_raw(tau.as_mut_ptr(), k, 1, k.max(1), nb, 1) };
+        let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), m, n, ld, part, part) };
+        let tt =
+            unsafe { TiledMatrix::from_raw_parts(tau.as_mut_ptr(), k, 1, k.max(1), part, Part::uniform(1)) };
         let ws = workspace(&ta);
         let seq = Seq::new(&cfg(threads));
         geqrf(&seq, &ta, &tt, &ws.tiles());
@@ -137,13 +151,18 @@ mod tests {
     }
 
     fn check(m: usize, n: usize, nb: usize, threads: usize) {
+        check_part(m, n, Part::uniform(nb), threads)
+    }
+
+    fn check_part(m: usize, n: usize, part: Part, threads: usize) {
+        let nb = part.big();
         let ld = m + 3;
         let k = m.min(n);
         let mut rng = Rng::new((m * 1000 + n) as u64 ^ nb as u64);
         let a0 = rng.matrix(m, n, ld);
         let mut a = a0.clone();
         let mut tau = vec![GUARD; k + 3];
-        tile_qr(m, n, ld, nb, threads, &mut a, &mut tau);
+        tile_qr_part(m, n, ld, part, threads, &mut a, &mut tau);
         assert_untouched_outside(&a0, &a, m, n, ld, None);
         assert!(tau[k..].iter().all(|&x| x == GUARD), "tau written beyond its K entries");
 
@@ -274,6 +293,15 @@ mod tests {
             one_thread_gives_the_same_factorization_as_three();
             zero_matrix_and_zero_columns_give_zero_tau_like_the_backend();
             nan_input_returns();
+        });
+    }
+
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(|part| {
+            for &(m, n) in &[(1, 1), (1, 9), (9, 1), (37, 37), (64, 17), (13, 40), (41, 40), (23, 37)] {
+                check_part(m, n, part, 3);
+            }
         });
     }
 

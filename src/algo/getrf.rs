@@ -245,6 +245,7 @@ mod tests {
     use crate::algo::testutil::*;
     use crate::backend::lapack as bk;
     use crate::error::Error;
+    use crate::tile::Part;
 
     /// The backend's DGETRF on a copy: (factors, ipiv, info).
     fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, Vec<i32>, i32) {
@@ -269,10 +270,22 @@ mod tests {
         nb: usize,
         threads: usize,
     ) -> (Vec<i32>, Result<(), Error>, i32) {
+        tile_getrf_part(m, n, a, ld, Part::uniform(nb), threads)
+    }
+
+    fn tile_getrf_part(
+        m: usize,
+        n: usize,
+        a: &mut [f64],
+        ld: usize,
+        part: Part,
+        threads: usize,
+    ) -> (Vec<i32>, Result<(), Error>, i32) {
         let k = m.min(n);
         let mut ipiv = vec![-7i32; k.max(1)];
-        let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, ld, nb, nb) };
-        let tp = unsafe { TiledMatrix::from_raw(ipiv.as_mut_ptr(), k, 1, k.max(1), nb, 1) };
+        let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), m, n, ld, part, part) };
+        let tp =
+            unsafe { TiledMatrix::from_raw_parts(ipiv.as_mut_ptr(), k, 1, k.max(1), part, Part::uniform(1)) };
         let info = ZeroPivot::new();
         let seq = Seq::new(&cfg(threads));
         getrf(&seq, &ta, &tp, &info);
@@ -316,11 +329,16 @@ mod tests {
     }
 
     fn check_random(m: usize, n: usize, ld: usize, nb: usize, threads: usize) {
+        check_random_part(m, n, ld, Part::uniform(nb), threads)
+    }
+
+    fn check_random_part(m: usize, n: usize, ld: usize, part: Part, threads: usize) {
+        let nb = part.big();
         let mut rng = Rng::new((m * 1000 + n * 10 + nb) as u64);
         let a0 = rng.matrix(m, n, ld);
         let (_, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
         let mut a = a0.clone();
-        let (piv, r, info) = tile_getrf(m, n, &mut a, ld, nb, threads);
+        let (piv, r, info) = tile_getrf_part(m, n, &mut a, ld, part, threads);
         r.unwrap();
         assert_eq!(info, info_ref, "m {m} n {n} nb {nb}: INFO");
         assert_eq!(piv, piv_ref, "m {m} n {n} nb {nb}: ipiv differs from the backend's");
@@ -432,6 +450,11 @@ mod tests {
 
     #[test]
     fn exactly_singular_matrices_give_lapack_info_and_exact_factors() {
+        exactly_singular_cases(None);
+    }
+
+    /// The exact singular cases with their own uniform tiles, or all with `part`.
+    fn exactly_singular_cases(part: Option<Part>) {
         for &(m, n, nb, ref zero) in &[
             (20, 20, 5, vec![7]),
             (20, 20, 5, vec![5, 6]),
@@ -446,7 +469,7 @@ mod tests {
             let (a0, piv0, f0) = exact_singular(m, n, ld, zero, (m * n + zero[0]) as u64);
             let (f_ref, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
             let mut a = a0.clone();
-            let (piv, r, info) = tile_getrf(m, n, &mut a, ld, nb, 3);
+            let (piv, r, info) = tile_getrf_part(m, n, &mut a, ld, part.unwrap_or(Part::uniform(nb)), 3);
             r.unwrap();
             let want = zero[0] as i32 + 1;
             assert_eq!(info_ref, want, "the backend disagrees with the construction");
@@ -523,7 +546,11 @@ mod tests {
 
     #[test]
     fn getrs_matches_backend_solve_on_the_same_factors() {
-        let (n, nrhs, nb, lda, ldb) = (47, 9, 6, 50, 49);
+        getrs_cases(Part::uniform(6));
+    }
+
+    fn getrs_cases(part: Part) {
+        let (n, nrhs, lda, ldb) = (47, 9, 50, 49);
         let mut rng = Rng::new(11);
         let a0 = rng.matrix(n, n, lda);
         let (f, piv, info) = reference_getrf(n, n, &a0, lda);
@@ -549,9 +576,10 @@ mod tests {
             };
             assert_eq!(info, 0);
             let (mut fa, mut fp, mut b) = (f.clone(), piv.clone(), b0.clone());
-            let ta = unsafe { TiledMatrix::from_raw(fa.as_mut_ptr(), n, n, lda, nb, nb) };
-            let tp = unsafe { TiledMatrix::from_raw(fp.as_mut_ptr(), n, 1, n, nb, 1) };
-            let tb = unsafe { TiledMatrix::from_raw(b.as_mut_ptr(), n, nrhs, ldb, nb, 4) };
+            let ta = unsafe { TiledMatrix::from_raw_parts(fa.as_mut_ptr(), n, n, lda, part, part) };
+            let tp = unsafe { TiledMatrix::from_raw_parts(fp.as_mut_ptr(), n, 1, n, part, Part::uniform(1)) };
+            let tb =
+                unsafe { TiledMatrix::from_raw_parts(b.as_mut_ptr(), n, nrhs, ldb, part, Part::uniform(4)) };
             let seq = Seq::new(&cfg(3));
             getrs(&seq, trans, &ta, &tp, &tb);
             seq.wait().unwrap();
@@ -591,6 +619,17 @@ mod tests {
             nan_input_returns();
             getrs_matches_backend_solve_on_the_same_factors();
             corrupt_ipiv_fails_cleanly();
+        });
+    }
+
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(|part| {
+            for &(m, n) in &[(1, 1), (2, 9), (9, 2), (37, 37), (50, 23), (23, 50), (41, 40), (64, 61)] {
+                check_random_part(m, n, m + 3, part, 3);
+            }
+            exactly_singular_cases(Some(part));
+            getrs_cases(part);
         });
     }
 

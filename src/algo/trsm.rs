@@ -90,10 +90,20 @@ pub fn trsm_left(
 mod tests {
     use super::*;
     use crate::algo::testutil::*;
+    use crate::tile::Part;
 
     #[test]
     fn all_four_triangular_cases_match_direct_multiplication() {
-        let (n, nrhs, nb, ld, ldb) = (53, 11, 7, 57, 60);
+        all_four_cases(Part::uniform(7));
+    }
+
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(all_four_cases);
+    }
+
+    fn all_four_cases(part: Part) {
+        let (n, nrhs, ld, ldb) = (53, 11, 57, 60);
         for uplo in [Uplo::Lower, Uplo::Upper] {
             for trans in [Trans::No, Trans::Yes] {
                 for diag in [Diag::NonUnit, Diag::Unit] {
@@ -123,8 +133,10 @@ mod tests {
                     }
                     let b0 = b.clone();
                     let mut a2 = a.clone();
-                    let ta = unsafe { TiledMatrix::from_raw(a2.as_mut_ptr(), n, n, ld, nb, nb) };
-                    let tb = unsafe { TiledMatrix::from_raw(b.as_mut_ptr(), n, nrhs, ldb, nb, 4) };
+                    let ta = unsafe { TiledMatrix::from_raw_parts(a2.as_mut_ptr(), n, n, ld, part, part) };
+                    let tb = unsafe {
+                        TiledMatrix::from_raw_parts(b.as_mut_ptr(), n, nrhs, ldb, part, Part::uniform(4))
+                    };
                     let seq = Seq::new(&cfg(3));
                     trsm_left(&seq, uplo, trans, diag, &ta, &tb);
                     seq.wait().unwrap();
