@@ -28,8 +28,8 @@ pub struct Config {
     pub emulate_gpus: usize,
     /// Memory of each emulated accelerator in bytes (`HETLA_EMULATE_GPU_MEM`, K/M/G suffixes).
     pub emulate_gpu_mem: usize,
-    /// Fraction of tile columns the host keeps when devices are used (`HETLA_HOST_SHARE`, 0..1);
-    /// `None`: from the measured kernel rates.
+    /// Fraction of the columns the host keeps when devices are used (`HETLA_HOST_SHARE`, 0..1):
+    /// B_h/B, the thin part of each hybrid big tile; `None`: from the measured kernel rates.
     pub host_share: Option<f64>,
     /// Use the devices for every tile-path call, bypassing the cost model (`HETLA_DEVICE_FORCE`;
     /// for testing the device paths on small problems).
