@@ -31,8 +31,8 @@ pub struct Config {
     pub emulate_gpus: usize,
     /// Memory of each emulated accelerator in bytes (`HETLA_EMULATE_GPU_MEM`, K/M/G suffixes).
     pub emulate_gpu_mem: usize,
-    /// Fraction of tile columns the host keeps when devices are used (`HETLA_HOST_SHARE`, 0..1);
-    /// `None`: from the measured kernel rates.
+    /// Fraction of the columns the host keeps when devices are used (`HETLA_HOST_SHARE`, 0..1):
+    /// B_h/B, the thin part of each hybrid big tile; `None`: from the measured kernel rates.
     pub host_share: Option<f64>,
     /// Use the devices for every tile-path call, bypassing the cost model (`HETLA_DEVICE_FORCE`;
     /// for testing the device paths on small problems).
@@ -117,6 +117,16 @@ pub fn default_nb(routine: &str) -> usize {
         "dgeqrf" => 128,
         "dgels" => 128,
         _ => 256,
+    }
+}
+
+/// Default big tile B of the hybrid partition on GPUs per routine (the device's tile width plus
+/// the host's thin tiles: seeds 001 §3.1, 000); large enough for a GPU kernel to run near its
+/// peak. Emulated devices, whose kernels are host BLAS, use twice the host tile instead.
+pub fn default_device_nb(routine: &str) -> usize {
+    match routine {
+        "dpotrf" | "dposv" | "dpotrs" => 768,
+        _ => 512,
     }
 }
 

@@ -22,7 +22,7 @@ use super::{prio, tileqr, trsm};
 use crate::error::Error;
 use crate::kernels::{self, Diag, Trans, Uplo};
 use crate::runtime::{Seq, Task};
-use crate::tile::{TiledMatrix, Workspace};
+use crate::tile::{Part, TiledMatrix, Workspace};
 
 /// What a tile DGELS needs besides A and B: the T factors and, when m < n, the copy of Aᵀ. It
 /// must outlive the sequence the call runs in.
@@ -44,16 +44,17 @@ impl GelsWork {
 /// same row tiles as A). `trans` = No solves with A, Yes with Aᵀ.
 pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>, w: &GelsWork) {
     let (a, b) = (*a, *b);
-    let nb = a.nb;
-    assert_eq!(a.mb, nb, "DGELS tiles must be square");
-    assert!(b.mb == nb && b.m == a.m.max(a.n), "B must have max(m, n) rows in A's row tiles");
+    // The tile QR of `tileqr` and the transpose below assume uniform square tiles.
+    let nb = a.cols.uniform_size().expect("DGELS needs uniform tiles");
+    assert_eq!(a.rows, Part::uniform(nb), "DGELS tiles must be square");
+    assert!(b.rows == a.rows && b.m == a.m.max(a.n), "B must have max(m, n) rows in A's row tiles");
     let t = w.t.tiles();
     // F, the tall matrix to factor.
     let f = match &w.at {
         None => a,
         Some(ws) => {
             let f = ws.tiles();
-            assert!(f.m == a.n && f.n == a.m && f.mb == nb && f.nb == nb, "work does not fit A");
+            assert!(f.m == a.n && f.n == a.m && f.rows == a.rows && f.cols == a.cols, "work does not fit A");
             for j in 0..a.nt() {
                 for i in 0..a.mt() {
                     let task = Task::new("transpose")
@@ -121,7 +122,7 @@ fn check_diagonal(seq: &Seq, f: &TiledMatrix<f64>, b: &TiledMatrix<f64>, a: Opti
             let d = c.tile(&f, k, k);
             for i in 0..f.tile_cols(k) {
                 if d.get(i, i) == 0.0 {
-                    return Err(Error::Numerical((k * f.nb + i + 1) as i32));
+                    return Err(Error::Numerical((f.col_offset(k) + i + 1) as i32));
                 }
             }
         }
@@ -132,8 +133,8 @@ fn check_diagonal(seq: &Seq, f: &TiledMatrix<f64>, b: &TiledMatrix<f64>, a: Opti
 /// B(r0.., :) ← 0.
 fn zero_rows_from(seq: &Seq, b: &TiledMatrix<f64>, r0: usize) {
     let b = *b;
-    for i in r0 / b.mb..b.mt() {
-        let skip = r0.saturating_sub(i * b.mb);
+    for i in b.tile_row_of(r0).min(b.mt())..b.mt() {
+        let skip = r0.saturating_sub(b.row_offset(i));
         let rows = b.tile_rows(i);
         if skip >= rows {
             continue;

@@ -7,20 +7,21 @@
 //! seeds 000 §4–5. The seeds' own tile QR (000 §3 and §7: GEQRT, TSQRT and the DSSRFB update) is
 //! not used here because it stores Q in a different form, which DORMQR and DORGQR could not read.
 //!
-//! For panel k (columns k·nb .. k·nb + kb, kb = min(nb, K − k·nb)):
+//! With o = `col_offset(k)`, for panel k (columns o .. o + kb, kb = min(`tile_cols(k)`, K − o)):
 //!
 //! ```text
-//!   PANEL k    tile column k, tile rows k..mt:  A[k·nb.., panel] = V·R  (DGEQRF on the panel)
-//!              tau[k·nb .. k·nb+kb]  and  T_k with H = I − V·T_k·Vᵀ     (DLARFT)
+//!   PANEL k    tile column k, tile rows k..mt:  A[o.., panel] = V·R     (DGEQRF on the panel)
+//!              tau[o .. o+kb]  and  T_k with H = I − V·T_k·Vᵀ          (DLARFT)
 //!              (when tile column k is wider than kb, i.e. M < N and k is the last panel,
 //!              the task also applies Hᵀ to the rest of that tile column)
 //!   UPDATE k,j for every tile column j > k, tile rows k..mt:
 //!              A[.., j] ← (I − V·T_kᵀ·Vᵀ)·A[.., j]                      (DLARFB 'L','T','F','C')
 //! ```
 //!
-//! Tiles must be square (nb×nb), so tile (k, k) starts on the diagonal. V lives below the
-//! diagonal of the panel itself, R above it, `tau` in the caller's array (tiled K×1 in nb×1
-//! pieces so that it has dependency keys of its own), and T_k in tile (0, k) of a [`Workspace`]
+//! Rows and columns must be cut by the same partition (uniform, or hybrid thin/wide tiles:
+//! `tile::Part`), so tile (k, k) starts on the diagonal. V lives below the diagonal of the panel
+//! itself, R above it, `tau` in the caller's array (tiled K×1 with A's column tiles as its rows,
+//! so that it has dependency keys of its own), and T_k in tile (0, k) of a [`Workspace`]
 //! from [`workspace`]. Priorities give lookahead: the update of column k+1 and panel k+1
 //! outrank the updates of later columns.
 //!
@@ -31,33 +32,39 @@ use super::prio;
 use crate::device::{DeviceOp, Tiles};
 use crate::kernels;
 use crate::runtime::{Seq, Task};
-use crate::tile::{TiledMatrix, Workspace};
+use crate::tile::{Part, TiledMatrix, Workspace};
 
-/// The T factors [`geqrf`] needs for `a`: one nb×nb tile per panel.
+/// The T factors [`geqrf`] needs for `a`: tile (0, k) holds panel k's kb×kb T (one tile row as
+/// tall as the widest tile, columns cut like A's).
 pub fn workspace(a: &TiledMatrix<f64>) -> Workspace<f64> {
     let k = a.m.min(a.n);
-    Workspace::new(a.nb, k, a.nb, a.nb)
+    let big = a.cols.max_size();
+    Workspace::with_parts(big, k, Part::uniform(big), a.cols)
 }
 
-/// Factors the M×N matrix `a` in place; `tau` is K×1 in nb×1 tiles, `t` comes from
+/// Factors the M×N matrix `a` in place; `tau` is K×1 with A's column tiles as rows, `t` comes from
 /// [`workspace`] for the same `a` and must outlive the sequence.
 pub fn geqrf(seq: &Seq, a: &TiledMatrix<f64>, tau: &TiledMatrix<f64>, t: &TiledMatrix<f64>) {
     let (a, tau, t) = (*a, *tau, *t);
     let k_total = a.m.min(a.n);
-    assert_eq!(a.mb, a.nb, "Householder panels need square tiles");
-    assert!(tau.m == k_total && tau.n == 1 && tau.mb == a.nb, "tau must be K×1 in nb×1 tiles");
-    assert!(t.m == a.nb && t.n == k_total && t.mb == a.nb && t.nb == a.nb, "T workspace shape");
+    assert!(a.square_tiles(), "Householder panels need rows and columns cut alike");
+    assert!(tau.m == k_total && tau.n == 1 && tau.rows == a.cols, "tau must be K×1 with A's tiles");
+    assert!(
+        t.m == a.cols.max_size() && t.n == k_total && t.cols == a.cols && t.mt() == 1,
+        "T workspace shape"
+    );
     if k_total == 0 {
         return;
     }
     let (mt, nt) = (a.mt(), a.nt());
-    let panels = k_total.div_ceil(a.nb);
+    let panels = a.cols.count(k_total);
     for k in 0..panels {
         if seq.failed() {
             return;
         }
-        let kb = a.nb.min(k_total - k * a.nb);
-        let rows = a.m - k * a.nb;
+        let off = a.col_offset(k);
+        let kb = a.tile_cols(k).min(k_total - off);
+        let rows = a.m - off;
         let panel = Task::new("geqrf")
             .prio(prio(nt, k, 3))
             .dims(rows, kb, 0)
@@ -105,13 +112,27 @@ pub fn geqrf(seq: &Seq, a: &TiledMatrix<f64>, tau: &TiledMatrix<f64>, t: &TiledM
 mod tests {
     use super::*;
     use crate::algo::testutil::*;
+    use crate::tile::Part;
 
     /// Runs the tile QR on `a` (m×n, leading dimension ld) with nb×nb tiles; `tau` must hold at
     /// least min(m, n) entries (more are guard values).
     fn tile_qr(m: usize, n: usize, ld: usize, nb: usize, threads: usize, a: &mut [f64], tau: &mut [f64]) {
+        tile_qr_part(m, n, ld, Part::uniform(nb), threads, a, tau)
+    }
+
+    fn tile_qr_part(
+        m: usize,
+        n: usize,
+        ld: usize,
+        part: Part,
+        threads: usize,
+        a: &mut [f64],
+        tau: &mut [f64],
+    ) {
         let k = m.min(n);
-        let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, ld, nb, nb) };
-        let tt = unsafe { TiledMatrix::from_raw(tau.as_mut_ptr(), k, 1, k.max(1), nb, 1) };
+        let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), m, n, ld, part, part) };
+        let tt =
+            unsafe { TiledMatrix::from_raw_parts(tau.as_mut_ptr(), k, 1, k.max(1), part, Part::uniform(1)) };
         let ws = workspace(&ta);
         let seq = Seq::new(&cfg(threads));
         geqrf(&seq, &ta, &tt, &ws.tiles());
@@ -130,13 +151,18 @@ mod tests {
     }
 
     fn check(m: usize, n: usize, nb: usize, threads: usize) {
+        check_part(m, n, Part::uniform(nb), threads)
+    }
+
+    fn check_part(m: usize, n: usize, part: Part, threads: usize) {
+        let nb = part.big();
         let ld = m + 3;
         let k = m.min(n);
         let mut rng = Rng::new((m * 1000 + n) as u64 ^ nb as u64);
         let a0 = rng.matrix(m, n, ld);
         let mut a = a0.clone();
         let mut tau = vec![GUARD; k + 3];
-        tile_qr(m, n, ld, nb, threads, &mut a, &mut tau);
+        tile_qr_part(m, n, ld, part, threads, &mut a, &mut tau);
         assert_untouched_outside(&a0, &a, m, n, ld, None);
         assert!(tau[k..].iter().all(|&x| x == GUARD), "tau written beyond its K entries");
 
@@ -267,6 +293,15 @@ mod tests {
             one_thread_gives_the_same_factorization_as_three();
             zero_matrix_and_zero_columns_give_zero_tau_like_the_backend();
             nan_input_returns();
+        });
+    }
+
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(|part| {
+            for &(m, n) in &[(1, 1), (1, 9), (9, 1), (37, 37), (64, 17), (13, 40), (41, 40), (23, 37)] {
+                check_part(m, n, part, 3);
+            }
         });
     }
 

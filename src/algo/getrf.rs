@@ -3,14 +3,16 @@
 //! the incremental or tournament pivoting of the tile-QR papers, whose pivots differ from
 //! LAPACK's).
 //!
-//! For panel k (columns k·nb .. k·nb + kb, kb = min(nb, K − k·nb), K = min(M, N)):
+//! Tiles may be uniform or hybrid (`tile::Part`, thin host and wide device tile columns); rows are
+//! cut like columns, so with o = `col_offset(k)` tile (k, k) starts at (o, o). For panel k
+//! (columns o .. o + kb, kb = min(`tile_cols(k)`, K − o), K = min(M, N)):
 //!
-//! 1. GETRF on the tall panel `A[k·nb.., k·nb..k·nb+kb]`: one task owning tile column k from tile
+//! 1. GETRF on the tall panel `A[o.., o..o+kb]`: one task owning tile column k from tile
 //!    row k down. It chooses the pivots over the whole remaining column, as GEPP does, and stores
-//!    them as whole-matrix 1-based row indices in `ipiv[k·nb..k·nb+kb]`. When tile column k is
+//!    them as whole-matrix 1-based row indices in `ipiv[o..o+kb]`. When tile column k is
 //!    wider than kb (only for M < N, where the panel is the last tile row) the same call factors
 //!    the whole kb×w block, which applies the swaps and the unit-lower solve to the rest of it.
-//! 2. LASWP of those kb interchanges on rows k·nb..M of every other tile column j: for j > k
+//! 2. LASWP of those kb interchanges on rows o..M of every other tile column j: for j > k
 //!    before the trailing update, and for j < k too, because LAPACK's `ipiv` describes
 //!    P·A = L·U with the *final* L, whose rows carry every later interchange.
 //! 3. For j > k: `A[k][j] ← L[k][k]⁻¹·A[k][j]` (TRSM, unit lower), then
@@ -20,7 +22,7 @@
 //! rest of step k, so panel k+1 can start while the trailing update of step k is still running;
 //! the swaps on columns left of the panel matter to nobody until the end and run last.
 //!
-//! INFO: a panel reporting a zero pivot at local column i gives the whole-matrix index k·nb + i;
+//! INFO: a panel reporting a zero pivot at local column i gives the whole-matrix index o + i;
 //! the smallest over all panels is kept (it is the first, since panels run in order). Like
 //! LAPACK, the factorization still completes; the caller turns a positive INFO into
 //! `Error::Numerical` once the sequence has drained.
@@ -57,22 +59,25 @@ impl ZeroPivot {
     }
 }
 
-/// Factors the M×N matrix `a` (square nb×nb tiles) in place as P·A = L·U, writing LAPACK's row
-/// interchanges into `ipiv` (min(M, N)×1, nb×1 tiles) and the first zero pivot into `info`.
+/// Factors the M×N matrix `a` (rows and columns cut by the same partition) in place as
+/// P·A = L·U, writing LAPACK's row interchanges into `ipiv` (min(M, N)×1, its rows cut like A's)
+/// and the first zero pivot into `info`.
 pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &ZeroPivot) {
     let (a, ipiv) = (*a, *ipiv);
-    assert_eq!(a.mb, a.nb, "LU needs square tiles");
-    let nb = a.nb;
+    assert!(a.square_tiles(), "LU needs rows and columns cut alike");
     let kmin = a.m.min(a.n);
-    assert!(ipiv.m == kmin && ipiv.n == 1 && ipiv.mb == nb, "ipiv must be min(M,N)×1 in nb×1 tiles");
+    assert!(
+        ipiv.m == kmin && ipiv.n == 1 && ipiv.rows == a.rows,
+        "ipiv must be min(M,N)×1 with A's row tiles"
+    );
     let (mt, nt) = (a.mt(), a.nt());
-    let kt = kmin.div_ceil(nb);
+    let kt = a.cols.count(kmin);
     for k in 0..kt {
         if seq.failed() {
             return;
         }
-        let kb = nb.min(kmin - k * nb);
-        let off = k * nb;
+        let off = a.col_offset(k);
+        let kb = a.tile_cols(k).min(kmin - off);
         let rows = a.m - off;
 
         let info_k = info.clone();
@@ -191,14 +196,14 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
     }
 }
 
-/// Solves op(A)·X = B with the factors P·A = L·U from [`getrf`] (DGETRS): A n×n in nb×nb tiles,
-/// `ipiv` n×1 in nb×1 tiles, B n×nrhs with nb-row tiles. `Trans::No`: B ← U⁻¹·L⁻¹·P·B;
+/// Solves op(A)·X = B with the factors P·A = L·U from [`getrf`] (DGETRS): A n×n (rows and columns
+/// cut alike), `ipiv` n×1 and B n×nrhs with A's row tiles. `Trans::No`: B ← U⁻¹·L⁻¹·P·B;
 /// `Trans::Yes`: B ← Pᵀ·L⁻ᵀ·U⁻ᵀ·B.
 pub fn getrs(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, b: &TiledMatrix<f64>) {
     let (a, ipiv, b) = (*a, *ipiv, *b);
     assert_eq!(a.m, a.n);
     assert_eq!(b.m, a.n);
-    assert!(ipiv.m == a.n && ipiv.n == 1 && ipiv.mb == a.nb, "ipiv must be n×1 in nb×1 tiles");
+    assert!(ipiv.m == a.n && ipiv.n == 1 && ipiv.rows == a.rows, "ipiv must be n×1 with A's row tiles");
     match trans {
         Trans::No => {
             // Above every TRSM step of `trsm_left` ((nt − step)·4 + 2): the swaps gate them all.
@@ -240,6 +245,7 @@ mod tests {
     use crate::algo::testutil::*;
     use crate::backend::lapack as bk;
     use crate::error::Error;
+    use crate::tile::Part;
 
     /// The backend's DGETRF on a copy: (factors, ipiv, info).
     fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, Vec<i32>, i32) {
@@ -264,10 +270,22 @@ mod tests {
         nb: usize,
         threads: usize,
     ) -> (Vec<i32>, Result<(), Error>, i32) {
+        tile_getrf_part(m, n, a, ld, Part::uniform(nb), threads)
+    }
+
+    fn tile_getrf_part(
+        m: usize,
+        n: usize,
+        a: &mut [f64],
+        ld: usize,
+        part: Part,
+        threads: usize,
+    ) -> (Vec<i32>, Result<(), Error>, i32) {
         let k = m.min(n);
         let mut ipiv = vec![-7i32; k.max(1)];
-        let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, ld, nb, nb) };
-        let tp = unsafe { TiledMatrix::from_raw(ipiv.as_mut_ptr(), k, 1, k.max(1), nb, 1) };
+        let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), m, n, ld, part, part) };
+        let tp =
+            unsafe { TiledMatrix::from_raw_parts(ipiv.as_mut_ptr(), k, 1, k.max(1), part, Part::uniform(1)) };
         let info = ZeroPivot::new();
         let seq = Seq::new(&cfg(threads));
         getrf(&seq, &ta, &tp, &info);
@@ -311,11 +329,16 @@ mod tests {
     }
 
     fn check_random(m: usize, n: usize, ld: usize, nb: usize, threads: usize) {
+        check_random_part(m, n, ld, Part::uniform(nb), threads)
+    }
+
+    fn check_random_part(m: usize, n: usize, ld: usize, part: Part, threads: usize) {
+        let nb = part.big();
         let mut rng = Rng::new((m * 1000 + n * 10 + nb) as u64);
         let a0 = rng.matrix(m, n, ld);
         let (_, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
         let mut a = a0.clone();
-        let (piv, r, info) = tile_getrf(m, n, &mut a, ld, nb, threads);
+        let (piv, r, info) = tile_getrf_part(m, n, &mut a, ld, part, threads);
         r.unwrap();
         assert_eq!(info, info_ref, "m {m} n {n} nb {nb}: INFO");
         assert_eq!(piv, piv_ref, "m {m} n {n} nb {nb}: ipiv differs from the backend's");
@@ -427,6 +450,11 @@ mod tests {
 
     #[test]
     fn exactly_singular_matrices_give_lapack_info_and_exact_factors() {
+        exactly_singular_cases(None);
+    }
+
+    /// The exact singular cases with their own uniform tiles, or all with `part`.
+    fn exactly_singular_cases(part: Option<Part>) {
         for &(m, n, nb, ref zero) in &[
             (20, 20, 5, vec![7]),
             (20, 20, 5, vec![5, 6]),
@@ -441,7 +469,7 @@ mod tests {
             let (a0, piv0, f0) = exact_singular(m, n, ld, zero, (m * n + zero[0]) as u64);
             let (f_ref, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
             let mut a = a0.clone();
-            let (piv, r, info) = tile_getrf(m, n, &mut a, ld, nb, 3);
+            let (piv, r, info) = tile_getrf_part(m, n, &mut a, ld, part.unwrap_or(Part::uniform(nb)), 3);
             r.unwrap();
             let want = zero[0] as i32 + 1;
             assert_eq!(info_ref, want, "the backend disagrees with the construction");
@@ -518,7 +546,11 @@ mod tests {
 
     #[test]
     fn getrs_matches_backend_solve_on_the_same_factors() {
-        let (n, nrhs, nb, lda, ldb) = (47, 9, 6, 50, 49);
+        getrs_cases(Part::uniform(6));
+    }
+
+    fn getrs_cases(part: Part) {
+        let (n, nrhs, lda, ldb) = (47, 9, 50, 49);
         let mut rng = Rng::new(11);
         let a0 = rng.matrix(n, n, lda);
         let (f, piv, info) = reference_getrf(n, n, &a0, lda);
@@ -544,9 +576,10 @@ mod tests {
             };
             assert_eq!(info, 0);
             let (mut fa, mut fp, mut b) = (f.clone(), piv.clone(), b0.clone());
-            let ta = unsafe { TiledMatrix::from_raw(fa.as_mut_ptr(), n, n, lda, nb, nb) };
-            let tp = unsafe { TiledMatrix::from_raw(fp.as_mut_ptr(), n, 1, n, nb, 1) };
-            let tb = unsafe { TiledMatrix::from_raw(b.as_mut_ptr(), n, nrhs, ldb, nb, 4) };
+            let ta = unsafe { TiledMatrix::from_raw_parts(fa.as_mut_ptr(), n, n, lda, part, part) };
+            let tp = unsafe { TiledMatrix::from_raw_parts(fp.as_mut_ptr(), n, 1, n, part, Part::uniform(1)) };
+            let tb =
+                unsafe { TiledMatrix::from_raw_parts(b.as_mut_ptr(), n, nrhs, ldb, part, Part::uniform(4)) };
             let seq = Seq::new(&cfg(3));
             getrs(&seq, trans, &ta, &tp, &tb);
             seq.wait().unwrap();
@@ -586,6 +619,17 @@ mod tests {
             nan_input_returns();
             getrs_matches_backend_solve_on_the_same_factors();
             corrupt_ipiv_fails_cleanly();
+        });
+    }
+
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(|part| {
+            for &(m, n) in &[(1, 1), (2, 9), (9, 2), (37, 37), (50, 23), (23, 50), (41, 40), (64, 61)] {
+                check_random_part(m, n, m + 3, part, 3);
+            }
+            exactly_singular_cases(Some(part));
+            getrs_cases(part);
         });
     }
 

@@ -4,9 +4,12 @@
 //! `A[n][n] -= A[n][k]·A[n][k]ᵀ` (SYRK), `A[m][n] -= A[m][k]·A[n][k]ᵀ` for m > n > k (GEMM).
 //! Upper is the transpose: `A[k][n] ← U⁻ᵀ·A[k][n]`, `A[m][n] -= A[k][m]ᵀ·A[k][n]` for m < n.
 //!
-//! A failed POTRF of diagonal tile k with local INFO i gives the whole-matrix INFO k·nb + i; the
-//! runtime then skips the remaining tasks, so like LAPACK the columns before the failure are
-//! factored and the rest is left partially updated.
+//! Tiles may be uniform or hybrid (thin host tiles and wide device tiles, `tile::Part`), rows
+//! cut like columns so diagonal tiles are square; nothing below assumes a tile size.
+//!
+//! A failed POTRF of diagonal tile k with local INFO i gives the whole-matrix INFO
+//! `col_offset(k)` + i; the runtime then skips the remaining tasks, so like LAPACK the columns
+//! before the failure are factored and the rest is left partially updated.
 
 use super::prio;
 use crate::device::{DeviceOp, Tiles};
@@ -16,7 +19,7 @@ use crate::runtime::{Seq, Task};
 use crate::tile::TiledMatrix;
 
 pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
-    assert_eq!(a.mb, a.nb, "Cholesky needs square tiles");
+    assert!(a.square_tiles(), "Cholesky needs rows and columns cut alike (square diagonal tiles)");
     let a = *a;
     let nt = a.nt();
     for k in 0..nt {
@@ -24,7 +27,7 @@ pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
             return;
         }
         let kb = a.tile_cols(k);
-        let off = (k * a.nb) as i32;
+        let off = a.col_offset(k) as i32;
         let op = DeviceOp::Potrf { uplo, a: Tiles::one(0), info_base: off };
         let t = Task::new("potrf").prio(prio(nt, k, 3)).dims(kb, kb, 0).rw(&a, k, k).device_op(op);
         seq.submit(t, move |c| match kernels::potrf(uplo, c.tile_mut(&a, k, k)) {
@@ -199,12 +202,18 @@ fn gemm_op(ta: Trans, tb: Trans, k: usize) -> DeviceOp {
 mod tests {
     use super::*;
     use crate::algo::testutil::*;
+    use crate::tile::Part;
 
     fn check(uplo: Uplo, n: usize, ld: usize, nb: usize, threads: usize) {
+        check_part(uplo, n, ld, Part::uniform(nb), threads)
+    }
+
+    fn check_part(uplo: Uplo, n: usize, ld: usize, part: Part, threads: usize) {
+        let nb = part.big();
         let mut rng = Rng::new(n as u64 * 31 + nb as u64);
         let a0 = rng.spd(n, ld);
         let mut a = a0.clone();
-        let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, ld, nb, nb) };
+        let t = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, ld, part, part) };
         let seq = Seq::new(&cfg(threads));
         potrf(&seq, uplo, &t);
         seq.wait().unwrap();
@@ -225,6 +234,10 @@ mod tests {
 
     #[test]
     fn not_positive_definite_reports_lapack_info() {
+        not_positive_definite(Part::uniform(8));
+    }
+
+    fn not_positive_definite(part: Part) {
         let n = 45;
         for bad in [0usize, 6, 17, 44] {
             for uplo in [Uplo::Lower, Uplo::Upper] {
@@ -233,7 +246,7 @@ mod tests {
                 a[bad + bad * n] = -1.0e3;
                 let mut r = a.clone();
                 let want = reference_potrf_info(uplo, n, &mut r);
-                let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, n, 8, 8) };
+                let t = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, n, part, part) };
                 let seq = Seq::new(&cfg(2));
                 potrf(&seq, uplo, &t);
                 assert_eq!(seq.wait(), Err(Error::Numerical(want)), "bad {bad}");
@@ -249,13 +262,30 @@ mod tests {
         });
     }
 
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(|part| {
+            for n in [1, 5, 29, 64] {
+                for uplo in [Uplo::Lower, Uplo::Upper] {
+                    check_part(uplo, n, n + 2, part, 3);
+                }
+            }
+            not_positive_definite(part);
+        });
+    }
+
     /// Runs a lower Cholesky of an SPD n×n matrix on `c`; checks the residual and returns what
     /// the devices moved.
     fn chol_with_stats(n: usize, nb: usize, c: &crate::config::Config) -> Vec<crate::device::DevStats> {
+        chol_part_stats(n, Part::uniform(nb), c)
+    }
+
+    fn chol_part_stats(n: usize, part: Part, c: &crate::config::Config) -> Vec<crate::device::DevStats> {
+        let nb = part.big();
         let mut rng = Rng::new(n as u64 + 1000);
         let a0 = rng.spd(n, n);
         let mut a = a0.clone();
-        let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, n, nb, nb) };
+        let t = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, n, part, part) };
         let seq = Seq::new(c);
         potrf(&seq, Uplo::Lower, &t);
         let (r, stats) = seq.wait_stats();
@@ -268,18 +298,30 @@ mod tests {
 
     #[test]
     fn ample_memory_moves_each_tile_in_once_and_back_once() {
+        use crate::runtime::placement::column_share;
+        // Uniform tiles with a share of the columns on the host, and hybrid tiles (B = 20, two
+        // thin host tiles of 6, one wide device tile of 8) placed as `api` places them.
+        ample_memory_model(Part::uniform(16), 0.4, 2);
+        let hybrid = Part::hybrid(20, 2, 6);
+        for devs in [1, 2, 3] {
+            ample_memory_model(hybrid, column_share(&hybrid), devs);
+        }
+    }
+
+    fn ample_memory_model(part: Part, share: f64, devs: usize) {
         use crate::runtime::placement::Placement;
-        let (n, nb, devs, share) = (100, 16, 2, 0.4);
+        let n = 100;
         let mut c = cfg(3).with_emulated(devs, 16 << 20);
         c.host_share = Some(share);
-        let stats = chol_with_stats(n, nb, &c);
+        let stats = chol_part_stats(n, part, &c);
 
         // The model: replay the loop; a task on device d needs every tile it declares on d
         // (copied in once, never invalidated: Cholesky reads a tile only after its last write),
         // and every tile written on d goes back once (to a reader or at the end).
-        let nt = n.div_ceil(nb);
+        let geom = crate::tile::Workspace::<f64>::with_parts(n, n, part, part).tiles();
+        let nt = geom.nt();
         let own = Placement::new(share, devs);
-        let bytes = |i: usize, j: usize| (nb.min(n - i * nb) * nb.min(n - j * nb) * 8) as u64;
+        let bytes = |i: usize, j: usize| (geom.tile_rows(i) * geom.tile_cols(j) * 8) as u64;
         let mut needs = std::collections::HashSet::new();
         let mut tasks = vec![0u64; devs];
         let mut on = |owner_col: usize, tiles: &[(usize, usize)]| {

@@ -20,18 +20,33 @@ mod tests {
     use super::*;
     use crate::algo::potrf::potrf;
     use crate::algo::testutil::*;
+    use crate::tile::Part;
 
     #[test]
     fn factor_then_solve_has_small_residual() {
+        for &(n, nrhs, nb) in &[(1, 1, 1), (23, 3, 4), (61, 17, 8)] {
+            factor_then_solve(n, nrhs, Part::uniform(nb));
+        }
+    }
+
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(|part| {
+            factor_then_solve(23, 3, part);
+            factor_then_solve(61, 17, part);
+        });
+    }
+
+    fn factor_then_solve(n: usize, nrhs: usize, part: Part) {
         for uplo in [Uplo::Lower, Uplo::Upper] {
-            for &(n, nrhs, nb) in &[(1, 1, 1), (23, 3, 4), (61, 17, 8)] {
+            {
                 let (lda, ldb) = (n + 2, n + 5);
                 let mut rng = Rng::new(n as u64);
                 let a0 = rng.spd(n, lda);
                 let b0 = rng.matrix(n, nrhs, ldb);
                 let (mut a, mut b) = (a0.clone(), b0.clone());
-                let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, lda, nb, nb) };
-                let tb = unsafe { TiledMatrix::from_raw(b.as_mut_ptr(), n, nrhs, ldb, nb, nb) };
+                let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, lda, part, part) };
+                let tb = unsafe { TiledMatrix::from_raw_parts(b.as_mut_ptr(), n, nrhs, ldb, part, part) };
                 let seq = Seq::new(&cfg(3));
                 potrf(&seq, uplo, &ta);
                 potrs(&seq, uplo, &ta, &tb);

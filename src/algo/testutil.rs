@@ -2,6 +2,7 @@
 
 use crate::config::Config;
 use crate::kernels::Uplo;
+use crate::tile::Part;
 
 /// `threads` workers, plus the emulated devices of [`on_devices`] when a test runs inside it.
 pub fn cfg(threads: usize) -> Config {
@@ -58,6 +59,31 @@ pub fn for_device_setups(f: impl Fn()) {
     for count in 1..=3 {
         for host_share in [0.0, 0.5] {
             on_devices(TestDevices { count, mem: 16 << 20, host_share }, &f);
+        }
+    }
+}
+
+/// Hybrid partitions (seeds 001 §3.1: B = big tile, s thin tiles of b, one wide tile of B − s·b)
+/// every algorithm is also tested on: odd sizes, a wide tile narrower than b (12/2×5, 11/3×3), one
+/// wider (13/1×4, 17/3×3), and s = 0 (all wide: uniform 9).
+pub fn hybrid_parts() -> [Part; 5] {
+    [
+        Part::hybrid(12, 2, 5),
+        Part::hybrid(13, 1, 4),
+        Part::hybrid(17, 3, 3),
+        Part::hybrid(11, 3, 3),
+        Part::hybrid(9, 0, 1),
+    ]
+}
+
+/// Runs `f(part)` for every partition of [`hybrid_parts`] with 1, 2 and 3 emulated accelerators
+/// owning the wide tile columns (1-D cyclically) and the host the thin ones, as
+/// `api::run_tiles_on_devices` places them.
+pub fn for_hybrid_setups(f: impl Fn(Part)) {
+    for part in hybrid_parts() {
+        for count in 1..=3 {
+            let host_share = crate::runtime::placement::column_share(&part);
+            on_devices(TestDevices { count, mem: 16 << 20, host_share }, || f(part));
         }
     }
 }

@@ -25,13 +25,18 @@ use super::prio;
 use crate::error::Error;
 use crate::kernels::{self, Trans};
 use crate::runtime::{Seq, Task};
-use crate::tile::{TiledMatrix, Workspace};
+use crate::tile::{Part, TiledMatrix, Workspace};
 
 /// Storage for the T factors of the tile QR of an m×n matrix in nb×nb tiles with inner block
 /// `ib`: one ib×nb tile per tile of A.
 pub fn t_workspace(m: usize, n: usize, nb: usize, ib: usize) -> Workspace<f64> {
     let ib = ib.clamp(1, nb);
     Workspace::new(m.div_ceil(nb).max(1) * ib, n.div_ceil(nb).max(1) * nb, ib, nb)
+}
+
+/// The inner block of a T workspace from [`t_workspace`] (its uniform row tile size).
+fn inner_block(t: &TiledMatrix<f64>) -> usize {
+    t.rows.uniform_size().expect("T workspace from t_workspace")
 }
 
 fn kernel_result(name: &str, info: i32) -> Result<(), Error> {
@@ -45,10 +50,11 @@ fn kernel_result(name: &str, info: i32) -> Result<(), Error> {
 /// Factors A = Q·R in place (m ≥ n), T factors into `t` (from [`t_workspace`]).
 pub fn factor(seq: &Seq, a: &TiledMatrix<f64>, t: &TiledMatrix<f64>) {
     let (a, t) = (*a, *t);
-    assert_eq!(a.mb, a.nb, "tile QR needs square tiles");
+    let nb = a.cols.uniform_size().expect("tile QR here needs uniform tiles");
+    assert_eq!(a.rows, Part::uniform(nb), "tile QR needs square tiles");
     assert!(a.m >= a.n, "tile QR here factors tall or square matrices");
-    assert!(t.nb == a.nb && t.mt() >= a.mt() && t.nt() >= a.nt(), "T workspace does not fit A");
-    let ib = t.mb;
+    assert!(t.cols == a.cols && t.mt() >= a.mt() && t.nt() >= a.nt(), "T workspace does not fit A");
+    let ib = inner_block(&t);
     let (mt, nt) = (a.mt(), a.nt());
     for k in 0..nt {
         if seq.failed() {
@@ -116,8 +122,8 @@ pub fn factor(seq: &Seq, a: &TiledMatrix<f64>, t: &TiledMatrix<f64>) {
 /// and row tiles; its columns may be tiled freely.
 pub fn apply(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, t: &TiledMatrix<f64>, b: &TiledMatrix<f64>) {
     let (a, t, b) = (*a, *t, *b);
-    assert!(b.m == a.m && b.mb == a.mb, "B must have A's rows and row tiles");
-    let ib = t.mb;
+    assert!(b.m == a.m && b.rows == a.rows, "B must have A's rows and row tiles");
+    let ib = inner_block(&t);
     let (mt, nt) = (a.mt(), a.nt());
     // One panel's worth of work on B: the diagonal tile's reflectors and those of the tiles
     // below it. Qᵀ applies the diagonal block first, Q applies it last, in reverse row order.

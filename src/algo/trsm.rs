@@ -1,5 +1,6 @@
-//! Tile triangular solve with many right-hand sides: B ← op(A)⁻¹·B, A triangular (n×n tiles of
-//! nb), B n×nrhs tiled with the same row tiles. Serves DPOTRS and DGETRS.
+//! Tile triangular solve with many right-hand sides: B ← op(A)⁻¹·B, A triangular (n×n, rows and
+//! columns cut by the same partition, uniform or hybrid), B n×nrhs whose row tiles follow A's.
+//! Serves DPOTRS and DGETRS.
 //!
 //! Forward substitution (A lower and not transposed, or upper and transposed) walks k upward:
 //! `B[k] ← op(A[k][k])⁻¹·B[k]`, then `B[m] -= op(A)[m][k]·B[k]` for m > k. Backward substitution
@@ -19,8 +20,8 @@ pub fn trsm_left(
     b: &TiledMatrix<f64>,
 ) {
     let (a, b) = (*a, *b);
-    assert_eq!(a.mb, a.nb);
-    assert_eq!(b.mb, a.nb, "B's row tiles must match A's tiles");
+    assert!(a.square_tiles(), "A's rows and columns must be cut alike");
+    assert_eq!(b.rows, a.cols, "B's row tiles must match A's tiles");
     assert_eq!(a.n, b.m);
     let nt = a.nt();
     let forward = (uplo == Uplo::Lower) == (trans == Trans::No);
@@ -89,10 +90,20 @@ pub fn trsm_left(
 mod tests {
     use super::*;
     use crate::algo::testutil::*;
+    use crate::tile::Part;
 
     #[test]
     fn all_four_triangular_cases_match_direct_multiplication() {
-        let (n, nrhs, nb, ld, ldb) = (53, 11, 7, 57, 60);
+        all_four_cases(Part::uniform(7));
+    }
+
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(all_four_cases);
+    }
+
+    fn all_four_cases(part: Part) {
+        let (n, nrhs, ld, ldb) = (53, 11, 57, 60);
         for uplo in [Uplo::Lower, Uplo::Upper] {
             for trans in [Trans::No, Trans::Yes] {
                 for diag in [Diag::NonUnit, Diag::Unit] {
@@ -122,8 +133,10 @@ mod tests {
                     }
                     let b0 = b.clone();
                     let mut a2 = a.clone();
-                    let ta = unsafe { TiledMatrix::from_raw(a2.as_mut_ptr(), n, n, ld, nb, nb) };
-                    let tb = unsafe { TiledMatrix::from_raw(b.as_mut_ptr(), n, nrhs, ldb, nb, 4) };
+                    let ta = unsafe { TiledMatrix::from_raw_parts(a2.as_mut_ptr(), n, n, ld, part, part) };
+                    let tb = unsafe {
+                        TiledMatrix::from_raw_parts(b.as_mut_ptr(), n, nrhs, ldb, part, Part::uniform(4))
+                    };
                     let seq = Seq::new(&cfg(3));
                     trsm_left(&seq, uplo, trans, diag, &ta, &tb);
                     seq.wait().unwrap();

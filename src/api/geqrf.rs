@@ -15,7 +15,7 @@ use crate::backend::forward;
 use crate::config::Config;
 use crate::device::Work;
 use crate::error::Error;
-use crate::tile::Raw;
+use crate::tile::{Part, Raw};
 
 /// LAPACK's block size for DGEQRF on an m×n matrix, from the backend's ILAENV.
 fn lapack_nb(m: i32, n: i32) -> i32 {
@@ -80,12 +80,15 @@ pub fn dgeqrf(
     }
     let nb = cfg.nb_for("dgeqrf", n as usize);
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
-    let ta = a.matrix(mu, nu, lda as usize).tiled(nb, nb);
-    let tt = tau.matrix(ku, 1, ku).tiled(nb, 1);
-    let ws = algo::geqrf::workspace(&ta);
+    let (a, tau) = (a.matrix(mu, nu, lda as usize), tau.matrix(ku, 1, ku));
     let cost = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
-    let r = run_tiles_on_devices(cfg, cost, |seq| algo::geqrf::geqrf(seq, &ta, &tt, &ws.tiles()));
-    drop(ws);
+    let r = run_tiles_on_devices(cfg, "dgeqrf", nb, cost, |seq, p| {
+        let ta = a.tiled_parts(p, p);
+        let ws = algo::geqrf::workspace(&ta);
+        algo::geqrf::geqrf(seq, &ta, &tau.tiled_parts(p, Part::uniform(1)), &ws.tiles());
+        // The T factors must outlive the sequence: returned, kept until it has drained.
+        ws
+    });
     work.set(0, lapack_final_work(m, n) as f64);
     rep.finish("dgeqrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
     r

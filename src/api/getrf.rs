@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Trans;
-use crate::tile::Raw;
+use crate::tile::{Part, Raw};
 
 fn numerical(info: i32) -> Result<(), Error> {
     if info > 0 {
@@ -45,11 +45,12 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
         return numerical(info);
     }
     let nb = cfg.nb_for("dgetrf", kmin);
-    let ta = a.matrix(mu, nu, ld).tiled(nb, nb);
-    let tp = ipiv.matrix(kmin, 1, kmin).tiled(nb, 1);
+    let (a, ipiv) = (a.matrix(mu, nu, ld), ipiv.matrix(kmin, 1, kmin));
     let info = ZeroPivot::new();
     let work = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
-    let r = run_tiles_on_devices(cfg, work, |seq| algo::getrf::getrf(seq, &ta, &tp, &info));
+    let r = run_tiles_on_devices(cfg, "dgetrf", nb, work, |seq, p| {
+        algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info)
+    });
     rep.finish("dgetrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
     r?;
     numerical(info.get())
@@ -97,11 +98,13 @@ pub fn dgetrs(
     let op = if flag(trans, b'N') { Trans::No } else { Trans::Yes };
     let nb = cfg.nb_for("dgetrs", n as usize);
     let (nu, nr) = (n as usize, nrhs as usize);
-    let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
-    let tp = ipiv.matrix(nu, 1, nu).tiled(nb, 1);
-    let tb = b.matrix(nu, nr, ldb as usize).tiled(nb, nb);
+    let (a, ipiv, b) =
+        (a.matrix(nu, nu, lda as usize), ipiv.matrix(nu, 1, nu), b.matrix(nu, nr, ldb as usize));
     let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
-    let r = run_tiles_on_devices(cfg, work, |seq| algo::getrf::getrs(seq, op, &ta, &tp, &tb));
+    let r = run_tiles_on_devices(cfg, "dgetrs", nb, work, |seq, p| {
+        let (ta, tp, tb) = (a.tiled_parts(p, p), ipiv.tiled_parts(p, Part::uniform(1)), b.tiled_parts(p, p));
+        algo::getrf::getrs(seq, op, &ta, &tp, &tb)
+    });
     rep.finish("dgetrs", format_args!("trans={tc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r
 }
@@ -143,16 +146,22 @@ pub fn dgesv(
     }
     let nb = cfg.nb_for("dgesv", n as usize);
     let (nu, nr) = (n as usize, nrhs as usize);
-    let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
-    let tp = ipiv.matrix(nu, 1, nu).tiled(nb, 1);
-    let tb = b.matrix(nu, nr, ldb as usize).tiled(nb, nb);
+    let (a, ipiv, b) =
+        (a.matrix(nu, nu, lda as usize), ipiv.matrix(nu, 1, nu), b.matrix(nu, nr, ldb as usize));
     // Two sequences: the solve may only start once INFO is known, because LAPACK leaves B
-    // untouched when the factor is singular.
+    // untouched when the factor is singular. Each cuts the arrays by its own partition (ipiv
+    // holds whole-matrix row indices, whatever the tiles).
     let info = ZeroPivot::new();
     let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
-    let mut r = run_tiles_on_devices(cfg, work, |seq| algo::getrf::getrf(seq, &ta, &tp, &info));
+    let mut r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
+        algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info)
+    });
     if r.is_ok() && info.get() == 0 && nr > 0 {
-        r = run_tiles_on_devices(cfg, work, |seq| algo::getrf::getrs(seq, Trans::No, &ta, &tp, &tb));
+        r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
+            let (ta, tp, tb) =
+                (a.tiled_parts(p, p), ipiv.tiled_parts(p, Part::uniform(1)), b.tiled_parts(p, p));
+            algo::getrf::getrs(seq, Trans::No, &ta, &tp, &tb)
+        });
     }
     rep.finish("dgesv", format_args!("n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r?;

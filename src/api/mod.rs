@@ -12,13 +12,16 @@ use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
 use crate::device::{self, DevStats, Plan, Work};
 use crate::error::Error;
-use crate::runtime::Seq;
+use crate::runtime::{placement, Seq};
+use crate::tile::Part;
 use std::cell::RefCell;
 use std::time::Instant;
 
 thread_local! {
     /// What the devices moved during the current call on this thread, for its verbose line.
     static DEV_STATS: RefCell<Vec<DevStats>> = const { RefCell::new(Vec::new()) };
+    /// The hybrid partition of the current call's device sequence, for its verbose line.
+    static TILES: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// How a call was executed, for `HETLA_VERBOSE`.
@@ -50,23 +53,49 @@ pub(crate) fn run_tiles(cfg: &Config, generate: impl FnOnce(&Seq)) -> Result<(),
     seq.wait()
 }
 
-/// Like [`run_tiles`], but on the host and the configured devices when the cost model of
+/// The big tile B of the hybrid partition for `routine` on `devices`: the routine's GPU default
+/// ([`crate::config::default_device_nb`], at least the host tile), or for emulated devices only,
+/// whose kernels are host BLAS on small test problems, twice the host tile.
+fn device_tile(routine: &str, nb_host: usize, devices: &[std::sync::Arc<dyn device::Device>]) -> usize {
+    if devices.iter().all(|d| d.name().starts_with("emu")) {
+        2 * nb_host
+    } else {
+        crate::config::default_device_nb(routine).max(nb_host)
+    }
+}
+
+/// Like [`run_tiles`] with tiles of `nb` (the caller chose it with [`Config::nb_for`]), but on the host and the configured devices when the cost model of
 /// [`device::worth_using`] says `work` pays for its transfers (or `cfg.device_force`).
-pub(crate) fn run_tiles_on_devices(
+///
+/// `generate` receives the partition to cut square matrices by (rows and columns alike): the
+/// uniform `nb` tiles of `routine` on the host alone, or with devices the hybrid partition of
+/// seeds 001 §3.1 / 000 ([`crate::runtime::placement::hybrid_part`]): big tiles B, each s thin
+/// tile columns of b for the host (s·b ≈ B_h, the host's share from the measured rates) and one
+/// wide column of B − s·b for a device, wide columns 1-D cyclic over the devices. Whatever
+/// `generate` returns (a workspace its tasks use) is kept until the sequence has drained.
+pub(crate) fn run_tiles_on_devices<R>(
     cfg: &Config,
+    routine: &str,
+    nb: usize,
     work: Work,
-    generate: impl FnOnce(&Seq),
+    generate: impl FnOnce(&Seq, Part) -> R,
 ) -> Result<(), Error> {
     let _blas = BlasThreadsGuard::new();
     let devices = device::open(cfg);
-    let plan =
-        (!devices.is_empty() && (cfg.device_force || device::worth_using(cfg, &devices, work))).then(|| {
-            let host_share = device::host_share(cfg, &devices);
-            Plan { devices, host_share }
-        });
+    let mut part = Part::uniform(nb);
+    let mut plan = None;
+    if !devices.is_empty() && (cfg.device_force || device::worth_using(cfg, &devices, work)) {
+        let big = device_tile(routine, nb, &devices);
+        if let Some(p) = placement::hybrid_part(big, nb, device::host_share(cfg, &devices)) {
+            part = p;
+            plan = Some(Plan { devices, host_share: placement::column_share(&p) });
+            TILES.with(|t| *t.borrow_mut() = Some(p.describe()));
+        }
+    }
     let seq = Seq::with_plan(cfg, plan);
-    generate(&seq);
+    let keep = generate(&seq, part);
     let (r, stats) = seq.wait_stats();
+    drop(keep);
     if !stats.is_empty() {
         DEV_STATS.with(|s| {
             let mut s = s.borrow_mut();
@@ -99,6 +128,7 @@ pub(crate) struct Report<'a> {
 impl<'a> Report<'a> {
     pub fn start(cfg: &'a Config) -> Self {
         DEV_STATS.with(|s| s.borrow_mut().clear());
+        TILES.with(|t| t.borrow_mut().take());
         Report { cfg, t0: Instant::now() }
     }
 
@@ -121,10 +151,17 @@ impl<'a> Report<'a> {
             (Path::Forward, Some(w)) => format!("path=forward reason={w}"),
             (Path::Forward, None) => "path=forward".to_string(),
         };
-        let devs: String =
-            DEV_STATS.with(|s| s.borrow_mut().drain(..).map(|d| format!(" {}", d.verbose())).collect());
-        eprintln!("hetla: {routine} {desc} {path}{devs} time={t:.6}s gflops={gf:.2}");
+        eprintln!("hetla: {routine} {desc} {path}{} time={t:.6}s gflops={gf:.2}", device_fields());
     }
+}
+
+/// ` tiles=B512/b128x3 dev=emu0:...` for a call that used devices (taken: the next call starts
+/// afresh), empty otherwise.
+fn device_fields() -> String {
+    let tiles = TILES.with(|t| t.borrow_mut().take()).map(|t| format!(" tiles={t}")).unwrap_or_default();
+    let devs: String =
+        DEV_STATS.with(|s| s.borrow_mut().drain(..).map(|d| format!(" {}", d.verbose())).collect());
+    tiles + &devs
 }
 
 /// LAPACK's LSAME for one character flag.
@@ -139,13 +176,27 @@ mod tests {
     use crate::kernels::Uplo;
     use crate::tile::TiledMatrix;
 
-    /// Runs a lower tile Cholesky through `run_tiles_on_devices`; returns the device counters.
-    fn chol(cfg: &Config, n: usize, work: Work) -> Vec<DevStats> {
-        let mut a = Rng::new(3).spd(n, n);
+    /// Runs a lower tile Cholesky through `run_tiles_on_devices`; returns the device counters,
+    /// the `tiles=` verbose field and the partition used.
+    fn chol_part(cfg: &Config, n: usize, work: Work) -> (Vec<DevStats>, String, Part) {
+        let a0 = Rng::new(3).spd(n, n);
+        let mut a = a0.clone();
         let t = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), n, n, n, 8, 8) };
         DEV_STATS.with(|s| s.borrow_mut().clear());
-        run_tiles_on_devices(cfg, work, |seq| crate::algo::potrf::potrf(seq, Uplo::Lower, &t)).unwrap();
-        DEV_STATS.with(|s| s.borrow_mut().drain(..).collect())
+        TILES.with(|t| t.borrow_mut().take());
+        let mut used = None;
+        run_tiles_on_devices(cfg, "dpotrf", cfg.nb_for("dpotrf", n), work, |seq, p| {
+            used = Some(p);
+            crate::algo::potrf::potrf(seq, Uplo::Lower, &t.repartitioned(p, p))
+        })
+        .unwrap();
+        assert!(chol_residual(Uplo::Lower, n, &a0, &a, n) < 10.0);
+        let stats = DEV_STATS.with(|s| s.borrow().clone());
+        (stats, device_fields(), used.unwrap())
+    }
+
+    fn chol(cfg: &Config, n: usize, work: Work) -> Vec<DevStats> {
+        chol_part(cfg, n, work).0
     }
 
     #[test]
@@ -154,6 +205,7 @@ mod tests {
         let work = Work { flops: (n * n * n) as f64 / 3.0, bytes: (8 * n * n) as f64 };
         let mut c = Config::with_threads(2).with_emulated(2, 1 << 20);
         c.host_share = Some(0.0);
+        c.nb = Some(8);
         assert!(chol(&c, n, work).is_empty(), "a 40×40 Cholesky must not pay for transfers");
         c.device_force = true;
         let s = chol(&c, n, work);
@@ -163,6 +215,36 @@ mod tests {
         c.device_force = false;
         let big = Work { flops: 1e15, bytes: 8e6 };
         assert_eq!(chol(&c, n, big).len(), 2);
+    }
+
+    #[test]
+    fn device_calls_cut_hybrid_tiles_and_say_so_host_calls_keep_uniform_tiles() {
+        let n = 61;
+        let work = Work { flops: (n * n * n) as f64 / 3.0, bytes: (8 * n * n) as f64 };
+        // Host only: uniform nb tiles, no device fields, whatever the devices would have done.
+        let mut c = Config::with_threads(2);
+        c.nb = Some(8);
+        let (stats, fields, part) = chol_part(&c, n, work);
+        assert!(stats.is_empty() && fields.is_empty());
+        assert_eq!((part, part.describe()), (Part::uniform(8), "nb8".to_string()));
+        // Devices present but the cost model declines: the same.
+        let mut c = c.with_emulated(2, 1 << 20);
+        c.host_share = Some(0.5);
+        let (stats, fields, part) = chol_part(&c, n, work);
+        assert!(stats.is_empty() && fields.is_empty() && part == Part::uniform(8));
+        // Forced: B = 2·nb = 16 for emulated devices, half of it thin (one host tile of 8).
+        c.device_force = true;
+        c.host_share = Some(0.6);
+        let (stats, fields, part) = chol_part(&c, n, work);
+        assert_eq!(part, Part::hybrid(16, 1, 10));
+        assert!(fields.starts_with(" tiles=B16/b10x1 dev=emu0:"), "{fields}");
+        assert!(stats.iter().all(|s| s.tasks > 0 && s.host_fallbacks == 0), "{stats:?}");
+        // A host share too small for a thin tile: every column on the devices, B-wide.
+        c.host_share = Some(0.1);
+        let (stats, fields, part) = chol_part(&c, n, work);
+        assert_eq!(part, Part::uniform(16));
+        assert!(fields.starts_with(" tiles=nb16 dev="), "{fields}");
+        assert!(stats.iter().all(|s| s.tasks > 0), "{stats:?}");
     }
 
     #[test]

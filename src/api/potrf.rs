@@ -41,9 +41,11 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
         return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
     }
     let nb = cfg.nb_for("dpotrf", nu);
-    let t = a.matrix(nu, nu, ld).tiled(nb, nb);
+    let a = a.matrix(nu, nu, ld);
     let work = Work { flops, bytes: 8.0 * (nu * nu) as f64 };
-    let r = run_tiles_on_devices(cfg, work, |seq| algo::potrf::potrf(seq, ul, &t));
+    let r = run_tiles_on_devices(cfg, "dpotrf", nb, work, |seq, p| {
+        algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p))
+    });
     rep.finish("dpotrf", format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
     r
 }
@@ -89,10 +91,11 @@ pub fn dpotrs(
     }
     let nb = cfg.nb_for("dpotrs", n as usize);
     let (nu, ru) = (n as usize, nrhs as usize);
-    let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
-    let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
+    let (a, b) = (a.matrix(nu, nu, lda as usize), b.matrix(nu, ru, ldb as usize));
     let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64 };
-    let r = run_tiles_on_devices(cfg, work, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
+    let r = run_tiles_on_devices(cfg, "dpotrs", nb, work, |seq, p| {
+        algo::potrs::potrs(seq, ul, &a.tiled_parts(p, p), &b.tiled_parts(p, p))
+    });
     rep.finish("dpotrs", format_args!("uplo={uc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r
 }
@@ -139,14 +142,18 @@ pub fn dposv(
     }
     let nb = cfg.nb_for("dposv", n as usize);
     let (nu, ru) = (n as usize, nrhs as usize);
-    let ta = a.matrix(nu, nu, lda as usize).tiled(nb, nb);
-    let tb = b.matrix(nu, ru, ldb as usize).tiled(nb, nb);
+    let (a, b) = (a.matrix(nu, nu, lda as usize), b.matrix(nu, ru, ldb as usize));
     // Like LAPACK, B is left untouched when the factorization fails, so the solve is generated
-    // only after the factorization has succeeded.
+    // only after the factorization has succeeded. Each sequence cuts the arrays by its own
+    // partition.
     let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64 };
-    let mut r = run_tiles_on_devices(cfg, work, |seq| algo::potrf::potrf(seq, ul, &ta));
+    let mut r = run_tiles_on_devices(cfg, "dposv", nb, work, |seq, p| {
+        algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p))
+    });
     if r.is_ok() && nrhs > 0 {
-        r = run_tiles_on_devices(cfg, work, |seq| algo::potrs::potrs(seq, ul, &ta, &tb));
+        r = run_tiles_on_devices(cfg, "dposv", nb, work, |seq, p| {
+            algo::potrs::potrs(seq, ul, &a.tiled_parts(p, p), &b.tiled_parts(p, p))
+        });
     }
     rep.finish("dposv", format_args!("uplo={uc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r

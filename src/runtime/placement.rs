@@ -11,6 +11,43 @@
 //!
 //! There is no stealing between the host and the devices, as in the papers: a ready task waits
 //! for its owner.
+//!
+//! # Hybrid tiles (seeds 001 §3.1, 000)
+//!
+//! When a call uses devices, `api::run_tiles_on_devices` cuts the matrix by [`hybrid_part`]: big
+//! tiles of B (the device tile size), each split into s thin tile columns of width b, which the
+//! host's cores share, and one wide tile column of width B − s·b for a device, so that the host's
+//! width s·b ≈ B_h. We follow 000's convention, s thin tiles *plus* one wide tile per big tile
+//! (001 §3.1 counts s columns of which s−1 are thin): s = 0 then means "every column on the
+//! devices" and the wide width is B − s·b as written (see `tile::Part`). The ownership map is
+//! this module's with the column share h = s/(s+1) ([`column_share`]): cumulative rounding then
+//! gives exactly s host columns followed by one device column per period, and the q-th wide
+//! column (q = J div (s+1), J counting tile columns) goes to device q mod G, the papers' 1-D
+//! cyclic distribution with one node (P_c = 1).
+
+use crate::tile::Part;
+
+/// The hybrid partition for a host taking the fraction `host_share` of the columns (B_h = B·h),
+/// big tiles of `big` and host tiles of about `nb_host`: s = round(B_h / nb_host) thin tiles
+/// (at least one once B_h reaches a quarter of `nb_host`; none below, all on the devices) of
+/// width b = round(B_h / s). `None` when the host would keep the whole big tile: devices get
+/// nothing, and the call should not use them.
+pub fn hybrid_part(big: usize, nb_host: usize, host_share: f64) -> Option<Part> {
+    let big = big.max(1);
+    let bh = host_share.clamp(0.0, 1.0) * big as f64;
+    if bh < (nb_host as f64 / 4.0).max(1.0) {
+        return Some(Part::hybrid(big, 0, 1));
+    }
+    let s = ((bh / nb_host.max(1) as f64).round() as usize).max(1);
+    let b = ((bh / s as f64).round() as usize).max(1);
+    (s * b < big).then(|| Part::hybrid(big, s, b))
+}
+
+/// The fraction of tile columns the host owns under `part` (s of every s+1), for [`Placement`].
+pub fn column_share(part: &Part) -> f64 {
+    let s = part.thin_count() as f64;
+    s / (s + 1.0)
+}
 
 /// Tile column of a dependency key (see `TiledMatrix::key`).
 pub fn key_column(key: u64) -> usize {
@@ -67,5 +104,46 @@ mod tests {
             assert!((dev - n as f64 * 0.63).abs() <= 1.0, "n {n}: {dev} device columns");
         }
         assert_eq!(key_column((5u64 << 40) | (77 << 20) | 3), 77);
+    }
+
+    #[test]
+    fn hybrid_partitions_put_wide_columns_on_devices_cyclically_and_thin_ones_on_the_host() {
+        for (big, s, b) in [(16, 0, 1), (16, 1, 6), (20, 3, 5), (12, 2, 5), (96, 7, 13), (9, 4, 2)] {
+            let part = Part::hybrid(big, s, b);
+            for devs in 1..=3 {
+                let p = Placement::new(column_share(&part), devs);
+                for j in 0..5000 {
+                    let want = part.is_wide(j).then_some((j / (s + 1)) % devs);
+                    assert_eq!(p.owner(j), want, "B {big} s {s} b {b}, {devs} devices, column {j}");
+                }
+            }
+        }
+        // The 1-D cycle on a concrete case: B = 20, 3 thin tiles of 5 (host), wide 5.
+        let part = Part::hybrid(20, 3, 5);
+        let p = Placement::new(column_share(&part), 2);
+        let own: Vec<_> = (0..12).map(|j| p.owner(j)).collect();
+        let (h, d0, d1) = (None, Some(0), Some(1));
+        assert_eq!(own, vec![h, h, h, d0, h, h, h, d1, h, h, h, d0]);
+    }
+
+    #[test]
+    fn hybrid_part_follows_the_host_share() {
+        // Thin width s·b close to B_h = B·h; wide part whatever is left.
+        for (big, nb, h) in [(512, 128, 0.3), (768, 256, 0.1), (768, 192, 0.55), (64, 16, 0.5), (16, 8, 0.7)]
+        {
+            let p = hybrid_part(big, nb, h).expect("devices get a share");
+            let host = (p.thin_count() * p.thin()) as f64;
+            assert!(
+                (host - h * big as f64).abs() <= p.thin_count() as f64 / 2.0 + 0.5,
+                "{big} {nb} {h}: {p:?}"
+            );
+            assert!(p.wide() >= 1 && p.big() == big);
+        }
+        // A host share too small for a thin tile: everything on the devices.
+        assert_eq!(hybrid_part(512, 256, 0.05), Some(Part::uniform(512)));
+        assert_eq!(hybrid_part(512, 256, 0.0), Some(Part::uniform(512)));
+        // The host takes it all: no devices.
+        assert_eq!(hybrid_part(512, 128, 1.0), None);
+        assert_eq!(hybrid_part(16, 8, 0.99), None);
     }
 }

@@ -1,23 +1,36 @@
-//! Tiles: an M×N column-major array seen as a grid of MB×NB tiles.
+//! Tiles: an M×N column-major array seen as a grid of tiles whose row and column sizes follow a
+//! [`Part`] (a partition pattern).
 //!
 //! ```text
-//!            j = 0      1      2   (nt = ceil(N/NB) tile columns)
-//!          +------+------+----+
-//!   i = 0  | MB×NB|      |    |      tile (i, j) starts at element (i*MB, j*NB)
-//!          +------+------+----+      and is min(MB, M - i*MB) × min(NB, N - j*NB):
-//!       1  |      |      |    |      the last row and column of tiles may be short.
-//!          +------+------+----+
-//!       2  |      |      |    |      Every tile is a strided view into the same array
-//!          +------+------+----+      (leading dimension LD), so a range of tiles is itself
-//!                                    one column-major block.
+//!  uniform nb (Part::uniform):          hybrid B/b×s (Part::hybrid, seeds 001 §3.1, 000):
+//!
+//!       j = 0    1    2                     |<------- B ------->|<------- B ------->|
+//!         +----+----+--+                    | b  | b  |  wide   | b  | b  |  wide   |
+//!  i = 0  |nb× |    |  |                    +----+----+---------+----+----+---------+
+//!         |nb  |    |  |                    |host|host| device 0|host|host| device 1|
+//!         +----+----+--+                    +----+----+---------+----+----+---------+
+//!      1  |    |    |  |                 j =  0    1      2       3    4      5
+//!         +----+----+--+
+//!                                           s = 2 thin tiles of width b, then one wide
+//!  the last tile row/column may be short    tile of width B − s·b, repeated every B
+//!                                           columns; the last period may be cut short.
 //! ```
+//!
+//! Tile (i, j) starts at element (`row_offset(i)`, `col_offset(j)`) and is `tile_rows(i)` ×
+//! `tile_cols(j)`; all four are O(1) from the pattern, as is the tile holding an element
+//! (`tile_row_of`, `tile_col_of`). Square factorizations (Cholesky, LU, QR) use the same pattern
+//! for rows and columns, so diagonal tiles stay square and tile (k, k) starts on the diagonal.
+//! Every tile is a strided view into the same array (leading dimension LD), so a range of tiles
+//! is itself one column-major block.
 //!
 //! The library works on views into the caller's own array: no conversion copy is needed for a
 //! single-process call, and a range of tiles (an LU or QR panel) is again a plain column-major
 //! block that LAPACK kernels accept. [`Workspace`] owns storage laid out the same way for the
 //! auxiliary data of an algorithm (QR's T factors).
 
+mod part;
 mod raw;
+pub use part::Part;
 pub use raw::{ColMajor, Raw};
 
 use std::marker::PhantomData;
@@ -40,8 +53,10 @@ pub struct TiledMatrix<T: Elem> {
     pub m: usize,
     pub n: usize,
     pub ld: usize,
-    pub mb: usize,
-    pub nb: usize,
+    /// How the rows are cut into tile rows.
+    pub rows: Part,
+    /// How the columns are cut into tile columns.
+    pub cols: Part,
     id: u32,
 }
 
@@ -60,26 +75,62 @@ impl<T: Elem> TiledMatrix<T> {
     /// `ptr + i + j*ld`) for as long as any task using this matrix runs, and nothing outside the
     /// runtime may access it meanwhile.
     pub unsafe fn from_raw(ptr: *mut T, m: usize, n: usize, ld: usize, mb: usize, nb: usize) -> Self {
-        assert!(mb > 0 && nb > 0, "tile sizes must be positive");
+        // SAFETY: the caller's contract is this function's.
+        unsafe { Self::from_raw_parts(ptr, m, n, ld, Part::uniform(mb), Part::uniform(nb)) }
+    }
+
+    /// As [`TiledMatrix::from_raw`], with the rows cut by `rows` and the columns by `cols`.
+    ///
+    /// # Safety
+    /// As for [`TiledMatrix::from_raw`].
+    pub unsafe fn from_raw_parts(ptr: *mut T, m: usize, n: usize, ld: usize, rows: Part, cols: Part) -> Self {
         assert!(m == 0 || n == 0 || ld >= m, "leading dimension too small");
-        TiledMatrix { ptr, m, n, ld, mb, nb, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) }
+        assert!(rows.count(m) < 1 << 20 && cols.count(n) < 1 << 20, "too many tiles for a dependency key");
+        TiledMatrix { ptr, m, n, ld, rows, cols, id: NEXT_ID.fetch_add(1, Ordering::Relaxed) }
+    }
+
+    /// The same memory cut by other patterns: a new matrix as far as dependencies go (its own
+    /// identity), to be used by sequences that do not also use this one.
+    pub fn repartitioned(&self, rows: Part, cols: Part) -> Self {
+        TiledMatrix { rows, cols, id: NEXT_ID.fetch_add(1, Ordering::Relaxed), ..*self }
     }
 
     /// Number of tile rows.
     pub fn mt(&self) -> usize {
-        self.m.div_ceil(self.mb)
+        self.rows.count(self.m)
     }
     /// Number of tile columns.
     pub fn nt(&self) -> usize {
-        self.n.div_ceil(self.nb)
+        self.cols.count(self.n)
     }
     /// Rows of tile row `i`.
     pub fn tile_rows(&self, i: usize) -> usize {
-        self.mb.min(self.m - i * self.mb)
+        self.rows.size(i).min(self.m - self.rows.offset(i))
     }
     /// Columns of tile column `j`.
     pub fn tile_cols(&self, j: usize) -> usize {
-        self.nb.min(self.n - j * self.nb)
+        self.cols.size(j).min(self.n - self.cols.offset(j))
+    }
+    /// First row of tile row `i`.
+    pub fn row_offset(&self, i: usize) -> usize {
+        self.rows.offset(i)
+    }
+    /// First column of tile column `j`.
+    pub fn col_offset(&self, j: usize) -> usize {
+        self.cols.offset(j)
+    }
+    /// The tile row holding row `r`.
+    pub fn tile_row_of(&self, r: usize) -> usize {
+        self.rows.index_of(r)
+    }
+    /// The tile column holding column `c`.
+    pub fn tile_col_of(&self, c: usize) -> usize {
+        self.cols.index_of(c)
+    }
+    /// Whether rows and columns are cut alike (diagonal tiles square, tile (k, k) on the
+    /// diagonal), as square factorizations need.
+    pub fn square_tiles(&self) -> bool {
+        self.rows == self.cols
     }
     /// Identity of this matrix within the process (used as part of a tile's dependency key).
     pub fn id(&self) -> u32 {
@@ -102,10 +153,10 @@ impl<T: Elem> TiledMatrix<T> {
 
     /// Raw block covering tile rows `rows` and tile columns `cols`.
     pub(crate) fn raw_block(&self, rows: Range<usize>, cols: Range<usize>) -> RawBlock<T> {
-        let r0 = rows.start * self.mb;
-        let c0 = cols.start * self.nb;
-        let r1 = (rows.end * self.mb).min(self.m);
-        let c1 = (cols.end * self.nb).min(self.n);
+        let r0 = self.rows.offset(rows.start).min(self.m);
+        let c0 = self.cols.offset(cols.start).min(self.n);
+        let r1 = self.rows.offset(rows.end).min(self.m);
+        let c1 = self.cols.offset(cols.end).min(self.n);
         RawBlock {
             // The offset stays inside the array described by `from_raw`'s contract.
             ptr: self.ptr.wrapping_add(r0 + c0 * self.ld),
@@ -227,11 +278,15 @@ pub struct Workspace<T: Elem> {
 
 impl<T: Elem + Default> Workspace<T> {
     pub fn new(m: usize, n: usize, mb: usize, nb: usize) -> Self {
+        Self::with_parts(m, n, Part::uniform(mb), Part::uniform(nb))
+    }
+    /// An m×n workspace with rows cut by `rows` and columns by `cols`.
+    pub fn with_parts(m: usize, n: usize, rows: Part, cols: Part) -> Self {
         let ld = m.max(1);
         let mut buf = vec![T::default(); ld * n.max(1)];
         // SAFETY: the buffer holds ld*n elements and lives as long as the Workspace, which the
         // algorithm keeps until its sequence has finished.
-        let tiles = unsafe { TiledMatrix::from_raw(buf.as_mut_ptr(), m, n, ld, mb, nb) };
+        let tiles = unsafe { TiledMatrix::from_raw_parts(buf.as_mut_ptr(), m, n, ld, rows, cols) };
         Workspace { _buf: buf, tiles }
     }
     pub fn tiles(&self) -> TiledMatrix<T> {

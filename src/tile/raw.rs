@@ -1,6 +1,6 @@
 //! Caller memory as it arrives through the C/Fortran ABI.
 
-use super::{Elem, TiledMatrix};
+use super::{Elem, Part, TiledMatrix};
 
 /// A pointer received from a LAPACK caller. Creating one is the single place where the library
 /// takes the caller's word, as LAPACK does, that the array is as large as the routine's
@@ -51,6 +51,11 @@ impl<T: Elem> ColMajor<T> {
         // SAFETY: `Raw::new`'s contract makes the m×n block valid for the whole call, which is
         // as long as any task of the call runs (a sequence is drained before the call returns).
         unsafe { TiledMatrix::from_raw(self.ptr, self.m, self.n, self.ld, mb, nb) }
+    }
+    /// The same memory with rows cut by `rows` and columns by `cols`.
+    pub fn tiled_parts(&self, rows: Part, cols: Part) -> TiledMatrix<T> {
+        // SAFETY: as for `tiled`.
+        unsafe { TiledMatrix::from_raw_parts(self.ptr, self.m, self.n, self.ld, rows, cols) }
     }
     pub fn ptr(&self) -> *mut T {
         self.ptr
