@@ -17,7 +17,7 @@
 //! Calls below `HETLA_MIN_N` (measured on min(M, N)), disabled ones and nested ones are forwarded
 //! to the backend whole.
 
-use super::{flag, forward_reason, run_tiles, Path, Report};
+use super::{check_args, flag, forward_reason, run_tiles, Path, Report};
 use crate::algo;
 use crate::backend::{array, forward};
 use crate::config::Config;
@@ -42,24 +42,14 @@ pub fn dgels(
 ) -> Result<(), Error> {
     let query = lwork == -1;
     let mn = m.min(n);
-    if !(flag(trans, b'N') || flag(trans, b'T')) {
-        return Err(Error::Arg(1));
-    }
-    if m < 0 {
-        return Err(Error::Arg(2));
-    }
-    if n < 0 {
-        return Err(Error::Arg(3));
-    }
-    if nrhs < 0 {
-        return Err(Error::Arg(4));
-    }
-    if lda < m.max(1) {
-        return Err(Error::Arg(6));
-    }
-    if ldb < m.max(n).max(1) {
-        return Err(Error::Arg(8));
-    }
+    check_args(&[
+        (!(flag(trans, b'N') || flag(trans, b'T')), 1),
+        (m < 0, 2),
+        (n < 0, 3),
+        (nrhs < 0, 4),
+        (lda < m.max(1), 6),
+        (ldb < m.max(n).max(1), 8),
+    ])?;
     let tpsd = flag(trans, b'T');
     if !query && lwork < (mn + mn.max(nrhs)).max(1) {
         // LAPACK reports the workspace it wanted even when it refuses a short one.

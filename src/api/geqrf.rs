@@ -9,7 +9,7 @@
 //! The tile path (`algo::geqrf`) allocates its T factors itself, so it needs nothing from WORK
 //! beyond LAPACK's minimum and leaves it untouched apart from WORK(1).
 
-use super::{forward_reason, run_tiles_on_devices, Path, Report};
+use super::{check_args, forward_reason, run_tiles_on_devices, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
@@ -47,18 +47,12 @@ pub fn dgeqrf(
     lwork: i32,
 ) -> Result<(), Error> {
     let query = lwork == -1;
-    if m < 0 {
-        return Err(Error::Arg(1));
-    }
-    if n < 0 {
-        return Err(Error::Arg(2));
-    }
-    if lda < m.max(1) {
-        return Err(Error::Arg(4));
-    }
-    if !query && (lwork <= 0 || (m > 0 && lwork < n.max(1))) {
-        return Err(Error::Arg(7));
-    }
+    check_args(&[
+        (m < 0, 1),
+        (n < 0, 2),
+        (lda < m.max(1), 4),
+        (!query && (lwork <= 0 || (m > 0 && lwork < n.max(1))), 7),
+    ])?;
     let k = m.min(n);
     if query {
         let opt = if k == 0 { 1 } else { n * lapack_nb(m, n) };

@@ -1,7 +1,7 @@
 //! DGETRF (LU with partial pivoting), DGETRS and DGESV, with LAPACK 3.11's checks, run as the
 //! tile algorithms of [`crate::algo::getrf`] on views of the caller's arrays.
 
-use super::{flag, forward_reason, run_tiles_on_devices, Path, Report};
+use super::{check_args, flag, forward_reason, run_tiles_on_devices, Path, Report};
 use crate::algo;
 use crate::algo::getrf::ZeroPivot;
 use crate::backend::forward;
@@ -21,15 +21,7 @@ fn numerical(info: i32) -> Result<(), Error> {
 
 /// DGETRF: P·L·U of the m×n matrix A; `ipiv` receives LAPACK's row interchanges.
 pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>) -> Result<(), Error> {
-    if m < 0 {
-        return Err(Error::Arg(1));
-    }
-    if n < 0 {
-        return Err(Error::Arg(2));
-    }
-    if lda < m.max(1) {
-        return Err(Error::Arg(4));
-    }
+    check_args(&[(m < 0, 1), (n < 0, 2), (lda < m.max(1), 4)])?;
     if m == 0 || n == 0 {
         return Ok(());
     }
@@ -69,21 +61,13 @@ pub fn dgetrs(
     b: Raw<f64>,
     ldb: i32,
 ) -> Result<(), Error> {
-    if !(flag(trans, b'N') || flag(trans, b'T') || flag(trans, b'C')) {
-        return Err(Error::Arg(1));
-    }
-    if n < 0 {
-        return Err(Error::Arg(2));
-    }
-    if nrhs < 0 {
-        return Err(Error::Arg(3));
-    }
-    if lda < n.max(1) {
-        return Err(Error::Arg(5));
-    }
-    if ldb < n.max(1) {
-        return Err(Error::Arg(8));
-    }
+    check_args(&[
+        (!(flag(trans, b'N') || flag(trans, b'T') || flag(trans, b'C')), 1),
+        (n < 0, 2),
+        (nrhs < 0, 3),
+        (lda < n.max(1), 5),
+        (ldb < n.max(1), 8),
+    ])?;
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
@@ -121,18 +105,7 @@ pub fn dgesv(
     b: Raw<f64>,
     ldb: i32,
 ) -> Result<(), Error> {
-    if n < 0 {
-        return Err(Error::Arg(1));
-    }
-    if nrhs < 0 {
-        return Err(Error::Arg(2));
-    }
-    if lda < n.max(1) {
-        return Err(Error::Arg(4));
-    }
-    if ldb < n.max(1) {
-        return Err(Error::Arg(7));
-    }
+    check_args(&[(n < 0, 1), (nrhs < 0, 2), (lda < n.max(1), 4), (ldb < n.max(1), 7)])?;
     if n == 0 {
         return Ok(());
     }

@@ -164,6 +164,15 @@ fn device_fields() -> String {
     tiles + &devs
 }
 
+/// LAPACK's argument checks: the position of the first failing check, in the order given
+/// (LAPACK reports only the first bad argument, so the order is part of the interface).
+pub(crate) fn check_args(checks: &[(bool, i32)]) -> Result<(), Error> {
+    match checks.iter().find(|c| c.0) {
+        Some(&(_, pos)) => Err(Error::Arg(pos)),
+        None => Ok(()),
+    }
+}
+
 /// LAPACK's LSAME for one character flag.
 pub(crate) fn flag(c: u8, want: u8) -> bool {
     c.eq_ignore_ascii_case(&want)

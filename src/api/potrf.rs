@@ -1,6 +1,6 @@
 //! DPOTRF (Cholesky), DPOTRS and DPOSV, with LAPACK 3.11's checks.
 
-use super::{flag, forward_reason, run_tiles_on_devices, Path, Report};
+use super::{check_args, flag, forward_reason, run_tiles_on_devices, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
@@ -22,12 +22,7 @@ pub(crate) fn parse_uplo(c: u8) -> Option<Uplo> {
 /// DPOTRF: the Cholesky factor of the `uplo` triangle of the n×n matrix A.
 pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(), Error> {
     let Some(ul) = parse_uplo(uplo) else { return Err(Error::Arg(1)) };
-    if n < 0 {
-        return Err(Error::Arg(2));
-    }
-    if lda < n.max(1) {
-        return Err(Error::Arg(4));
-    }
+    check_args(&[(n < 0, 2), (lda < n.max(1), 4)])?;
     if n == 0 {
         return Ok(());
     }
@@ -62,21 +57,13 @@ pub fn dpotrs(
     b: Raw<f64>,
     ldb: i32,
 ) -> Result<(), Error> {
-    if parse_uplo(uplo).is_none() {
-        return Err(Error::Arg(1));
-    }
-    if n < 0 {
-        return Err(Error::Arg(2));
-    }
-    if nrhs < 0 {
-        return Err(Error::Arg(3));
-    }
-    if lda < n.max(1) {
-        return Err(Error::Arg(5));
-    }
-    if ldb < n.max(1) {
-        return Err(Error::Arg(7));
-    }
+    check_args(&[
+        (parse_uplo(uplo).is_none(), 1),
+        (n < 0, 2),
+        (nrhs < 0, 3),
+        (lda < n.max(1), 5),
+        (ldb < n.max(1), 7),
+    ])?;
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
@@ -112,21 +99,13 @@ pub fn dposv(
     b: Raw<f64>,
     ldb: i32,
 ) -> Result<(), Error> {
-    if parse_uplo(uplo).is_none() {
-        return Err(Error::Arg(1));
-    }
-    if n < 0 {
-        return Err(Error::Arg(2));
-    }
-    if nrhs < 0 {
-        return Err(Error::Arg(3));
-    }
-    if lda < n.max(1) {
-        return Err(Error::Arg(5));
-    }
-    if ldb < n.max(1) {
-        return Err(Error::Arg(7));
-    }
+    check_args(&[
+        (parse_uplo(uplo).is_none(), 1),
+        (n < 0, 2),
+        (nrhs < 0, 3),
+        (lda < n.max(1), 5),
+        (ldb < n.max(1), 7),
+    ])?;
     if n == 0 {
         return Ok(());
     }
