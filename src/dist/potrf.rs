@@ -88,8 +88,8 @@ pub fn pdpotrf(
     let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
     let local = a.matrix(mloc, nloc, desca.lld() as usize);
-    let caller = Layout { rows: &crow, cols: &ccol };
-    let tiles = Layout { rows: &trow, cols: &tcol };
+    let caller = Layout { rows: &crow, cols: &ccol, flat: false };
+    let tiles = Layout { rows: &trow, cols: &tcol, flat: false };
     exchange(
         &grid,
         part,
@@ -105,13 +105,7 @@ pub fn pdpotrf(
     let mut redist = t0.elapsed().as_secs_f64();
 
     // 2. The distributed factorization.
-    let tg = TileGrid {
-        n: nu,
-        nb,
-        nt,
-        owner,
-        local: store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect(),
-    };
+    let tg = TileGrid::square(nu, nb, owner, store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect());
     let fail = Arc::new(AtomicI32::new(i32::MAX));
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);

@@ -32,10 +32,30 @@ impl Part {
     }
 }
 
-/// A layout of sub(A): the row map and the column map.
+/// A layout of sub(A): the row map and the column map. In a 2-D layout element (i, j) is on grid
+/// position (`rows.owner[i]`, `cols.owner[j]`); in a `flat` one (columns dealt over all ranks)
+/// `cols.owner[j]` is the rank itself, which holds every row of those columns.
 pub struct Layout<'a> {
     pub rows: &'a Axis,
     pub cols: &'a Axis,
+    pub flat: bool,
+}
+
+impl Layout<'_> {
+    fn owner(&self, grid: &Grid, i: usize, j: usize) -> usize {
+        if self.flat {
+            self.cols.owner[j]
+        } else {
+            grid.rank_of(self.rows.owner[i], self.cols.owner[j])
+        }
+    }
+    fn held(&self, grid: &Grid) -> (Vec<usize>, Vec<usize>) {
+        if self.flat {
+            ((0..self.rows.owner.len()).collect(), self.cols.held_by(grid.me()))
+        } else {
+            (self.rows.held_by(grid.myrow), self.cols.held_by(grid.mycol))
+        }
+    }
 }
 
 /// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
@@ -50,15 +70,15 @@ pub fn exchange(
     mut write: impl FnMut(usize, usize, f64),
 ) -> usize {
     let size = grid.comm.size() as usize;
-    let (src_rows, src_cols) = (from.rows.held_by(grid.myrow), from.cols.held_by(grid.mycol));
-    let (dst_rows, dst_cols) = (to.rows.held_by(grid.myrow), to.cols.held_by(grid.mycol));
+    let (src_rows, src_cols) = from.held(grid);
+    let (dst_rows, dst_cols) = to.held(grid);
 
     // Pass 1: how much goes to and comes from each rank.
     let mut scounts = vec![0i32; size];
     for &j in &src_cols {
         for &i in &src_rows {
             if part.keeps(i, j) {
-                scounts[grid.rank_of(to.rows.owner[i], to.cols.owner[j])] += 1;
+                scounts[to.owner(grid, i, j)] += 1;
             }
         }
     }
@@ -66,7 +86,7 @@ pub fn exchange(
     for &j in &dst_cols {
         for &i in &dst_rows {
             if part.keeps(i, j) {
-                rcounts[grid.rank_of(from.rows.owner[i], from.cols.owner[j])] += 1;
+                rcounts[from.owner(grid, i, j)] += 1;
             }
         }
     }
@@ -89,7 +109,7 @@ pub fn exchange(
     for &j in &src_cols {
         for &i in &src_rows {
             if part.keeps(i, j) {
-                let r = grid.rank_of(to.rows.owner[i], to.cols.owner[j]);
+                let r = to.owner(grid, i, j);
                 sbuf[cursor[r]] = read(i, j);
                 cursor[r] += 1;
             }
@@ -107,7 +127,7 @@ pub fn exchange(
     for &j in &dst_cols {
         for &i in &dst_rows {
             if part.keeps(i, j) {
-                let r = grid.rank_of(from.rows.owner[i], from.cols.owner[j]);
+                let r = from.owner(grid, i, j);
                 write(i, j, rbuf[cursor[r]]);
                 cursor[r] += 1;
             }
