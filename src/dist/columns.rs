@@ -85,6 +85,8 @@ pub fn run<R>(
     let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
     let local = a.matrix(mloc, nloc, desca.lld() as usize);
+    // Column tile and offset of every column of sub(A): no integer division per element below.
+    let at: Vec<(usize, usize)> = (0..n).map(|j| (j / nb, (j % nb) * ld)).collect();
     let caller = Layout { rows: &crow, cols: &ccol, flat: false };
     let tiles = Layout { rows: &trow, cols: &tcol, flat: true };
     exchange(
@@ -94,8 +96,8 @@ pub fn run<R>(
         &tiles,
         |i, j| local.get(crow.local[i], ccol.local[j]),
         |i, j, v| {
-            let w = store[j / nb].as_mut().expect("a tile of this rank");
-            w.as_mut_slice()[i + (j % nb) * ld] = v;
+            let (t, off) = at[j];
+            store[t].as_mut().expect("a tile of this rank").as_mut_slice()[i + off] = v;
         },
     );
     let mut redist = t0.elapsed().as_secs_f64();
@@ -137,7 +139,10 @@ pub fn run<R>(
         Part::Full,
         &tiles,
         &caller,
-        |i, j| store[j / nb].as_ref().expect("a tile of this rank").as_slice()[i + (j % nb) * ld],
+        |i, j| {
+            let (t, off) = at[j];
+            store[t].as_ref().expect("a tile of this rank").as_slice()[i + off]
+        },
         |i, j, v| local.set(crow.local[i], ccol.local[j], v),
     );
     redist += t1.elapsed().as_secs_f64();
