@@ -5,7 +5,8 @@
 //! rank that holds it in the target layout; every receiver enumerates the elements it holds in the
 //! target layout in the same order and takes each from the part of the rank that held it. Between
 //! any two ranks both sides therefore see the same sequence (the column-major order of the
-//! elements they share), so no indices travel, only values. Only the referenced part of sub(A)
+//! elements they share), so no indices travel, only values; the elements a rank holds in both
+//! layouts are copied directly, outside the buffers. Only the referenced part of sub(A)
 //! (a triangle for Cholesky) moves, so on the way back nothing else in the caller's arrays is
 //! written.
 
@@ -60,7 +61,9 @@ impl Layout<'_> {
 
 /// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
 /// this rank holds there) to layout `to` (stored with `write(i, j, v)` for the elements this rank
-/// holds there). Collective over the grid; returns the number of values this rank sent.
+/// holds there). Collective over the grid; returns the number of values this rank sent to other
+/// ranks. The elements this rank holds in both layouts are copied directly in pass 2 and do not go
+/// through the MPI buffers (with equal block sizes on a 1×Q grid that is all of them).
 pub fn exchange(
     grid: &Grid,
     part: Part,
@@ -70,6 +73,7 @@ pub fn exchange(
     mut write: impl FnMut(usize, usize, f64),
 ) -> usize {
     let size = grid.comm.size() as usize;
+    let me = grid.me();
     let (src_rows, src_cols) = from.held(grid);
     let (dst_rows, dst_cols) = to.held(grid);
 
@@ -78,7 +82,10 @@ pub fn exchange(
     for &j in &src_cols {
         for &i in &src_rows {
             if part.keeps(i, j) {
-                scounts[to.owner(grid, i, j)] += 1;
+                let r = to.owner(grid, i, j);
+                if r != me {
+                    scounts[r] += 1;
+                }
             }
         }
     }
@@ -86,7 +93,10 @@ pub fn exchange(
     for &j in &dst_cols {
         for &i in &dst_rows {
             if part.keeps(i, j) {
-                rcounts[from.owner(grid, i, j)] += 1;
+                let r = from.owner(grid, i, j);
+                if r != me {
+                    rcounts[r] += 1;
+                }
             }
         }
     }
@@ -110,8 +120,12 @@ pub fn exchange(
         for &i in &src_rows {
             if part.keeps(i, j) {
                 let r = to.owner(grid, i, j);
-                sbuf[cursor[r]] = read(i, j);
-                cursor[r] += 1;
+                if r == me {
+                    write(i, j, read(i, j));
+                } else {
+                    sbuf[cursor[r]] = read(i, j);
+                    cursor[r] += 1;
+                }
             }
         }
     }
@@ -128,8 +142,10 @@ pub fn exchange(
         for &i in &dst_rows {
             if part.keeps(i, j) {
                 let r = from.owner(grid, i, j);
-                write(i, j, rbuf[cursor[r]]);
-                cursor[r] += 1;
+                if r != me {
+                    write(i, j, rbuf[cursor[r]]);
+                    cursor[r] += 1;
+                }
             }
         }
     }
