@@ -24,6 +24,14 @@ pub enum Part {
 }
 
 impl Part {
+    /// How many of `rows` (increasing) column j keeps.
+    fn kept(self, rows: &[usize], j: usize) -> usize {
+        match self {
+            Part::Lower => rows.len() - rows.partition_point(|&i| i < j),
+            Part::Upper => rows.partition_point(|&i| i <= j),
+            Part::Full => rows.len(),
+        }
+    }
     fn keeps(self, i: usize, j: usize) -> bool {
         match self {
             Part::Lower => i >= j,
@@ -48,6 +56,17 @@ impl Layout<'_> {
             self.cols.owner[j]
         } else {
             grid.rank_of(self.rows.owner[i], self.cols.owner[j])
+        }
+    }
+    /// The rank holding every element of column j, when one rank does (a flat layout, or a grid
+    /// with one process row).
+    fn column_owner(&self, grid: &Grid, j: usize) -> Option<usize> {
+        if self.flat {
+            Some(self.cols.owner[j])
+        } else if grid.nprow == 1 {
+            Some(grid.rank_of(0, self.cols.owner[j]))
+        } else {
+            None
         }
     }
     fn held(&self, grid: &Grid) -> (Vec<usize>, Vec<usize>) {
@@ -78,8 +97,16 @@ pub fn exchange(
     let (dst_rows, dst_cols) = to.held(grid);
 
     // Pass 1: how much goes to and comes from each rank.
+    // A column whose elements all go to (come from) one rank is counted, packed and unpacked
+    // without a per-element owner lookup.
     let mut scounts = vec![0i32; size];
     for &j in &src_cols {
+        if let Some(r) = to.column_owner(grid, j) {
+            if r != me {
+                scounts[r] += part.kept(&src_rows, j) as i32;
+            }
+            continue;
+        }
         for &i in &src_rows {
             if part.keeps(i, j) {
                 let r = to.owner(grid, i, j);
@@ -91,6 +118,12 @@ pub fn exchange(
     }
     let mut rcounts = vec![0i32; size];
     for &j in &dst_cols {
+        if let Some(r) = from.column_owner(grid, j) {
+            if r != me {
+                rcounts[r] += part.kept(&dst_rows, j) as i32;
+            }
+            continue;
+        }
         for &i in &dst_rows {
             if part.keeps(i, j) {
                 let r = from.owner(grid, i, j);
@@ -117,6 +150,19 @@ pub fn exchange(
     let mut sbuf = vec![0f64; stotal as usize];
     let mut cursor: Vec<usize> = sdispls.iter().map(|&d| d as usize).collect();
     for &j in &src_cols {
+        let whole = to.column_owner(grid, j);
+        if let Some(r) = whole {
+            let rows = src_rows.iter().copied().filter(|&i| part.keeps(i, j));
+            if r == me {
+                rows.for_each(|i| write(i, j, read(i, j)));
+            } else {
+                for i in rows {
+                    sbuf[cursor[r]] = read(i, j);
+                    cursor[r] += 1;
+                }
+            }
+            continue;
+        }
         for &i in &src_rows {
             if part.keeps(i, j) {
                 let r = to.owner(grid, i, j);
@@ -139,6 +185,15 @@ pub fn exchange(
     // Pass 3: unpack in the same order.
     let mut cursor: Vec<usize> = rdispls.iter().map(|&d| d as usize).collect();
     for &j in &dst_cols {
+        if let Some(r) = from.column_owner(grid, j) {
+            if r != me {
+                for i in dst_rows.iter().copied().filter(|&i| part.keeps(i, j)) {
+                    write(i, j, rbuf[cursor[r]]);
+                    cursor[r] += 1;
+                }
+            }
+            continue;
+        }
         for &i in &dst_rows {
             if part.keeps(i, j) {
                 let r = from.owner(grid, i, j);
