@@ -62,7 +62,7 @@ pub fn pdgeqrf(
         );
         return info_result(info);
     }
-    let nb = cfg.nb_for("pdgeqrf", n as usize);
+    let nb = super::column_tile_nb(cfg, "pdgeqrf", n, desca.nb());
     let (r, st) = crate::dist::geqrf::pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, &g, nb);
     rep.finish(
         "pdgeqrf",

@@ -67,7 +67,7 @@ pub fn pdgetrf(
         );
         return info_result(info);
     }
-    let nb = cfg.nb_for("pdgetrf", n as usize);
+    let nb = super::column_tile_nb(cfg, "pdgetrf", n, desca.nb());
     let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb);
     rep.finish(
         "pdgetrf",
