@@ -13,7 +13,8 @@
 #   ffi-tests-emu2, fortran-tests-emu3: the same with 2 and 3 emulated accelerators
 #   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla, on
 #                 the host and with 1, 2 and 3 emulated accelerators
-#   mpi-tests     tests/mpi/run.sh: pdpotrf under mpirun -np 1..4 against reference ScaLAPACK
+#   mpi-tests     tests/mpi/run.sh: pdpotrf, pdgetrf, pdgeqrf under mpirun -np 1..4 against
+#                 reference ScaLAPACK
 # Counting: cargo test contributes its own test counts, the three shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero

@@ -2,7 +2,8 @@
 //! block-cyclic layout and the library's tile layout over the same grid ([`layout`]), the
 //! conversion between them ([`redistribute`]), tile messages between ranks ([`comm`]), owner-
 //! computes task generation over the shared-memory runtime ([`tasks`]) and the distributed
-//! tile algorithms built on it ([`potrf`]).
+//! tile algorithms built on it ([`potrf`]; [`getrf`] and [`geqrf`] on the column tiles of
+//! [`columns`]).
 //!
 //! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
 //! rank runs the same serial task generator and creates only the task instances whose output tile
@@ -13,7 +14,10 @@
 //! `unsafe` appears here only where MPI and the BLACS are called through FFI (the communicator
 //! wrapper in `grid`, non-blocking sends in `comm`), each block with its `// SAFETY:` reason.
 
+pub mod columns;
 pub mod comm;
+pub mod geqrf;
+pub mod getrf;
 pub mod grid;
 pub mod layout;
 pub mod potrf;

@@ -88,8 +88,11 @@ pub fn pdpotrf(
     let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
     let local = a.matrix(mloc, nloc, desca.lld() as usize);
-    let caller = Layout { rows: &crow, cols: &ccol };
-    let tiles = Layout { rows: &trow, cols: &tcol };
+    // Tile index and offset of every row/column of sub(A), so that the per-element conversion
+    // closures below do no integer division (that dominated the conversion time).
+    let at: Vec<(usize, usize)> = (0..nu).map(|i| (i / nb, i % nb)).collect();
+    let caller = Layout { rows: &crow, cols: &ccol, flat: false };
+    let tiles = Layout { rows: &trow, cols: &tcol, flat: false };
     exchange(
         &grid,
         part,
@@ -97,21 +100,15 @@ pub fn pdpotrf(
         &tiles,
         |i, j| local.get(crow.local[i], ccol.local[j]),
         |i, j, v| {
-            let w = store[i / nb + (j / nb) * nt].as_mut().expect("a tile of this rank");
-            let ld = edge(i / nb);
-            w.as_mut_slice()[i % nb + (j % nb) * ld] = v;
+            let ((ti, oi), (tj, oj)) = (at[i], at[j]);
+            let w = store[ti + tj * nt].as_mut().expect("a tile of this rank");
+            w.as_mut_slice()[oi + oj * edge(ti)] = v;
         },
     );
     let mut redist = t0.elapsed().as_secs_f64();
 
     // 2. The distributed factorization.
-    let tg = TileGrid {
-        n: nu,
-        nb,
-        nt,
-        owner,
-        local: store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect(),
-    };
+    let tg = TileGrid::square(nu, nb, owner, store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect());
     let fail = Arc::new(AtomicI32::new(i32::MAX));
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);
@@ -144,8 +141,9 @@ pub fn pdpotrf(
         &tiles,
         &caller,
         |i, j| {
-            let w = store[i / nb + (j / nb) * nt].as_ref().expect("a tile of this rank");
-            w.as_slice()[i % nb + (j % nb) * edge(i / nb)]
+            let ((ti, oi), (tj, oj)) = (at[i], at[j]);
+            let w = store[ti + tj * nt].as_ref().expect("a tile of this rank");
+            w.as_slice()[oi + oj * edge(ti)]
         },
         |i, j, v| local.set(crow.local[i], ccol.local[j], v),
     );

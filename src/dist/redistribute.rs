@@ -5,7 +5,8 @@
 //! rank that holds it in the target layout; every receiver enumerates the elements it holds in the
 //! target layout in the same order and takes each from the part of the rank that held it. Between
 //! any two ranks both sides therefore see the same sequence (the column-major order of the
-//! elements they share), so no indices travel, only values. Only the referenced part of sub(A)
+//! elements they share), so no indices travel, only values; the elements a rank holds in both
+//! layouts are copied directly, outside the buffers. Only the referenced part of sub(A)
 //! (a triangle for Cholesky) moves, so on the way back nothing else in the caller's arrays is
 //! written.
 
@@ -23,6 +24,14 @@ pub enum Part {
 }
 
 impl Part {
+    /// How many of `rows` (increasing) column j keeps.
+    fn kept(self, rows: &[usize], j: usize) -> usize {
+        match self {
+            Part::Lower => rows.len() - rows.partition_point(|&i| i < j),
+            Part::Upper => rows.partition_point(|&i| i <= j),
+            Part::Full => rows.len(),
+        }
+    }
     fn keeps(self, i: usize, j: usize) -> bool {
         match self {
             Part::Lower => i >= j,
@@ -32,15 +41,48 @@ impl Part {
     }
 }
 
-/// A layout of sub(A): the row map and the column map.
+/// A layout of sub(A): the row map and the column map. In a 2-D layout element (i, j) is on grid
+/// position (`rows.owner[i]`, `cols.owner[j]`); in a `flat` one (columns dealt over all ranks)
+/// `cols.owner[j]` is the rank itself, which holds every row of those columns.
 pub struct Layout<'a> {
     pub rows: &'a Axis,
     pub cols: &'a Axis,
+    pub flat: bool,
+}
+
+impl Layout<'_> {
+    fn owner(&self, grid: &Grid, i: usize, j: usize) -> usize {
+        if self.flat {
+            self.cols.owner[j]
+        } else {
+            grid.rank_of(self.rows.owner[i], self.cols.owner[j])
+        }
+    }
+    /// The rank holding every element of column j, when one rank does (a flat layout, or a grid
+    /// with one process row).
+    fn column_owner(&self, grid: &Grid, j: usize) -> Option<usize> {
+        if self.flat {
+            Some(self.cols.owner[j])
+        } else if grid.nprow == 1 {
+            Some(grid.rank_of(0, self.cols.owner[j]))
+        } else {
+            None
+        }
+    }
+    fn held(&self, grid: &Grid) -> (Vec<usize>, Vec<usize>) {
+        if self.flat {
+            ((0..self.rows.owner.len()).collect(), self.cols.held_by(grid.me()))
+        } else {
+            (self.rows.held_by(grid.myrow), self.cols.held_by(grid.mycol))
+        }
+    }
 }
 
 /// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
 /// this rank holds there) to layout `to` (stored with `write(i, j, v)` for the elements this rank
-/// holds there). Collective over the grid; returns the number of values this rank sent.
+/// holds there). Collective over the grid; returns the number of values this rank sent to other
+/// ranks. The elements this rank holds in both layouts are copied directly in pass 2 and do not go
+/// through the MPI buffers (with equal block sizes on a 1×Q grid that is all of them).
 pub fn exchange(
     grid: &Grid,
     part: Part,
@@ -50,23 +92,44 @@ pub fn exchange(
     mut write: impl FnMut(usize, usize, f64),
 ) -> usize {
     let size = grid.comm.size() as usize;
-    let (src_rows, src_cols) = (from.rows.held_by(grid.myrow), from.cols.held_by(grid.mycol));
-    let (dst_rows, dst_cols) = (to.rows.held_by(grid.myrow), to.cols.held_by(grid.mycol));
+    let me = grid.me();
+    let (src_rows, src_cols) = from.held(grid);
+    let (dst_rows, dst_cols) = to.held(grid);
 
     // Pass 1: how much goes to and comes from each rank.
+    // A column whose elements all go to (come from) one rank is counted, packed and unpacked
+    // without a per-element owner lookup.
     let mut scounts = vec![0i32; size];
     for &j in &src_cols {
+        if let Some(r) = to.column_owner(grid, j) {
+            if r != me {
+                scounts[r] += part.kept(&src_rows, j) as i32;
+            }
+            continue;
+        }
         for &i in &src_rows {
             if part.keeps(i, j) {
-                scounts[grid.rank_of(to.rows.owner[i], to.cols.owner[j])] += 1;
+                let r = to.owner(grid, i, j);
+                if r != me {
+                    scounts[r] += 1;
+                }
             }
         }
     }
     let mut rcounts = vec![0i32; size];
     for &j in &dst_cols {
+        if let Some(r) = from.column_owner(grid, j) {
+            if r != me {
+                rcounts[r] += part.kept(&dst_rows, j) as i32;
+            }
+            continue;
+        }
         for &i in &dst_rows {
             if part.keeps(i, j) {
-                rcounts[grid.rank_of(from.rows.owner[i], from.cols.owner[j])] += 1;
+                let r = from.owner(grid, i, j);
+                if r != me {
+                    rcounts[r] += 1;
+                }
             }
         }
     }
@@ -87,11 +150,28 @@ pub fn exchange(
     let mut sbuf = vec![0f64; stotal as usize];
     let mut cursor: Vec<usize> = sdispls.iter().map(|&d| d as usize).collect();
     for &j in &src_cols {
+        let whole = to.column_owner(grid, j);
+        if let Some(r) = whole {
+            let rows = src_rows.iter().copied().filter(|&i| part.keeps(i, j));
+            if r == me {
+                rows.for_each(|i| write(i, j, read(i, j)));
+            } else {
+                for i in rows {
+                    sbuf[cursor[r]] = read(i, j);
+                    cursor[r] += 1;
+                }
+            }
+            continue;
+        }
         for &i in &src_rows {
             if part.keeps(i, j) {
-                let r = grid.rank_of(to.rows.owner[i], to.cols.owner[j]);
-                sbuf[cursor[r]] = read(i, j);
-                cursor[r] += 1;
+                let r = to.owner(grid, i, j);
+                if r == me {
+                    write(i, j, read(i, j));
+                } else {
+                    sbuf[cursor[r]] = read(i, j);
+                    cursor[r] += 1;
+                }
             }
         }
     }
@@ -105,11 +185,22 @@ pub fn exchange(
     // Pass 3: unpack in the same order.
     let mut cursor: Vec<usize> = rdispls.iter().map(|&d| d as usize).collect();
     for &j in &dst_cols {
+        if let Some(r) = from.column_owner(grid, j) {
+            if r != me {
+                for i in dst_rows.iter().copied().filter(|&i| part.keeps(i, j)) {
+                    write(i, j, rbuf[cursor[r]]);
+                    cursor[r] += 1;
+                }
+            }
+            continue;
+        }
         for &i in &dst_rows {
             if part.keeps(i, j) {
-                let r = grid.rank_of(from.rows.owner[i], from.cols.owner[j]);
-                write(i, j, rbuf[cursor[r]]);
-                cursor[r] += 1;
+                let r = from.owner(grid, i, j);
+                if r != me {
+                    write(i, j, rbuf[cursor[r]]);
+                    cursor[r] += 1;
+                }
             }
         }
     }

@@ -22,23 +22,36 @@ use crate::tile::{TiledMatrix, View, ViewMut};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-/// A square grid of `nt`×`nt` tiles of an `n`×`n` matrix (tile edge `nb`), each tile on one rank.
+/// A grid of `mt`×`nt` tiles of an `m`×`n` matrix (tile edges `mb`×`nb`), each tile on one rank.
 pub struct TileGrid {
+    pub m: usize,
+    pub mb: usize,
+    pub mt: usize,
     pub n: usize,
     pub nb: usize,
     pub nt: usize,
-    /// Rank owning tile (i, j), at `i + j * nt`.
+    /// Rank owning tile (i, j), at `i + j * mt`.
     pub owner: Vec<usize>,
-    /// This rank's tiles (one single-tile matrix each), at `i + j * nt`.
+    /// This rank's tiles (one single-tile matrix each), at `i + j * mt`.
     pub local: Vec<Option<TiledMatrix<f64>>>,
 }
 
 impl TileGrid {
+    /// A square grid (`n`×`n` in `nb`×`nb` tiles).
+    pub fn square(n: usize, nb: usize, owner: Vec<usize>, local: Vec<Option<TiledMatrix<f64>>>) -> Self {
+        let nt = n.div_ceil(nb);
+        TileGrid { m: n, mb: nb, mt: nt, n, nb, nt, owner, local }
+    }
+    /// Rows of tile row `i`.
     pub fn rows(&self, i: usize) -> usize {
-        self.nb.min(self.n - i * self.nb)
+        self.mb.min(self.m - i * self.mb)
+    }
+    /// Columns of tile column `j`.
+    pub fn cols(&self, j: usize) -> usize {
+        self.nb.min(self.n - j * self.nb)
     }
     fn index(&self, t: (usize, usize)) -> usize {
-        t.0 + t.1 * self.nt
+        t.0 + t.1 * self.mt
     }
 }
 
@@ -65,7 +78,7 @@ impl<'a> DistSeq<'a> {
             me,
             engine,
             outbox,
-            version: vec![0; grid.nt * grid.nt],
+            version: vec![0; grid.mt * grid.nt],
             sent: HashSet::new(),
             copies: HashMap::new(),
         }
@@ -83,7 +96,7 @@ impl<'a> DistSeq<'a> {
         if ro == self.me && self.sent.insert((ri, v, owner)) {
             let h = g.local[ri].expect("the owner holds its tile");
             let outbox = self.outbox.clone();
-            let t = Task::new("send").prio(prio).dims(g.rows(r.0), g.rows(r.1), 0).read(&h, 0, 0);
+            let t = Task::new("send").prio(prio).dims(g.rows(r.0), g.cols(r.1), 0).read(&h, 0, 0);
             self.seq.submit(t, move |c| {
                 let tile = c.tile(&h, 0, 0);
                 let mut data = Vec::with_capacity(1 + tile.m * tile.n);
@@ -105,7 +118,7 @@ impl<'a> DistSeq<'a> {
         }
         // Never hold the engine borrowed across a call into the sequence: the master's progress
         // callback borrows it whenever the sequence makes the master wait.
-        let h = self.engine.borrow_mut().add_copy((ri, v), g.rows(r.0), g.rows(r.1));
+        let h = self.engine.borrow_mut().add_copy((ri, v), g.rows(r.0), g.cols(r.1));
         let held = self.seq.submit_held(Task::new("recv").prio(prio).write(&h, 0, 0), |_| Ok(()));
         self.engine.borrow_mut().expect(&self.rel, ro, tag, (ri, v), held);
         self.copies.insert((ri, v), h);

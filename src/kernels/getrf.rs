@@ -23,3 +23,17 @@ pub fn getrf(mut a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
     unsafe { bk::dgetrf(&fi(a.m), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
     info
 }
+
+/// [`getrf`] with the pivots in a slice (the distributed LU keeps them beside its column tiles).
+pub fn getrf_slice(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
+    let k = a.m.min(a.n);
+    assert!(ipiv.len() >= k, "pivot slice too small for the panel");
+    if k == 0 {
+        return 0;
+    }
+    let mut info = 0;
+    // SAFETY: `a` is a valid m×n block with leading dimension a.ld >= m, and `ipiv` holds at
+    // least min(m, n) integers, as asserted above.
+    unsafe { bk::dgetrf(&fi(a.m), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
+    info
+}

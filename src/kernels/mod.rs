@@ -20,7 +20,7 @@ pub use blas3::{gemm, syrk, trsm};
 pub use gemqrt::gemqrt;
 pub use geqrf::geqrf_panel;
 pub use geqrt::geqrt;
-pub use getrf::getrf;
+pub use getrf::{getrf, getrf_slice};
 pub use larfb::larfb;
 pub use laset::zero;
 pub use laswp::{laswp, Dir};

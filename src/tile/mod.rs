@@ -252,6 +252,21 @@ impl<'a, T: Copy> ViewMut<'a, T> {
         assert!(i + m <= self.m && j + n <= self.n);
         ViewMut { ptr: self.ptr.wrapping_add(i + j * self.ld), m, n, ld: self.ld, _life: PhantomData }
     }
+    /// Splits the block into its rows before `i` and its rows from `i` on, both writable (an LU
+    /// column block's U rows, solved first, and the rows below them that they then update).
+    pub fn split_rows(self, i: usize) -> (ViewMut<'a, T>, ViewMut<'a, T>) {
+        assert!(i <= self.m);
+        let top = ViewMut { ptr: self.ptr, m: i, n: self.n, ld: self.ld, _life: PhantomData };
+        // The two parts share no element: rows 0..i and i..m of each column.
+        let bottom = ViewMut {
+            ptr: self.ptr.wrapping_add(i),
+            m: self.m - i,
+            n: self.n,
+            ld: self.ld,
+            _life: PhantomData,
+        };
+        (top, bottom)
+    }
     /// Splits the block into its columns before `j`, read-only, and its columns from `j` on,
     /// writable (a QR panel's reflectors and the columns they update).
     pub fn split_cols(self, j: usize) -> (View<'a, T>, ViewMut<'a, T>) {

@@ -1,5 +1,5 @@
-//! PDGEQRF with ScaLAPACK 2.2's checks and workspace query (SRC/pdgeqrf.f). No distributed tile
-//! path yet: after the checks it goes to the next ScaLAPACK (`reason=no-tile-path`).
+//! PDGEQRF with ScaLAPACK 2.2's checks and workspace query (SRC/pdgeqrf.f), then the distributed
+//! column-tile QR ([`crate::dist::geqrf`]) unless the call is forwarded (small, disabled, no MPI).
 
 use super::{check, chk1mat, grid_or_error, indxg2p, info_result, numroc, pchkmat, Desc, Operand};
 use crate::api::{forward_reason, Path, Report};
@@ -47,15 +47,37 @@ pub fn pdgeqrf(
         return Ok(());
     }
     let rep = Report::start(cfg);
-    let info = fwd::pdgeqrf(m, n, a, ia, ja, &desca.0, tau, work, lwork);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
+    let flops = 2.0 * mf * nf * k - (mf + nf) * k * k + 2.0 * k * k * k / 3.0;
+    let why = forward_reason(cfg, "pdgeqrf", m.min(n) as usize).or_else(crate::dist::unsupported_reason);
+    if let Some(why) = why {
+        let info = fwd::pdgeqrf(m, n, a, ia, ja, &desca.0, tau, work, lwork);
+        rep.finish(
+            "pdgeqrf",
+            format_args!("m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
+            Path::Forward,
+            Some(why),
+            flops,
+        );
+        return info_result(info);
+    }
+    let nb = super::column_tile_nb(cfg, "pdgeqrf", n, desca.nb());
+    let (r, st) = crate::dist::geqrf::pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, &g, nb);
     rep.finish(
         "pdgeqrf",
-        format_args!("m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
-        Path::Forward,
-        Some(forward_reason(cfg, "pdgeqrf", m.min(n) as usize).unwrap_or("no-tile-path")),
-        2.0 * mf * nf * k - (mf + nf) * k * k + 2.0 * k * k * k / 3.0,
+        format_args!(
+            "m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} redist={:.6}s tiles_sent={} tiles_received={}",
+            desca.mb(),
+            g.nprow,
+            g.npcol,
+            st.redistribution_s,
+            st.sent,
+            st.received
+        ),
+        Path::Tiles,
+        None,
+        flops,
     );
-    info_result(info)
+    r
 }

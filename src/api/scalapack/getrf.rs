@@ -1,6 +1,7 @@
 //! PDGETRF, PDGETRS and PDGESV with ScaLAPACK 2.2's checks (SRC/pdgetrf.f, pdgetrs.f,
-//! pdgesv.f). These have no distributed tile path yet: after the checks they go to the next
-//! ScaLAPACK in the process, and the verbose line says so (`reason=no-tile-path`).
+//! pdgesv.f). PDGETRF runs on the distributed column-tile LU ([`crate::dist::getrf`]); PDGETRS
+//! and PDGESV have no distributed tile path yet: after the checks they go to the next ScaLAPACK
+//! in the process, and the verbose line says so (`reason=no-tile-path`).
 
 use super::{
     check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, CTXT_, NB_,
@@ -51,17 +52,39 @@ pub fn pdgetrf(
         return Ok(());
     }
     let rep = Report::start(cfg);
-    let info = fwd::pdgetrf(m, n, a, ia, ja, &desca.0, ipiv);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
+    let flops = mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0;
+    let why = forward_reason(cfg, "pdgetrf", m.min(n) as usize).or_else(crate::dist::unsupported_reason);
+    if let Some(why) = why {
+        let info = fwd::pdgetrf(m, n, a, ia, ja, &desca.0, ipiv);
+        rep.finish(
+            "pdgetrf",
+            format_args!("m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
+            Path::Forward,
+            Some(why),
+            flops,
+        );
+        return info_result(info);
+    }
+    let nb = super::column_tile_nb(cfg, "pdgetrf", n, desca.nb());
+    let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb);
     rep.finish(
         "pdgetrf",
-        format_args!("m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
-        Path::Forward,
-        Some(reason(cfg, "pdgetrf", m.min(n))),
-        mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0,
+        format_args!(
+            "m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} redist={:.6}s tiles_sent={} tiles_received={}",
+            desca.mb(),
+            g.nprow,
+            g.npcol,
+            st.redistribution_s,
+            st.sent,
+            st.received
+        ),
+        Path::Tiles,
+        None,
+        flops,
     );
-    info_result(info)
+    r
 }
 
 fn trans_ok(t: u8) -> bool {

@@ -14,6 +14,7 @@ pub mod getrf;
 pub mod potrf;
 
 use crate::backend::blacs;
+use crate::config::Config;
 use crate::error::Error;
 
 /// Descriptor entries (1-based positions, as ScaLAPACK numbers them in its INFO codes).
@@ -263,6 +264,18 @@ pub fn check(info: i32) -> Result<(), Error> {
         Err(Error::Arg(-info))
     } else {
         Ok(())
+    }
+}
+
+/// Column-tile width for PDGETRF/PDGEQRF: `HETLA_NB` when set; otherwise the caller's block size
+/// when it is a workable tile width (32..=256), because then each column tile is on the rank that
+/// already holds those columns on a 1×Q grid (the conversion is a local copy) and the panel that
+/// runs on one rank stays narrow; otherwise the routine's default.
+pub fn column_tile_nb(cfg: &Config, routine: &str, n: i32, caller_nb: i32) -> usize {
+    if cfg.nb.is_none() && (32..=256).contains(&caller_nb) {
+        caller_nb as usize
+    } else {
+        cfg.nb_for(routine, n.max(1) as usize)
     }
 }
 

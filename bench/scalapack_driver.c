@@ -1,0 +1,281 @@
+/* The ScaLAPACK benchmark driver: hetla's pdpotrf_/pdgetrf_/pdgeqrf_ against reference ScaLAPACK
+ * in the same MPI program.
+ *
+ * Linked with -lhetla ahead of -lscalapack-openmpi, so its calls to the p?-routines reach hetla as
+ * in a relinked application; the reference definitions of the same names come from
+ * dlopen("libscalapack-openmpi.so") + dlsym, which bypasses hetla's exports. dladdr checks at start
+ * that each side comes from the library it should.
+ *
+ * For each (routine, nb, n): the same seeded block-cyclic matrix (global N x N, MB = NB = nb, on a
+ * P x Q grid from Cblacs_gridinit, IA = JA = 1, LLD = LOCr) is factored R times by each library,
+ * alternating hetla, reference, hetla, ...; every call works on a fresh copy (the copy is not
+ * timed). A sample is the wall time from a barrier to the slowest rank's return (MPI_Allreduce MAX);
+ * the reported time is the median of the R samples. One untimed call per library and (routine, nb)
+ * at a small size comes first (thread pools, MPI connections). The last samples of both libraries
+ * are compared: equal INFO, and the factors (and tau, ipiv) equal to a relative 1e-9 (the check
+ * column).
+ *
+ * Rank 0 writes one CSV row per (routine, nb, n):
+ *   routine,n,nb,grid,reps,hetla_s,ref_s,speedup,hetla_gflops,ref_gflops,check,maxdiff
+ *
+ * Usage: mpirun -np P*Q scalapack_driver [--sizes 2000,4000] [--nbs 64,128]
+ *          [--routines pdpotrf,pdgetrf,pdgeqrf] [--reps R] [--grid PxQ] [--out FILE]
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void Cblacs_pinfo(int *, int *);
+void Cblacs_get(int, int, int *);
+void Cblacs_gridinit(int *, const char *, int, int);
+void Cblacs_gridinfo(int, int *, int *, int *, int *);
+void Cblacs_gridexit(int);
+int numroc_(const int *, const int *, const int *, const int *, const int *);
+void pdpotrf_(const char *, const int *, double *, const int *, const int *, const int *, int *, size_t);
+void pdgetrf_(const int *, const int *, double *, const int *, const int *, const int *, int *, int *);
+void pdgeqrf_(const int *, const int *, double *, const int *, const int *, const int *, double *, double *,
+              const int *, int *);
+
+typedef void (*potrf_fn)(const char *, const int *, double *, const int *, const int *, const int *, int *, size_t);
+typedef void (*getrf_fn)(const int *, const int *, double *, const int *, const int *, const int *, int *, int *);
+typedef void (*geqrf_fn)(const int *, const int *, double *, const int *, const int *, const int *, double *,
+                         double *, const int *, int *);
+
+static int nprow = 1, npcol = 2, myrow, mycol, me;
+static potrf_fn ref_potrf;
+static getrf_fn ref_getrf;
+static geqrf_fn ref_geqrf;
+
+/* A reproducible uniform number in [-0.5, 0.5) for global element (i, j): independent of the grid. */
+static double u01(unsigned long i, unsigned long j) {
+    unsigned long x = i * 0x9E3779B97F4A7C15UL ^ (j + 0x632BE59BD9B4E019UL) * 0xD1B54A32D192ED03UL;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9UL;
+    x ^= x >> 29;
+    return (double)(x >> 11) / 9007199254740992.0 - 0.5;
+}
+
+static int gidx(int l, int nb, int me_, int np_) { return ((l / nb) * np_ + me_) * nb + l % nb; }
+
+static double now_max(double t0, double t1) {
+    double d = t1 - t0, m;
+    MPI_Allreduce(&d, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int r) {
+    qsort(v, r, sizeof(double), cmp_d);
+    return r % 2 ? v[r / 2] : 0.5 * (v[r / 2 - 1] + v[r / 2]);
+}
+
+static double flops(const char *rt, double n) {
+    if (!strcmp(rt, "pdpotrf")) return n * n * n / 3.0;
+    if (!strcmp(rt, "pdgetrf")) return 2.0 * n * n * n / 3.0;
+    return 4.0 * n * n * n / 3.0;
+}
+
+struct result {
+    double t_h, t_r, maxdiff;
+    int ok;
+};
+
+/* One (routine, nb, n) configuration; reps = 0 is the untimed warm-up. */
+static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
+    int zero = 0, one = 1;
+    int mloc = numroc_(&n, &nb, &myrow, &zero, &nprow), nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+    int lld = mloc > 0 ? mloc : 1;
+    int desc[9] = {1, ctxt, n, n, nb, nb, 0, 0, lld};
+    size_t sz = (size_t)lld * (nloc > 0 ? nloc : 1);
+    double *a0 = malloc(sz * sizeof(double)), *ah = malloc(sz * sizeof(double)), *ar = malloc(sz * sizeof(double));
+    int spd = !strcmp(rt, "pdpotrf");
+    for (int lj = 0; lj < nloc; lj++) {
+        int gj = gidx(lj, nb, mycol, npcol);
+        for (int li = 0; li < mloc; li++) {
+            int gi = gidx(li, nb, myrow, nprow);
+            double v;
+            if (spd) v = gi == gj ? (double)n : u01(gi < gj ? gi : gj, gi < gj ? gj : gi);
+            else v = u01(gi, gj);
+            a0[li + (size_t)lj * lld] = v;
+        }
+    }
+    int np = mloc + nb;
+    int *ph = calloc(np, sizeof(int)), *pr = calloc(np, sizeof(int));
+    double *tauh = calloc(nloc + 1, sizeof(double)), *taur = calloc(nloc + 1, sizeof(double));
+    int lwork = 1;
+    double *work = NULL;
+    if (!strcmp(rt, "pdgeqrf")) {
+        double q1 = 0, q2 = 0;
+        int m1 = -1, info;
+        memcpy(ah, a0, sz * sizeof(double));
+        pdgeqrf_(&n, &n, ah, &one, &one, desc, tauh, &q1, &m1, &info);
+        ref_geqrf(&n, &n, ah, &one, &one, desc, tauh, &q2, &m1, &info);
+        lwork = (int)(q1 > q2 ? q1 : q2) + 1;
+        work = malloc((size_t)lwork * sizeof(double));
+    }
+    int r = reps > 0 ? reps : 1;
+    double *th = malloc(r * sizeof(double)), *tr = malloc(r * sizeof(double));
+    int infoh = 0, infor = 0;
+    for (int s = 0; s < r; s++) {
+        for (int side = 0; side < 2; side++) {
+            double *a = side ? ar : ah;
+            memcpy(a, a0, sz * sizeof(double));
+            int info = 0;
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            if (spd) {
+                if (side) ref_potrf("L", &n, a, &one, &one, desc, &info, 1);
+                else pdpotrf_("L", &n, a, &one, &one, desc, &info, 1);
+            } else if (!strcmp(rt, "pdgetrf")) {
+                if (side) ref_getrf(&n, &n, a, &one, &one, desc, pr, &info);
+                else pdgetrf_(&n, &n, a, &one, &one, desc, ph, &info);
+            } else {
+                if (side) ref_geqrf(&n, &n, a, &one, &one, desc, taur, work, &lwork, &info);
+                else pdgeqrf_(&n, &n, a, &one, &one, desc, tauh, work, &lwork, &info);
+            }
+            double t1 = MPI_Wtime();
+            double t = now_max(t0, t1);
+            if (side) { tr[s] = t; infor = info; }
+            else { th[s] = t; infoh = info; }
+        }
+    }
+    /* The check: equal INFO, factors (lower triangle for pdpotrf), ipiv, tau. */
+    double dmax = 0, amax = 0;
+    int bad = infoh != infor;
+    for (int lj = 0; lj < nloc; lj++) {
+        int gj = gidx(lj, nb, mycol, npcol);
+        for (int li = 0; li < mloc; li++) {
+            if (spd && gidx(li, nb, myrow, nprow) < gj) continue;
+            size_t k = li + (size_t)lj * lld;
+            double d = fabs(ah[k] - ar[k]);
+            if (!(d <= dmax)) dmax = d; /* NaN propagates as a failure */
+            if (fabs(ar[k]) > amax) amax = fabs(ar[k]);
+        }
+    }
+    if (!strcmp(rt, "pdgetrf"))
+        for (int i = 0; i < mloc; i++) bad |= ph[i] != pr[i];
+    if (!strcmp(rt, "pdgeqrf"))
+        for (int j = 0; j < nloc; j++) {
+            double d = fabs(tauh[j] - taur[j]);
+            if (!(d <= dmax)) dmax = d;
+        }
+    double loc[2] = {dmax, amax}, glob[2];
+    MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    int anybad;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    struct result res;
+    res.maxdiff = glob[1] > 0 ? glob[0] / glob[1] : glob[0];
+    res.ok = !anybad && res.maxdiff <= 1e-9;
+    res.t_h = median(th, r);
+    res.t_r = median(tr, r);
+    free(a0), free(ah), free(ar), free(ph), free(pr), free(tauh), free(taur), free(work), free(th), free(tr);
+    return res;
+}
+
+static int parse_list(const char *s, int *out, int max) {
+    int k = 0;
+    while (*s && k < max) {
+        out[k++] = atoi(s);
+        const char *c = strchr(s, ',');
+        if (!c) break;
+        s = c + 1;
+    }
+    return k;
+}
+
+static const char *lib_of(void *f) {
+    Dl_info di;
+    return f && dladdr(f, &di) && di.dli_fname ? di.dli_fname : "?";
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int sizes[64] = {2000, 4000, 6000, 8000}, ns = 4, nbs[16] = {64, 128}, nnb = 2, reps = 3;
+    char routines[256] = "pdpotrf,pdgetrf,pdgeqrf";
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--sizes")) ns = parse_list(v, sizes, 64), i++;
+        else if (!strcmp(a, "--nbs")) nnb = parse_list(v, nbs, 16), i++;
+        else if (!strcmp(a, "--reps")) reps = atoi(v), i++;
+        else if (!strcmp(a, "--routines")) snprintf(routines, sizeof routines, "%s", v), i++;
+        else if (!strcmp(a, "--grid")) sscanf(v, "%dx%d", &nprow, &npcol), i++;
+        else if (!strcmp(a, "--out")) out = v, i++;
+        else {
+            fprintf(stderr, "usage: %s [--sizes 2000,4000] [--nbs 64,128] [--routines pdpotrf,pdgetrf,pdgeqrf] "
+                            "[--reps R] [--grid PxQ] [--out FILE]\n", argv[0]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (reps < 1) reps = 1;
+    int np;
+    Cblacs_pinfo(&me, &np);
+    if (np != nprow * npcol) {
+        if (me == 0) fprintf(stderr, "need %d ranks for a %dx%d grid, have %d\n", nprow * npcol, nprow, npcol, np);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    void *h = dlopen("libscalapack-openmpi.so", RTLD_NOW | RTLD_GLOBAL);
+    if (!h) h = dlopen("libscalapack-openmpi.so.2.2", RTLD_NOW | RTLD_GLOBAL);
+    if (h) {
+        ref_potrf = (potrf_fn)dlsym(h, "pdpotrf_");
+        ref_getrf = (getrf_fn)dlsym(h, "pdgetrf_");
+        ref_geqrf = (geqrf_fn)dlsym(h, "pdgeqrf_");
+    }
+    if (!ref_potrf || !ref_getrf || !ref_geqrf) {
+        fprintf(stderr, "cannot find the reference ScaLAPACK: %s\n", dlerror());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char *lh = lib_of((void *)pdpotrf_), *lr = lib_of((void *)ref_potrf);
+    if (!strstr(lh, "hetla") || !strstr(lr, "scalapack")) {
+        fprintf(stderr, "pdpotrf_ comes from %s, the reference from %s: link -lhetla ahead of ScaLAPACK\n", lh, lr);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int ctxt;
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "Row", nprow, npcol);
+    Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+    FILE *f = NULL;
+    if (me == 0) {
+        f = out ? fopen(out, "w") : stdout;
+        if (!f) { perror(out); MPI_Abort(MPI_COMM_WORLD, 2); }
+        fprintf(f, "routine,n,nb,grid,reps,hetla_s,ref_s,speedup,hetla_gflops,ref_gflops,check,maxdiff\n");
+        fflush(f);
+        fprintf(stderr, "scalapack_driver: hetla %s, reference %s, grid %dx%d, reps %d\n", lh, lr, nprow, npcol, reps);
+    }
+    int failed = 0;
+    char *save, *rt = strtok_r(routines, ",", &save);
+    for (; rt; rt = strtok_r(NULL, ",", &save)) {
+        if (strcmp(rt, "pdpotrf") && strcmp(rt, "pdgetrf") && strcmp(rt, "pdgeqrf")) {
+            if (me == 0) fprintf(stderr, "unknown routine %s\n", rt);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        for (int b = 0; b < nnb; b++) {
+            run(ctxt, rt, 4 * nbs[b] + 7, nbs[b], 0); /* warm-up */
+            for (int s = 0; s < ns; s++) {
+                struct result r = run(ctxt, rt, sizes[s], nbs[b], reps);
+                failed |= !r.ok;
+                if (me == 0) {
+                    double fl = flops(rt, sizes[s]) * 1e-9;
+                    fprintf(f, "%s,%d,%d,%dx%d,%d,%.6f,%.6f,%.3f,%.2f,%.2f,%s,%.2e\n", rt, sizes[s], nbs[b], nprow,
+                            npcol, reps, r.t_h, r.t_r, r.t_r / r.t_h, fl / r.t_h, fl / r.t_r, r.ok ? "ok" : "FAIL",
+                            r.maxdiff);
+                    fflush(f);
+                    fprintf(stderr, "scalapack_driver: %s n=%d nb=%d hetla %.3fs reference %.3fs (%.2fx) %s\n", rt,
+                            sizes[s], nbs[b], r.t_h, r.t_r, r.t_r / r.t_h, r.ok ? "ok" : "FAIL");
+                }
+            }
+        }
+    }
+    if (f && f != stdout) fclose(f);
+    Cblacs_gridexit(ctxt);
+    MPI_Finalize();
+    return failed;
+}
