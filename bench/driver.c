@@ -400,6 +400,16 @@ static int default_batch(int r, fint n) {
     return b < 1 ? 1 : b > 200 ? 200 : (int)b;
 }
 
+/* Idle time before every timed sample. After a multithreaded call, OpenBLAS's pool threads keep
+ * spinning for a while (OPENBLAS_THREAD_TIMEOUT, about 0.1 s by default) waiting for more work;
+ * without a gap the library timed next would share the cores with them. */
+static double gap_s = 0.25;
+
+static void idle_gap(void) {
+    struct timespec ts = {(time_t)gap_s, (long)((gap_s - (time_t)gap_s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
 static struct result measure(int r, fint n, fint nrhs, int reps, int batch) {
     struct problem p;
     struct result res;
@@ -409,7 +419,10 @@ static struct result measure(int r, fint n, fint nrhs, int reps, int batch) {
     res.batch = batch;
     double *ts[2] = {malloc(sizeof(double) * reps), malloc(sizeof(double) * reps)};
     for (int k = 0; k < reps; k++) /* interleaved: hetla, OpenBLAS, hetla, OpenBLAS, ... */
-        for (int lib = 0; lib < 2; lib++) ts[lib][k] = sample(lib, &p, batch, &res);
+        for (int lib = 0; lib < 2; lib++) {
+            idle_gap();
+            ts[lib][k] = sample(lib, &p, batch, &res);
+        }
     for (int lib = 0; lib < 2; lib++) {
         res.t[lib] = median(ts[lib], reps);
         free(ts[lib]);
@@ -588,10 +601,11 @@ static void probe(char *self, int nr, const int *routines, int ns, const fint *s
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: driver [--routines LIST] [--sizes LIST] [--reps R] [--batch B] [--nrhs K]\n"
+            "usage: driver [--routines LIST] [--sizes LIST] [--reps R] [--batch B] [--nrhs K] [--gap-ms G]\n"
             "              [--dgemm-n N] [--out FILE] [--meta FILE] [--selftest]\n"
             "  LIST: comma or space separated. Environment defaults: BENCH_ROUTINES, BENCH_SIZES,\n"
-            "  BENCH_REPS, BENCH_BATCH, BENCH_NRHS, BENCH_DGEMM_N.\n"
+            "  BENCH_REPS, BENCH_BATCH, BENCH_NRHS, BENCH_DGEMM_N, BENCH_GAP_MS (idle ms before each\n"
+            "  sample, default 250: OpenBLAS's pool threads spin for a while after a threaded call).\n"
             "  defaults: all of dpotrf,dgetrf,dgeqrf,dposv,dgesv,dgels; sizes 64 500 1000 2000\n"
             "  3000 4000 6000 8000; reps 5 (n <= 2000) or 3; batch 200 calls for n <= 64, else\n"
             "  enough calls for a few ms per sample; nrhs 1; dgemm-n 4000 (0 skips the DGEMM rate)\n"
@@ -648,6 +662,7 @@ int main(int argc, char **argv) {
     }
     int reps_opt = atoi(opt(argc, argv, "--reps", "BENCH_REPS", "0"));
     int batch_opt = atoi(opt(argc, argv, "--batch", "BENCH_BATCH", "0"));
+    gap_s = atof(opt(argc, argv, "--gap-ms", "BENCH_GAP_MS", "250")) * 1e-3;
     fint nrhs = atoi(opt(argc, argv, "--nrhs", "BENCH_NRHS", "1"));
     fint dgemm_n = atoi(opt(argc, argv, "--dgemm-n", "BENCH_DGEMM_N", "4000"));
     const char *outpath = opt(argc, argv, "--out", NULL, NULL);

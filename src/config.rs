@@ -93,14 +93,14 @@ pub fn parse_bytes(s: &str) -> Option<usize> {
     n.checked_mul(mult).filter(|&b| b > 0)
 }
 
-/// Measured break-even sizes (bench/README.md explains how): below these the backend's own
-/// routine is at least as fast as the tile path on the machines we build on.
+/// Measured break-even sizes: below these the backend's own routine was at least as fast as the
+/// tile path on the 2-core machine we build on (`bench/breakeven.sh`, 2026-11-22: dpotrf and
+/// dgetrf first at least as fast from n = 1536 on, dgeqrf from 1024; OpenBLAS with two threads).
+/// The solvers follow their factorizations; pdpotrf and friends use the same sizes.
 pub fn default_min_n(routine: &str) -> usize {
-    match routine {
-        "dpotrf" | "dposv" => 256,
-        "dgetrf" | "dgesv" => 256,
-        "dgeqrf" | "dgels" => 256,
-        _ => 256,
+    match routine.trim_start_matches('p') {
+        "dgeqrf" | "dgels" => 1024,
+        _ => 1536,
     }
 }
 
@@ -113,7 +113,7 @@ pub const MIN_AUTO_NB: usize = 64;
 pub fn default_nb(routine: &str) -> usize {
     match routine {
         "dpotrf" | "dposv" | "dpotrs" => 256,
-        "dgetrf" | "dgesv" | "dgetrs" => 256,
+        "dgetrf" | "dgesv" | "dgetrs" => 192,
         "dgeqrf" => 128,
         "dgels" => 128,
         _ => 256,
