@@ -114,7 +114,7 @@ pub fn default_nb(routine: &str) -> usize {
     match routine {
         "dpotrf" | "dposv" | "dpotrs" => 256,
         "dgetrf" | "dgesv" | "dgetrs" => 192,
-        "dgeqrf" => 128,
+        "dgeqrf" => 192,
         "dgels" => 128,
         _ => 256,
     }

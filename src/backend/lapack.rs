@@ -66,6 +66,7 @@ backend_fns! {
     dlarfb = "dlarfb_"(side: C, trans: C, direct: C, storev: C, m: I, n: I, k: I, v: R, ldv: I,
         t: R, ldt: I, c: M, ldc: I, work: M, ldwork: I, l1: usize, l2: usize, l3: usize,
         l4: usize);
+    dgeqrt3 = "dgeqrt3_"(m: I, n: I, a: M, lda: I, t: M, ldt: I, info: IM);
     dgeqrt = "dgeqrt_"(m: I, n: I, nb: I, a: M, lda: I, t: M, ldt: I, work: M, info: IM);
     dgemqrt = "dgemqrt_"(side: C, trans: C, m: I, n: I, k: I, nb: I, v: R, ldv: I, t: R, ldt: I,
         c: M, ldc: I, work: M, info: IM, l1: usize, l2: usize);

@@ -3,13 +3,13 @@
 //! The first `kb` columns of the m×n block A (m ≥ kb) become R above the diagonal and the
 //! Householder vectors v_i below it (unit leading entry implied), with the scalars in `tau`, so
 //! that H_i = I − tau_i·v_i·v_iᵀ and A = H_1·…·H_kb·R, exactly what DGEQRF stores. The kb×kb
-//! upper triangular T with H_1·…·H_kb = I − V·T·Vᵀ (DLARFT, forward, columnwise; Schreiber and
-//! Van Loan's compact WY form) goes to `t` for the trailing updates. When the block is wider than
+//! upper triangular T with H_1·…·H_kb = I − V·T·Vᵀ (forward, columnwise; Schreiber and Van
+//! Loan's compact WY form) goes to `t` for the trailing updates. When the block is wider than
 //! the panel (the last panel of an m < n matrix shares its tile column with columns that get no
 //! reflector of their own), Hᵀ is applied to those columns here.
 
 use super::{fi, larfb};
-use crate::backend::lapack::{self as bk, ch};
+use crate::backend::lapack as bk;
 use crate::tile::ViewMut;
 
 pub fn geqrf_panel(mut a: ViewMut<f64>, kb: usize, mut tau: ViewMut<f64>, mut t: ViewMut<f64>) {
@@ -20,43 +20,17 @@ pub fn geqrf_panel(mut a: ViewMut<f64>, kb: usize, mut tau: ViewMut<f64>, mut t:
     assert!(t.m >= kb && t.n >= kb, "T tile smaller than {kb}×{kb}");
     let (fm, fkb, lda) = (fi(m), fi(kb), fi(a.ld));
     let mut info = 0;
-    // Workspace query first: the backend's DGEQRF picks its own inner block size (for panels
-    // no wider than its crossover it runs the unblocked DGEQR2, as LAPACK does).
-    let mut opt = 0.0;
-    // SAFETY: with LWORK = -1 DGEQRF only writes WORK(1); the other pointers are valid views.
-    unsafe { bk::dgeqrf(&fm, &fkb, a.as_mut_ptr(), &lda, tau.as_mut_ptr(), &mut opt, &-1, &mut info) };
-    let mut work = vec![0.0; (opt as usize).max(kb)];
-    // SAFETY: `a` is an m×kb block (and more) with leading dimension lda, `tau` holds kb
-    // contiguous entries (a column view of at least kb rows), `work` has the queried length.
-    unsafe {
-        bk::dgeqrf(
-            &fm,
-            &fkb,
-            a.as_mut_ptr(),
-            &lda,
-            tau.as_mut_ptr(),
-            work.as_mut_ptr(),
-            &fi(work.len()),
-            &mut info,
-        )
-    };
-    debug_assert_eq!(info, 0, "DGEQRF rejected a panel");
-    // SAFETY: V is the m×kb block of `a`, tau its kb scalars, T a block of at least kb×kb.
-    unsafe {
-        bk::dlarft(
-            ch(b'F'),
-            ch(b'C'),
-            &fm,
-            &fkb,
-            a.as_ptr(),
-            &lda,
-            tau.as_ptr(),
-            t.as_mut_ptr(),
-            &fi(t.ld),
-            1,
-            1,
-        )
-    };
+    // DGEQRT3 (Elmroth and Gustavson's recursive QR) builds the same reflectors as DGEQR2 (each
+    // from DLARFG, so V, R and tau agree with DGEQRF's to rounding) but with BLAS-3 operations,
+    // and it returns T of the compact WY form directly; tau_i is T's diagonal. The backend's
+    // DGEQRF would run the BLAS-2 DGEQR2 on a panel no wider than its crossover (128), and the
+    // panel is the critical path of the factorization.
+    // SAFETY: `a` holds an m×kb block (m ≥ kb) with leading dimension lda; T is at least kb×kb.
+    unsafe { bk::dgeqrt3(&fm, &fkb, a.as_mut_ptr(), &lda, t.as_mut_ptr(), &fi(t.ld), &mut info) };
+    debug_assert_eq!(info, 0, "DGEQRT3 rejected a panel");
+    for i in 0..kb {
+        tau.set(i, 0, t.get(i, i));
+    }
     if a.n > kb {
         // The reflectors (columns 0..kb) are read, the remaining columns written.
         let (v, c) = a.split_cols(kb);
