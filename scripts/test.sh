@@ -6,6 +6,7 @@
 #   build         cargo build --release (libhetla.so for the C, Fortran and LAPACK tests)
 #   cargo-test    cargo test --release --no-fail-fast: unit tests next to the math and the
 #                 tests/*.rs integration tests (every test binary runs even after a failure)
+#   unit-emu1..3  the unit tests with every tile call on 1, 2, 3 emulated accelerators
 #   fmt           cargo fmt --check
 #   clippy        cargo clippy --all-targets -- -D warnings
 #   ffi-tests     ffi-tests/run.sh: C programs through hetla.h, relinked and LD_PRELOADed
@@ -103,6 +104,11 @@ if [ $rc -ne 0 ]; then
     [ "$f" -eq 0 ] && f=1
 fi
 record cargo-test "$p" "$f" $(($(date +%s) - t0))
+
+# The library's unit tests again with every tile call on 1, 2 and 3 emulated accelerators.
+for g in 1 2 3; do
+    step "unit-emu$g" env HETLA_TEST_EMULATE_GPUS=$g cargo test --release --lib
+done
 
 step fmt cargo fmt --check
 step clippy cargo clippy --all-targets -- -D warnings
