@@ -44,6 +44,17 @@ pub struct Stats {
     pub received: usize,
 }
 
+impl std::fmt::Display for Stats {
+    /// The verbose-line fields every distributed routine reports.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "redist={:.6}s tiles_sent={} tiles_received={}",
+            self.redistribution_s, self.sent, self.received
+        )
+    }
+}
+
 /// PDPOTRF on tiles for a process inside the grid; the arguments have passed the checks.
 #[allow(clippy::too_many_arguments)]
 pub fn pdpotrf(

@@ -72,13 +72,10 @@ pub fn pdgetrf(
     rep.finish(
         "pdgetrf",
         format_args!(
-            "m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} redist={:.6}s tiles_sent={} tiles_received={}",
+            "m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} {st}",
             desca.mb(),
             g.nprow,
-            g.npcol,
-            st.redistribution_s,
-            st.sent,
-            st.received
+            g.npcol
         ),
         Path::Tiles,
         None,

@@ -75,13 +75,10 @@ pub fn pdpotrf(
     rep.finish(
         "pdpotrf",
         format_args!(
-            "uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} redist={:.6}s tiles_sent={} tiles_received={}",
+            "uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} {st}",
             desca.mb(),
             g.nprow,
-            g.npcol,
-            st.redistribution_s,
-            st.sent,
-            st.received
+            g.npcol
         ),
         Path::Tiles,
         None,
