@@ -30,7 +30,7 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     let kmin = mu.min(nu);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
-    let flops = mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0;
+    let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0);
     if let Some(why) = forward_reason(cfg, "dgetrf", kmin) {
         let info = forward::dgetrf(m, n, a, lda, ipiv);
         rep.finish("dgetrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);

@@ -103,16 +103,12 @@ pub fn run<R>(
     let mut redist = t0.elapsed().as_secs_f64();
 
     // The distributed factorization.
-    let tg = TileGrid {
-        m: ld,
-        mb: ld,
-        mt: 1,
-        n,
-        nb,
-        nt,
+    let tg = TileGrid::new(
+        (ld, ld),
+        (n, nb),
         owner,
-        local: store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect(),
-    };
+        store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect(),
+    );
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);
     let engine = RefCell::new(Engine::new());

@@ -18,11 +18,15 @@
 use super::comm::{Engine, Outbox, Outgoing};
 use crate::error::Error;
 use crate::runtime::{Releaser, Seq, Task};
-use crate::tile::{TiledMatrix, View, ViewMut};
+use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-/// A grid of `mt`×`nt` tiles of an `m`×`n` matrix (tile edges `mb`×`nb`), each tile on one rank.
+/// A grid of `mt`×`nt` tiles of an `m`×`n` matrix (tile edges `mb`×`nb`), each tile on one rank,
+/// plus any number of *extra* tiles of any shape (an algorithm's buffers: a gathered panel, a
+/// block of pivot rows, a partial sum), also each on one rank. Every tile has an id: tile (i, j)
+/// of the matrix is `i + j * mt` ([`TileGrid::id`]), extra tiles follow ([`TileGrid::add`]); the
+/// id is also the MPI tag of its messages.
 pub struct TileGrid {
     pub m: usize,
     pub mb: usize,
@@ -30,17 +34,33 @@ pub struct TileGrid {
     pub n: usize,
     pub nb: usize,
     pub nt: usize,
-    /// Rank owning tile (i, j), at `i + j * mt`.
+    /// Rank owning each tile, by id.
     pub owner: Vec<usize>,
-    /// This rank's tiles (one single-tile matrix each), at `i + j * mt`.
+    /// This rank's tiles (one single-tile matrix each), by id.
     pub local: Vec<Option<TiledMatrix<f64>>>,
+    /// Shapes of the extra tiles (id − mt·nt).
+    extra: Vec<(usize, usize)>,
+    /// Storage of this rank's extra tiles.
+    store: Vec<Workspace<f64>>,
 }
 
 impl TileGrid {
+    /// A grid of the `m`×`n` matrix in `mb`×`nb` tiles with the given owners and this rank's
+    /// tiles (both at `i + j * mt`).
+    pub fn new(
+        (m, mb): (usize, usize),
+        (n, nb): (usize, usize),
+        owner: Vec<usize>,
+        local: Vec<Option<TiledMatrix<f64>>>,
+    ) -> Self {
+        let (mt, nt) = (m.div_ceil(mb), n.div_ceil(nb));
+        assert_eq!(owner.len(), mt * nt);
+        assert_eq!(local.len(), mt * nt);
+        TileGrid { m, mb, mt, n, nb, nt, owner, local, extra: Vec::new(), store: Vec::new() }
+    }
     /// A square grid (`n`×`n` in `nb`×`nb` tiles).
     pub fn square(n: usize, nb: usize, owner: Vec<usize>, local: Vec<Option<TiledMatrix<f64>>>) -> Self {
-        let nt = n.div_ceil(nb);
-        TileGrid { m: n, mb: nb, mt: nt, n, nb, nt, owner, local }
+        Self::new((n, nb), (n, nb), owner, local)
     }
     /// Rows of tile row `i`.
     pub fn rows(&self, i: usize) -> usize {
@@ -50,8 +70,42 @@ impl TileGrid {
     pub fn cols(&self, j: usize) -> usize {
         self.nb.min(self.n - j * self.nb)
     }
-    fn index(&self, t: (usize, usize)) -> usize {
-        t.0 + t.1 * self.mt
+    /// The id of tile (i, j) of the matrix.
+    pub fn id(&self, i: usize, j: usize) -> usize {
+        debug_assert!(i < self.mt && j < self.nt);
+        i + j * self.mt
+    }
+    /// Rows and columns of tile `id`.
+    pub fn dims(&self, id: usize) -> (usize, usize) {
+        let main = self.mt * self.nt;
+        if id < main {
+            (self.rows(id % self.mt), self.cols(id / self.mt))
+        } else {
+            self.extra[id - main]
+        }
+    }
+    /// Number of tiles, extra tiles included.
+    pub fn len(&self) -> usize {
+        self.owner.len()
+    }
+    /// Whether the grid has no tile at all.
+    pub fn is_empty(&self) -> bool {
+        self.owner.is_empty()
+    }
+    /// A new extra tile of `rows`×`cols` on rank `owner` (zero-filled storage on that rank, `me`);
+    /// returns its id. Add every extra tile before generating tasks.
+    pub fn add(&mut self, rows: usize, cols: usize, owner: usize, me: usize) -> usize {
+        let id = self.owner.len();
+        self.owner.push(owner);
+        self.extra.push((rows, cols));
+        let handle = (owner == me).then(|| {
+            let w = Workspace::new(rows, cols, rows.max(1), cols.max(1));
+            let h = w.tiles();
+            self.store.push(w);
+            h
+        });
+        self.local.push(handle);
+        id
     }
 }
 
@@ -78,16 +132,16 @@ impl<'a> DistSeq<'a> {
             me,
             engine,
             outbox,
-            version: vec![0; grid.mt * grid.nt],
+            version: vec![0; grid.len()],
             sent: HashSet::new(),
             copies: HashMap::new(),
         }
     }
 
     /// The handle through which the owner of the task writing tile `w` reads tile `r`.
-    fn input(&mut self, r: (usize, usize), owner: usize, prio: i64) -> Option<TiledMatrix<f64>> {
+    fn input(&mut self, ri: usize, owner: usize, prio: i64) -> Option<TiledMatrix<f64>> {
         let g = self.grid;
-        let ri = g.index(r);
+        let (rows, cols) = g.dims(ri);
         let (ro, v) = (g.owner[ri], self.version[ri]);
         if ro == owner {
             return g.local[ri];
@@ -96,7 +150,7 @@ impl<'a> DistSeq<'a> {
         if ro == self.me && self.sent.insert((ri, v, owner)) {
             let h = g.local[ri].expect("the owner holds its tile");
             let outbox = self.outbox.clone();
-            let t = Task::new("send").prio(prio).dims(g.rows(r.0), g.cols(r.1), 0).read(&h, 0, 0);
+            let t = Task::new("send").prio(prio).dims(rows, cols, 0).read(&h, 0, 0);
             self.seq.submit(t, move |c| {
                 let tile = c.tile(&h, 0, 0);
                 let mut data = Vec::with_capacity(1 + tile.m * tile.n);
@@ -118,15 +172,15 @@ impl<'a> DistSeq<'a> {
         }
         // Never hold the engine borrowed across a call into the sequence: the master's progress
         // callback borrows it whenever the sequence makes the master wait.
-        let h = self.engine.borrow_mut().add_copy((ri, v), g.rows(r.0), g.cols(r.1));
+        let h = self.engine.borrow_mut().add_copy((ri, v), rows, cols);
         let held = self.seq.submit_held(Task::new("recv").prio(prio).write(&h, 0, 0), |_| Ok(()));
         self.engine.borrow_mut().expect(&self.rel, ro, tag, (ri, v), held);
         self.copies.insert((ri, v), h);
         Some(h)
     }
 
-    /// A task that reads tiles `reads` and updates tile `w`, run by `w`'s owner with views of
-    /// the inputs (in the order given) and of `w`.
+    /// A task that reads tiles `reads` and updates tile `w` of the matrix, run by `w`'s owner
+    /// with views of the inputs (in the order given) and of `w`.
     pub fn submit<F>(
         &mut self,
         name: &'static str,
@@ -138,7 +192,23 @@ impl<'a> DistSeq<'a> {
     ) where
         F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
     {
-        let wi = self.grid.index(w);
+        let g = self.grid;
+        let ids: Vec<usize> = reads.iter().map(|&(i, j)| g.id(i, j)).collect();
+        self.submit_ids(name, prio, dims, &ids, g.id(w.0, w.1), body)
+    }
+
+    /// [`DistSeq::submit`] with tiles named by id (matrix tiles and extra tiles alike).
+    pub fn submit_ids<F>(
+        &mut self,
+        name: &'static str,
+        prio: i64,
+        dims: [usize; 3],
+        reads: &[usize],
+        wi: usize,
+        body: F,
+    ) where
+        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
+    {
         let owner = self.grid.owner[wi];
         let inputs: Vec<Option<TiledMatrix<f64>>> =
             reads.iter().map(|&r| self.input(r, owner, prio + 1)).collect();

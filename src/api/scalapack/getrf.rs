@@ -54,7 +54,7 @@ pub fn pdgetrf(
     let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
-    let flops = mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0;
+    let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0);
     let why = forward_reason(cfg, "pdgetrf", m.min(n) as usize).or_else(crate::dist::unsupported_reason);
     if let Some(why) = why {
         let info = fwd::pdgetrf(m, n, a, ia, ja, &desca.0, ipiv);
