@@ -96,27 +96,30 @@ pub(crate) fn run_tiles_on_devices<R>(
     let keep = generate(&seq, part);
     let (r, stats) = seq.wait_stats();
     drop(keep);
-    if !stats.is_empty() {
-        DEV_STATS.with(|s| {
-            let mut s = s.borrow_mut();
-            // A call running several sequences (DPOSV) reports the sum per device.
-            for st in stats {
-                match s.iter_mut().find(|x| x.device == st.device) {
-                    Some(x) => {
-                        x.bytes_in += st.bytes_in;
-                        x.bytes_out += st.bytes_out;
-                        x.copies_in += st.copies_in;
-                        x.copies_out += st.copies_out;
-                        x.evictions += st.evictions;
-                        x.tasks += st.tasks;
-                        x.host_fallbacks += st.host_fallbacks;
-                    }
-                    None => s.push(st),
-                }
-            }
-        });
-    }
+    record_device_stats(&stats);
     r
+}
+
+/// Adds what devices moved and ran to the current call's verbose line (a call running several
+/// sequences, DPOSV's for instance, reports the sum per device).
+pub(crate) fn record_device_stats(stats: &[DevStats]) {
+    DEV_STATS.with(|s| {
+        let mut s = s.borrow_mut();
+        for st in stats {
+            match s.iter_mut().find(|x| x.device == st.device) {
+                Some(x) => {
+                    x.bytes_in += st.bytes_in;
+                    x.bytes_out += st.bytes_out;
+                    x.copies_in += st.copies_in;
+                    x.copies_out += st.copies_out;
+                    x.evictions += st.evictions;
+                    x.tasks += st.tasks;
+                    x.host_fallbacks += st.host_fallbacks;
+                }
+                None => s.push(st.clone()),
+            }
+        }
+    });
 }
 
 /// Times a call and prints its `HETLA_VERBOSE` line.

@@ -143,5 +143,9 @@ pub fn run<R>(
     );
     redist += t1.elapsed().as_secs_f64();
     let e = engine.borrow();
-    (result, value, Stats { redistribution_s: redist, sent: e.sent, received: e.received })
+    (
+        result,
+        value,
+        Stats { redistribution_s: redist, sent: e.sent, received: e.received, devices: Vec::new() },
+    )
 }

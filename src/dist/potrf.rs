@@ -18,11 +18,12 @@ use super::comm::Engine;
 use super::grid::Grid;
 use super::layout::Axis;
 use super::redistribute::{exchange, Layout, Part};
-use super::tasks::{DistSeq, TileGrid};
+use super::tasks::{DistSeq, LocalTile, TileGrid};
 use crate::algo::prio;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
+use crate::device::{DevStats, DeviceOp, Tiles};
 use crate::error::Error;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
 use crate::runtime::Seq;
@@ -35,13 +36,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// What a distributed call measured, for the verbose line.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Stats {
     /// Seconds spent converting to tiles and back (both directions).
     pub redistribution_s: f64,
     /// Tile messages this rank sent and received.
     pub sent: usize,
     pub received: usize,
+    /// What this rank's devices moved and ran (empty without devices).
+    pub devices: Vec<DevStats>,
 }
 
 impl std::fmt::Display for Stats {
@@ -81,45 +84,54 @@ pub fn pdpotrf(
     let tcol = Axis::tiles(nu, nb, c0, q);
     let nt = nu.div_ceil(nb);
 
-    // Tile owners, and storage for this rank's tiles of the triangle.
+    // Tile owners, and one local matrix holding this rank's tiles: global tile (i, j) of the
+    // rank is local tile (i / p, j / q) (tiles are dealt cyclically from (r0, c0), and only the
+    // last tile row/column may be partial, which is then also the last local one). One matrix
+    // rather than a tile each, so that with devices the runtime deals its tile columns between
+    // the host and the devices like a shared-memory call's.
     let in_part = |i: usize, j: usize| if ul == Uplo::Lower { i >= j } else { i <= j };
-    let edge = |t: usize| nb.min(nu - t * nb);
     let mut owner = vec![0usize; nt * nt];
-    let mut store: Vec<Option<Workspace<f64>>> = Vec::with_capacity(nt * nt);
     for j in 0..nt {
         for i in 0..nt {
             owner[i + j * nt] = grid.rank_of((r0 + i) % p, (c0 + j) % q);
-            let mine = owner[i + j * nt] == me && in_part(i, j);
-            store.push(mine.then(|| Workspace::new(edge(i), edge(j), edge(i), edge(j))));
         }
     }
+    let (lm, ln) = (trow.held_by(grid.myrow).len(), tcol.held_by(grid.mycol).len());
+    let mut store = Workspace::new(lm, ln, nb, nb);
+    let mine = store.tiles();
+    let handles: Vec<Option<LocalTile>> = (0..nt * nt)
+        .map(|t| {
+            let (i, j) = (t % nt, t / nt);
+            (owner[t] == me && in_part(i, j)).then_some(LocalTile { m: mine, i: i / p, j: j / q })
+        })
+        .collect();
+    // Local offset of every row/column of sub(A) in the local matrix (meaningful for the ones
+    // this rank holds), so that the per-element conversion closures do no division.
+    let rowoff: Vec<usize> = (0..nu).map(|i| (i / nb / p) * nb + i % nb).collect();
+    let coloff: Vec<usize> = (0..nu).map(|j| ((j / nb / q) * nb + j % nb) * lm.max(1)).collect();
 
     // 1. Caller layout -> tiles.
     let t0 = Instant::now();
     let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
     let local = a.matrix(mloc, nloc, desca.lld() as usize);
-    // Tile index and offset of every row/column of sub(A), so that the per-element conversion
-    // closures below do no integer division (that dominated the conversion time).
-    let at: Vec<(usize, usize)> = (0..nu).map(|i| (i / nb, i % nb)).collect();
     let caller = Layout { rows: &crow, cols: &ccol, flat: false };
     let tiles = Layout { rows: &trow, cols: &tcol, flat: false };
-    exchange(
-        &grid,
-        part,
-        &caller,
-        &tiles,
-        |i, j| local.get(crow.local[i], ccol.local[j]),
-        |i, j, v| {
-            let ((ti, oi), (tj, oj)) = (at[i], at[j]);
-            let w = store[ti + tj * nt].as_mut().expect("a tile of this rank");
-            w.as_mut_slice()[oi + oj * edge(ti)] = v;
-        },
-    );
+    {
+        let dst = store.as_mut_slice();
+        exchange(
+            &grid,
+            part,
+            &caller,
+            &tiles,
+            |i, j| local.get(crow.local[i], ccol.local[j]),
+            |i, j, v| dst[rowoff[i] + coloff[j]] = v,
+        );
+    }
     let mut redist = t0.elapsed().as_secs_f64();
 
     // 2. The distributed factorization.
-    let tg = TileGrid::square(nu, nb, owner, store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect());
+    let tg = TileGrid::square(nu, nb, owner, handles);
     let fail = Arc::new(AtomicI32::new(i32::MAX));
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);
@@ -134,9 +146,10 @@ pub fn pdpotrf(
                 let mut ds = DistSeq::new(&seq, &tg, me, &engine);
                 generate(&mut ds, ul, fail.clone());
             }
-            seq.wait()
+            seq.wait_stats()
         })
     };
+    let (run, devices) = run;
     engine.borrow_mut().flush(&grid.comm);
 
     // 3. The same INFO everywhere.
@@ -146,21 +159,18 @@ pub fn pdpotrf(
 
     // 4. Tiles -> caller layout.
     let t1 = Instant::now();
+    let src = store.as_slice();
     exchange(
         &grid,
         part,
         &tiles,
         &caller,
-        |i, j| {
-            let ((ti, oi), (tj, oj)) = (at[i], at[j]);
-            let w = store[ti + tj * nt].as_ref().expect("a tile of this rank");
-            w.as_slice()[oi + oj * edge(ti)]
-        },
+        |i, j| src[rowoff[i] + coloff[j]],
         |i, j, v| local.set(crow.local[i], ccol.local[j], v),
     );
     redist += t1.elapsed().as_secs_f64();
     let e = engine.borrow();
-    let stats = Stats { redistribution_s: redist, sent: e.sent, received: e.received };
+    let stats = Stats { redistribution_s: redist, sent: e.sent, received: e.received, devices };
     let result = match run {
         Err(e) => Err(e),
         Ok(()) if info != i32::MAX => Err(Error::Numerical(info)),
@@ -199,7 +209,18 @@ fn generate(ds: &mut DistSeq, ul: Uplo, fail: Arc<AtomicI32>) {
             let mb = ds.grid.rows(m);
             let f = fail.clone();
             let (w, dims) = if ul == Uplo::Lower { ((m, k), [mb, kb, 0]) } else { ((k, m), [kb, mb, 0]) };
-            ds.submit("trsm", prio(nt, k, 2), dims, &[(k, k)], w, move |x, w| {
+            let side = if ul == Uplo::Lower { Side::Right } else { Side::Left };
+            let op = DeviceOp::Trsm {
+                side,
+                uplo: ul,
+                trans: Trans::Yes,
+                diag: Diag::NonUnit,
+                alpha: 1.0,
+                a: Tiles::one(1),
+                b: Tiles::one(0),
+            };
+            let (dk, dw) = (ds.grid.id(k, k), ds.grid.id(w.0, w.1));
+            ds.submit_op("trsm", prio(nt, k, 2), dims, &[dk], dw, Some(op), move |x, w| {
                 if live(&f, k, nb) {
                     match ul {
                         Uplo::Lower => {
@@ -217,9 +238,18 @@ fn generate(ds: &mut DistSeq, ul: Uplo, fail: Arc<AtomicI32>) {
             let nn = ds.grid.rows(n);
             let f = fail.clone();
             let src = if ul == Uplo::Lower { (n, k) } else { (k, n) };
-            ds.submit("syrk", prio(nt, n, 1), [nn, nn, kb], &[src], (n, n), move |x, w| {
+            let t = if ul == Uplo::Lower { Trans::No } else { Trans::Yes };
+            let op = DeviceOp::Syrk {
+                uplo: ul,
+                trans: t,
+                alpha: -1.0,
+                a: Tiles::one(1),
+                beta: 1.0,
+                c: Tiles::one(0),
+            };
+            let (ds_, dn) = (ds.grid.id(src.0, src.1), ds.grid.id(n, n));
+            ds.submit_op("syrk", prio(nt, n, 1), [nn, nn, kb], &[ds_], dn, Some(op), move |x, w| {
                 if live(&f, k, nb) {
-                    let t = if ul == Uplo::Lower { Trans::No } else { Trans::Yes };
                     kernels::syrk(ul, t, -1.0, x[0], 1.0, w);
                 }
                 Ok(())
@@ -230,12 +260,23 @@ fn generate(ds: &mut DistSeq, ul: Uplo, fail: Arc<AtomicI32>) {
                 let mm = ds.grid.rows(m);
                 let f = fail.clone();
                 let reads = if ul == Uplo::Lower { [(m, k), (n, k)] } else { [(k, m), (k, n)] };
-                ds.submit("gemm", prio(nt, n, 0), [mm, nn, kb], &reads, (m, n), move |x, w| {
+                let (ta, tb) =
+                    if ul == Uplo::Lower { (Trans::No, Trans::Yes) } else { (Trans::Yes, Trans::No) };
+                let op = DeviceOp::Gemm {
+                    ta,
+                    tb,
+                    alpha: -1.0,
+                    a: Tiles::one(1),
+                    b: Tiles::one(2),
+                    beta: 1.0,
+                    c: Tiles::one(0),
+                    k: kb,
+                };
+                let ids = [ds.grid.id(reads[0].0, reads[0].1), ds.grid.id(reads[1].0, reads[1].1)];
+                let dw = ds.grid.id(m, n);
+                ds.submit_op("gemm", prio(nt, n, 0), [mm, nn, kb], &ids, dw, Some(op), move |x, w| {
                     if live(&f, k, nb) {
-                        match ul {
-                            Uplo::Lower => kernels::gemm(Trans::No, Trans::Yes, -1.0, x[0], x[1], 1.0, w),
-                            Uplo::Upper => kernels::gemm(Trans::Yes, Trans::No, -1.0, x[0], x[1], 1.0, w),
-                        }
+                        kernels::gemm(ta, tb, -1.0, x[0], x[1], 1.0, w);
                     }
                     Ok(())
                 });

@@ -16,6 +16,7 @@
 //! whatever the number of tasks that read it there. The remaining tasks are ordinary local tasks.
 
 use super::comm::{Engine, Outbox, Outgoing};
+use crate::device::DeviceOp;
 use crate::error::Error;
 use crate::runtime::{Releaser, Seq, Task};
 use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
@@ -36,30 +37,48 @@ pub struct TileGrid {
     pub nt: usize,
     /// Rank owning each tile, by id.
     pub owner: Vec<usize>,
-    /// This rank's tiles (one single-tile matrix each), by id.
-    pub local: Vec<Option<TiledMatrix<f64>>>,
+    /// This rank's tiles, by id.
+    pub local: Vec<Option<LocalTile>>,
     /// Shapes of the extra tiles (id − mt·nt).
     extra: Vec<(usize, usize)>,
     /// Storage of this rank's extra tiles.
     store: Vec<Workspace<f64>>,
 }
 
+/// Where this rank keeps one of its tiles: tile (i, j) of a local tiled matrix (a matrix of its
+/// own, or one tile of a matrix holding all of the rank's tiles, whose tile columns the runtime
+/// then deals between the host and the devices).
+#[derive(Clone, Copy)]
+pub struct LocalTile {
+    pub m: TiledMatrix<f64>,
+    pub i: usize,
+    pub j: usize,
+}
+
+impl From<TiledMatrix<f64>> for LocalTile {
+    /// A one-tile matrix.
+    fn from(m: TiledMatrix<f64>) -> Self {
+        LocalTile { m, i: 0, j: 0 }
+    }
+}
+
 impl TileGrid {
     /// A grid of the `m`×`n` matrix in `mb`×`nb` tiles with the given owners and this rank's
     /// tiles (both at `i + j * mt`).
-    pub fn new(
+    pub fn new<L: Into<LocalTile>>(
         (m, mb): (usize, usize),
         (n, nb): (usize, usize),
         owner: Vec<usize>,
-        local: Vec<Option<TiledMatrix<f64>>>,
+        local: Vec<Option<L>>,
     ) -> Self {
+        let local: Vec<Option<LocalTile>> = local.into_iter().map(|l| l.map(Into::into)).collect();
         let (mt, nt) = (m.div_ceil(mb), n.div_ceil(nb));
         assert_eq!(owner.len(), mt * nt);
         assert_eq!(local.len(), mt * nt);
         TileGrid { m, mb, mt, n, nb, nt, owner, local, extra: Vec::new(), store: Vec::new() }
     }
     /// A square grid (`n`×`n` in `nb`×`nb` tiles).
-    pub fn square(n: usize, nb: usize, owner: Vec<usize>, local: Vec<Option<TiledMatrix<f64>>>) -> Self {
+    pub fn square<L: Into<LocalTile>>(n: usize, nb: usize, owner: Vec<usize>, local: Vec<Option<L>>) -> Self {
         Self::new((n, nb), (n, nb), owner, local)
     }
     /// Rows of tile row `i`.
@@ -102,7 +121,7 @@ impl TileGrid {
             let w = Workspace::new(rows, cols, rows.max(1), cols.max(1));
             let h = w.tiles();
             self.store.push(w);
-            h
+            LocalTile::from(h)
         });
         self.local.push(handle);
         id
@@ -119,7 +138,7 @@ pub struct DistSeq<'a> {
     outbox: Outbox,
     version: Vec<u32>,
     sent: HashSet<(usize, u32, usize)>,
-    copies: HashMap<(usize, u32), TiledMatrix<f64>>,
+    copies: HashMap<(usize, u32), LocalTile>,
 }
 
 impl<'a> DistSeq<'a> {
@@ -139,7 +158,7 @@ impl<'a> DistSeq<'a> {
     }
 
     /// The handle through which the owner of the task writing tile `w` reads tile `r`.
-    fn input(&mut self, ri: usize, owner: usize, prio: i64) -> Option<TiledMatrix<f64>> {
+    fn input(&mut self, ri: usize, owner: usize, prio: i64) -> Option<LocalTile> {
         let g = self.grid;
         let (rows, cols) = g.dims(ri);
         let (ro, v) = (g.owner[ri], self.version[ri]);
@@ -150,9 +169,9 @@ impl<'a> DistSeq<'a> {
         if ro == self.me && self.sent.insert((ri, v, owner)) {
             let h = g.local[ri].expect("the owner holds its tile");
             let outbox = self.outbox.clone();
-            let t = Task::new("send").prio(prio).dims(rows, cols, 0).read(&h, 0, 0);
+            let t = Task::new("send").prio(prio).dims(rows, cols, 0).read(&h.m, h.i, h.j);
             self.seq.submit(t, move |c| {
-                let tile = c.tile(&h, 0, 0);
+                let tile = c.tile(&h.m, h.i, h.j);
                 let mut data = Vec::with_capacity(1 + tile.m * tile.n);
                 data.push(v as f64);
                 for j in 0..tile.n {
@@ -175,8 +194,8 @@ impl<'a> DistSeq<'a> {
         let h = self.engine.borrow_mut().add_copy((ri, v), rows, cols);
         let held = self.seq.submit_held(Task::new("recv").prio(prio).write(&h, 0, 0), |_| Ok(()));
         self.engine.borrow_mut().expect(&self.rel, ro, tag, (ri, v), held);
-        self.copies.insert((ri, v), h);
-        Some(h)
+        self.copies.insert((ri, v), h.into());
+        Some(h.into())
     }
 
     /// A task that reads tiles `reads` and updates tile `w` of the matrix, run by `w`'s owner
@@ -209,20 +228,41 @@ impl<'a> DistSeq<'a> {
     ) where
         F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
     {
+        self.submit_op(name, prio, dims, reads, wi, None, body)
+    }
+
+    /// [`DistSeq::submit_ids`] with the same work as a device kernel, for the runtime to run on
+    /// a device when this rank has some and the written tile's column is dealt to one. The op's
+    /// operands are by position: the written tile is 0, the inputs follow in the order given.
+    #[allow(clippy::too_many_arguments)]
+    pub fn submit_op<F>(
+        &mut self,
+        name: &'static str,
+        prio: i64,
+        dims: [usize; 3],
+        reads: &[usize],
+        wi: usize,
+        op: Option<DeviceOp>,
+        body: F,
+    ) where
+        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
+    {
         let owner = self.grid.owner[wi];
-        let inputs: Vec<Option<TiledMatrix<f64>>> =
-            reads.iter().map(|&r| self.input(r, owner, prio + 1)).collect();
+        let inputs: Vec<Option<LocalTile>> = reads.iter().map(|&r| self.input(r, owner, prio + 1)).collect();
         if owner == self.me {
             let out = self.grid.local[wi].expect("the owner holds its tile");
-            let ins: Vec<TiledMatrix<f64>> =
+            let ins: Vec<LocalTile> =
                 inputs.into_iter().map(|h| h.expect("inputs resolved on the owner")).collect();
-            let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]).rw(&out, 0, 0);
+            let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]).rw(&out.m, out.i, out.j);
             for h in &ins {
-                t = t.read(h, 0, 0);
+                t = t.read(&h.m, h.i, h.j);
+            }
+            if let Some(op) = op {
+                t = t.device_op(op);
             }
             self.seq.submit(t, move |c| {
-                let views: Vec<View<f64>> = ins.iter().map(|h| c.tile(h, 0, 0)).collect();
-                body(&views, c.tile_mut(&out, 0, 0))
+                let views: Vec<View<f64>> = ins.iter().map(|h| c.tile(&h.m, h.i, h.j)).collect();
+                body(&views, c.tile_mut(&out.m, out.i, out.j))
             });
         }
         self.version[wi] += 1;

@@ -24,6 +24,8 @@ run() { # routine np nb how args...
     local t=$1 np=$2 nb=$3 how=$4
     shift 4
     local env=(-x HETLA_MIN_N=0 -x HETLA_NB="$nb" -x HETLA_VERBOSE=1)
+    # EMU=k: k emulated accelerators per rank (EMU_MEM: their capacity), which must run tasks.
+    [ -n "${EMU:-}" ] && env+=(-x HETLA_EMULATE_GPUS="$EMU" -x HETLA_EMULATE_GPU_MEM="${EMU_MEM:-64M}")
     local exe=$work/$t.linked
     [ "$how" = preload ] && { env+=(-x LD_PRELOAD="$lib"); exe=$work/$t.preload; }
     local out
@@ -31,10 +33,16 @@ run() { # routine np nb how args...
     local summary tiles
     summary=$(grep -E "^${t}_test:" <<<"$out" || echo "no summary")
     tiles=$(grep -c "hetla: $t .*path=tiles" <<<"$out" || true)
-    printf '%s np=%s nb=%-2s %-7s grid %-9s %s (tile calls: %s)\n' "$t" "$np" "$nb" "$how" "$*" "$summary" "$tiles"
+    local devtasks=""
+    [ -n "${EMU:-}" ] && devtasks=" (emu$EMU ${EMU_MEM:-64M}: $(grep -c "dev=emu.*tasks=[1-9]" <<<"$out" || true) calls with device tasks, $(grep -c "evict=[1-9]" <<<"$out" || true) with evictions)"
+    printf '%s np=%s nb=%-2s %-7s grid %-9s %s (tile calls: %s)%s\n' "$t" "$np" "$nb" "$how" "$*" "$summary" "$tiles" "$devtasks"
     if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ]; then
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
+    fi
+    if [ -n "${EMU:-}" ] && ! grep -q "dev=emu.*tasks=[1-9]" <<<"$out"; then
+        echo "  no task ran on the emulated devices" >&2
+        status=1
     fi
 }
 for t in pdpotrf pdgetrf pdgeqrf; do
@@ -47,4 +55,8 @@ for t in pdpotrf pdgetrf pdgeqrf; do
     run $t 4 3 preload R 1 2 1
     run $t 4 5 linked C 2 1 1
 done
+# The distributed Cholesky with emulated accelerators on every rank (its TRSM/SYRK/GEMM tasks
+# carry device kernels): ample memory, and 16K so that tiles are evicted and written back.
+EMU=2 run pdpotrf 4 3 preload R 2 2
+EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
 exit $status

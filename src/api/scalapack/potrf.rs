@@ -72,6 +72,7 @@ pub fn pdpotrf(
     }
     let nb = cfg.nb_for("pdpotrf", n as usize);
     let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb);
+    crate::api::record_device_stats(&st.devices);
     rep.finish(
         "pdpotrf",
         format_args!(
