@@ -24,19 +24,12 @@ pub enum Part {
 }
 
 impl Part {
-    /// How many of `rows` (increasing) column j keeps.
-    fn kept(self, rows: &[usize], j: usize) -> usize {
+    /// The rows column j keeps, of `rows` (increasing): a contiguous run of them.
+    fn kept(self, rows: &[usize], j: usize) -> &[usize] {
         match self {
-            Part::Lower => rows.len() - rows.partition_point(|&i| i < j),
-            Part::Upper => rows.partition_point(|&i| i <= j),
-            Part::Full => rows.len(),
-        }
-    }
-    fn keeps(self, i: usize, j: usize) -> bool {
-        match self {
-            Part::Lower => i >= j,
-            Part::Upper => i <= j,
-            Part::Full => true,
+            Part::Lower => &rows[rows.partition_point(|&i| i < j)..],
+            Part::Upper => &rows[..rows.partition_point(|&i| i <= j)],
+            Part::Full => rows,
         }
     }
 }
@@ -103,16 +96,14 @@ pub fn exchange(
     for &j in &src_cols {
         if let Some(r) = to.column_owner(grid, j) {
             if r != me {
-                scounts[r] += part.kept(&src_rows, j) as i32;
+                scounts[r] += part.kept(&src_rows, j).len() as i32;
             }
             continue;
         }
-        for &i in &src_rows {
-            if part.keeps(i, j) {
-                let r = to.owner(grid, i, j);
-                if r != me {
-                    scounts[r] += 1;
-                }
+        for &i in part.kept(&src_rows, j) {
+            let r = to.owner(grid, i, j);
+            if r != me {
+                scounts[r] += 1;
             }
         }
     }
@@ -120,16 +111,14 @@ pub fn exchange(
     for &j in &dst_cols {
         if let Some(r) = from.column_owner(grid, j) {
             if r != me {
-                rcounts[r] += part.kept(&dst_rows, j) as i32;
+                rcounts[r] += part.kept(&dst_rows, j).len() as i32;
             }
             continue;
         }
-        for &i in &dst_rows {
-            if part.keeps(i, j) {
-                let r = from.owner(grid, i, j);
-                if r != me {
-                    rcounts[r] += 1;
-                }
+        for &i in part.kept(&dst_rows, j) {
+            let r = from.owner(grid, i, j);
+            if r != me {
+                rcounts[r] += 1;
             }
         }
     }
@@ -150,28 +139,28 @@ pub fn exchange(
     let mut sbuf = vec![0f64; stotal as usize];
     let mut cursor: Vec<usize> = sdispls.iter().map(|&d| d as usize).collect();
     for &j in &src_cols {
-        let whole = to.column_owner(grid, j);
-        if let Some(r) = whole {
-            let rows = src_rows.iter().copied().filter(|&i| part.keeps(i, j));
+        let rows = part.kept(&src_rows, j);
+        if let Some(r) = to.column_owner(grid, j) {
             if r == me {
-                rows.for_each(|i| write(i, j, read(i, j)));
-            } else {
-                for i in rows {
-                    sbuf[cursor[r]] = read(i, j);
-                    cursor[r] += 1;
+                for &i in rows {
+                    write(i, j, read(i, j));
                 }
+            } else {
+                let out = &mut sbuf[cursor[r]..cursor[r] + rows.len()];
+                for (o, &i) in out.iter_mut().zip(rows) {
+                    *o = read(i, j);
+                }
+                cursor[r] += rows.len();
             }
             continue;
         }
-        for &i in &src_rows {
-            if part.keeps(i, j) {
-                let r = to.owner(grid, i, j);
-                if r == me {
-                    write(i, j, read(i, j));
-                } else {
-                    sbuf[cursor[r]] = read(i, j);
-                    cursor[r] += 1;
-                }
+        for &i in rows {
+            let r = to.owner(grid, i, j);
+            if r == me {
+                write(i, j, read(i, j));
+            } else {
+                sbuf[cursor[r]] = read(i, j);
+                cursor[r] += 1;
             }
         }
     }
@@ -185,22 +174,21 @@ pub fn exchange(
     // Pass 3: unpack in the same order.
     let mut cursor: Vec<usize> = rdispls.iter().map(|&d| d as usize).collect();
     for &j in &dst_cols {
+        let rows = part.kept(&dst_rows, j);
         if let Some(r) = from.column_owner(grid, j) {
             if r != me {
-                for i in dst_rows.iter().copied().filter(|&i| part.keeps(i, j)) {
-                    write(i, j, rbuf[cursor[r]]);
-                    cursor[r] += 1;
+                for (&i, &v) in rows.iter().zip(&rbuf[cursor[r]..cursor[r] + rows.len()]) {
+                    write(i, j, v);
                 }
+                cursor[r] += rows.len();
             }
             continue;
         }
-        for &i in &dst_rows {
-            if part.keeps(i, j) {
-                let r = from.owner(grid, i, j);
-                if r != me {
-                    write(i, j, rbuf[cursor[r]]);
-                    cursor[r] += 1;
-                }
+        for &i in rows {
+            let r = from.owner(grid, i, j);
+            if r != me {
+                write(i, j, rbuf[cursor[r]]);
+                cursor[r] += 1;
             }
         }
     }
