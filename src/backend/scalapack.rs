@@ -44,200 +44,65 @@ type C = *const c_char;
 type M = *mut f64;
 type IM = *mut i32;
 
-macro_rules! forward_fn {
-    ($sym:literal, $ty:ty) => {{
-        static P: OnceLock<usize> = OnceLock::new();
-        let p = resolve(&P, $sym);
-        // SAFETY: `p` is the address of the named ScaLAPACK routine, whose Fortran signature is
-        // the one given here (LP64 integers, hidden CHARACTER lengths as usize).
-        unsafe { std::mem::transmute::<usize, $ty>(p) }
-    }};
+/// The wrapper of each forwarded routine, from its Fortran argument list. Each argument is named
+/// with its kind: `chr` (a CHARACTER flag, `u8`), `int` (an INTEGER, `i32`), `mat` (a local
+/// DOUBLE PRECISION array, [`Raw<f64>`]), `piv` (a local INTEGER array, [`Raw<i32>`]) or `desc` (a
+/// descriptor, [`Desc9`]); INFO is appended and returned, and the `chr` arguments named in
+/// brackets get their hidden CHARACTER lengths (1) after it, as gfortran passes them.
+macro_rules! scalapack_fns {
+    (@ty chr) => { u8 };
+    (@ty int) => { i32 };
+    (@ty mat) => { Raw<f64> };
+    (@ty piv) => { Raw<i32> };
+    (@ty desc) => { &Desc9 };
+    (@ffi chr) => { C };
+    (@ffi int) => { I };
+    (@ffi mat) => { M };
+    (@ffi piv) => { IM };
+    (@ffi desc) => { I };
+    (@pass chr $x:ident) => { ch($x) };
+    (@pass int $x:ident) => { &$x };
+    (@pass mat $x:ident) => { $x.ptr() };
+    (@pass piv $x:ident) => { $x.ptr() };
+    (@pass desc $x:ident) => { $x.as_ptr() };
+    (@len $flag:ident) => { 1usize };
+    (@lenty $flag:ident) => { usize };
+    ($( $name:ident = $sym:literal ( $($arg:ident : $kind:ident),* ) [$($flag:ident),*] ;)*) => {
+        $(
+            #[doc = concat!("The next ScaLAPACK's `", $sym, "`; returns its INFO.")]
+            #[allow(clippy::too_many_arguments)]
+            pub fn $name($($arg: scalapack_fns!(@ty $kind)),*) -> i32 {
+                static P: OnceLock<usize> = OnceLock::new();
+                let p = resolve(&P, $sym);
+                type F = unsafe extern "C" fn($(scalapack_fns!(@ffi $kind),)* IM $(, scalapack_fns!(@lenty $flag))*);
+                // SAFETY: `p` is the address of the named ScaLAPACK routine, whose Fortran
+                // signature is the one spelled out above (LP64 integers, hidden CHARACTER lengths
+                // as usize after the last argument).
+                let f = unsafe { std::mem::transmute::<usize, F>(p) };
+                let mut info = 0;
+                // SAFETY: the arrays come as `Raw`, whose creator vouched for them under
+                // ScaLAPACK's calling convention; the reference checks the arguments itself.
+                unsafe { f($(scalapack_fns!(@pass $kind $arg),)* &mut info $(, scalapack_fns!(@len $flag))*) };
+                info
+            }
+        )*
+    };
 }
 
 /// A descriptor as ScaLAPACK reads it.
 pub type Desc9 = [i32; 9];
 
-pub fn pdpotrf(uplo: u8, n: i32, a: Raw<f64>, ia: i32, ja: i32, desca: &Desc9) -> i32 {
-    let f = forward_fn!("pdpotrf_", unsafe extern "C" fn(C, I, M, I, I, I, IM, usize));
-    let mut info = 0;
-    // SAFETY: Raw's contract; the reference checks the arguments itself.
-    unsafe { f(ch(uplo), &n, a.ptr(), &ia, &ja, desca.as_ptr(), &mut info, 1) };
-    info
-}
-
-#[allow(clippy::too_many_arguments)]
-pub fn pdpotrs(
-    uplo: u8,
-    n: i32,
-    nrhs: i32,
-    a: Raw<f64>,
-    ia: i32,
-    ja: i32,
-    desca: &Desc9,
-    b: Raw<f64>,
-    ib: i32,
-    jb: i32,
-    descb: &Desc9,
-) -> i32 {
-    let f = forward_fn!("pdpotrs_", unsafe extern "C" fn(C, I, I, M, I, I, I, M, I, I, I, IM, usize));
-    let mut info = 0;
-    // SAFETY: Raw's contract.
-    unsafe {
-        f(
-            ch(uplo),
-            &n,
-            &nrhs,
-            a.ptr(),
-            &ia,
-            &ja,
-            desca.as_ptr(),
-            b.ptr(),
-            &ib,
-            &jb,
-            descb.as_ptr(),
-            &mut info,
-            1,
-        )
-    };
-    info
-}
-
-#[allow(clippy::too_many_arguments)]
-pub fn pdposv(
-    uplo: u8,
-    n: i32,
-    nrhs: i32,
-    a: Raw<f64>,
-    ia: i32,
-    ja: i32,
-    desca: &Desc9,
-    b: Raw<f64>,
-    ib: i32,
-    jb: i32,
-    descb: &Desc9,
-) -> i32 {
-    let f = forward_fn!("pdposv_", unsafe extern "C" fn(C, I, I, M, I, I, I, M, I, I, I, IM, usize));
-    let mut info = 0;
-    // SAFETY: Raw's contract.
-    unsafe {
-        f(
-            ch(uplo),
-            &n,
-            &nrhs,
-            a.ptr(),
-            &ia,
-            &ja,
-            desca.as_ptr(),
-            b.ptr(),
-            &ib,
-            &jb,
-            descb.as_ptr(),
-            &mut info,
-            1,
-        )
-    };
-    info
-}
-
-#[allow(clippy::too_many_arguments)]
-pub fn pdgetrf(m: i32, n: i32, a: Raw<f64>, ia: i32, ja: i32, desca: &Desc9, ipiv: Raw<i32>) -> i32 {
-    let f = forward_fn!("pdgetrf_", unsafe extern "C" fn(I, I, M, I, I, I, IM, IM));
-    let mut info = 0;
-    // SAFETY: Raw's contract.
-    unsafe { f(&m, &n, a.ptr(), &ia, &ja, desca.as_ptr(), ipiv.ptr(), &mut info) };
-    info
-}
-
-#[allow(clippy::too_many_arguments)]
-pub fn pdgetrs(
-    trans: u8,
-    n: i32,
-    nrhs: i32,
-    a: Raw<f64>,
-    ia: i32,
-    ja: i32,
-    desca: &Desc9,
-    ipiv: Raw<i32>,
-    b: Raw<f64>,
-    ib: i32,
-    jb: i32,
-    descb: &Desc9,
-) -> i32 {
-    let f = forward_fn!("pdgetrs_", unsafe extern "C" fn(C, I, I, M, I, I, I, IM, M, I, I, I, IM, usize));
-    let mut info = 0;
-    // SAFETY: Raw's contract.
-    unsafe {
-        f(
-            ch(trans),
-            &n,
-            &nrhs,
-            a.ptr(),
-            &ia,
-            &ja,
-            desca.as_ptr(),
-            ipiv.ptr(),
-            b.ptr(),
-            &ib,
-            &jb,
-            descb.as_ptr(),
-            &mut info,
-            1,
-        )
-    };
-    info
-}
-
-#[allow(clippy::too_many_arguments)]
-pub fn pdgesv(
-    n: i32,
-    nrhs: i32,
-    a: Raw<f64>,
-    ia: i32,
-    ja: i32,
-    desca: &Desc9,
-    ipiv: Raw<i32>,
-    b: Raw<f64>,
-    ib: i32,
-    jb: i32,
-    descb: &Desc9,
-) -> i32 {
-    let f = forward_fn!("pdgesv_", unsafe extern "C" fn(I, I, M, I, I, I, IM, M, I, I, I, IM));
-    let mut info = 0;
-    // SAFETY: Raw's contract.
-    unsafe {
-        f(
-            &n,
-            &nrhs,
-            a.ptr(),
-            &ia,
-            &ja,
-            desca.as_ptr(),
-            ipiv.ptr(),
-            b.ptr(),
-            &ib,
-            &jb,
-            descb.as_ptr(),
-            &mut info,
-        )
-    };
-    info
-}
-
-#[allow(clippy::too_many_arguments)]
-pub fn pdgeqrf(
-    m: i32,
-    n: i32,
-    a: Raw<f64>,
-    ia: i32,
-    ja: i32,
-    desca: &Desc9,
-    tau: Raw<f64>,
-    work: Raw<f64>,
-    lwork: i32,
-) -> i32 {
-    let f = forward_fn!("pdgeqrf_", unsafe extern "C" fn(I, I, M, I, I, I, M, M, I, IM));
-    let mut info = 0;
-    // SAFETY: Raw's contract.
-    unsafe { f(&m, &n, a.ptr(), &ia, &ja, desca.as_ptr(), tau.ptr(), work.ptr(), &lwork, &mut info) };
-    info
+scalapack_fns! {
+    pdpotrf = "pdpotrf_"(uplo: chr, n: int, a: mat, ia: int, ja: int, desca: desc) [uplo];
+    pdpotrs = "pdpotrs_"(uplo: chr, n: int, nrhs: int, a: mat, ia: int, ja: int, desca: desc, b: mat,
+        ib: int, jb: int, descb: desc) [uplo];
+    pdposv = "pdposv_"(uplo: chr, n: int, nrhs: int, a: mat, ia: int, ja: int, desca: desc, b: mat,
+        ib: int, jb: int, descb: desc) [uplo];
+    pdgetrf = "pdgetrf_"(m: int, n: int, a: mat, ia: int, ja: int, desca: desc, ipiv: piv) [];
+    pdgetrs = "pdgetrs_"(trans: chr, n: int, nrhs: int, a: mat, ia: int, ja: int, desca: desc,
+        ipiv: piv, b: mat, ib: int, jb: int, descb: desc) [trans];
+    pdgesv = "pdgesv_"(n: int, nrhs: int, a: mat, ia: int, ja: int, desca: desc, ipiv: piv, b: mat,
+        ib: int, jb: int, descb: desc) [];
+    pdgeqrf = "pdgeqrf_"(m: int, n: int, a: mat, ia: int, ja: int, desca: desc, tau: mat, work: mat,
+        lwork: int) [];
 }
