@@ -47,4 +47,9 @@ for t in pdpotrf pdgetrf pdgeqrf; do
     run $t 4 3 preload R 1 2 1
     run $t 4 5 linked C 2 1 1
 done
+# QR on 2-D tiles: several process rows per tile column (partial sums Vᵀ·C reduced across process
+# rows), tiles of 2, tall and wide sub(A) (the test's shapes include 40×25, 25×40 and 2×9).
+run pdgeqrf 4 2 linked C 4 1
+run pdgeqrf 4 2 preload R 2 2
+run pdgeqrf 4 3 linked R 1 4
 exit $status
