@@ -15,6 +15,7 @@ mod potrf;
 mod tpmqrt;
 mod tpqrt;
 mod transpose;
+mod wy;
 
 pub use blas3::{gemm, syrk, trsm};
 pub use gemqrt::gemqrt;
@@ -28,6 +29,7 @@ pub use potrf::potrf;
 pub use tpmqrt::tpmqrt;
 pub use tpqrt::tpqrt;
 pub use transpose::transpose;
+pub use wy::{c_minus_vw, tt_w, vt_c};
 
 /// `op(A)`: A or Aᵀ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

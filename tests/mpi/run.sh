@@ -59,4 +59,9 @@ done
 # carry device kernels): ample memory, and 16K so that tiles are evicted and written back.
 EMU=2 run pdpotrf 4 3 preload R 2 2
 EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
+# QR on 2-D tiles: several process rows per tile column (partial sums Vᵀ·C reduced across process
+# rows), tiles of 2, tall and wide sub(A) (the test's shapes include 40×25, 25×40 and 2×9).
+run pdgeqrf 4 2 linked C 4 1
+run pdgeqrf 4 2 preload R 2 2
+run pdgeqrf 4 3 linked R 1 4
 exit $status

@@ -1,5 +1,6 @@
 //! PDGEQRF with ScaLAPACK 2.2's checks and workspace query (SRC/pdgeqrf.f), then the distributed
-//! column-tile QR ([`crate::dist::geqrf`]) unless the call is forwarded (small, disabled, no MPI).
+//! QR on 2-D block-cyclic tiles ([`crate::dist::geqrf`]) unless the call is forwarded (small,
+//! disabled, no MPI).
 
 use super::{check, chk1mat, grid_or_error, indxg2p, info_result, numroc, pchkmat, Desc, Operand};
 use crate::api::{forward_reason, Path, Report};
@@ -62,7 +63,9 @@ pub fn pdgeqrf(
         );
         return info_result(info);
     }
-    let nb = super::column_tile_nb(cfg, "pdgeqrf", n, desca.nb());
+    // Square tiles coincide with the caller's blocks only when those are square too.
+    let caller_nb = if desca.mb() == desca.nb() { desca.nb() } else { 0 };
+    let nb = super::column_tile_nb(cfg, "pdgeqrf", n, caller_nb);
     let (r, st) = crate::dist::geqrf::pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, &g, nb);
     rep.finish(
         "pdgeqrf",
