@@ -17,7 +17,7 @@ use crate::runtime::{Held, Releaser};
 use crate::tile::{TiledMatrix, Workspace};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 /// A tile queued for sending.
@@ -38,12 +38,23 @@ struct Expect {
     held: Held,
 }
 
+/// The front of queue `k`, dropping the queue when it empties (so that an empty map means
+/// nothing is pending).
+fn pop<T>(map: &mut HashMap<(usize, i32), VecDeque<T>>, k: (usize, i32)) -> Option<T> {
+    let q = map.get_mut(&k)?;
+    let v = q.pop_front();
+    if q.is_empty() {
+        map.remove(&k);
+    }
+    v
+}
+
 /// The master's message state for one distributed call.
 pub struct Engine {
     outbox: Outbox,
     inflight: Vec<(mpi::ffi::MPI_Request, Vec<f64>)>,
-    expected: HashMap<(usize, i32), Expect>,
-    early: HashMap<(usize, i32), Vec<f64>>,
+    expected: HashMap<(usize, i32), VecDeque<Expect>>,
+    early: HashMap<(usize, i32), VecDeque<Vec<f64>>>,
     copies: HashMap<CopyKey, Workspace<f64>>,
     /// Tiles sent and received by this rank (for the verbose line and tests).
     pub sent: usize,
@@ -83,12 +94,11 @@ impl Engine {
 
     /// The copy `key` will arrive from rank `src` with tag `tag`; `held` is released when it has.
     pub fn expect(&mut self, rel: &Releaser, src: usize, tag: i32, key: CopyKey, held: Held) {
-        if let Some(data) = self.early.remove(&(src, tag)) {
+        if let Some(data) = pop(&mut self.early, (src, tag)) {
             self.fill(key, &data);
             rel.release(held);
         } else {
-            let old = self.expected.insert((src, tag), Expect { key, held });
-            assert!(old.is_none(), "hetla: two copies of tile {tag} expected from rank {src} at once");
+            self.expected.entry((src, tag)).or_default().push_back(Expect { key, held });
         }
     }
 
@@ -146,11 +156,11 @@ impl Engine {
             let src = st.source_rank();
             let (data, _) = comm.process_at_rank(src).receive_vec_with_tag::<f64>(st.tag());
             let k = (src as usize, st.tag());
-            if let Some(e) = self.expected.remove(&k) {
+            if let Some(e) = pop(&mut self.expected, k) {
                 self.fill(e.key, &data);
                 rel.release(e.held);
             } else {
-                assert!(self.early.insert(k, data).is_none(), "hetla: tile {} from rank {src} twice", k.1);
+                self.early.entry(k).or_default().push_back(data);
             }
         }
     }

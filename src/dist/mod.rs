@@ -2,8 +2,8 @@
 //! block-cyclic layout and the library's tile layout over the same grid ([`layout`]), the
 //! conversion between them ([`redistribute`]), tile messages between ranks ([`comm`]), owner-
 //! computes task generation over the shared-memory runtime ([`tasks`]) and the distributed
-//! tile algorithms built on it ([`potrf`]; [`getrf`] and [`geqrf`] on the column tiles of
-//! [`columns`]).
+//! tile algorithms built on it: [`potrf`] on the tiles of a triangle, [`getrf`] on the 2-D tiles
+//! of a general M×N sub(A) ([`tiled`]), [`geqrf`] on the column tiles of [`columns`].
 //!
 //! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
 //! rank runs the same serial task generator and creates only the task instances whose output tile
@@ -23,6 +23,7 @@ pub mod layout;
 pub mod potrf;
 pub mod redistribute;
 pub mod tasks;
+pub mod tiled;
 
 /// Why a distributed call cannot run on tiles in this process, if it cannot: MPI must be
 /// initialized (by the application or its BLACS) and not yet finalized.
