@@ -30,12 +30,13 @@
 //!
 //! * EXTRACT, for each process row other than `pk` holding tiles (i, j), i > k: a task there
 //!   copies the rows of its tiles that end in the top block into a small buffer X (r × jb);
-//! * NEWTOP on the owner of (k, j): a buffer W (2·nb × jb) gets the new tile (k, j) in its first
+//! * NEWTOP on the owner of (k, j): a buffer W (2·nb × (jb + 3)) gets the new tile (k, j) in its first
 //!   rows (from the old tile, from the tiles below on the same rank, from the X's), solved with
 //!   L(k, k) when j > k, and the old top rows in rows nb.. (what the tiles below receive);
-//! * COPY: (k, j) ← W;
-//! * for i > k, one task per tile (i, j): the top rows it receives (from W), then for j > k the
-//!   GEMM with L(i, k) and the U rows of W.
+//! * for j > k: COPY, (k, j) ← W; then for i > k one task per tile (i, j): the top rows it
+//!   receives (from W), then the GEMM with L(i, k) and the U rows of W;
+//! * for j < k: one task per process row writes its tiles of the column: (k, j) ← W, and the
+//!   top rows each tile below receives.
 //!
 //! Program order makes the dependency lists right: EXTRACT and NEWTOP read the tiles before the
 //! per-tile tasks write them, and COPY writes (k, j) after NEWTOP read it. Priorities follow
@@ -44,11 +45,17 @@
 //! panel come last.
 //!
 //! Messages per step on a 1×Q grid: everything of column j is on one rank, so no EXTRACT
-//! exists, W stays local, and each rank holding a column j ≠ k receives the PIV buffer
-//! (3·nb values) and, when it holds a column j > k, the tiles (i, k), i ≥ k, of L: the panel's L
-//! and its pivots, nothing else. With P > 1 the panel tiles also travel to and from the panel's
-//! rank along the process column, X's and W's along each process column, L tiles along the
-//! process rows, as in ScaLAPACK.
+//! exists and W stays local. A rank holding a column j > k receives the factored panel buffer
+//! ((M+1)×nb: L and the pivots) in one message, read by its NEWTOP (pivots, L(k, k)) and GEMMs
+//! (L(i, k)); a rank holding a column j < k receives the PIV buffer (nb×3). Nothing else crosses
+//! the network. With P > 1 the panel tiles travel to and from the panel's rank along the process
+//! column (one packed message per process row on the way back), L tiles and the PIV buffer along
+//! the process rows, X's and W's along each process column, as in ScaLAPACK.
+//!
+//! Extra copies: the panel in and out of its buffer, and per column and step the r rows of X,
+//! the 2·nb rows of W and its copy into (k, j) (a few tiles' worth, against the column's GEMMs).
+//! W carries the PIV content in 3 extra columns, and row interchanges left of the panel run as
+//! one task per process row and column (they touch few rows of many tiles).
 //!
 //! After the sequence the pivots (kept by each panel's rank as it factors) are summed over the
 //! grid (`MPI_Allreduce`) and written in ScaLAPACK's layout: IPIV(local row of global row
@@ -348,10 +355,14 @@ fn generate(
             }
             let mine: Vec<usize> = (k + p..mt).step_by(p).collect();
             // b. NEWTOP: the new tile (k, j) into W, the old top rows below it.
-            let mut reads = vec![g.id(k, j), pivb];
+            // On one process row a rank updating a column right of the panel takes the whole
+            // factored panel (pivots in its last row) in one message, rather than one message per
+            // L tile and one for the pivots: the same data, fewer messages.
+            let via_panel = right && p == 1 && pl.rank(pk, pl.pcol(j)) != pl.rank(pk, qk);
+            let mut reads = vec![g.id(k, j), if via_panel { pbuf } else { pivb }];
             reads.extend(mine.iter().map(|&i| g.id(i, j)));
             reads.extend(xs.iter().map(|&(_, xb)| xb));
-            if right {
+            if right && !via_panel {
                 reads.push(g.id(k, k));
             }
             let nmine = mine.len();
@@ -361,9 +372,15 @@ fn generate(
             let rk: Vec<usize> = (0..p).map(|d| pl.prow(k + d)).collect();
             ds.submit_ids("newtop", p_top, [r, jb, r], &reads, wb, move |x, mut wall| {
                 let old = x[0];
-                let perm = Perm::read(&x[1], r);
                 // The PIV content travels on in W, so the per-tile tasks read W only.
-                kernels::copy(x[1].sub(0, 0, r, 3), wall.sub_mut(0, jb, r, 3));
+                let perm = if via_panel {
+                    let piv: Vec<i32> = (0..r).map(|c| x[1].get(m, c) as i32).collect();
+                    Perm::write(&piv, wall.sub_mut(0, jb, r, 3));
+                    Perm::of(&piv)
+                } else {
+                    kernels::copy(x[1].sub(0, 0, r, 3), wall.sub_mut(0, jb, r, 3));
+                    Perm::read(&x[1], r)
+                };
                 let mut w = wall.sub_mut(0, 0, 2 * nb, jb);
                 kernels::copy(old, w.sub_mut(0, 0, tk, jb));
                 for (t, &s) in perm.src.iter().enumerate() {
@@ -387,7 +404,7 @@ fn generate(
                     copy_row(&old, t, &mut w, nb + t);
                 }
                 if right {
-                    let l = x[x.len() - 1];
+                    let l = if via_panel { x[1] } else { x[x.len() - 1] };
                     kernels::trsm(
                         Side::Left,
                         Uplo::Lower,
@@ -400,6 +417,39 @@ fn generate(
                 }
                 Ok(())
             });
+            if !right {
+                // c, d. Left of the panel only rows move: one task per process row writes (k, j)
+                // from W and puts the displaced top rows into its tiles below.
+                for d in 0..p.min(mt - k) {
+                    let tiles: Vec<usize> = (k + d..mt).step_by(p).collect();
+                    let writes: Vec<usize> = tiles.iter().map(|&i| g.id(i, j)).collect();
+                    ds.submit_multi(
+                        "swap",
+                        0,
+                        [tiles.len() * nb, jb, 0],
+                        &[wb],
+                        &writes,
+                        move |x, mut outs| {
+                            let wv = x[0];
+                            let perm = Perm::read(&wv.sub(0, jb, r, 3), r);
+                            for (out, &i) in outs.iter_mut().zip(&tiles) {
+                                if i == k {
+                                    kernels::copy(wv.sub(0, 0, tk, jb), out.sub_mut(0, 0, tk, jb));
+                                }
+                                for (&s, &f) in perm.src.iter().zip(&perm.fill) {
+                                    if let Some(f) = f {
+                                        if i > k && k + s / nb == i {
+                                            copy_row(&wv, nb + f, out, s % nb);
+                                        }
+                                    }
+                                }
+                            }
+                            Ok(())
+                        },
+                    );
+                }
+                continue;
+            }
             // d. COPY: (k, j) <- W (read by nobody before the end).
             ds.submit_ids("copy", p_copy, [tk, jb, 0], &[wb], g.id(k, j), move |x, w| {
                 kernels::copy(x[0].sub(0, 0, tk, jb), w);
@@ -407,34 +457,35 @@ fn generate(
             });
             // c, e. Each tile below: the top rows it receives, then the trailing update.
             for i in k + 1..mt {
-                let mut reads = vec![wb];
-                if right {
-                    reads.push(g.id(i, k));
-                }
-                let name = if right { "gemm" } else { "swap" };
-                ds.submit_ids(name, p_tile, [g.rows(i), jb, r], &reads, g.id(i, j), move |x, mut w| {
-                    let wv = x[0];
-                    let perm = Perm::read(&wv.sub(0, jb, r, 3), r);
-                    for (&s, &f) in perm.src.iter().zip(&perm.fill) {
-                        if let Some(f) = f {
-                            if k + s / nb == i {
-                                copy_row(&wv, nb + f, &mut w, s % nb);
+                let (lsrc, lrow) = if via_panel { (pbuf, (i - k) * nb) } else { (g.id(i, k), 0) };
+                ds.submit_ids(
+                    "gemm",
+                    p_tile,
+                    [g.rows(i), jb, r],
+                    &[wb, lsrc],
+                    g.id(i, j),
+                    move |x, mut w| {
+                        let wv = x[0];
+                        let perm = Perm::read(&wv.sub(0, jb, r, 3), r);
+                        for (&s, &f) in perm.src.iter().zip(&perm.fill) {
+                            if let Some(f) = f {
+                                if k + s / nb == i {
+                                    copy_row(&wv, nb + f, &mut w, s % nb);
+                                }
                             }
                         }
-                    }
-                    if right {
                         kernels::gemm(
                             Trans::No,
                             Trans::No,
                             -1.0,
-                            x[1].sub(0, 0, w.m, r),
+                            x[1].sub(lrow, 0, w.m, r),
                             wv.sub(0, 0, r, jb),
                             1.0,
                             w,
                         );
-                    }
-                    Ok(())
-                });
+                        Ok(())
+                    },
+                );
             }
         }
     }
