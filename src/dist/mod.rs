@@ -2,8 +2,8 @@
 //! block-cyclic layout and the library's tile layout over the same grid ([`layout`]), the
 //! conversion between them ([`redistribute`]), tile messages between ranks ([`comm`]), owner-
 //! computes task generation over the shared-memory runtime ([`tasks`]) and the distributed
-//! tile algorithms built on it ([`potrf`] on the triangle's tiles, [`geqrf`] on the 2-D tiles of
-//! [`tiles2d`], [`getrf`] on the column tiles of [`columns`]).
+//! tile algorithms built on it: [`potrf`] on the tiles of a triangle, [`getrf`] and [`geqrf`]
+//! on the 2-D tiles of a general M×N sub(A) ([`tiled`], [`tiles2d`]).
 //!
 //! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
 //! rank runs the same serial task generator and creates only the task instances whose output tile
@@ -14,7 +14,6 @@
 //! `unsafe` appears here only where MPI and the BLACS are called through FFI (the communicator
 //! wrapper in `grid`, non-blocking sends in `comm`), each block with its `// SAFETY:` reason.
 
-pub mod columns;
 pub mod comm;
 pub mod geqrf;
 pub mod getrf;
@@ -23,6 +22,7 @@ pub mod layout;
 pub mod potrf;
 pub mod redistribute;
 pub mod tasks;
+pub mod tiled;
 pub mod tiles2d;
 
 /// Why a distributed call cannot run on tiles in this process, if it cannot: MPI must be

@@ -267,4 +267,44 @@ impl<'a> DistSeq<'a> {
         }
         self.version[wi] += 1;
     }
+
+    /// A task that reads tiles `reads` and updates every tile of `writes` (all on one rank, which
+    /// runs it), with views of the inputs and of the outputs in the orders given: for work that
+    /// touches many tiles of one rank a little (row interchanges), where a task per tile would
+    /// cost more than the work.
+    pub fn submit_multi<F>(
+        &mut self,
+        name: &'static str,
+        prio: i64,
+        dims: [usize; 3],
+        reads: &[usize],
+        writes: &[usize],
+        body: F,
+    ) where
+        F: FnOnce(&[View<f64>], Vec<ViewMut<f64>>) -> Result<(), Error> + Send + 'static,
+    {
+        let owner = self.grid.owner[writes[0]];
+        assert!(writes.iter().all(|&w| self.grid.owner[w] == owner), "hetla: a task's outputs on two ranks");
+        let inputs: Vec<Option<LocalTile>> = reads.iter().map(|&r| self.input(r, owner, prio + 1)).collect();
+        if owner == self.me {
+            let outs: Vec<LocalTile> =
+                writes.iter().map(|&w| self.grid.local[w].expect("the owner holds its tile")).collect();
+            let ins: Vec<LocalTile> =
+                inputs.into_iter().map(|h| h.expect("inputs resolved on the owner")).collect();
+            let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]);
+            for h in &outs {
+                t = t.rw(&h.m, h.i, h.j);
+            }
+            for h in &ins {
+                t = t.read(&h.m, h.i, h.j);
+            }
+            self.seq.submit(t, move |c| {
+                let views: Vec<View<f64>> = ins.iter().map(|h| c.tile(&h.m, h.i, h.j)).collect();
+                body(&views, outs.iter().map(|h| c.tile_mut(&h.m, h.i, h.j)).collect())
+            });
+        }
+        for &w in writes {
+            self.version[w] += 1;
+        }
+    }
 }

@@ -3,7 +3,7 @@
 # ScaLAPACK only, for LD_PRELOAD; and relinked with -lhetla ahead of -lscalapack-openmpi) and runs
 # them under mpirun -np 1..4 on row- and column-major grids and on subgrid contexts, with the tile
 # path forced (HETLA_MIN_N=0, tiny HETLA_NB so tiles are smaller than, equal to and unaligned with
-# the caller's blocks).
+# the caller's blocks), plus pdgetrf with 2-row tiles on 4×1 and 2×2 grids.
 # Exit status 1 on any failure. Needs `cargo build --release` first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,4 +64,7 @@ EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
 run pdgeqrf 4 2 linked C 4 1
 run pdgeqrf 4 2 preload R 2 2
 run pdgeqrf 4 3 linked R 1 4
+# The 2-D LU with pivots crossing process rows at almost every column: 2-row tiles, 4×1 and 2×2.
+run pdgetrf 4 2 preload R 4 1
+run pdgetrf 4 2 linked C 2 2
 exit $status

@@ -1,5 +1,5 @@
 //! PDGETRF, PDGETRS and PDGESV with ScaLAPACK 2.2's checks (SRC/pdgetrf.f, pdgetrs.f,
-//! pdgesv.f). PDGETRF runs on the distributed column-tile LU ([`crate::dist::getrf`]); PDGETRS
+//! pdgesv.f). PDGETRF runs on the distributed 2-D tile LU ([`crate::dist::getrf`]); PDGETRS
 //! and PDGESV have no distributed tile path yet: after the checks they go to the next ScaLAPACK
 //! in the process, and the verbose line says so (`reason=no-tile-path`).
 
