@@ -40,7 +40,7 @@
 
 use super::potrf::Stats;
 use super::tasks::{DistSeq, TileGrid};
-use super::tiles2d::{self, Cyclic};
+use super::tiles2d::{self, Cyclic, Finished};
 use crate::algo::prio;
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::config::Config;
@@ -81,14 +81,14 @@ pub fn pdgeqrf(
         nb,
         |tg, cyc, me| buffers(tg, cyc, me, mu),
         |ds, cyc, bufs| generate(ds, cyc, bufs, mu, panel_taus),
-        |grid, cols| {
+        |fin: &Finished| {
             let mine = taus.lock().unwrap_or_else(|e| e.into_inner()).clone();
             // Each entry comes from one rank, the others add exact zeros.
             let mut all = vec![0f64; kmin];
-            grid.comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
+            fin.grid.comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
             for (s, &t) in all.iter().enumerate() {
-                if cols.owner[s] == grid.mycol {
-                    tau.set(cols.local[s], t);
+                if fin.cols.owner[s] == fin.grid.mycol {
+                    tau.set(fin.cols.local[s], t);
                 }
             }
         },

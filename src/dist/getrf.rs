@@ -1,6 +1,6 @@
 //! Distributed LU with partial pivoting for PDGETRF: the right-looking blocked LU of LAPACK's
 //! DGETRF (panel GEPP, row interchanges, TRSM for the U block row, GEMM for the trailing matrix)
-//! on `nb`×`nb` tiles dealt 2-D block-cyclically over the caller's P×Q grid ([`super::tiled`]),
+//! on `nb`×`nb` tiles dealt 2-D block-cyclically over the caller's P×Q grid ([`super::tiles2d`]),
 //! generated on every rank and run owner-computes through [`DistSeq`] (seeds 000 §6). The
 //! pivots are only known at run time, so the task graph is built not to depend on them: every
 //! task and message exists whatever the pivots are, and the tasks read the pivots to know which
@@ -64,7 +64,7 @@
 
 use super::potrf::Stats;
 use super::tasks::{DistSeq, TileGrid};
-use super::tiled::{self, Finished, Placement};
+use super::tiles2d::{self, Cyclic, Finished};
 use crate::algo::prio;
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::config::Config;
@@ -98,18 +98,16 @@ pub fn pdgetrf(
     // Pivots of the panels this rank factored, as 0-based rows of sub(A); zero elsewhere.
     let found = Arc::new(Mutex::new(vec![0i32; kmin]));
     let (f, pv) = (fail.clone(), found.clone());
-    let (run, info, stats) = tiled::run(
+    let (run, info, stats) = tiles2d::run(
         cfg,
-        mu,
-        nu,
+        (mu, nu),
         a,
-        ia,
-        ja,
+        (ia, ja),
         desca,
         g,
         nb,
-        |pl, tg| Buffers::new(pl, tg, mu, nu, nb),
-        |ds, pl, b| generate(ds, pl, b, f, pv),
+        |tg, cyc, me| Buffers::new(cyc, me, tg, mu, nu, nb),
+        |ds, cyc, b| generate(ds, cyc, b, f, pv),
         |fin: &Finished| {
             // The same INFO and pivots everywhere.
             let local_info = fail.load(Ordering::SeqCst);
@@ -151,8 +149,8 @@ struct Buffers {
 }
 
 impl Buffers {
-    fn new(pl: &Placement, tg: &mut TileGrid, m: usize, n: usize, nb: usize) -> Buffers {
-        let (p, q, me) = (pl.grid.nprow, pl.grid.npcol, pl.grid.me());
+    fn new(cyc: &Cyclic, me: usize, tg: &mut TileGrid, m: usize, n: usize, nb: usize) -> Buffers {
+        let (p, q) = (cyc.p, cyc.q);
         let (mt, nt) = (tg.mt, tg.nt);
         let kt = m.min(n).div_ceil(nb);
         let mut b = Buffers {
@@ -163,18 +161,18 @@ impl Buffers {
             packed: Vec::with_capacity(kt),
         };
         for k in 0..kt {
-            let (pk, qk) = (pl.prow(k), pl.pcol(k));
-            let diag = pl.rank(pk, qk);
+            let (pk, qk) = (cyc.row_of(k), cyc.col_of(k));
+            let diag = cyc.rank(pk, qk);
             let at = pk * q + qk;
             if b.panel[at].is_none() {
                 b.panel[at] = Some(tg.add(m + 1, nb, diag, me));
                 b.piv[at] = Some(tg.add(nb, 3, diag, me));
             }
             // The other process rows holding tiles below row k: those of tile rows k+1..k+P-1.
-            let others: Vec<usize> = (k + 1..mt.min(k + p)).map(|i| pl.prow(i)).collect();
+            let others: Vec<usize> = (k + 1..mt.min(k + p)).map(|i| cyc.row_of(i)).collect();
             let mut packed = Vec::new();
             for &pr in &others {
-                let rows: usize = (k + 1..mt).filter(|&i| pl.prow(i) == pr).map(|i| tg.rows(i)).sum();
+                let rows: usize = (k + 1..mt).filter(|&i| cyc.row_of(i) == pr).map(|i| tg.rows(i)).sum();
                 packed.push((pr, tg.add(rows, tg.cols(k), diag, me)));
             }
             b.packed.push(packed);
@@ -182,11 +180,11 @@ impl Buffers {
                 let jb = tg.cols(j);
                 let wi = pk + j * p;
                 if b.w[wi].is_none() {
-                    b.w[wi] = Some(tg.add(2 * nb, jb + 3, pl.rank(pk, pl.pcol(j)), me));
+                    b.w[wi] = Some(tg.add(2 * nb, jb + 3, cyc.rank(pk, cyc.col_of(j)), me));
                 }
                 for &pr in &others {
                     if b.x[pr + j * p].is_none() {
-                        b.x[pr + j * p] = Some(tg.add(nb, jb, pl.rank(pr, pl.pcol(j)), me));
+                        b.x[pr + j * p] = Some(tg.add(nb, jb, cyc.rank(pr, cyc.col_of(j)), me));
                     }
                 }
             }
@@ -251,19 +249,19 @@ fn copy_row(a: &View<f64>, si: usize, b: &mut ViewMut<f64>, di: usize) {
 /// The blocked right-looking LU over 2-D tiles, owner-computes.
 fn generate(
     ds: &mut DistSeq,
-    pl: &Placement,
+    cyc: &Cyclic,
     bufs: &Buffers,
     fail: Arc<AtomicI32>,
     found: Arc<Mutex<Vec<i32>>>,
 ) {
     let g = ds.grid;
     let (m, n, nb, mt, nt) = (g.m, g.n, g.nb, g.mt, g.nt);
-    let (p, q) = (pl.grid.nprow, pl.grid.npcol);
+    let (p, q) = (cyc.p, cyc.q);
     let kt = m.min(n).div_ceil(nb);
     for k in 0..kt {
         let (k0, kb, tk) = (k * nb, g.cols(k), g.rows(k));
         let r = kb.min(tk);
-        let (pk, qk) = (pl.prow(k), pl.pcol(k));
+        let (pk, qk) = (cyc.row_of(k), cyc.col_of(k));
         let pbuf = bufs.panel[pk * q + qk].expect("a panel buffer");
         let pivb = bufs.piv[pk * q + qk].expect("a pivot buffer");
         let top = prio(nt, k, 3);
@@ -300,7 +298,7 @@ fn generate(
         for &(pr, id) in &bufs.packed[k] {
             // Panel rows of the tiles of process row pr, in order.
             let parts: Vec<(usize, usize)> =
-                (k + 1..mt).filter(|&i| pl.prow(i) == pr).map(|i| ((i - k) * nb, g.rows(i))).collect();
+                (k + 1..mt).filter(|&i| cyc.row_of(i) == pr).map(|i| ((i - k) * nb, g.rows(i))).collect();
             ds.submit_ids("pack", top, [parts.len() * nb, kb, 0], &[pbuf], id, move |x, mut w| {
                 let mut at = 0;
                 for &(from, rows) in &parts {
@@ -312,7 +310,7 @@ fn generate(
             packed_of.insert(pr, id);
         }
         for i in k..mt {
-            let pr = pl.prow(i);
+            let pr = cyc.row_of(i);
             let (src, from) = match packed_of.get(&pr) {
                 // Tiles of process row pr come after one another, all full but the last.
                 Some(&id) if pr != pk => (id, (i - k) / p * nb),
@@ -335,7 +333,7 @@ fn generate(
             // Tiles below row k by process row (row pk's are on W's rank and read directly).
             let mut xs: Vec<(usize, usize)> = Vec::new(); // (process row, X id)
             for d in 1..p.min(mt - k) {
-                let pr = pl.prow(k + d);
+                let pr = cyc.row_of(k + d);
                 let tiles: Vec<usize> = (k + d..mt).step_by(p).collect();
                 let xb = bufs.x[pr + j * p].expect("an X buffer");
                 // a. EXTRACT: the rows of process row pr's tiles that end in the top block.
@@ -358,7 +356,7 @@ fn generate(
             // On one process row a rank updating a column right of the panel takes the whole
             // factored panel (pivots in its last row) in one message, rather than one message per
             // L tile and one for the pivots: the same data, fewer messages.
-            let via_panel = right && p == 1 && pl.rank(pk, pl.pcol(j)) != pl.rank(pk, qk);
+            let via_panel = right && p == 1 && cyc.rank(pk, cyc.col_of(j)) != cyc.rank(pk, qk);
             let mut reads = vec![g.id(k, j), if via_panel { pbuf } else { pivb }];
             reads.extend(mine.iter().map(|&i| g.id(i, j)));
             reads.extend(xs.iter().map(|&(_, xb)| xb));
@@ -369,7 +367,7 @@ fn generate(
             let local: HashMap<usize, usize> = mine.iter().enumerate().map(|(c, &i)| (i, 2 + c)).collect();
             let xrow: HashMap<usize, usize> =
                 xs.iter().enumerate().map(|(c, &(pr, _))| (pr, 2 + nmine + c)).collect();
-            let rk: Vec<usize> = (0..p).map(|d| pl.prow(k + d)).collect();
+            let rk: Vec<usize> = (0..p).map(|d| cyc.row_of(k + d)).collect();
             ds.submit_ids("newtop", p_top, [r, jb, r], &reads, wb, move |x, mut wall| {
                 let old = x[0];
                 // The PIV content travels on in W, so the per-tile tasks read W only.

@@ -1,5 +1,6 @@
-//! 2-D tiles of a general M×N sub(A): the layout of the distributed QR ([`super::geqrf`]) and the
-//! driver that moves sub(A) into it, runs a task generator on every rank and moves it back.
+//! 2-D tiles of a general M×N sub(A): the layout of the distributed LU and QR ([`super::getrf`],
+//! [`super::geqrf`]) and the driver that moves sub(A) into it, runs a task generator on every
+//! rank and moves it back.
 //!
 //! Tile (i, j) is the `nb`×`nb` block of rows i·nb.. and columns j·nb.. of sub(A) (edge tiles
 //! smaller), dealt 2-D block-cyclically over the caller's P×Q grid from the process that holds
@@ -8,13 +9,18 @@
 //! size and sub(A) starting on a block boundary, every tile already is where its owner is and the
 //! conversion moves nothing across the network. An algorithm adds its buffers (extra tiles of any
 //! shape on any rank, [`TileGrid::add`]) before generating its tasks.
+//!
+//! A rank keeps its tiles in one local matrix (global tile (i, j) is its local tile
+//! (i / P, j / Q); only the last tile row and column can be partial, and they are then the last
+//! local ones too), so that the conversions index it through precomputed offsets and, with
+//! devices, the runtime can deal its tile columns between the host and the devices.
 
 use super::comm::Engine;
 use super::grid::Grid;
 use super::layout::Axis;
 use super::potrf::Stats;
 use super::redistribute::{exchange, Layout, Part};
-use super::tasks::{DistSeq, TileGrid};
+use super::tasks::{DistSeq, LocalTile, TileGrid};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
@@ -60,12 +66,19 @@ impl Cyclic {
     }
 }
 
+/// What the finishing step sees: the grid and the caller's row and column maps of sub(A).
+pub struct Finished<'a> {
+    pub grid: &'a Grid,
+    pub rows: &'a Axis,
+    pub cols: &'a Axis,
+}
+
 /// Runs a 2-D tile algorithm on the M×N sub(A) for a process inside the grid: caller layout to
 /// `nb`×`nb` tiles, `buffers` (adds the algorithm's extra tiles and returns what the generator
-/// needs to name them), `generate` on every rank through a [`DistSeq`], `finish` on every rank
-/// after the sequence (collective work such as gathering TAU), then sub(A) back into the
-/// caller's arrays (nothing else of them is written). Returns the sequence's result, `finish`'s
-/// value and the statistics.
+/// needs to name them; it gets this process's rank), `generate` on every rank through a
+/// [`DistSeq`], `finish` on every rank after the sequence (collective work such as a common INFO
+/// or gathering TAU), then sub(A) back into the caller's arrays (nothing else of them is
+/// written). Returns the sequence's result, `finish`'s value and the statistics.
 #[allow(clippy::too_many_arguments)]
 pub fn run<B, R>(
     cfg: &Config,
@@ -77,7 +90,7 @@ pub fn run<B, R>(
     nb: usize,
     buffers: impl FnOnce(&mut TileGrid, &Cyclic, usize) -> B,
     generate: impl FnOnce(&mut DistSeq, &Cyclic, &B),
-    finish: impl FnOnce(&Grid, &Axis) -> R,
+    finish: impl FnOnce(&Finished) -> R,
 ) -> (Result<(), Error>, R, Stats) {
     let grid = Grid::from_context(desca.ctxt(), g);
     let (p, q, me) = (grid.nprow, grid.npcol, grid.me());
@@ -88,51 +101,45 @@ pub fn run<B, R>(
     let trow = Axis::tiles(m, nb, cyc.r0, p);
     let tcol = Axis::tiles(n, nb, cyc.c0, q);
     let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
-    let height = |i: usize| nb.min(m - i * nb);
-    let width = |j: usize| nb.min(n - j * nb);
-    let mut owner = vec![0usize; mt * nt];
-    let mut store: Vec<Option<Workspace<f64>>> = Vec::with_capacity(mt * nt);
-    for j in 0..nt {
-        for i in 0..mt {
-            owner[i + j * mt] = cyc.owner(i, j);
-            let mine = owner[i + j * mt] == me;
-            store.push(mine.then(|| Workspace::new(height(i), width(j), height(i), width(j))));
-        }
-    }
+    let owner: Vec<usize> = (0..mt * nt).map(|t| cyc.owner(t % mt, t / mt)).collect();
+    let (lm, ln) = (trow.held_by(grid.myrow).len(), tcol.held_by(grid.mycol).len());
+    let mut store = Workspace::new(lm, ln, nb, nb);
+    let mine = store.tiles();
+    let handles: Vec<Option<LocalTile>> = (0..mt * nt)
+        .map(|t| (owner[t] == me).then_some(LocalTile { m: mine, i: (t % mt) / p, j: (t / mt) / q }))
+        .collect();
+    // Offset of every row and column of sub(A) in the local matrix (meaningful for the ones this
+    // rank holds), so that the per-element conversion closures do no division.
+    let rowoff: Vec<usize> = (0..m).map(|i| (i / nb / p) * nb + i % nb).collect();
+    let coloff: Vec<usize> = (0..n).map(|j| ((j / nb / q) * nb + j % nb) * lm.max(1)).collect();
 
     // Caller layout -> tiles.
     let t0 = Instant::now();
     let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
     let local = a.matrix(mloc, nloc, desca.lld() as usize);
-    // Tile and offset of every row and column of sub(A), so that the per-element closures below
-    // do no integer division.
-    let ri: Vec<(usize, usize)> = (0..m).map(|i| (i / nb, i % nb)).collect();
-    let cj: Vec<(usize, usize)> = (0..n).map(|j| (j / nb, j % nb)).collect();
     let caller = Layout { rows: &crow, cols: &ccol, flat: false };
     let tiles = Layout { rows: &trow, cols: &tcol, flat: false };
-    exchange(
-        &grid,
-        Part::Full,
-        &caller,
-        &tiles,
-        |i, j| local.get(crow.local[i], ccol.local[j]),
-        |i, j, v| {
-            let ((ti, oi), (tj, oj)) = (ri[i], cj[j]);
-            let w = store[ti + tj * mt].as_mut().expect("a tile of this rank");
-            w.as_mut_slice()[oi + oj * height(ti)] = v;
-        },
-    );
+    {
+        let dst = store.as_mut_slice();
+        exchange(
+            &grid,
+            Part::Full,
+            &caller,
+            &tiles,
+            |i, j| local.get(crow.local[i], ccol.local[j]),
+            |i, j, v| dst[rowoff[i] + coloff[j]] = v,
+        );
+    }
     let mut redist = t0.elapsed().as_secs_f64();
 
     // The distributed algorithm.
-    let mut tg =
-        TileGrid::new((m, nb), (n, nb), owner, store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect());
+    let mut tg = TileGrid::new((m, nb), (n, nb), owner, handles);
     let bufs = buffers(&mut tg, &cyc, me);
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);
     let engine = RefCell::new(Engine::new());
-    let result = {
+    let (result, devices) = {
         let _blas = BlasThreadsGuard::new();
         let seq = Seq::new(&rcfg);
         let rel = seq.releaser();
@@ -142,31 +149,24 @@ pub fn run<B, R>(
                 let mut ds = DistSeq::new(&seq, &tg, me, &engine);
                 generate(&mut ds, &cyc, &bufs);
             }
-            seq.wait()
+            seq.wait_stats()
         })
     };
     engine.borrow_mut().flush(&grid.comm);
-    let value = finish(&grid, &ccol);
+    let value = finish(&Finished { grid: &grid, rows: &crow, cols: &ccol });
 
     // Tiles -> caller layout.
     let t1 = Instant::now();
+    let src = store.as_slice();
     exchange(
         &grid,
         Part::Full,
         &tiles,
         &caller,
-        |i, j| {
-            let ((ti, oi), (tj, oj)) = (ri[i], cj[j]);
-            let w = store[ti + tj * mt].as_ref().expect("a tile of this rank");
-            w.as_slice()[oi + oj * height(ti)]
-        },
+        |i, j| src[rowoff[i] + coloff[j]],
         |i, j, v| local.set(crow.local[i], ccol.local[j], v),
     );
     redist += t1.elapsed().as_secs_f64();
     let e = engine.borrow();
-    (
-        result,
-        value,
-        Stats { redistribution_s: redist, sent: e.sent, received: e.received, devices: Vec::new() },
-    )
+    (result, value, Stats { redistribution_s: redist, sent: e.sent, received: e.received, devices })
 }
