@@ -34,7 +34,9 @@
 //!   rows (from the old tile, from the tiles below on the same rank, from the X's), solved with
 //!   L(k, k) when j > k, and the old top rows in rows nb.. (what the tiles below receive);
 //! * for j > k: COPY, (k, j) ← W; then for i > k one task per tile (i, j): the top rows it
-//!   receives (from W), then the GEMM with L(i, k) and the U rows of W;
+//!   receives (from W), then the GEMM with L(i, k) and the U rows of W. On a 1×Q grid the tiles
+//!   below (k, j) are all on one rank, one below the other in its local matrix, and so is L(k+1..,
+//!   k) (or it came as the panel buffer): there one task does the whole column with one GEMM;
 //! * for j < k: one task per process row writes its tiles of the column: (k, j) ← W, and the
 //!   top rows each tile below receives.
 //!
@@ -453,6 +455,44 @@ fn generate(
                 kernels::copy(x[0].sub(0, 0, tk, jb), w);
                 Ok(())
             });
+            // c, e. On one process row every tile below (k, j) is on one rank, one below the
+            // other in its local matrix, and so is L(k+1.., k) (or it arrived as the panel
+            // buffer): one task receives the top rows and runs one GEMM for the whole column.
+            if p == 1 && k + 1 < mt {
+                let below: Vec<usize> = (k + 1..mt).map(|i| g.id(i, j)).collect();
+                let lrun: Vec<usize> =
+                    if via_panel { vec![pbuf] } else { (k + 1..mt).map(|i| g.id(i, k)).collect() };
+                let lrow = if via_panel { nb } else { 0 };
+                ds.submit_runs(
+                    "gemm",
+                    p_tile,
+                    [m - k0 - nb, jb, r],
+                    &[&[wb], &lrun],
+                    &below,
+                    move |x, mut w| {
+                        let wv = x[0];
+                        let perm = Perm::read(&wv.sub(0, jb, r, 3), r);
+                        for (&s, &f) in perm.src.iter().zip(&perm.fill) {
+                            if let Some(f) = f {
+                                if s >= nb {
+                                    copy_row(&wv, nb + f, &mut w, s - nb);
+                                }
+                            }
+                        }
+                        kernels::gemm(
+                            Trans::No,
+                            Trans::No,
+                            -1.0,
+                            x[1].sub(lrow, 0, w.m, r),
+                            wv.sub(0, 0, r, jb),
+                            1.0,
+                            w,
+                        );
+                        Ok(())
+                    },
+                );
+                continue;
+            }
             // c, e. Each tile below: the top rows it receives, then the trailing update.
             for i in k + 1..mt {
                 let (lsrc, lrow) = if via_panel { (pbuf, (i - k) * nb) } else { (g.id(i, k), 0) };

@@ -307,4 +307,73 @@ impl<'a> DistSeq<'a> {
             self.version[w] += 1;
         }
     }
+
+    /// A task whose output is a run of this rank's tiles that lie one below the other in its
+    /// local matrix (local tiles (i..i+c, j): the tiles of one tile column on one process row,
+    /// in order) and whose inputs are runs too (a run of one tile may be any tile or buffer, local
+    /// or received; a longer run must be local and consecutive like the output). The body gets
+    /// one view per input run and one of the output run, each a single strided block: one
+    /// kernel call instead of one task per tile where the tiles are on one rank anyway.
+    pub fn submit_runs<F>(
+        &mut self,
+        name: &'static str,
+        prio: i64,
+        dims: [usize; 3],
+        reads: &[&[usize]],
+        writes: &[usize],
+        body: F,
+    ) where
+        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
+    {
+        let owner = self.grid.owner[writes[0]];
+        let inputs: Vec<Vec<Option<LocalTile>>> =
+            reads.iter().map(|run| run.iter().map(|&r| self.input(r, owner, prio + 1)).collect()).collect();
+        if owner == self.me {
+            let outs: Vec<LocalTile> =
+                writes.iter().map(|&w| self.grid.local[w].expect("the owner holds its tile")).collect();
+            let ins: Vec<Vec<LocalTile>> = inputs
+                .into_iter()
+                .map(|run| run.into_iter().map(|h| h.expect("inputs resolved on the owner")).collect())
+                .collect();
+            let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]);
+            for h in &outs {
+                t = t.rw(&h.m, h.i, h.j);
+            }
+            for h in ins.iter().flatten() {
+                t = t.read(&h.m, h.i, h.j);
+            }
+            let out = Run::of(&outs);
+            let runs: Vec<Run> = ins.iter().map(|r| Run::of(r)).collect();
+            self.seq.submit(t, move |c| {
+                let views: Vec<View<f64>> =
+                    runs.iter().map(|r| c.region(&r.m, r.i..r.i + r.count, r.j..r.j + 1)).collect();
+                body(&views, c.region_mut(&out.m, out.i..out.i + out.count, out.j..out.j + 1))
+            });
+        }
+        for &w in writes {
+            self.version[w] += 1;
+        }
+    }
+}
+
+/// Tiles (i..i+count, j) of one local matrix.
+struct Run {
+    m: TiledMatrix<f64>,
+    i: usize,
+    count: usize,
+    j: usize,
+}
+
+impl Run {
+    /// The run the tiles form; they must be one below the other in one matrix.
+    fn of(tiles: &[LocalTile]) -> Run {
+        let f = tiles[0];
+        for (d, t) in tiles.iter().enumerate() {
+            assert!(
+                t.m.id() == f.m.id() && t.j == f.j && t.i == f.i + d,
+                "hetla: the tiles of a run are not consecutive in one local matrix"
+            );
+        }
+        Run { m: f.m, i: f.i, count: tiles.len(), j: f.j }
+    }
 }
