@@ -25,12 +25,15 @@
 //!    - VW(i, j), on the owner of each tile (i, j), i ≥ k: C_ij −= V_i·W
 //!      ([`kernels::c_minus_vw`]).
 //!
+//!    On a 1×Q grid the tiles (i, j), i ≥ k, are all on one rank, one below the other in its
+//!    local matrix: there the three are one task per column, DLARFB on the whole block
+//!    ([`DistSeq::submit_runs`], [`kernels::larfb`]).
+//!
 //! The buffers S (one per process row and tile column, `nb`×w_j) are reused from step to step:
 //! the version counting of [`DistSeq`] orders a step's write after the previous step's reads.
 //! P travels once to each rank that applies it, each S once to the owner of (k, j), each W once
-//! to each other process row of column j; on a 1×Q grid the S/W reductions stay on one rank and
-//! only the panels cross the network (one message per step and per other process column that
-//! holds trailing columns).
+//! to each other process row of column j; on a 1×Q grid only the panels cross the network (one
+//! message per step and per other process column that holds trailing columns).
 //!
 //! Householder QR with DLARFG's sign convention is blocking-independent, so the reflectors and
 //! tau equal the reference's to rounding. The panel tasks record tau on their rank; after the
@@ -143,11 +146,7 @@ fn generate(ds: &mut DistSeq, cyc: &Cyclic, bufs: &Buffers, m: usize, taus: Arc<
         ds.submit_ids("geqrf", prio(nt, k, 3), [mk, w, 0], &column, pk, move |x, buf| {
             let (mut top, extra) = buf.split_rows(mk);
             for (t, tile) in x.iter().enumerate() {
-                for c in 0..w {
-                    for i in 0..tile.m {
-                        top.set(t * nb + i, c, tile.get(i, c));
-                    }
-                }
+                kernels::copy(*tile, top.sub_mut(t * nb, 0, tile.m, w));
             }
             let (mut t, mut tau) = extra.split_rows(r);
             kernels::geqrf_panel(top, r, tau.sub_mut(0, 0, r, 1), t.sub_mut(0, 0, r, r));
@@ -167,12 +166,8 @@ fn generate(ds: &mut DistSeq, cyc: &Cyclic, bufs: &Buffers, m: usize, taus: Arc<
                 [g.rows(i), w, 0],
                 &[pk],
                 g.id(i, k),
-                move |x, mut tile| {
-                    for c in 0..w {
-                        for ii in 0..tile.m {
-                            tile.set(ii, c, x[0].get(off + ii, c));
-                        }
-                    }
+                move |x, tile| {
+                    kernels::copy(x[0].sub(off, 0, tile.m, w), tile);
                     Ok(())
                 },
             );
@@ -182,6 +177,16 @@ fn generate(ds: &mut DistSeq, cyc: &Cyclic, bufs: &Buffers, m: usize, taus: Arc<
         for j in k + 1..nt {
             let jb = g.cols(j);
             let pri = if j == k + 1 { prio(nt, k, 2) } else { prio(nt, j, 0) };
+            if p == 1 {
+                // One process row: the tiles (k.., j) are one below the other in one rank's
+                // local matrix, so one task applies the block reflector to them with DLARFB.
+                let col: Vec<usize> = (k..mt).map(|i| g.id(i, j)).collect();
+                ds.submit_runs("larfb", pri, [mk, jb, r], &[&[pk]], &col, move |x, c| {
+                    kernels::larfb(x[0].sub(0, 0, mk, r), r, x[0].sub(mk, 0, r, r), c);
+                    Ok(())
+                });
+                continue;
+            }
             // Tile rows i ≥ k of column j by process row, the diagonal's process row first.
             let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
             for i in k..mt {
