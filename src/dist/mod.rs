@@ -3,7 +3,7 @@
 //! conversion between them ([`redistribute`]), tile messages between ranks ([`comm`]), owner-
 //! computes task generation over the shared-memory runtime ([`tasks`]) and the distributed
 //! tile algorithms built on it ([`potrf`]; [`getrf`] and [`geqrf`] on the column tiles of
-//! [`columns`]).
+//! [`columns`]; the triangular solves of PDPOTRS and PDGETRS in [`solve`]).
 //!
 //! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
 //! rank runs the same serial task generator and creates only the task instances whose output tile
@@ -22,6 +22,7 @@ pub mod grid;
 pub mod layout;
 pub mod potrf;
 pub mod redistribute;
+pub mod solve;
 pub mod tasks;
 
 /// Why a distributed call cannot run on tiles in this process, if it cannot: MPI must be
