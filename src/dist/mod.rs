@@ -3,7 +3,8 @@
 //! conversion between them ([`redistribute`]), tile messages between ranks ([`comm`]), owner-
 //! computes task generation over the shared-memory runtime ([`tasks`]) and the distributed
 //! tile algorithms built on it: [`potrf`] on the tiles of a triangle, [`getrf`] and [`geqrf`]
-//! on the 2-D tiles of a general M×N sub(A) ([`tiles2d`]).
+//! on the 2-D tiles of a general M×N sub(A) ([`tiles2d`]), the triangular solves of PDPOTRS and
+//! PDGETRS in [`solve`].
 //!
 //! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
 //! rank runs the same serial task generator and creates only the task instances whose output tile
@@ -21,6 +22,7 @@ pub mod grid;
 pub mod layout;
 pub mod potrf;
 pub mod redistribute;
+pub mod solve;
 pub mod tasks;
 pub mod tiles2d;
 

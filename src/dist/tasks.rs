@@ -41,8 +41,8 @@ pub struct TileGrid {
     pub local: Vec<Option<LocalTile>>,
     /// Shapes of the extra tiles (id − mt·nt).
     extra: Vec<(usize, usize)>,
-    /// Storage of this rank's extra tiles.
-    store: Vec<Workspace<f64>>,
+    /// Storage of this rank's extra tiles (by id − mt·nt; `None` where another rank holds it).
+    store: Vec<Option<Workspace<f64>>>,
 }
 
 /// Where this rank keeps one of its tiles: tile (i, j) of a local tiled matrix (a matrix of its
@@ -117,14 +117,19 @@ impl TileGrid {
         let id = self.owner.len();
         self.owner.push(owner);
         self.extra.push((rows, cols));
-        let handle = (owner == me).then(|| {
-            let w = Workspace::new(rows, cols, rows.max(1), cols.max(1));
-            let h = w.tiles();
-            self.store.push(w);
-            LocalTile::from(h)
-        });
-        self.local.push(handle);
+        let w = (owner == me).then(|| Workspace::new(rows, cols, rows.max(1), cols.max(1)));
+        self.local.push(w.as_ref().map(|w| LocalTile::from(w.tiles())));
+        self.store.push(w);
         id
+    }
+    /// The storage of extra tile `id` when this rank holds it, column-major with leading
+    /// dimension max(1, rows), to fill before the tasks are generated or read after they ran.
+    pub fn extra(&self, id: usize) -> Option<&Workspace<f64>> {
+        self.store.get(id.checked_sub(self.mt * self.nt)?)?.as_ref()
+    }
+    /// Writable storage of extra tile `id`; see [`TileGrid::extra`].
+    pub fn extra_mut(&mut self, id: usize) -> Option<&mut Workspace<f64>> {
+        self.store.get_mut(id.checked_sub(self.mt * self.nt)?)?.as_mut()
     }
 }
 

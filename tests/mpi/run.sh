@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds tests/mpi/pdpotrf_test.c, pdgetrf_test.c and pdgeqrf_test.c twice each (reference
-# ScaLAPACK only, for LD_PRELOAD; and relinked with -lhetla ahead of -lscalapack-openmpi) and runs
+# Builds tests/mpi/pdpotrf_test.c, pdgetrf_test.c, pdgeqrf_test.c, pdpotrs_test.c (with pdposv)
+# and pdgetrs_test.c (with pdgesv) twice each (reference ScaLAPACK only, for LD_PRELOAD; and
+# relinked with -lhetla ahead of -lscalapack-openmpi) and runs
 # them under mpirun -np 1..4 on row- and column-major grids and on subgrid contexts, with the tile
 # path forced (HETLA_MIN_N=0, tiny HETLA_NB so tiles are smaller than, equal to and unaligned with
 # the caller's blocks), plus pdgetrf with 2-row tiles on 4×1 and 2×2 grids.
@@ -13,7 +14,7 @@ lib=$rel/libhetla.so
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for t in pdpotrf pdgetrf pdgeqrf; do
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs; do
     mpicc -O1 -o "$work/$t.preload" "$root/tests/mpi/${t}_test.c" -lscalapack-openmpi -lm -ldl
     mpicc -O1 -o "$work/$t.linked" "$root/tests/mpi/${t}_test.c" -L"$rel" -Wl,-rpath,"$rel" -lhetla \
         -lscalapack-openmpi -lm -ldl
@@ -45,7 +46,7 @@ run() { # routine np nb how args...
         status=1
     fi
 }
-for t in pdpotrf pdgetrf pdgeqrf; do
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs; do
     run $t 1 3 preload R 1 1
     run $t 2 3 preload R 1 2
     run $t 2 8 linked C 2 1

@@ -1,7 +1,8 @@
 //! PDGETRF, PDGETRS and PDGESV with ScaLAPACK 2.2's checks (SRC/pdgetrf.f, pdgetrs.f,
-//! pdgesv.f). PDGETRF runs on the distributed 2-D tile LU ([`crate::dist::getrf`]); PDGETRS
-//! and PDGESV have no distributed tile path yet: after the checks they go to the next ScaLAPACK
-//! in the process, and the verbose line says so (`reason=no-tile-path`).
+//! pdgesv.f). PDGETRF runs on the distributed 2-D tile LU ([`crate::dist::getrf`]), PDGETRS on
+//! the distributed 2-D tile solves ([`crate::dist::solve`]), and PDGESV is PDGETRF then PDGETRS
+//! as in the reference; each goes to the next ScaLAPACK in the process when the problem is small,
+//! the routine is disabled, MPI is not up, or (PDGETRS) IPIV is not a permutation of sub(A)'s rows.
 
 use super::{
     check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, CTXT_, NB_,
@@ -9,12 +10,9 @@ use super::{
 use crate::api::{flag, forward_reason, Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
+use crate::dist::solve::Operands;
 use crate::error::Error;
 use crate::tile::Raw;
-
-fn reason(cfg: &Config, routine: &str, size: i32) -> &'static str {
-    forward_reason(cfg, routine, size.max(0) as usize).unwrap_or("no-tile-path")
-}
 
 /// PDGETRF: LU factorization with partial pivoting of the M×N sub(A).
 #[allow(clippy::too_many_arguments)]
@@ -69,6 +67,7 @@ pub fn pdgetrf(
     }
     let nb = super::column_tile_nb(cfg, "pdgetrf", n, desca.nb());
     let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb);
+    crate::api::record_device_stats(&st.devices);
     rep.finish(
         "pdgetrf",
         format_args!(
@@ -146,18 +145,40 @@ pub fn pdgetrs(
         return Ok(());
     }
     let rep = Report::start(cfg);
+    let tc = trans.to_ascii_uppercase() as char;
+    let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
+    let mut why = forward_reason(cfg, "pdgetrs", n as usize).or_else(crate::dist::unsupported_reason);
+    if why.is_none() {
+        let nb = super::column_tile_nb(cfg, "pdgetrs", n, desca.nb());
+        let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
+        match crate::dist::solve::pdgetrs(cfg, trans, &ops, ipiv, &g, nb) {
+            Ok((r, st)) => {
+                crate::api::record_device_stats(&st.devices);
+                rep.finish(
+                    "pdgetrs",
+                    format_args!(
+                        "trans={tc} n={n} nrhs={nrhs} ia={ia} ja={ja} ib={ib} jb={jb} mb={} grid={}x{} nb={nb} {st}",
+                        desca.mb(),
+                        g.nprow,
+                        g.npcol
+                    ),
+                    Path::Tiles,
+                    None,
+                    flops,
+                );
+                return r;
+            }
+            // The pivots have no exact meaning as a permutation of sub(B) (the same on every rank).
+            Err(reason) => why = Some(reason),
+        }
+    }
     let info = fwd::pdgetrs(trans, n, nrhs, a, ia, ja, &desca.0, ipiv, b, ib, jb, &descb.0);
     rep.finish(
         "pdgetrs",
-        format_args!(
-            "trans={} n={n} nrhs={nrhs} grid={}x{}",
-            trans.to_ascii_uppercase() as char,
-            g.nprow,
-            g.npcol
-        ),
+        format_args!("trans={tc} n={n} nrhs={nrhs} grid={}x{}", g.nprow, g.npcol),
         Path::Forward,
-        Some(reason(cfg, "pdgetrs", n)),
-        2.0 * (n as f64).powi(2) * nrhs as f64,
+        why,
+        flops,
     );
     info_result(info)
 }
@@ -220,16 +241,9 @@ pub fn pdgesv(
     jb: i32,
     descb: &Desc,
 ) -> Result<(), Error> {
-    let g = check_pdgesv(n, nrhs, ia, ja, desca, ib, jb, descb)?;
-    let rep = Report::start(cfg);
-    let info = fwd::pdgesv(n, nrhs, a, ia, ja, &desca.0, ipiv, b, ib, jb, &descb.0);
-    let nf = n as f64;
-    rep.finish(
-        "pdgesv",
-        format_args!("n={n} nrhs={nrhs} grid={}x{}", g.nprow, g.npcol),
-        Path::Forward,
-        Some(reason(cfg, "pdgesv", n)),
-        2.0 * nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64,
-    );
-    info_result(info)
+    check_pdgesv(n, nrhs, ia, ja, desca, ib, jb, descb)?;
+    // Like the reference: the factorization, then the solve only when it succeeded (each with its
+    // own verbose line).
+    pdgetrf(cfg, n, n, a, ia, ja, desca, ipiv)?;
+    pdgetrs(cfg, b'N', n, nrhs, a, ia, ja, desca, ipiv, b, ib, jb, descb)
 }

@@ -1,12 +1,14 @@
 //! PDPOTRF, PDPOTRS and PDPOSV with ScaLAPACK 2.2's checks (SRC/pdpotrf.f, pdpotrs.f, pdposv.f).
 //!
-//! PDPOTRF runs on the distributed tile runtime (`crate::dist::potrf`) when the problem is large
-//! enough and the process has MPI; everything else goes to the next ScaLAPACK in the process.
+//! PDPOTRF and PDPOTRS run on the distributed tile runtime (`crate::dist::potrf`,
+//! `crate::dist::solve`) when the problem is large enough and the process has MPI; everything else
+//! goes to the next ScaLAPACK in the process. PDPOSV is PDPOTRF then PDPOTRS, as in the reference.
 
 use super::{check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, NB_};
 use crate::api::{flag, forward_reason, Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
+use crate::dist::solve::Operands;
 use crate::error::Error;
 use crate::tile::Raw;
 
@@ -156,17 +158,37 @@ pub fn pdpotrs(
         return Ok(());
     }
     let rep = Report::start(cfg);
-    let why = forward_reason(cfg, "pdpotrs", n as usize).unwrap_or("no-tile-path");
-    let info = fwd::pdpotrs(uplo, n, nrhs, a, ia, ja, &desca.0, b, ib, jb, &descb.0);
     let uc = uplo.to_ascii_uppercase() as char;
+    let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
+    let why = forward_reason(cfg, "pdpotrs", n as usize).or_else(crate::dist::unsupported_reason);
+    if let Some(why) = why {
+        let info = fwd::pdpotrs(uplo, n, nrhs, a, ia, ja, &desca.0, b, ib, jb, &descb.0);
+        rep.finish(
+            "pdpotrs",
+            format_args!("uplo={uc} n={n} nrhs={nrhs} grid={}x{}", g.nprow, g.npcol),
+            Path::Forward,
+            Some(why),
+            flops,
+        );
+        return info_result(info);
+    }
+    let nb = super::column_tile_nb(cfg, "pdpotrs", n, desca.nb());
+    let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
+    let (r, st) = crate::dist::solve::pdpotrs(cfg, uplo, &ops, &g, nb);
+    crate::api::record_device_stats(&st.devices);
     rep.finish(
         "pdpotrs",
-        format_args!("uplo={uc} n={n} nrhs={nrhs} grid={}x{}", g.nprow, g.npcol),
-        Path::Forward,
-        Some(why),
-        2.0 * (n as f64).powi(2) * nrhs as f64,
+        format_args!(
+            "uplo={uc} n={n} nrhs={nrhs} ia={ia} ja={ja} ib={ib} jb={jb} mb={} grid={}x{} nb={nb} {st}",
+            desca.mb(),
+            g.nprow,
+            g.npcol
+        ),
+        Path::Tiles,
+        None,
+        flops,
     );
-    info_result(info)
+    r
 }
 
 /// PDPOSV: PDPOTRF then PDPOTRS.
