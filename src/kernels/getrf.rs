@@ -24,7 +24,7 @@ pub fn getrf(mut a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
     info
 }
 
-/// [`getrf`] with the pivots in a slice (the distributed LU keeps them beside its column tiles).
+/// [`getrf`] with the pivots in a slice (the distributed LU keeps them in its panel buffer).
 pub fn getrf_slice(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
     let k = a.m.min(a.n);
     assert!(ipiv.len() >= k, "pivot slice too small for the panel");

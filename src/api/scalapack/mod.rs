@@ -267,13 +267,11 @@ pub fn check(info: i32) -> Result<(), Error> {
     }
 }
 
-/// Column-tile width for PDGETRF/PDGEQRF: `HETLA_NB` when set; otherwise the caller's block size
-/// when it is a workable tile width (32..=256), because then each column tile is on the rank that
-/// already holds those columns on a 1×Q grid (the conversion is a local copy) and the panel that
-/// runs on one rank stays narrow; otherwise the routine's default. The solves (PDPOTRS, PDGETRS)
-/// use it too: with 2-D tiles of the caller's block size, sub(A)'s tiles are already where the
-/// caller's blocks are on any grid, and only sub(B) may move.
-pub fn column_tile_nb(cfg: &Config, routine: &str, n: i32, caller_nb: i32) -> usize {
+/// Tile width of PDGETRF, PDGEQRF and the solves: `HETLA_NB` when set; otherwise the caller's
+/// block size when it is a workable tile width (32..=256), because then every tile already is
+/// where the caller's block is, on any grid (the conversion is a local copy) and the panels that
+/// run on one rank stay narrow; otherwise the routine's default.
+pub fn caller_aligned_nb(cfg: &Config, routine: &str, n: i32, caller_nb: i32) -> usize {
     if cfg.nb.is_none() && (32..=256).contains(&caller_nb) {
         caller_nb as usize
     } else {

@@ -172,7 +172,7 @@ pub fn pdpotrs(
         );
         return info_result(info);
     }
-    let nb = super::column_tile_nb(cfg, "pdpotrs", n, desca.nb());
+    let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb());
     let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
     let (r, st) = crate::dist::solve::pdpotrs(cfg, uplo, &ops, &g, nb);
     crate::api::record_device_stats(&st.devices);
