@@ -16,7 +16,13 @@
 #                 the host and with 1, 2 and 3 emulated accelerators
 #   mpi-tests     tests/mpi/run.sh: pdpotrf, pdgetrf, pdgeqrf under mpirun -np 1..4 against
 #                 reference ScaLAPACK
-# Counting: cargo test contributes its own test counts, the three shell runners one count per
+#   mpi-fortran   tests/mpi/fortran.sh: the demo's ScaLAPACK Fortran program (demo/legacy_pdsolver.f)
+#                 under mpirun -np 1..4, preloaded and relinked with -lhetla ahead of ScaLAPACK
+#   scalapack-suite tests/scalapack_suite.sh: ScaLAPACK's own testers xdllt, xdlu, xdqr with their
+#                 shipped .dat files on 8 ranks, hetla preloaded with every call on tiles
+#                 (HETLA_MIN_N=0, HETLA_NB=4), against a baseline run without hetla; each run
+#                 under a 120 s timeout (they take seconds), so a hang fails the step
+# Counting: cargo test contributes its own test counts, the shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
 # when anything failed.
@@ -40,7 +46,7 @@ record() {
     total_failed=$((total_failed + $3))
     local verdict=ok
     [ "$3" -gt 0 ] && verdict=FAILED
-    summary+=("$(printf '%-14s %-7s %5d passed %4d failed %5ss' "$1" "$verdict" "$2" "$3" "$4")")
+    summary+=("$(printf '%-15s %-7s %5d passed %4d failed %5ss' "$1" "$verdict" "$2" "$3" "$4")")
     echo "== $1: $verdict ($2 passed, $3 failed, $4s; log $LOGS/$1.log)"
 }
 
@@ -121,8 +127,13 @@ if [ $build_ok = 1 ]; then
     HETLA_EMULATE_GPUS=3 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=64K runner fortran-tests-emu3 fortran-tests/run.sh
     runner lapack-suite tests/lapack_suite.sh
     step mpi-tests bash tests/mpi/run.sh
+    runner mpi-fortran tests/mpi/fortran.sh
+    NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 runner scalapack-suite tests/scalapack_suite.sh
 else
-    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite mpi-tests; do record "$s" 0 1 0; done
+    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite mpi-tests \
+        mpi-fortran scalapack-suite; do
+        record "$s" 0 1 0
+    done
 fi
 
 finish
