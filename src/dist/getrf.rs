@@ -71,7 +71,7 @@ use crate::algo::prio;
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::config::Config;
 use crate::error::Error;
-use crate::kernels::{self, Diag, Side, Trans, Uplo};
+use crate::kernels::{self, Diag, Dir, Side, Trans, Uplo};
 use crate::tile::{Raw, View, ViewMut};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
@@ -248,6 +248,93 @@ fn copy_row(a: &View<f64>, si: usize, b: &mut ViewMut<f64>, di: usize) {
     }
 }
 
+/// Steps 3 and 4 of step k on a 1×Q grid: SCATTER as one task (the tiles (k.., k) ← the factored
+/// panel), then the other tile columns in blocks of adjacent local columns of one rank (column
+/// k+1 alone first: the look-ahead), one task each: the interchanges with DLASWP, and right of
+/// the panel the TRSM of the U rows and one GEMM below them, about `CHUNK` columns wide so that
+/// the backend packs L once per block rather than once per tile column. L and the pivots come
+/// from the panel buffer on another rank (one message per step and rank), or, on the panel's own
+/// rank, from the scattered tiles and the PIV buffer (so that the next use of the panel buffer
+/// waits for nothing but the scatter and the sends).
+fn one_row_step(ds: &mut DistSeq, cyc: &Cyclic, k: usize, pbuf: usize, pivb: usize) {
+    /// Columns of one update task, about.
+    const CHUNK: usize = 256;
+    let g = ds.grid;
+    let (m, nb, mt, nt) = (g.m, g.nb, g.mt, g.nt);
+    let (k0, kb) = (k * nb, g.cols(k));
+    let (mk, r) = (m - k0, kb.min(m - k0));
+    let diag = cyc.rank(0, cyc.col_of(k));
+    let panel_col: Vec<usize> = (k..mt).map(|i| g.id(i, k)).collect();
+    ds.submit_runs("scatter", prio(nt, k, 3), [mk, kb, 0], &[&[pbuf]], &panel_col, move |x, w| {
+        kernels::copy(x[0].sub(0, 0, mk, kb), w);
+        Ok(())
+    });
+    // The blocks: column k+1, then per process column its other columns right of the panel, then
+    // its columns left of it, each in order (adjacent in the rank's local matrix) and cut into
+    // blocks of about CHUNK columns.
+    let per = (CHUNK / nb).max(1);
+    let mut blocks: Vec<Vec<usize>> = Vec::new();
+    if k + 1 < nt {
+        blocks.push(vec![k + 1]);
+    }
+    for side in [(k + 2..nt).collect::<Vec<_>>(), (0..k).collect()] {
+        for c in 0..cyc.q {
+            let js: Vec<usize> = side.iter().copied().filter(|&j| cyc.col_of(j) == c).collect();
+            blocks.extend(js.chunks(per).map(|b| b.to_vec()));
+        }
+    }
+    for js in blocks {
+        let right = js[0] > k;
+        let width: usize = js.iter().map(|&j| g.cols(j)).sum();
+        let pr = if !right {
+            0
+        } else if js[0] == k + 1 {
+            prio(nt, k, 2)
+        } else {
+            prio(nt, js[0], 0)
+        };
+        let local = cyc.rank(0, cyc.col_of(js[0])) == diag;
+        let tiles: Vec<usize> =
+            js.iter().flat_map(|&j| (k..mt).map(move |i| (i, j))).map(|(i, j)| g.id(i, j)).collect();
+        let pivs = [pivb];
+        let reads: Vec<&[usize]> =
+            if local { vec![&panel_col, &pivs] } else { vec![std::slice::from_ref(&pbuf)] };
+        let name = if right { "update" } else { "swap" };
+        ds.submit_runs(name, pr, [mk, width, if right { r } else { 0 }], &reads, &tiles, move |x, mut w| {
+            let (l, piv): (View<f64>, Vec<i32>) = if local {
+                (x[0], (0..r).map(|c| x[1].get(c, 0) as i32).collect())
+            } else {
+                (x[0].sub(0, 0, mk, kb), (0..r).map(|c| x[0].get(m, c) as i32).collect())
+            };
+            kernels::laswp(w.sub_mut(0, 0, mk, width), &piv, Dir::Forward);
+            if right {
+                let (mut u, below) = w.split_rows(r);
+                kernels::trsm(
+                    Side::Left,
+                    Uplo::Lower,
+                    Trans::No,
+                    Diag::Unit,
+                    1.0,
+                    l.sub(0, 0, r, r),
+                    u.sub_mut(0, 0, r, width),
+                );
+                if below.m > 0 {
+                    kernels::gemm(
+                        Trans::No,
+                        Trans::No,
+                        -1.0,
+                        l.sub(r, 0, mk - r, r),
+                        u.as_view(),
+                        1.0,
+                        below,
+                    );
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
 /// The blocked right-looking LU over 2-D tiles, owner-computes.
 fn generate(
     ds: &mut DistSeq,
@@ -294,6 +381,13 @@ fn generate(
             Perm::write(&piv, w);
             Ok(())
         });
+
+        // On one process row every tile column is on one rank, its tiles one below the other in
+        // that rank's local matrix: the whole step is column tasks, as LAPACK's blocked LU.
+        if p == 1 {
+            one_row_step(ds, cyc, k, pbuf, pivb);
+            continue;
+        }
 
         // 3. SCATTER, through one packed buffer per other process row.
         let mut packed_of: HashMap<usize, usize> = HashMap::new();
@@ -355,14 +449,10 @@ fn generate(
             }
             let mine: Vec<usize> = (k + p..mt).step_by(p).collect();
             // b. NEWTOP: the new tile (k, j) into W, the old top rows below it.
-            // On one process row a rank updating a column right of the panel takes the whole
-            // factored panel (pivots in its last row) in one message, rather than one message per
-            // L tile and one for the pivots: the same data, fewer messages.
-            let via_panel = right && p == 1 && cyc.rank(pk, cyc.col_of(j)) != cyc.rank(pk, qk);
-            let mut reads = vec![g.id(k, j), if via_panel { pbuf } else { pivb }];
+            let mut reads = vec![g.id(k, j), pivb];
             reads.extend(mine.iter().map(|&i| g.id(i, j)));
             reads.extend(xs.iter().map(|&(_, xb)| xb));
-            if right && !via_panel {
+            if right {
                 reads.push(g.id(k, k));
             }
             let nmine = mine.len();
@@ -373,14 +463,8 @@ fn generate(
             ds.submit_ids("newtop", p_top, [r, jb, r], &reads, wb, move |x, mut wall| {
                 let old = x[0];
                 // The PIV content travels on in W, so the per-tile tasks read W only.
-                let perm = if via_panel {
-                    let piv: Vec<i32> = (0..r).map(|c| x[1].get(m, c) as i32).collect();
-                    Perm::write(&piv, wall.sub_mut(0, jb, r, 3));
-                    Perm::of(&piv)
-                } else {
-                    kernels::copy(x[1].sub(0, 0, r, 3), wall.sub_mut(0, jb, r, 3));
-                    Perm::read(&x[1], r)
-                };
+                kernels::copy(x[1].sub(0, 0, r, 3), wall.sub_mut(0, jb, r, 3));
+                let perm = Perm::read(&x[1], r);
                 let mut w = wall.sub_mut(0, 0, 2 * nb, jb);
                 kernels::copy(old, w.sub_mut(0, 0, tk, jb));
                 for (t, &s) in perm.src.iter().enumerate() {
@@ -404,7 +488,7 @@ fn generate(
                     copy_row(&old, t, &mut w, nb + t);
                 }
                 if right {
-                    let l = if via_panel { x[1] } else { x[x.len() - 1] };
+                    let l = x[x.len() - 1];
                     kernels::trsm(
                         Side::Left,
                         Uplo::Lower,
@@ -455,47 +539,9 @@ fn generate(
                 kernels::copy(x[0].sub(0, 0, tk, jb), w);
                 Ok(())
             });
-            // c, e. On one process row every tile below (k, j) is on one rank, one below the
-            // other in its local matrix, and so is L(k+1.., k) (or it arrived as the panel
-            // buffer): one task receives the top rows and runs one GEMM for the whole column.
-            if p == 1 && k + 1 < mt {
-                let below: Vec<usize> = (k + 1..mt).map(|i| g.id(i, j)).collect();
-                let lrun: Vec<usize> =
-                    if via_panel { vec![pbuf] } else { (k + 1..mt).map(|i| g.id(i, k)).collect() };
-                let lrow = if via_panel { nb } else { 0 };
-                ds.submit_runs(
-                    "gemm",
-                    p_tile,
-                    [m - k0 - nb, jb, r],
-                    &[&[wb], &lrun],
-                    &below,
-                    move |x, mut w| {
-                        let wv = x[0];
-                        let perm = Perm::read(&wv.sub(0, jb, r, 3), r);
-                        for (&s, &f) in perm.src.iter().zip(&perm.fill) {
-                            if let Some(f) = f {
-                                if s >= nb {
-                                    copy_row(&wv, nb + f, &mut w, s - nb);
-                                }
-                            }
-                        }
-                        kernels::gemm(
-                            Trans::No,
-                            Trans::No,
-                            -1.0,
-                            x[1].sub(lrow, 0, w.m, r),
-                            wv.sub(0, 0, r, jb),
-                            1.0,
-                            w,
-                        );
-                        Ok(())
-                    },
-                );
-                continue;
-            }
             // c, e. Each tile below: the top rows it receives, then the trailing update.
             for i in k + 1..mt {
-                let (lsrc, lrow) = if via_panel { (pbuf, (i - k) * nb) } else { (g.id(i, k), 0) };
+                let (lsrc, lrow) = (g.id(i, k), 0);
                 ds.submit_ids(
                     "gemm",
                     p_tile,

@@ -18,7 +18,7 @@
 use super::comm::{Engine, Outbox, Outgoing};
 use crate::device::DeviceOp;
 use crate::error::Error;
-use crate::runtime::{Releaser, Seq, Task};
+use crate::runtime::{Ctx, Releaser, Seq, Task};
 use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -133,6 +133,9 @@ impl TileGrid {
     }
 }
 
+/// Priority of send tasks: above every algorithm's (see [`DistSeq::input`]).
+const SEND_PRIO: i64 = i64::MAX / 4;
+
 /// The generator's state on one rank.
 pub struct DistSeq<'a> {
     pub seq: &'a Seq,
@@ -174,7 +177,9 @@ impl<'a> DistSeq<'a> {
         if ro == self.me && self.sent.insert((ri, v, owner)) {
             let h = g.local[ri].expect("the owner holds its tile");
             let outbox = self.outbox.clone();
-            let t = Task::new("send").prio(prio).dims(rows, cols, 0).read(&h.m, h.i, h.j);
+            // Sends go first, whatever the urgency of the reader that asked for the tile first:
+            // another rank may be idle until it arrives, and a send is one tile's copy.
+            let t = Task::new("send").prio(SEND_PRIO).dims(rows, cols, 0).read(&h.m, h.i, h.j);
             self.seq.submit(t, move |c| {
                 let tile = c.tile(&h.m, h.i, h.j);
                 let mut data = Vec::with_capacity(1 + tile.m * tile.n);
@@ -313,12 +318,13 @@ impl<'a> DistSeq<'a> {
         }
     }
 
-    /// A task whose output is a run of this rank's tiles that lie one below the other in its
-    /// local matrix (local tiles (i..i+c, j): the tiles of one tile column on one process row,
-    /// in order) and whose inputs are runs too (a run of one tile may be any tile or buffer, local
-    /// or received; a longer run must be local and consecutive like the output). The body gets
-    /// one view per input run and one of the output run, each a single strided block: one
-    /// kernel call instead of one task per tile where the tiles are on one rank anyway.
+    /// A task whose output is a *run*: a block of this rank's tiles adjacent in its local matrix
+    /// (local tiles (i..i+r, j..j+c), given column by column: e.g. the tiles of one tile column on
+    /// one process row, or of several tile columns of one process column), and whose inputs are
+    /// runs too (a run of one tile may be any tile or buffer, local or received; a longer run must
+    /// be local and adjacent like the output). The body gets one view per input run and one of
+    /// the output run, each a single strided block: one kernel call instead of one task per tile
+    /// where the tiles are on one rank anyway.
     pub fn submit_runs<F>(
         &mut self,
         name: &'static str,
@@ -350,9 +356,8 @@ impl<'a> DistSeq<'a> {
             let out = Run::of(&outs);
             let runs: Vec<Run> = ins.iter().map(|r| Run::of(r)).collect();
             self.seq.submit(t, move |c| {
-                let views: Vec<View<f64>> =
-                    runs.iter().map(|r| c.region(&r.m, r.i..r.i + r.count, r.j..r.j + 1)).collect();
-                body(&views, c.region_mut(&out.m, out.i..out.i + out.count, out.j..out.j + 1))
+                let views: Vec<View<f64>> = runs.iter().map(|r| r.view(c)).collect();
+                body(&views, out.view_mut(c))
             });
         }
         for &w in writes {
@@ -361,24 +366,34 @@ impl<'a> DistSeq<'a> {
     }
 }
 
-/// Tiles (i..i+count, j) of one local matrix.
+/// Tiles (i..i+rows, j..j+cols) of one local matrix.
 struct Run {
     m: TiledMatrix<f64>,
     i: usize,
-    count: usize,
+    rows: usize,
     j: usize,
+    cols: usize,
 }
 
 impl Run {
-    /// The run the tiles form; they must be one below the other in one matrix.
+    /// The block the tiles form, given column by column (all the rows of the first tile column,
+    /// then the next); they must be adjacent in one matrix.
     fn of(tiles: &[LocalTile]) -> Run {
         let f = tiles[0];
+        let rows = tiles.iter().take_while(|t| t.j == f.j).count();
+        assert!(tiles.len() % rows == 0, "hetla: a run's tile columns differ in height");
         for (d, t) in tiles.iter().enumerate() {
             assert!(
-                t.m.id() == f.m.id() && t.j == f.j && t.i == f.i + d,
-                "hetla: the tiles of a run are not consecutive in one local matrix"
+                t.m.id() == f.m.id() && t.i == f.i + d % rows && t.j == f.j + d / rows,
+                "hetla: the tiles of a run are not adjacent in one local matrix"
             );
         }
-        Run { m: f.m, i: f.i, count: tiles.len(), j: f.j }
+        Run { m: f.m, i: f.i, rows, j: f.j, cols: tiles.len() / rows }
+    }
+    fn view<'a>(&self, c: &Ctx<'a>) -> View<'a, f64> {
+        c.region(&self.m, self.i..self.i + self.rows, self.j..self.j + self.cols)
+    }
+    fn view_mut<'a>(&self, c: &Ctx<'a>) -> ViewMut<'a, f64> {
+        c.region_mut(&self.m, self.i..self.i + self.rows, self.j..self.j + self.cols)
     }
 }

@@ -13,7 +13,9 @@
 //! A rank keeps its tiles in one local matrix (global tile (i, j) is its local tile
 //! (i / P, j / Q); only the last tile row and column can be partial, and they are then the last
 //! local ones too), so that the conversions index it through precomputed offsets and, with
-//! devices, the runtime can deal its tile columns between the host and the devices.
+//! devices, the runtime can deal its tile columns between the host and the devices. When the
+//! tiles are the caller's own square blocks and sub(A) starts on a block boundary, that local
+//! matrix *is* the rank's part of sub(A) in the caller's local array: no conversion at all.
 
 use super::comm::Engine;
 use super::grid::Grid;
@@ -103,8 +105,20 @@ pub fn run<B, R>(
     let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
     let owner: Vec<usize> = (0..mt * nt).map(|t| cyc.owner(t % mt, t / mt)).collect();
     let (lm, ln) = (trow.held_by(grid.myrow).len(), tcol.held_by(grid.mycol).len());
-    let mut store = Workspace::new(lm, ln, nb, nb);
-    let mine = store.tiles();
+    let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
+    let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
+    let local = a.matrix(mloc, nloc, desca.lld() as usize);
+    // With tiles of the caller's square blocks and sub(A) starting on a block boundary, this
+    // rank's tiles are exactly its part of sub(A) in its local array: the tasks work there and
+    // nothing is converted (as the LAPACK routines' tiles are views of the caller's matrix).
+    let in_place = nb == mba && nb == nba && (ia as usize - 1) % mba == 0 && (ja as usize - 1) % nba == 0;
+    let mut store = Workspace::new(if in_place { 0 } else { lm }, if in_place { 0 } else { ln }, nb, nb);
+    let mine = if in_place {
+        let first = |ax: &Axis, me: usize| ax.owner.iter().position(|&o| o == me).map_or(0, |s| ax.local[s]);
+        local.block(first(&crow, grid.myrow), first(&ccol, grid.mycol), lm, ln).tiled(nb, nb)
+    } else {
+        store.tiles()
+    };
     let handles: Vec<Option<LocalTile>> = (0..mt * nt)
         .map(|t| (owner[t] == me).then_some(LocalTile { m: mine, i: (t % mt) / p, j: (t / mt) / q }))
         .collect();
@@ -115,12 +129,9 @@ pub fn run<B, R>(
 
     // Caller layout -> tiles.
     let t0 = Instant::now();
-    let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
-    let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
-    let local = a.matrix(mloc, nloc, desca.lld() as usize);
     let caller = Layout { rows: &crow, cols: &ccol, flat: false };
     let tiles = Layout { rows: &trow, cols: &tcol, flat: false };
-    {
+    if !in_place {
         let dst = store.as_mut_slice();
         exchange(
             &grid,
@@ -157,15 +168,17 @@ pub fn run<B, R>(
 
     // Tiles -> caller layout.
     let t1 = Instant::now();
-    let src = store.as_slice();
-    exchange(
-        &grid,
-        Part::Full,
-        &tiles,
-        &caller,
-        |i, j| src[rowoff[i] + coloff[j]],
-        |i, j, v| local.set(crow.local[i], ccol.local[j], v),
-    );
+    if !in_place {
+        let src = store.as_slice();
+        exchange(
+            &grid,
+            Part::Full,
+            &tiles,
+            &caller,
+            |i, j| src[rowoff[i] + coloff[j]],
+            |i, j, v| local.set(crow.local[i], ccol.local[j], v),
+        );
+    }
     redist += t1.elapsed().as_secs_f64();
     let e = engine.borrow();
     (result, value, Stats { redistribution_s: redist, sent: e.sent, received: e.received, devices })

@@ -46,6 +46,17 @@ pub struct ColMajor<T> {
 }
 
 impl<T: Elem> ColMajor<T> {
+    /// The `m`×`n` block at (i, j) of this matrix (same leading dimension).
+    pub fn block(&self, i: usize, j: usize, m: usize, n: usize) -> ColMajor<T> {
+        assert!(i + m <= self.m && j + n <= self.n, "block outside the matrix");
+        if m == 0 || n == 0 {
+            return ColMajor { ptr: self.ptr, m, n, ld: self.ld };
+        }
+        // SAFETY: (i, j) lies inside the m×n block that `Raw::new`'s contract makes valid (checked
+        // above), so the offset stays inside the caller's array.
+        let ptr = unsafe { self.ptr.add(i + j * self.ld) };
+        ColMajor { ptr, m, n, ld: self.ld }
+    }
     /// The same memory cut into `mb`×`nb` tiles.
     pub fn tiled(&self, mb: usize, nb: usize) -> TiledMatrix<T> {
         // SAFETY: `Raw::new`'s contract makes the m×n block valid for the whole call, which is
