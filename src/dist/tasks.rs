@@ -381,7 +381,7 @@ impl Run {
     fn of(tiles: &[LocalTile]) -> Run {
         let f = tiles[0];
         let rows = tiles.iter().take_while(|t| t.j == f.j).count();
-        assert!(tiles.len() % rows == 0, "hetla: a run's tile columns differ in height");
+        assert!(tiles.len().is_multiple_of(rows), "hetla: a run's tile columns differ in height");
         for (d, t) in tiles.iter().enumerate() {
             assert!(
                 t.m.id() == f.m.id() && t.i == f.i + d % rows && t.j == f.j + d / rows,

@@ -111,7 +111,10 @@ pub fn run<B, R>(
     // With tiles of the caller's square blocks and sub(A) starting on a block boundary, this
     // rank's tiles are exactly its part of sub(A) in its local array: the tasks work there and
     // nothing is converted (as the LAPACK routines' tiles are views of the caller's matrix).
-    let in_place = nb == mba && nb == nba && (ia as usize - 1) % mba == 0 && (ja as usize - 1) % nba == 0;
+    let in_place = nb == mba
+        && nb == nba
+        && (ia as usize - 1).is_multiple_of(mba)
+        && (ja as usize - 1).is_multiple_of(nba);
     let mut store = Workspace::new(if in_place { 0 } else { lm }, if in_place { 0 } else { ln }, nb, nb);
     let mine = if in_place {
         let first = |ax: &Axis, me: usize| ax.owner.iter().position(|&o| o == me).map_or(0, |s| ax.local[s]);
