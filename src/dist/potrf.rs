@@ -97,8 +97,20 @@ pub fn pdpotrf(
         }
     }
     let (lm, ln) = (trow.held_by(grid.myrow).len(), tcol.held_by(grid.mycol).len());
-    let mut store = Workspace::new(lm, ln, nb, nb);
-    let mine = store.tiles();
+    let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
+    let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
+    let local = a.matrix(mloc, nloc, desca.lld() as usize);
+    // With tiles of the caller's block size (PDPOTRF's checks make sub(A) start on a block
+    // boundary with square blocks), this rank's tiles are its part of sub(A) in its local array:
+    // the tasks work there and nothing is converted.
+    let in_place = nb == mb;
+    let mut store = Workspace::new(if in_place { 0 } else { lm }, if in_place { 0 } else { ln }, nb, nb);
+    let mine = if in_place {
+        let first = |ax: &Axis, me: usize| ax.owner.iter().position(|&o| o == me).map_or(0, |s| ax.local[s]);
+        local.block(first(&crow, grid.myrow), first(&ccol, grid.mycol), lm, ln).tiled(nb, nb)
+    } else {
+        store.tiles()
+    };
     let handles: Vec<Option<LocalTile>> = (0..nt * nt)
         .map(|t| {
             let (i, j) = (t % nt, t / nt);
@@ -112,12 +124,9 @@ pub fn pdpotrf(
 
     // 1. Caller layout -> tiles.
     let t0 = Instant::now();
-    let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
-    let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
-    let local = a.matrix(mloc, nloc, desca.lld() as usize);
     let caller = Layout { rows: &crow, cols: &ccol, flat: false };
     let tiles = Layout { rows: &trow, cols: &tcol, flat: false };
-    {
+    if !in_place {
         let dst = store.as_mut_slice();
         exchange(
             &grid,
@@ -159,15 +168,17 @@ pub fn pdpotrf(
 
     // 4. Tiles -> caller layout.
     let t1 = Instant::now();
-    let src = store.as_slice();
-    exchange(
-        &grid,
-        part,
-        &tiles,
-        &caller,
-        |i, j| src[rowoff[i] + coloff[j]],
-        |i, j, v| local.set(crow.local[i], ccol.local[j], v),
-    );
+    if !in_place {
+        let src = store.as_slice();
+        exchange(
+            &grid,
+            part,
+            &tiles,
+            &caller,
+            |i, j| src[rowoff[i] + coloff[j]],
+            |i, j, v| local.set(crow.local[i], ccol.local[j], v),
+        );
+    }
     redist += t1.elapsed().as_secs_f64();
     let e = engine.borrow();
     let stats = Stats { redistribution_s: redist, sent: e.sent, received: e.received, devices };

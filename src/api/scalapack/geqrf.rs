@@ -65,7 +65,7 @@ pub fn pdgeqrf(
     }
     // Square tiles coincide with the caller's blocks only when those are square too.
     let caller_nb = if desca.mb() == desca.nb() { desca.nb() } else { 0 };
-    let nb = super::caller_aligned_nb(cfg, "pdgeqrf", n, caller_nb);
+    let nb = super::caller_aligned_nb(cfg, "pdgeqrf", n, caller_nb, 32..=256);
     let (r, st) = crate::dist::geqrf::pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, &g, nb);
     crate::api::record_device_stats(&st.devices);
     rep.finish(

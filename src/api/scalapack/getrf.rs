@@ -65,7 +65,7 @@ pub fn pdgetrf(
         );
         return info_result(info);
     }
-    let nb = super::caller_aligned_nb(cfg, "pdgetrf", n, desca.nb());
+    let nb = super::caller_aligned_nb(cfg, "pdgetrf", n, desca.nb(), 32..=256);
     let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb);
     crate::api::record_device_stats(&st.devices);
     rep.finish(
@@ -149,7 +149,7 @@ pub fn pdgetrs(
     let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
     let mut why = forward_reason(cfg, "pdgetrs", n as usize).or_else(crate::dist::unsupported_reason);
     if why.is_none() {
-        let nb = super::caller_aligned_nb(cfg, "pdgetrs", n, desca.nb());
+        let nb = super::caller_aligned_nb(cfg, "pdgetrs", n, desca.nb(), 32..=256);
         let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
         match crate::dist::solve::pdgetrs(cfg, trans, &ops, ipiv, &g, nb) {
             Ok((r, st)) => {

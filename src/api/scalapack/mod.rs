@@ -267,12 +267,21 @@ pub fn check(info: i32) -> Result<(), Error> {
     }
 }
 
-/// Tile width of PDGETRF, PDGEQRF and the solves: `HETLA_NB` when set; otherwise the caller's
-/// block size when it is a workable tile width (32..=256), because then every tile already is
-/// where the caller's block is, on any grid (the conversion is a local copy) and the panels that
-/// run on one rank stay narrow; otherwise the routine's default.
-pub fn caller_aligned_nb(cfg: &Config, routine: &str, n: i32, caller_nb: i32) -> usize {
-    if cfg.nb.is_none() && (32..=256).contains(&caller_nb) {
+/// Tile width of a distributed routine: `HETLA_NB` when set; otherwise the caller's block size
+/// when it is a workable tile width for the routine (`workable`), because then every tile already
+/// is where the caller's block is, on any grid, and the routine works in place in the caller's
+/// local arrays (no conversion); otherwise the routine's default, and the conversion moves the
+/// data. LU and QR take blocks from 32 (their panels run on one rank, narrow is cheap); Cholesky
+/// from 128 (with smaller tiles its GEMMs lose more than the conversion costs: measured with
+/// `bench/scalapack.sh`, N = 4000 on 1×2: NB = 64 in place 0.37 s, converted to 256 0.33 s).
+pub fn caller_aligned_nb(
+    cfg: &Config,
+    routine: &str,
+    n: i32,
+    caller_nb: i32,
+    workable: std::ops::RangeInclusive<i32>,
+) -> usize {
+    if cfg.nb.is_none() && workable.contains(&caller_nb) {
         caller_nb as usize
     } else {
         cfg.nb_for(routine, n.max(1) as usize)

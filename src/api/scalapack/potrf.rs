@@ -72,7 +72,7 @@ pub fn pdpotrf(
         );
         return info_result(info);
     }
-    let nb = cfg.nb_for("pdpotrf", n as usize);
+    let nb = super::caller_aligned_nb(cfg, "pdpotrf", n, desca.nb(), 128..=512);
     let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb);
     crate::api::record_device_stats(&st.devices);
     rep.finish(
@@ -172,7 +172,7 @@ pub fn pdpotrs(
         );
         return info_result(info);
     }
-    let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb());
+    let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb(), 32..=256);
     let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
     let (r, st) = crate::dist::solve::pdpotrs(cfg, uplo, &ops, &g, nb);
     crate::api::record_device_stats(&st.devices);
