@@ -17,7 +17,7 @@
 use super::comm::Engine;
 use super::grid::Grid;
 use super::layout::Axis;
-use super::redistribute::{exchange, Layout, Part};
+use super::redistribute::{exchange, CallerArray, Layout, LocalMatrix, Part};
 use super::tasks::{DistSeq, LocalTile, TileGrid};
 use crate::algo::prio;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
@@ -133,8 +133,8 @@ pub fn pdpotrf(
             part,
             &caller,
             &tiles,
-            |i, j| local.get(crow.local[i], ccol.local[j]),
-            |i, j, v| dst[rowoff[i] + coloff[j]] = v,
+            CallerArray { a: local, rows: &crow, cols: &ccol },
+            LocalMatrix { data: dst, rowoff: &rowoff, coloff: &coloff },
         );
     }
     let mut redist = t0.elapsed().as_secs_f64();
@@ -175,8 +175,8 @@ pub fn pdpotrf(
             part,
             &tiles,
             &caller,
-            |i, j| src[rowoff[i] + coloff[j]],
-            |i, j, v| local.set(crow.local[i], ccol.local[j], v),
+            LocalMatrix { data: src, rowoff: &rowoff, coloff: &coloff },
+            CallerArray { a: local, rows: &crow, cols: &ccol },
         );
     }
     redist += t1.elapsed().as_secs_f64();

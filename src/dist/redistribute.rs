@@ -12,6 +12,7 @@
 
 use super::grid::Grid;
 use super::layout::Axis;
+use crate::tile::ColMajor;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;
 
@@ -71,6 +72,128 @@ impl Layout<'_> {
     }
 }
 
+/// Where [`exchange`] reads the elements this rank holds in the source layout: any
+/// `Fn(i, j) -> f64`, or a type that can also copy a run of rows of one column at once.
+pub trait Source {
+    /// Element (i, j) of sub(A).
+    fn get(&self, i: usize, j: usize) -> f64;
+    /// Rows lo..lo+out.len() of column j into `out`; called only for consecutive rows that this
+    /// rank holds.
+    fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
+        for (t, o) in out.iter_mut().enumerate() {
+            *o = self.get(lo + t, j);
+        }
+    }
+}
+
+/// Where [`exchange`] stores the elements this rank holds in the target layout: any
+/// `FnMut(i, j, v)`, or a type that can also store a run of rows of one column at once.
+pub trait Sink {
+    /// Stores element (i, j) of sub(A).
+    fn set(&mut self, i: usize, j: usize, v: f64);
+    /// Stores `vals` as rows lo..lo+vals.len() of column j; called only for consecutive rows that
+    /// this rank holds.
+    fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
+        for (t, &v) in vals.iter().enumerate() {
+            self.set(lo + t, j, v);
+        }
+    }
+}
+
+impl<F: Fn(usize, usize) -> f64> Source for F {
+    fn get(&self, i: usize, j: usize) -> f64 {
+        self(i, j)
+    }
+}
+
+impl<F: FnMut(usize, usize, f64)> Sink for F {
+    fn set(&mut self, i: usize, j: usize, v: f64) {
+        self(i, j, v)
+    }
+}
+
+/// A rank's tiles as one column-major local matrix (`data`, leading dimension in `coloff`):
+/// row i of sub(A) at `rowoff[i]`, column j at `coloff[j]` (offsets of the rows and columns this
+/// rank holds). Runs of rows are slice copies where their local rows are consecutive.
+pub struct LocalMatrix<'a, D> {
+    pub data: D,
+    pub rowoff: &'a [usize],
+    pub coloff: &'a [usize],
+}
+
+impl<D> LocalMatrix<'_, D> {
+    /// The local offset of rows lo..lo+len of column j, when they are consecutive there.
+    fn run(&self, j: usize, lo: usize, len: usize) -> Option<usize> {
+        let first = self.rowoff[lo];
+        (len == 0 || self.rowoff[lo + len - 1] == first + len - 1).then_some(first + self.coloff[j])
+    }
+}
+
+impl<D: AsRef<[f64]>> Source for LocalMatrix<'_, D> {
+    fn get(&self, i: usize, j: usize) -> f64 {
+        self.data.as_ref()[self.rowoff[i] + self.coloff[j]]
+    }
+    fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
+        match self.run(j, lo, out.len()) {
+            Some(at) => out.copy_from_slice(&self.data.as_ref()[at..at + out.len()]),
+            None => out.iter_mut().enumerate().for_each(|(t, o)| *o = self.get(lo + t, j)),
+        }
+    }
+}
+
+impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
+    fn set(&mut self, i: usize, j: usize, v: f64) {
+        let at = self.rowoff[i] + self.coloff[j];
+        self.data.as_mut()[at] = v;
+    }
+    fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
+        match self.run(j, lo, vals.len()) {
+            Some(at) => self.data.as_mut()[at..at + vals.len()].copy_from_slice(vals),
+            None => vals.iter().enumerate().for_each(|(t, &v)| self.set(lo + t, j, v)),
+        }
+    }
+}
+
+/// The caller's local array under its block-cyclic maps: row i of sub(A) at local row
+/// `rows.local[i]`, column j at local column `cols.local[j]`.
+pub struct CallerArray<'a> {
+    pub a: ColMajor<f64>,
+    pub rows: &'a Axis,
+    pub cols: &'a Axis,
+}
+
+impl CallerArray<'_> {
+    /// The first local row of rows lo..lo+len, when their local rows are consecutive.
+    fn run(&self, lo: usize, len: usize) -> Option<usize> {
+        let first = self.rows.local[lo];
+        (len == 0 || self.rows.local[lo + len - 1] == first + len - 1).then_some(first)
+    }
+}
+
+impl Source for CallerArray<'_> {
+    fn get(&self, i: usize, j: usize) -> f64 {
+        self.a.get(self.rows.local[i], self.cols.local[j])
+    }
+    fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
+        match self.run(lo, out.len()) {
+            Some(first) => self.a.read_col(first, self.cols.local[j], out),
+            None => out.iter_mut().enumerate().for_each(|(t, o)| *o = self.get(lo + t, j)),
+        }
+    }
+}
+
+impl Sink for CallerArray<'_> {
+    fn set(&mut self, i: usize, j: usize, v: f64) {
+        self.a.set(self.rows.local[i], self.cols.local[j], v)
+    }
+    fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
+        match self.run(lo, vals.len()) {
+            Some(first) => self.a.write_col(first, self.cols.local[j], vals),
+            None => vals.iter().enumerate().for_each(|(t, &v)| self.set(lo + t, j, v)),
+        }
+    }
+}
+
 /// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
 /// this rank holds there) to layout `to` (stored with `write(i, j, v)` for the elements this rank
 /// holds there). Collective over the grid; returns the number of values this rank sent to other
@@ -81,8 +204,8 @@ pub fn exchange(
     part: Part,
     from: &Layout,
     to: &Layout,
-    read: impl Fn(usize, usize) -> f64,
-    mut write: impl FnMut(usize, usize, f64),
+    read: impl Source,
+    mut write: impl Sink,
 ) -> usize {
     let size = grid.comm.size() as usize;
     let me = grid.me();
@@ -141,14 +264,27 @@ pub fn exchange(
     for &j in &src_cols {
         let rows = part.kept(&src_rows, j);
         if let Some(r) = to.column_owner(grid, j) {
+            // Rows held in both layouts by whole columns are consecutive row indices: copy runs.
+            let lo = rows.first().copied().unwrap_or(0);
+            let run = rows.last().is_none_or(|&hi| hi + 1 - lo == rows.len());
             if r == me {
-                for &i in rows {
-                    write(i, j, read(i, j));
+                if run {
+                    let mut tmp = vec![0.0; rows.len()];
+                    read.get_col(j, lo, &mut tmp);
+                    write.set_col(j, lo, &tmp);
+                } else {
+                    for &i in rows {
+                        write.set(i, j, read.get(i, j));
+                    }
                 }
             } else {
                 let out = &mut sbuf[cursor[r]..cursor[r] + rows.len()];
-                for (o, &i) in out.iter_mut().zip(rows) {
-                    *o = read(i, j);
+                if run {
+                    read.get_col(j, lo, out);
+                } else {
+                    for (o, &i) in out.iter_mut().zip(rows) {
+                        *o = read.get(i, j);
+                    }
                 }
                 cursor[r] += rows.len();
             }
@@ -157,9 +293,9 @@ pub fn exchange(
         for &i in rows {
             let r = to.owner(grid, i, j);
             if r == me {
-                write(i, j, read(i, j));
+                write.set(i, j, read.get(i, j));
             } else {
-                sbuf[cursor[r]] = read(i, j);
+                sbuf[cursor[r]] = read.get(i, j);
                 cursor[r] += 1;
             }
         }
@@ -177,8 +313,14 @@ pub fn exchange(
         let rows = part.kept(&dst_rows, j);
         if let Some(r) = from.column_owner(grid, j) {
             if r != me {
-                for (&i, &v) in rows.iter().zip(&rbuf[cursor[r]..cursor[r] + rows.len()]) {
-                    write(i, j, v);
+                let vals = &rbuf[cursor[r]..cursor[r] + rows.len()];
+                let lo = rows.first().copied().unwrap_or(0);
+                if rows.last().is_none_or(|&hi| hi + 1 - lo == rows.len()) {
+                    write.set_col(j, lo, vals);
+                } else {
+                    for (&i, &v) in rows.iter().zip(vals) {
+                        write.set(i, j, v);
+                    }
                 }
                 cursor[r] += rows.len();
             }
@@ -187,7 +329,7 @@ pub fn exchange(
         for &i in rows {
             let r = from.owner(grid, i, j);
             if r != me {
-                write(i, j, rbuf[cursor[r]]);
+                write.set(i, j, rbuf[cursor[r]]);
                 cursor[r] += 1;
             }
         }

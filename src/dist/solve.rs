@@ -264,8 +264,8 @@ fn solve(
             part,
             &caller,
             &tiles,
-            |i, j| alocal.get(arow.local[i], acol.local[j]),
-            |i, j, v| {
+            |i: usize, j: usize| alocal.get(arow.local[i], acol.local[j]),
+            |i: usize, j: usize, v: f64| {
                 let ((ti, oi), (tj, oj)) = (at[i], at[j]);
                 let w = store[ti + tj * nt].as_mut().expect("a tile of this rank");
                 w.as_mut_slice()[oi + oj * edge(ti)] = v;
@@ -299,8 +299,8 @@ fn solve(
         Part::Full,
         &bcaller,
         &Layout { rows: &axis_in, cols: &tbcol, flat: false },
-        |i, j| blocal.get(brow.local[i], bcol.local[j]),
-        |i, j, v| {
+        |i: usize, j: usize| blocal.get(brow.local[i], bcol.local[j]),
+        |i: usize, j: usize, v: f64| {
             let ((ti, oi), (tc, oc)) = (at[row_in[i]], bt[j]);
             let w = tg.extra_mut(bids[0][ti + tc * nt]).expect("a B tile of this rank");
             w.as_mut_slice()[oi + oc * edge(ti)] = v;
@@ -334,12 +334,12 @@ fn solve(
         Part::Full,
         &Layout { rows: &axis_out, cols: &tbcol, flat: false },
         &bcaller,
-        |i, j| {
+        |i: usize, j: usize| {
             let ((ti, oi), (tc, oc)) = (at[row_out[i]], bt[j]);
             let w = tg.extra(bids[1][ti + tc * nt]).expect("a B tile of this rank");
             w.as_slice()[oi + oc * edge(ti)]
         },
-        |i, j, v| blocal.set(brow.local[i], bcol.local[j], v),
+        |i: usize, j: usize, v: f64| blocal.set(brow.local[i], bcol.local[j], v),
     );
     redist += t1.elapsed().as_secs_f64();
     let e = engine.borrow();

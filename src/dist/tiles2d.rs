@@ -21,7 +21,7 @@ use super::comm::Engine;
 use super::grid::Grid;
 use super::layout::Axis;
 use super::potrf::Stats;
-use super::redistribute::{exchange, Layout, Part};
+use super::redistribute::{exchange, CallerArray, Layout, LocalMatrix, Part};
 use super::tasks::{DistSeq, LocalTile, TileGrid};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::backend::BlasThreadsGuard;
@@ -141,8 +141,8 @@ pub fn run<B, R>(
             Part::Full,
             &caller,
             &tiles,
-            |i, j| local.get(crow.local[i], ccol.local[j]),
-            |i, j, v| dst[rowoff[i] + coloff[j]] = v,
+            CallerArray { a: local, rows: &crow, cols: &ccol },
+            LocalMatrix { data: dst, rowoff: &rowoff, coloff: &coloff },
         );
     }
     let mut redist = t0.elapsed().as_secs_f64();
@@ -178,8 +178,8 @@ pub fn run<B, R>(
             Part::Full,
             &tiles,
             &caller,
-            |i, j| src[rowoff[i] + coloff[j]],
-            |i, j, v| local.set(crow.local[i], ccol.local[j], v),
+            LocalMatrix { data: src, rowoff: &rowoff, coloff: &coloff },
+            CallerArray { a: local, rows: &crow, cols: &ccol },
         );
     }
     redist += t1.elapsed().as_secs_f64();

@@ -57,6 +57,23 @@ impl<T: Elem> ColMajor<T> {
         let ptr = unsafe { self.ptr.add(i + j * self.ld) };
         ColMajor { ptr, m, n, ld: self.ld }
     }
+    /// Copies rows i..i+out.len() of column j into `out`, outside any task (the conversions).
+    pub fn read_col(&self, i: usize, j: usize, out: &mut [T]) {
+        assert!(i + out.len() <= self.m && j < self.n, "column run outside the matrix");
+        // SAFETY: the run lies inside the m×n block that `Raw::new`'s contract makes valid
+        // (checked above), and no task of the call runs while conversions use it.
+        let src = unsafe { std::slice::from_raw_parts(self.ptr.add(i + j * self.ld), out.len()) };
+        out.copy_from_slice(src);
+    }
+    /// Stores `vals` as rows i..i+vals.len() of column j, outside any task; see
+    /// [`ColMajor::read_col`].
+    pub fn write_col(&self, i: usize, j: usize, vals: &[T]) {
+        assert!(i + vals.len() <= self.m && j < self.n, "column run outside the matrix");
+        // SAFETY: as for `read_col`; the block is writable by the same contract, and `vals` is
+        // the library's own buffer, which cannot overlap the caller's array.
+        let dst = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(i + j * self.ld), vals.len()) };
+        dst.copy_from_slice(vals);
+    }
     /// The same memory cut into `mb`×`nb` tiles.
     pub fn tiled(&self, mb: usize, nb: usize) -> TiledMatrix<T> {
         // SAFETY: `Raw::new`'s contract makes the m×n block valid for the whole call, which is
