@@ -46,7 +46,7 @@ out = []
 out.append("# hetla against reference ScaLAPACK\n")
 if meta:
     out.append(f"{meta.get('date', '?')}, {meta.get('cpu', '?')}, {meta.get('nproc', '?')} cores, "
-               f"commit {meta.get('commit', '?')}; {meta.get('np', '')}; load "
+               f"commit {meta.get('commit', '?')}; np={meta.get('np', '?')}; load "
                f"{meta.get('load_before', '?')} before, {meta.get('load_after', '?')} after.\n")
 out.append("Times are medians of interleaved samples (slowest rank); speedup = reference / hetla.\n")
 out.append("| routine | N | NB | grid | hetla path | hetla s | reference s | speedup | hetla GF/s | reference GF/s | check |")
