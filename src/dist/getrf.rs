@@ -34,9 +34,7 @@
 //!   rows (from the old tile, from the tiles below on the same rank, from the X's), solved with
 //!   L(k, k) when j > k, and the old top rows in rows nb.. (what the tiles below receive);
 //! * for j > k: COPY, (k, j) ← W; then for i > k one task per tile (i, j): the top rows it
-//!   receives (from W), then the GEMM with L(i, k) and the U rows of W. On a 1×Q grid the tiles
-//!   below (k, j) are all on one rank, one below the other in its local matrix, and so is L(k+1..,
-//!   k) (or it came as the panel buffer): there one task does the whole column with one GEMM;
+//!   receives (from W), then the GEMM with L(i, k) and the U rows of W;
 //! * for j < k: one task per process row writes its tiles of the column: (k, j) ← W, and the
 //!   top rows each tile below receives.
 //!
@@ -46,13 +44,16 @@
 //! trailing update goes on), then the other columns left to right; the interchanges left of the
 //! panel come last.
 //!
-//! Messages per step on a 1×Q grid: everything of column j is on one rank, so no EXTRACT
-//! exists and W stays local. A rank holding a column j > k receives the factored panel buffer
-//! ((M+1)×nb: L and the pivots) in one message, read by its NEWTOP (pivots, L(k, k)) and GEMMs
-//! (L(i, k)); a rank holding a column j < k receives the PIV buffer (nb×3). Nothing else crosses
-//! the network. With P > 1 the panel tiles travel to and from the panel's rank along the process
-//! column (one packed message per process row on the way back), L tiles and the PIV buffer along
-//! the process rows, X's and W's along each process column, as in ScaLAPACK.
+//! On a 1×Q grid (one process row) every tile column is on one rank, its tiles one below the
+//! other in that rank's local matrix, so the step is LAPACK's blocked LU on column blocks
+//! ([`one_row_step`]): SCATTER as one task, then column k+1 alone (look-ahead) and the rank's
+//! other columns in blocks of about 256 adjacent local columns, one task each (DLASWP; right of
+//! the panel TRSM and one GEMM), so the backend packs L once per block. A rank holding columns
+//! right of the panel receives the factored panel buffer ((M+1)×nb: L and the pivots) in one
+//! message per step; nothing else crosses the network. With P > 1 the panel tiles travel to and
+//! from the panel's rank along the process column (one packed message per process row on the
+//! way back), L tiles and the PIV buffer along the process rows, X's and W's along each process
+//! column, as in ScaLAPACK.
 //!
 //! Extra copies: the panel in and out of its buffer, and per column and step the r rows of X,
 //! the 2·nb rows of W and its copy into (k, j) (a few tiles' worth, against the column's GEMMs).
