@@ -4,7 +4,7 @@
 //!
 //! Forward substitution (A lower and not transposed, or upper and transposed) walks k upward:
 //! `B[k] ← op(A[k][k])⁻¹·B[k]`, then `B[m] -= op(A)[m][k]·B[k]` for m > k. Backward substitution
-//! walks k downward with m < k. op(A)[m][k] is A[m][k], or A[k][m]ᵀ when transposed.
+//! walks k downward with m < k. `op(A)[m][k]` is `A[m][k]`, or `A[k][m]ᵀ` when transposed.
 
 use crate::device::{DeviceOp, Tiles};
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
