@@ -20,6 +20,7 @@ pub mod geqrf;
 pub mod getrf;
 pub mod grid;
 pub mod layout;
+pub mod local;
 pub mod potrf;
 pub mod redistribute;
 pub mod solve;

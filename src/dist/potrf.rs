@@ -14,26 +14,22 @@
 //!    INFO is then the minimum over the grid (`MPI_Allreduce`), the same on every rank.
 //! 4. The triangle moves back; nothing else of the caller's arrays is written.
 
-use super::comm::Engine;
 use super::grid::Grid;
 use super::layout::Axis;
-use super::redistribute::{exchange, CallerArray, Layout, LocalMatrix, Part};
-use super::tasks::{DistSeq, LocalTile, TileGrid};
+use super::local::LocalTiles;
+use super::redistribute::{CallerArray, Part};
+use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
 use crate::algo::prio;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
-use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
 use crate::device::{DevStats, DeviceOp, Tiles};
 use crate::error::Error;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
-use crate::runtime::Seq;
-use crate::tile::{Raw, Workspace};
+use crate::tile::Raw;
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// What a distributed call measured, for the verbose line.
 #[derive(Clone, Debug, Default)]
@@ -80,15 +76,10 @@ pub fn pdpotrf(
     let crow = Axis::block_cyclic(nu, ia as usize - 1, mb, desca.rsrc() as usize, p);
     let ccol = Axis::block_cyclic(nu, ja as usize - 1, nba, desca.csrc() as usize, q);
     let (r0, c0) = (crow.owner[0], ccol.owner[0]);
-    let trow = Axis::tiles(nu, nb, r0, p);
-    let tcol = Axis::tiles(nu, nb, c0, q);
     let nt = nu.div_ceil(nb);
 
-    // Tile owners, and one local matrix holding this rank's tiles: global tile (i, j) of the
-    // rank is local tile (i / p, j / q) (tiles are dealt cyclically from (r0, c0), and only the
-    // last tile row/column may be partial, which is then also the last local one). One matrix
-    // rather than a tile each, so that with devices the runtime deals its tile columns between
-    // the host and the devices like a shared-memory call's.
+    // Tile owners (dealt cyclically from (r0, c0)); this rank's tiles are kept in one local
+    // matrix ([`LocalTiles`]).
     let in_part = |i: usize, j: usize| if ul == Uplo::Lower { i >= j } else { i <= j };
     let mut owner = vec![0usize; nt * nt];
     for j in 0..nt {
@@ -96,70 +87,24 @@ pub fn pdpotrf(
             owner[i + j * nt] = grid.rank_of((r0 + i) % p, (c0 + j) % q);
         }
     }
-    let (lm, ln) = (trow.held_by(grid.myrow).len(), tcol.held_by(grid.mycol).len());
     let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
-    let local = a.matrix(mloc, nloc, desca.lld() as usize);
-    // With tiles of the caller's block size (PDPOTRF's checks make sub(A) start on a block
-    // boundary with square blocks), this rank's tiles are its part of sub(A) in its local array:
-    // the tasks work there and nothing is converted.
-    let in_place = nb == mb;
-    let mut store = Workspace::new(if in_place { 0 } else { lm }, if in_place { 0 } else { ln }, nb, nb);
-    let mine = if in_place {
-        let first = |ax: &Axis, me: usize| ax.owner.iter().position(|&o| o == me).map_or(0, |s| ax.local[s]);
-        local.block(first(&crow, grid.myrow), first(&ccol, grid.mycol), lm, ln).tiled(nb, nb)
-    } else {
-        store.tiles()
-    };
+    let caller = CallerArray { a: a.matrix(mloc, nloc, desca.lld() as usize), rows: &crow, cols: &ccol };
+
+    // 1. Caller layout -> tiles (PDPOTRF's checks make sub(A) start on a block boundary with
+    // square blocks, so tiles of the caller's block size work in place).
+    let local = LocalTiles::new(&grid, caller, nb, part, nb == mb);
     let handles: Vec<Option<LocalTile>> = (0..nt * nt)
         .map(|t| {
             let (i, j) = (t % nt, t / nt);
-            (owner[t] == me && in_part(i, j)).then_some(LocalTile { m: mine, i: i / p, j: j / q })
+            (owner[t] == me && in_part(i, j)).then(|| local.tile(i, j))
         })
         .collect();
-    // Local offset of every row/column of sub(A) in the local matrix (meaningful for the ones
-    // this rank holds), so that the per-element conversion closures do no division.
-    let rowoff: Vec<usize> = (0..nu).map(|i| (i / nb / p) * nb + i % nb).collect();
-    let coloff: Vec<usize> = (0..nu).map(|j| ((j / nb / q) * nb + j % nb) * lm.max(1)).collect();
-
-    // 1. Caller layout -> tiles.
-    let t0 = Instant::now();
-    let caller = Layout { rows: &crow, cols: &ccol, flat: false };
-    let tiles = Layout { rows: &trow, cols: &tcol, flat: false };
-    if !in_place {
-        let dst = store.as_mut_slice();
-        exchange(
-            &grid,
-            part,
-            &caller,
-            &tiles,
-            CallerArray { a: local, rows: &crow, cols: &ccol },
-            LocalMatrix { data: dst, rowoff: &rowoff, coloff: &coloff },
-        );
-    }
-    let mut redist = t0.elapsed().as_secs_f64();
 
     // 2. The distributed factorization.
     let tg = TileGrid::square(nu, nb, owner, handles);
     let fail = Arc::new(AtomicI32::new(i32::MAX));
-    let mut rcfg = cfg.clone();
-    rcfg.threads = grid.threads(cfg.threads);
-    let engine = RefCell::new(Engine::new());
-    let run = {
-        let _blas = BlasThreadsGuard::new();
-        let seq = Seq::new(&rcfg);
-        let rel = seq.releaser();
-        let mut hook = || engine.borrow_mut().progress(&grid.comm, &rel);
-        seq.with_progress(&mut hook, |seq| {
-            {
-                let mut ds = DistSeq::new(&seq, &tg, me, &engine);
-                generate(&mut ds, ul, fail.clone());
-            }
-            seq.wait_stats()
-        })
-    };
-    let (run, devices) = run;
-    engine.borrow_mut().flush(&grid.comm);
+    let run = run_sequence(cfg, &grid, &tg, |ds| generate(ds, ul, fail.clone()));
 
     // 3. The same INFO everywhere.
     let local_info = fail.load(Ordering::SeqCst);
@@ -167,22 +112,9 @@ pub fn pdpotrf(
     grid.comm.all_reduce_into(&local_info, &mut info, SystemOperation::min());
 
     // 4. Tiles -> caller layout.
-    let t1 = Instant::now();
-    if !in_place {
-        let src = store.as_slice();
-        exchange(
-            &grid,
-            part,
-            &tiles,
-            &caller,
-            LocalMatrix { data: src, rowoff: &rowoff, coloff: &coloff },
-            CallerArray { a: local, rows: &crow, cols: &ccol },
-        );
-    }
-    redist += t1.elapsed().as_secs_f64();
-    let e = engine.borrow();
-    let stats = Stats { redistribution_s: redist, sent: e.sent, received: e.received, devices };
-    let result = match run {
+    let redistribution_s = local.finish();
+    let stats = Stats { redistribution_s, sent: run.sent, received: run.received, devices: run.devices };
+    let result = match run.result {
         Err(e) => Err(e),
         Ok(()) if info != i32::MAX => Err(Error::Numerical(info)),
         Ok(()) => Ok(()),

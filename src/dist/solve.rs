@@ -33,23 +33,19 @@
 //! copies of IPIV, or that point outside sub(A), have no exact meaning in this layout (the reference
 //! would swap with rows outside sub(B)); the caller then forwards the call to ScaLAPACK.
 
-use super::comm::Engine;
 use super::grid::Grid;
 use super::layout::Axis;
 use super::potrf::Stats;
 use super::redistribute::{exchange, Layout, Part};
-use super::tasks::{DistSeq, TileGrid};
+use super::tasks::{run_sequence, DistSeq, TileGrid};
 use crate::algo::prio;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
-use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
 use crate::error::Error;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
-use crate::runtime::Seq;
 use crate::tile::{Raw, Workspace};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
-use std::cell::RefCell;
 use std::time::Instant;
 
 /// One triangular solve of the two: B ← op(A's `uplo` triangle)⁻¹·B.
@@ -309,23 +305,7 @@ fn solve(
     let mut redist = t0.elapsed().as_secs_f64();
 
     // 2. The two substitutions.
-    let mut rcfg = cfg.clone();
-    rcfg.threads = grid.threads(cfg.threads);
-    let engine = RefCell::new(Engine::new());
-    let (run, devices) = {
-        let _blas = BlasThreadsGuard::new();
-        let seq = Seq::new(&rcfg);
-        let rel = seq.releaser();
-        let mut hook = || engine.borrow_mut().progress(&grid.comm, &rel);
-        seq.with_progress(&mut hook, |seq| {
-            {
-                let mut ds = DistSeq::new(&seq, &tg, me, &engine);
-                generate(&mut ds, &passes, &bids, ct);
-            }
-            seq.wait_stats()
-        })
-    };
-    engine.borrow_mut().flush(&grid.comm);
+    let run = run_sequence(cfg, grid, &tg, |ds| generate(ds, &passes, &bids, ct));
 
     // 3. B's tiles -> caller layout (rows permuted back for PDGETRS with TRANS = T).
     let t1 = Instant::now();
@@ -342,8 +322,10 @@ fn solve(
         |i: usize, j: usize, v: f64| blocal.set(brow.local[i], bcol.local[j], v),
     );
     redist += t1.elapsed().as_secs_f64();
-    let e = engine.borrow();
-    (run, Stats { redistribution_s: redist, sent: e.sent, received: e.received, devices })
+    (
+        run.result,
+        Stats { redistribution_s: redist, sent: run.sent, received: run.received, devices: run.devices },
+    )
 }
 
 /// Both substitutions on every column tile of B, owner-computes. `bids[pass][i + c·nt]` is the

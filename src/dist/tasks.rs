@@ -16,7 +16,10 @@
 //! whatever the number of tasks that read it there. The remaining tasks are ordinary local tasks.
 
 use super::comm::{Engine, Outbox, Outgoing};
-use crate::device::DeviceOp;
+use super::grid::Grid;
+use crate::backend::BlasThreadsGuard;
+use crate::config::Config;
+use crate::device::{DevStats, DeviceOp};
 use crate::error::Error;
 use crate::runtime::{Ctx, Releaser, Seq, Task};
 use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
@@ -131,6 +134,42 @@ impl TileGrid {
     pub fn extra_mut(&mut self, id: usize) -> Option<&mut Workspace<f64>> {
         self.store.get_mut(id.checked_sub(self.mt * self.nt)?)?.as_mut()
     }
+}
+
+/// What [`run_sequence`] reports.
+pub struct SeqRun {
+    pub result: Result<(), Error>,
+    /// What this rank's devices moved and ran (empty without devices).
+    pub devices: Vec<DevStats>,
+    /// Tile messages this rank sent and received.
+    pub sent: usize,
+    pub received: usize,
+}
+
+/// Runs one distributed sequence over `tg`: worker threads for this rank from the grid
+/// ([`Grid::threads`]), single-threaded backend BLAS meanwhile, a fresh sequence whose master is
+/// this thread (the only one that calls MPI, through the message engine's progress callback),
+/// `generate` on every rank, then until every task has run and every message has gone out.
+pub fn run_sequence(cfg: &Config, grid: &Grid, tg: &TileGrid, generate: impl FnOnce(&mut DistSeq)) -> SeqRun {
+    let mut rcfg = cfg.clone();
+    rcfg.threads = grid.threads(cfg.threads);
+    let engine = RefCell::new(Engine::new());
+    let (result, devices) = {
+        let _blas = BlasThreadsGuard::new();
+        let seq = Seq::new(&rcfg);
+        let rel = seq.releaser();
+        let mut hook = || engine.borrow_mut().progress(&grid.comm, &rel);
+        seq.with_progress(&mut hook, |seq| {
+            {
+                let mut ds = DistSeq::new(&seq, tg, grid.me(), &engine);
+                generate(&mut ds);
+            }
+            seq.wait_stats()
+        })
+    };
+    engine.borrow_mut().flush(&grid.comm);
+    let e = engine.borrow();
+    SeqRun { result, devices, sent: e.sent, received: e.received }
 }
 
 /// Priority of send tasks: above every algorithm's (see [`DistSeq::input`]).

@@ -1,0 +1,110 @@
+//! A rank's tiles of sub(A) as one local matrix, and the conversion between it and the caller's
+//! block-cyclic local array (both directions, only the `part` of sub(A) that the routine uses).
+//!
+//! Tiles are `nb`×`nb` blocks of sub(A) dealt 2-D block-cyclically over the P×Q grid from the
+//! process holding sub(A)(1,1); global tile (i, j) of this rank is its local tile (i / P, j / Q)
+//! (only the last tile row and column can be partial, and they are then the last local ones).
+//! One matrix rather than a tile each, so that the conversion is runs of columns and, with
+//! devices, the runtime deals its tile columns between the host and the devices. When the tiles
+//! are the caller's own square blocks and sub(A) starts on a block boundary, that local matrix
+//! *is* the rank's part of sub(A) in the caller's array: the tasks work in place, nothing is
+//! converted (as the LAPACK routines' tiles are views of the caller's matrix).
+
+use super::grid::Grid;
+use super::layout::Axis;
+use super::redistribute::{exchange, CallerArray, Layout, LocalMatrix, Part};
+use super::tasks::LocalTile;
+use crate::tile::{TiledMatrix, Workspace};
+use std::time::Instant;
+
+/// The local tile matrix of one distributed call on this rank.
+pub struct LocalTiles<'a> {
+    grid: &'a Grid,
+    caller: CallerArray<'a>,
+    trow: Axis,
+    tcol: Axis,
+    part: Part,
+    in_place: bool,
+    store: Workspace<f64>,
+    matrix: TiledMatrix<f64>,
+    rowoff: Vec<usize>,
+    coloff: Vec<usize>,
+    /// Seconds spent converting so far (both directions).
+    pub redistribution_s: f64,
+}
+
+impl<'a> LocalTiles<'a> {
+    /// This rank's tiles of the `part` of sub(A), whose caller layout is `caller` (its local array
+    /// and the row and column maps of sub(A)); `aligned` says whether the caller's blocks are
+    /// `nb`×`nb` and sub(A) starts on a block boundary (then the tasks work in place). Converts
+    /// the caller's values in (collective over the grid).
+    pub fn new(grid: &'a Grid, caller: CallerArray<'a>, nb: usize, part: Part, aligned: bool) -> Self {
+        let (p, q) = (grid.nprow, grid.npcol);
+        let (m, n) = (caller.rows.owner.len(), caller.cols.owner.len());
+        let trow = Axis::tiles(m, nb, caller.rows.owner[0], p);
+        let tcol = Axis::tiles(n, nb, caller.cols.owner[0], q);
+        let (lm, ln) = (trow.held_by(grid.myrow).len(), tcol.held_by(grid.mycol).len());
+        let store = if aligned { Workspace::new(0, 0, nb, nb) } else { Workspace::new(lm, ln, nb, nb) };
+        let matrix = if aligned {
+            let first =
+                |ax: &Axis, me: usize| ax.owner.iter().position(|&o| o == me).map_or(0, |s| ax.local[s]);
+            caller
+                .a
+                .block(first(caller.rows, grid.myrow), first(caller.cols, grid.mycol), lm, ln)
+                .tiled(nb, nb)
+        } else {
+            store.tiles()
+        };
+        // Offset of every row and column of sub(A) in the local matrix (meaningful for the ones
+        // this rank holds).
+        let rowoff = (0..m).map(|i| (i / nb / p) * nb + i % nb).collect();
+        let coloff = (0..n).map(|j| ((j / nb / q) * nb + j % nb) * lm.max(1)).collect();
+        let mut me = LocalTiles {
+            grid,
+            caller,
+            trow,
+            tcol,
+            part,
+            in_place: aligned,
+            store,
+            matrix,
+            rowoff,
+            coloff,
+            redistribution_s: 0.0,
+        };
+        me.convert(true);
+        me
+    }
+
+    /// Where this rank keeps global tile (i, j) (which it must own).
+    pub fn tile(&self, i: usize, j: usize) -> LocalTile {
+        LocalTile { m: self.matrix, i: i / self.grid.nprow, j: j / self.grid.npcol }
+    }
+
+    /// Converts the tiles back into the caller's array (collective over the grid); returns the
+    /// seconds spent converting, both ways.
+    pub fn finish(mut self) -> f64 {
+        self.convert(false);
+        self.redistribution_s
+    }
+
+    fn convert(&mut self, inward: bool) {
+        if self.in_place {
+            return;
+        }
+        let t0 = Instant::now();
+        let c = &self.caller;
+        let caller = Layout { rows: c.rows, cols: c.cols, flat: false };
+        let tiles = Layout { rows: &self.trow, cols: &self.tcol, flat: false };
+        let back = CallerArray { a: c.a, rows: c.rows, cols: c.cols };
+        let (rowoff, coloff) = (&self.rowoff, &self.coloff);
+        if inward {
+            let data = self.store.as_mut_slice();
+            exchange(self.grid, self.part, &caller, &tiles, back, LocalMatrix { data, rowoff, coloff });
+        } else {
+            let data = self.store.as_slice();
+            exchange(self.grid, self.part, &tiles, &caller, LocalMatrix { data, rowoff, coloff }, back);
+        }
+        self.redistribution_s += t0.elapsed().as_secs_f64();
+    }
+}
