@@ -12,14 +12,14 @@ use super::fi;
 use crate::backend::lapack::{self as bk, ch};
 use crate::tile::{View, ViewMut};
 
-/// S ← β·S + V₁ᵀ·C₁ restricted to the first k rows of V and C, through a copy of C₁ (DTRMM
-/// works in place).
-fn unit_top_vt_c(v: View<f64>, k: usize, c: View<f64>, beta: f64, s: &mut ViewMut<f64>) {
-    let n = c.n;
+/// op(V₁)·X for V₁ the unit lower triangular k×k top of V and X the first k rows of `x`, as a
+/// new k×n column-major array (DTRMM works in place, so on a copy). `trans` is b'N' or b'T'.
+fn unit_top_times(v: View<f64>, k: usize, trans: u8, x: View<f64>) -> Vec<f64> {
+    let n = x.n;
     let mut tmp = vec![0.0; k * n];
     for j in 0..n {
         for i in 0..k {
-            tmp[i + j * k] = c.get(i, j);
+            tmp[i + j * k] = x.get(i, j);
         }
     }
     // SAFETY: V's first k rows are a k×k block with leading dimension v.ld; tmp is k×n with
@@ -28,7 +28,7 @@ fn unit_top_vt_c(v: View<f64>, k: usize, c: View<f64>, beta: f64, s: &mut ViewMu
         bk::dtrmm(
             ch(b'L'),
             ch(b'L'),
-            ch(b'T'),
+            ch(trans),
             ch(b'U'),
             &fi(k),
             &fi(n),
@@ -43,7 +43,13 @@ fn unit_top_vt_c(v: View<f64>, k: usize, c: View<f64>, beta: f64, s: &mut ViewMu
             1,
         )
     }
-    for j in 0..n {
+    tmp
+}
+
+/// S ← β·S + V₁ᵀ·C₁ restricted to the first k rows of V and C.
+fn unit_top_vt_c(v: View<f64>, k: usize, c: View<f64>, beta: f64, s: &mut ViewMut<f64>) {
+    let tmp = unit_top_times(v, k, b'T', c);
+    for j in 0..c.n {
         for i in 0..k {
             let old = if beta == 0.0 { 0.0 } else { beta * s.get(i, j) };
             s.set(i, j, old + tmp[i + j * k]);
@@ -149,32 +155,7 @@ pub fn c_minus_vw(v: View<f64>, k: usize, unit: bool, w: View<f64>, mut c: ViewM
     let mut top = 0;
     if unit {
         assert!(v.m >= k, "the diagonal block of V has fewer than {k} rows");
-        let mut tmp = vec![0.0; k * n];
-        for j in 0..n {
-            for i in 0..k {
-                tmp[i + j * k] = w.get(i, j);
-            }
-        }
-        // SAFETY: V's first k rows are a k×k block with leading dimension v.ld; tmp is k×n.
-        unsafe {
-            bk::dtrmm(
-                ch(b'L'),
-                ch(b'L'),
-                ch(b'N'),
-                ch(b'U'),
-                &fi(k),
-                &fi(n),
-                &1.0,
-                v.as_ptr(),
-                &fi(v.ld),
-                tmp.as_mut_ptr(),
-                &fi(k),
-                1,
-                1,
-                1,
-                1,
-            )
-        }
+        let tmp = unit_top_times(v, k, b'N', w);
         for j in 0..n {
             for i in 0..k {
                 c.set(i, j, c.get(i, j) - tmp[i + j * k]);
