@@ -104,7 +104,17 @@ pub fn pdpotrf(
     // 2. The distributed factorization.
     let tg = TileGrid::square(nu, nb, owner, handles);
     let fail = Arc::new(AtomicI32::new(i32::MAX));
-    let run = run_sequence(cfg, &grid, &tg, |ds| generate(ds, ul, fail.clone()));
+    // On one process row a lower factor's tile columns are each on one rank, one below the other
+    // in its local matrix: there (without devices, whose kernels are per tile) the trailing
+    // update of a column is one task rather than one per tile.
+    let columns = p == 1 && ul == Uplo::Lower && crate::device::open(cfg).is_empty();
+    let run = run_sequence(cfg, &grid, &tg, |ds| {
+        if columns {
+            generate_columns(ds, fail.clone())
+        } else {
+            generate(ds, ul, fail.clone())
+        }
+    });
 
     // 3. The same INFO everywhere.
     let local_info = fail.load(Ordering::SeqCst);
@@ -128,6 +138,95 @@ pub fn pdpotrf(
 fn live(fail: &AtomicI32, k: usize, nb: usize) -> bool {
     let f = fail.load(Ordering::Relaxed);
     f == i32::MAX || k < (f as usize - 1) / nb
+}
+
+/// The lower tile Cholesky on a 1×Q grid by tile columns: POTRF(k); one task for the TRSM of
+/// the tiles below it (all on its rank, adjacent in the local matrix: one DTRSM); then for each
+/// column j > k one task on its tiles (j.., j): SYRK of the diagonal tile and a GEMM per tile
+/// below (one GEMM when the L tiles (j.., k) are on the same rank, one per tile when each was
+/// received as its own message).
+/// The same arithmetic as [`generate`] in about nt instead of nt²/2 tasks per step, which with
+/// small tiles (the caller's NB = 64 worked in place) is most of the runtime's overhead.
+fn generate_columns(ds: &mut DistSeq, fail: Arc<AtomicI32>) {
+    let g = ds.grid;
+    let (n, nt, nb) = (g.n, g.nt, g.nb);
+    for k in 0..nt {
+        let kb = g.rows(k);
+        let k0 = k * nb;
+        let off = k0 as i32;
+        let f = fail.clone();
+        ds.submit("potrf", prio(nt, k, 3), [kb, kb, 0], &[], (k, k), move |_, w| {
+            if live(&f, k, nb) {
+                match kernels::potrf(Uplo::Lower, w) {
+                    0 => {}
+                    i => {
+                        f.fetch_min(off + i, Ordering::SeqCst);
+                    }
+                }
+            }
+            Ok(())
+        });
+        if k + 1 == nt {
+            break;
+        }
+        let below: Vec<usize> = (k + 1..nt).map(|i| g.id(i, k)).collect();
+        let f = fail.clone();
+        let diag = [g.id(k, k)];
+        ds.submit_runs("trsm", prio(nt, k, 2), [n - k0 - kb, kb, 0], &[&diag], &below, move |x, w| {
+            if live(&f, k, nb) {
+                kernels::trsm(Side::Right, Uplo::Lower, Trans::Yes, Diag::NonUnit, 1.0, x[0], w);
+            }
+            Ok(())
+        });
+        for j in k + 1..nt {
+            let j0 = j * nb;
+            let jb = g.rows(j);
+            let col: Vec<usize> = (j..nt).map(|i| g.id(i, j)).collect();
+            // L(j.., k): on the same rank, one view of the adjacent tiles (one GEMM); from
+            // another rank, one view per received tile (a GEMM each).
+            let same = g.owner[g.id(j, j)] == g.owner[g.id(j, k)];
+            let lcol: Vec<usize> = (j..nt).map(|i| g.id(i, k)).collect();
+            let ls: Vec<&[usize]> =
+                if same { vec![&lcol[..]] } else { lcol.iter().map(std::slice::from_ref).collect() };
+            let f = fail.clone();
+            ds.submit_runs("update", prio(nt, j, 1), [n - j0, jb, kb], &ls, &col, move |x, mut w| {
+                if live(&f, k, nb) {
+                    let lj = x[0].sub(0, 0, jb, kb);
+                    kernels::syrk(Uplo::Lower, Trans::No, -1.0, lj, 1.0, w.sub_mut(0, 0, jb, jb));
+                    if same {
+                        let rest = w.m - jb;
+                        if rest > 0 {
+                            let li = x[0].sub(jb, 0, rest, kb);
+                            kernels::gemm(
+                                Trans::No,
+                                Trans::Yes,
+                                -1.0,
+                                li,
+                                lj,
+                                1.0,
+                                w.sub_mut(jb, 0, rest, jb),
+                            );
+                        }
+                    } else {
+                        let mut at = jb;
+                        for li in &x[1..] {
+                            kernels::gemm(
+                                Trans::No,
+                                Trans::Yes,
+                                -1.0,
+                                *li,
+                                lj,
+                                1.0,
+                                w.sub_mut(at, 0, li.m, jb),
+                            );
+                            at += li.m;
+                        }
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
 }
 
 /// The tile Cholesky loop (right-looking, as `algo::potrf`), owner-computes.

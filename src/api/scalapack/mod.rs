@@ -272,8 +272,8 @@ pub fn check(info: i32) -> Result<(), Error> {
 /// is where the caller's block is, on any grid, and the routine works in place in the caller's
 /// local arrays (no conversion); otherwise the routine's default, and the conversion moves the
 /// data. LU and QR take blocks from 32 (their panels run on one rank, narrow is cheap); Cholesky
-/// from 128 (with smaller tiles its GEMMs lose more than the conversion costs: measured with
-/// `bench/scalapack.sh`, N = 4000 on 1×2: NB = 64 in place 0.37 s, converted to 256 0.33 s).
+/// from 64 (`bench/scalapack.sh`, 1×2 grid, NB = 64: in place 0.288 s at N = 4000 and 2.44 s at
+/// N = 8000, converted to 256-wide tiles 0.301 s and 2.80 s).
 pub fn caller_aligned_nb(
     cfg: &Config,
     routine: &str,

@@ -72,7 +72,7 @@ pub fn pdpotrf(
         );
         return info_result(info);
     }
-    let nb = super::caller_aligned_nb(cfg, "pdpotrf", n, desca.nb(), 128..=512);
+    let nb = super::caller_aligned_nb(cfg, "pdpotrf", n, desca.nb(), 64..=512);
     let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb);
     crate::api::record_device_stats(&st.devices);
     rep.finish(
