@@ -336,3 +336,59 @@ pub fn exchange(
     }
     stotal as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two tiles rows of 2 on a 2-row grid: rows 0,1 and 4,5 are this rank's (local rows 0..4).
+    fn offsets() -> (Vec<usize>, Vec<usize>) {
+        let rowoff = vec![0, 1, 99, 99, 2, 3];
+        let coloff = vec![0, 4, 8];
+        (rowoff, coloff)
+    }
+
+    #[test]
+    fn local_matrix_runs_are_slices_only_where_rows_are_adjacent() {
+        let (rowoff, coloff) = offsets();
+        let mut data: Vec<f64> = (0..12).map(|x| x as f64).collect();
+        {
+            let lm = LocalMatrix { data: &data[..], rowoff: &rowoff, coloff: &coloff };
+            let mut out = [0.0; 2];
+            lm.get_col(1, 0, &mut out);
+            assert_eq!(out, [4.0, 5.0]);
+            assert_eq!(lm.get(5, 2), 11.0);
+        }
+        let mut lm = LocalMatrix { data: &mut data[..], rowoff: &rowoff, coloff: &coloff };
+        lm.set_col(2, 4, &[-1.0, -2.0]);
+        lm.set(1, 0, -3.0);
+        assert_eq!(data, [0.0, -3.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, -1.0, -2.0]);
+        // Rows 1 and 2 are not adjacent locally: the run falls back to element by element.
+        let lm = LocalMatrix { data: &data[..], rowoff: &[0, 1, 3], coloff: &[0] };
+        assert_eq!(lm.run(0, 0, 3), None);
+        let mut out = [0.0; 3];
+        lm.get_col(0, 0, &mut out);
+        assert_eq!(out, [0.0, -3.0, 3.0]);
+    }
+
+    #[test]
+    fn closures_are_sources_and_sinks() {
+        let src = |i: usize, j: usize| (i * 10 + j) as f64;
+        let mut out = [0.0; 3];
+        src.get_col(2, 1, &mut out);
+        assert_eq!(out, [12.0, 22.0, 32.0]);
+        let mut seen = Vec::new();
+        let mut sink = |i: usize, j: usize, v: f64| seen.push((i, j, v));
+        sink.set_col(4, 7, &[1.0, 2.0]);
+        assert_eq!(seen, [(7, 4, 1.0), (8, 4, 2.0)]);
+    }
+
+    #[test]
+    fn a_part_keeps_a_contiguous_run_of_rows() {
+        let rows = [0, 1, 4, 5, 8];
+        assert_eq!(Part::Lower.kept(&rows, 4), &[4, 5, 8]);
+        assert_eq!(Part::Upper.kept(&rows, 4), &[0, 1, 4]);
+        assert_eq!(Part::Full.kept(&rows, 4), &rows);
+        assert!(Part::Lower.kept(&rows, 9).is_empty());
+    }
+}

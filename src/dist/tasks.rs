@@ -436,3 +436,34 @@ impl Run {
         c.region_mut(&self.m, self.i..self.i + self.rows, self.j..self.j + self.cols)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_is_the_block_its_tiles_form() {
+        let w = Workspace::<f64>::new(12, 12, 3, 3);
+        let m = w.tiles();
+        let t = |i, j| LocalTile { m, i, j };
+        let r = Run::of(&[t(1, 2), t(2, 2), t(3, 2), t(1, 3), t(2, 3), t(3, 3)]);
+        assert_eq!((r.i, r.rows, r.j, r.cols), (1, 3, 2, 2));
+        let one = Run::of(&[t(0, 0)]);
+        assert_eq!((one.i, one.rows, one.j, one.cols), (0, 1, 0, 1));
+    }
+
+    #[test]
+    #[should_panic(expected = "not adjacent")]
+    fn tiles_with_a_gap_are_not_a_run() {
+        let w = Workspace::<f64>::new(12, 12, 3, 3);
+        let m = w.tiles();
+        Run::of(&[LocalTile { m, i: 0, j: 0 }, LocalTile { m, i: 2, j: 0 }]);
+    }
+
+    #[test]
+    #[should_panic(expected = "not adjacent")]
+    fn tiles_of_two_matrices_are_not_a_run() {
+        let (a, b) = (Workspace::<f64>::new(6, 3, 3, 3), Workspace::<f64>::new(6, 3, 3, 3));
+        Run::of(&[LocalTile { m: a.tiles(), i: 0, j: 0 }, LocalTile { m: b.tiles(), i: 1, j: 0 }]);
+    }
+}

@@ -102,3 +102,53 @@ impl<T: Elem> ColMajor<T> {
         unsafe { *self.ptr.add(i + j * self.ld) = v }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 7×5 array with LDA 9 holding i + 10·j (padding rows hold -1).
+    fn array() -> Vec<f64> {
+        let mut a = vec![-1.0; 9 * 5];
+        for j in 0..5 {
+            for i in 0..7 {
+                a[i + 9 * j] = (i + 10 * j) as f64;
+            }
+        }
+        a
+    }
+
+    #[test]
+    fn blocks_and_column_runs_address_the_right_elements() {
+        let mut a = array();
+        // SAFETY: `a` outlives every use of the pointer below.
+        let m = unsafe { Raw::new(a.as_mut_ptr()) }.matrix(7, 5, 9);
+        let b = m.block(2, 1, 4, 3);
+        assert_eq!((b.m, b.n, b.ld), (4, 3, 9));
+        assert_eq!(b.get(0, 0), 12.0);
+        assert_eq!(b.get(3, 2), 35.0);
+        let mut out = [0.0; 3];
+        b.read_col(1, 2, &mut out);
+        assert_eq!(out, [33.0, 34.0, 35.0]);
+        b.write_col(0, 1, &[-5.0, -6.0]);
+        assert_eq!(m.get(2, 2), -5.0);
+        assert_eq!(m.get(3, 2), -6.0);
+        // Nothing else changed, the padding rows included.
+        let want = array();
+        for (k, (&x, &y)) in a.iter().zip(&want).enumerate() {
+            if k != 2 + 9 * 2 && k != 3 + 9 * 2 {
+                assert_eq!(x, y, "element {k}");
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "column run outside the matrix")]
+    fn a_column_run_past_the_block_is_refused() {
+        let mut a = array();
+        // SAFETY: `a` outlives the pointer's use.
+        let m = unsafe { Raw::new(a.as_mut_ptr()) }.matrix(7, 5, 9);
+        let mut out = [0.0; 3];
+        m.block(0, 0, 4, 2).read_col(2, 0, &mut out);
+    }
+}
