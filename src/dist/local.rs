@@ -88,6 +88,11 @@ impl<'a> LocalTiles<'a> {
         self.redistribution_s
     }
 
+    /// For tiles that were only read: the seconds spent converting them in; nothing goes back.
+    pub fn discard(self) -> f64 {
+        self.redistribution_s
+    }
+
     fn convert(&mut self, inward: bool) {
         if self.in_place {
             return;

@@ -35,15 +35,16 @@
 
 use super::grid::Grid;
 use super::layout::Axis;
+use super::local::LocalTiles;
 use super::potrf::Stats;
-use super::redistribute::{exchange, Layout, Part};
-use super::tasks::{run_sequence, DistSeq, TileGrid};
+use super::redistribute::{exchange, CallerArray, Layout, Part};
+use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
 use crate::algo::prio;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::config::Config;
 use crate::error::Error;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
-use crate::tile::{Raw, Workspace};
+use crate::tile::Raw;
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use std::time::Instant;
@@ -214,7 +215,6 @@ fn solve(
     let (r0, c0, cb0) = (arow.owner[0], acol.owner[0], bcol.owner[0]);
     debug_assert_eq!(brow.owner[0], r0, "the checks put sub(B) on sub(A)'s process row");
     let trow = Axis::tiles(n, nb, r0, p);
-    let tcol = Axis::tiles(n, nb, c0, q);
     let tbcol = Axis::tiles(nrhs, nb, cb0, q);
     let (nt, ct) = (n.div_ceil(nb), nrhs.div_ceil(nb));
     let edge = |t: usize| nb.min(n - t * nb);
@@ -227,17 +227,14 @@ fn solve(
         Part::Full => true,
     };
     let mut owner = vec![0usize; nt * nt];
-    let mut store: Vec<Option<Workspace<f64>>> = Vec::with_capacity(nt * nt);
     for j in 0..nt {
         for i in 0..nt {
             owner[i + j * nt] = grid.rank_of((r0 + i) % p, (c0 + j) % q);
-            let mine = owner[i + j * nt] == me && in_part(i, j);
-            store.push(mine.then(|| Workspace::new(edge(i), edge(j), edge(i), edge(j))));
         }
     }
 
-    // 1. Caller layout -> tiles: A's part, then B (rows permuted for PDGETRS with TRANS = N).
-    let t0 = Instant::now();
+    // 1. Caller layout -> tiles: A's part (in place when the tiles are its blocks; A is only
+    // read, so it is never converted back), then B (rows permuted for PDGETRS with TRANS = N).
     let g = GridInfo { nprow: p as i32, npcol: q as i32, myrow: grid.myrow as i32, mycol: grid.mycol as i32 };
     let alocal = {
         let mloc = numroc(da.m(), da.mb(), g.myrow, da.rsrc(), g.nprow) as usize;
@@ -249,27 +246,24 @@ fn solve(
         let nloc = numroc(db.n(), db.nb(), g.mycol, db.csrc(), g.npcol) as usize;
         ops.b.matrix(mloc, nloc, db.lld() as usize)
     };
-    // Tile index and offset of every row and column, so the per-element closures do no division.
+    let aligned = nb == da.mb() as usize
+        && nb == da.nb() as usize
+        && (ops.ia as usize - 1).is_multiple_of(nb)
+        && (ops.ja as usize - 1).is_multiple_of(nb);
+    let atiles =
+        LocalTiles::new(grid, CallerArray { a: alocal, rows: &arow, cols: &acol }, nb, part, aligned);
+    let handles: Vec<Option<LocalTile>> = (0..nt * nt)
+        .map(|t| {
+            let (i, j) = (t % nt, t / nt);
+            (owner[t] == me && in_part(i, j)).then(|| atiles.tile(i, j))
+        })
+        .collect();
+    let t0 = Instant::now();
+    // Tile index and offset of every row and column of B, so the per-element closures do no
+    // division.
     let at: Vec<(usize, usize)> = (0..n).map(|i| (i / nb, i % nb)).collect();
     let bt: Vec<(usize, usize)> = (0..nrhs).map(|j| (j / nb, j % nb)).collect();
-    {
-        let caller = Layout { rows: &arow, cols: &acol, flat: false };
-        let tiles = Layout { rows: &trow, cols: &tcol, flat: false };
-        exchange(
-            grid,
-            part,
-            &caller,
-            &tiles,
-            |i: usize, j: usize| alocal.get(arow.local[i], acol.local[j]),
-            |i: usize, j: usize, v: f64| {
-                let ((ti, oi), (tj, oj)) = (at[i], at[j]);
-                let w = store[ti + tj * nt].as_mut().expect("a tile of this rank");
-                w.as_mut_slice()[oi + oj * edge(ti)] = v;
-            },
-        );
-    }
-    let mut tg =
-        TileGrid::square(n, nb, owner, store.iter().map(|w| w.as_ref().map(|w| w.tiles())).collect());
+    let mut tg = TileGrid::square(n, nb, owner, handles);
     // Two sets of B tiles, one per pass (see `generate`): `bids[pass][i + c·nt]`.
     let mut bids = [vec![0usize; nt * ct], vec![0usize; nt * ct]];
     for set in bids.iter_mut() {
@@ -306,6 +300,8 @@ fn solve(
 
     // 2. The two substitutions.
     let run = run_sequence(cfg, grid, &tg, |ds| generate(ds, &passes, &bids, ct));
+    // A's tiles are no longer used (they are dropped only now: the tasks read them).
+    redist += atiles.discard();
 
     // 3. B's tiles -> caller layout (rows permuted back for PDGETRS with TRANS = T).
     let t1 = Instant::now();
