@@ -11,10 +11,8 @@
 //! [`super::potrf`]. sub(B) (N×NRHS) moves into tiles with the same row tiling, so row tile i of B
 //! is on the process row of row tile i of A (ScaLAPACK requires sub(B) to start on sub(A)'s process
 //! row), and columns cut by `nb` dealt over process columns from the one holding sub(B)(1,1). The
-//! B tiles are extra tiles of the same [`TileGrid`], one set per pass (the second filled from the
-//! first by local copies between the passes: a B tile is read by other ranks once in each pass,
-//! and the message engine expects one version of a tile from a rank at a time). Only B comes
-//! back; A is never written.
+//! B tiles are extra tiles of the same [`TileGrid`]. Only B comes back; A is never written (with
+//! tiles of the caller's block size it is read in place).
 //!
 //! Substitution. A forward pass (lower and not transposed, or upper and transposed) walks k
 //! upward: `B(k,c) ← op(A(k,k))⁻¹·B(k,c)` (TRSM), then `B(m,c) -= op(A)(m,k)·B(k,c)` for m > k
@@ -264,14 +262,12 @@ fn solve(
     let at: Vec<(usize, usize)> = (0..n).map(|i| (i / nb, i % nb)).collect();
     let bt: Vec<(usize, usize)> = (0..nrhs).map(|j| (j / nb, j % nb)).collect();
     let mut tg = TileGrid::square(n, nb, owner, handles);
-    // Two sets of B tiles, one per pass (see `generate`): `bids[pass][i + c·nt]`.
-    let mut bids = [vec![0usize; nt * ct], vec![0usize; nt * ct]];
-    for set in bids.iter_mut() {
-        for c in 0..ct {
-            for i in 0..nt {
-                let o = grid.rank_of((r0 + i) % p, (cb0 + c) % q);
-                set[i + c * nt] = tg.add(edge(i), bedge(c), o, me);
-            }
+    // B's tiles: tile (i, c) is extra tile `bids[i + c·nt]`.
+    let mut bids = vec![0usize; nt * ct];
+    for c in 0..ct {
+        for i in 0..nt {
+            let o = grid.rank_of((r0 + i) % p, (cb0 + c) % q);
+            bids[i + c * nt] = tg.add(edge(i), bedge(c), o, me);
         }
     }
     // Tile row of each row of sub(B), in and out (the identity but where the permutation acts).
@@ -292,7 +288,7 @@ fn solve(
         |i: usize, j: usize| blocal.get(brow.local[i], bcol.local[j]),
         |i: usize, j: usize, v: f64| {
             let ((ti, oi), (tc, oc)) = (at[row_in[i]], bt[j]);
-            let w = tg.extra_mut(bids[0][ti + tc * nt]).expect("a B tile of this rank");
+            let w = tg.extra_mut(bids[ti + tc * nt]).expect("a B tile of this rank");
             w.as_mut_slice()[oi + oc * edge(ti)] = v;
         },
     );
@@ -312,7 +308,7 @@ fn solve(
         &bcaller,
         |i: usize, j: usize| {
             let ((ti, oi), (tc, oc)) = (at[row_out[i]], bt[j]);
-            let w = tg.extra(bids[1][ti + tc * nt]).expect("a B tile of this rank");
+            let w = tg.extra(bids[ti + tc * nt]).expect("a B tile of this rank");
             w.as_slice()[oi + oc * edge(ti)]
         },
         |i: usize, j: usize, v: f64| blocal.set(brow.local[i], bcol.local[j], v),
@@ -324,41 +320,16 @@ fn solve(
     )
 }
 
-/// Both substitutions on every column tile of B, owner-computes. `bids[pass][i + c·nt]` is the
-/// id of B's tile (i, c) in that pass. Each pass has its own set of B tiles, copied from one to
-/// the other in between, because a B tile is read by other ranks once per pass and the message
-/// engine expects one version of a tile from a rank at a time.
-fn generate(ds: &mut DistSeq, passes: &[Pass; 2], bids: &[Vec<usize>; 2], ct: usize) {
+/// Both substitutions on every column tile of B, owner-computes. `bid[i + c·nt]` is the id of
+/// B's tile (i, c); a tile read by another rank in both passes travels once per pass, as two
+/// versions (the message engine queues them in order).
+fn generate(ds: &mut DistSeq, passes: &[Pass; 2], bid: &[usize], ct: usize) {
     let nt = ds.grid.nt;
     let steps = 2 * nt;
     for (pi, &Pass { uplo, trans, diag }) in passes.iter().enumerate() {
         let forward = passes[pi].forward();
         // The step (over both passes) at which tile row i is solved.
         let step_of = |i: usize| pi * nt + if forward { i } else { nt - 1 - i };
-        let bid = &bids[pi];
-        if pi == 1 {
-            for i in 0..nt {
-                for c in 0..ct {
-                    let (from, to) = (bids[0][i + c * nt], bid[i + c * nt]);
-                    let (rows, cols) = ds.grid.dims(to);
-                    ds.submit_ids(
-                        "copy",
-                        prio(steps, step_of(i), 2),
-                        [rows, cols, 0],
-                        &[from],
-                        to,
-                        |x, mut w| {
-                            for j in 0..w.n {
-                                for r in 0..w.m {
-                                    w.set(r, j, x[0].get(r, j));
-                                }
-                            }
-                            Ok(())
-                        },
-                    );
-                }
-            }
-        }
         for s in 0..nt {
             let k = if forward { s } else { nt - 1 - s };
             let kb = ds.grid.rows(k);
