@@ -41,9 +41,9 @@
 //! TAU(local column of global column JA-1+s) on every process of the process column holding that
 //! column, for s < min(M, N).
 
-use super::potrf::Stats;
 use super::tasks::{DistSeq, TileGrid};
 use super::tiles2d::{self, Cyclic, Finished};
+use super::Stats;
 use crate::algo::prio;
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::config::Config;

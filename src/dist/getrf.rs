@@ -65,9 +65,9 @@
 //! IA-1+s) = IA + (the sub(A) row swapped with row s), on every process of the process row
 //! holding that row, for s < min(M, N). INFO is the minimum over the grid, the same everywhere.
 
-use super::potrf::Stats;
 use super::tasks::{DistSeq, TileGrid};
 use super::tiles2d::{self, Cyclic, Finished};
+use super::Stats;
 use crate::algo::prio;
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::config::Config;

@@ -99,8 +99,8 @@ impl<'a> LocalTiles<'a> {
         }
         let t0 = Instant::now();
         let c = &self.caller;
-        let caller = Layout { rows: c.rows, cols: c.cols, flat: false };
-        let tiles = Layout { rows: &self.trow, cols: &self.tcol, flat: false };
+        let caller = Layout { rows: c.rows, cols: c.cols };
+        let tiles = Layout { rows: &self.trow, cols: &self.tcol };
         let back = CallerArray { a: c.a, rows: c.rows, cols: c.cols };
         let (rowoff, coloff) = (&self.rowoff, &self.coloff);
         if inward {

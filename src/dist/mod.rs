@@ -35,3 +35,26 @@ pub fn unsupported_reason() -> Option<&'static str> {
     }
     None
 }
+
+/// What a distributed call measured, for the verbose line.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Seconds spent converting to tiles and back (both directions).
+    pub redistribution_s: f64,
+    /// Tile messages this rank sent and received.
+    pub sent: usize,
+    pub received: usize,
+    /// What this rank's devices moved and ran (empty without devices).
+    pub devices: Vec<crate::device::DevStats>,
+}
+
+impl std::fmt::Display for Stats {
+    /// The verbose-line fields every distributed routine reports.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "redist={:.6}s tiles_sent={} tiles_received={}",
+            self.redistribution_s, self.sent, self.received
+        )
+    }
+}

@@ -19,10 +19,11 @@ use super::layout::Axis;
 use super::local::LocalTiles;
 use super::redistribute::{CallerArray, Part};
 use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
+use super::Stats;
 use crate::algo::prio;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::config::Config;
-use crate::device::{DevStats, DeviceOp, Tiles};
+use crate::device::{DeviceOp, Tiles};
 use crate::error::Error;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
 use crate::tile::Raw;
@@ -30,29 +31,6 @@ use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
-
-/// What a distributed call measured, for the verbose line.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    /// Seconds spent converting to tiles and back (both directions).
-    pub redistribution_s: f64,
-    /// Tile messages this rank sent and received.
-    pub sent: usize,
-    pub received: usize,
-    /// What this rank's devices moved and ran (empty without devices).
-    pub devices: Vec<DevStats>,
-}
-
-impl std::fmt::Display for Stats {
-    /// The verbose-line fields every distributed routine reports.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "redist={:.6}s tiles_sent={} tiles_received={}",
-            self.redistribution_s, self.sent, self.received
-        )
-    }
-}
 
 /// PDPOTRF on tiles for a process inside the grid; the arguments have passed the checks.
 #[allow(clippy::too_many_arguments)]

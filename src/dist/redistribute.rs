@@ -35,40 +35,24 @@ impl Part {
     }
 }
 
-/// A layout of sub(A): the row map and the column map. In a 2-D layout element (i, j) is on grid
-/// position (`rows.owner[i]`, `cols.owner[j]`); in a `flat` one (columns dealt over all ranks)
-/// `cols.owner[j]` is the rank itself, which holds every row of those columns.
+/// A 2-D layout of sub(A): the row map and the column map; element (i, j) is on grid position
+/// (`rows.owner[i]`, `cols.owner[j]`).
 pub struct Layout<'a> {
     pub rows: &'a Axis,
     pub cols: &'a Axis,
-    pub flat: bool,
 }
 
 impl Layout<'_> {
     fn owner(&self, grid: &Grid, i: usize, j: usize) -> usize {
-        if self.flat {
-            self.cols.owner[j]
-        } else {
-            grid.rank_of(self.rows.owner[i], self.cols.owner[j])
-        }
+        grid.rank_of(self.rows.owner[i], self.cols.owner[j])
     }
-    /// The rank holding every element of column j, when one rank does (a flat layout, or a grid
-    /// with one process row).
+    /// The rank holding every element of column j, when one rank does (a grid with one process
+    /// row).
     fn column_owner(&self, grid: &Grid, j: usize) -> Option<usize> {
-        if self.flat {
-            Some(self.cols.owner[j])
-        } else if grid.nprow == 1 {
-            Some(grid.rank_of(0, self.cols.owner[j]))
-        } else {
-            None
-        }
+        (grid.nprow == 1).then(|| grid.rank_of(0, self.cols.owner[j]))
     }
     fn held(&self, grid: &Grid) -> (Vec<usize>, Vec<usize>) {
-        if self.flat {
-            ((0..self.rows.owner.len()).collect(), self.cols.held_by(grid.me()))
-        } else {
-            (self.rows.held_by(grid.myrow), self.cols.held_by(grid.mycol))
-        }
+        (self.rows.held_by(grid.myrow), self.cols.held_by(grid.mycol))
     }
 }
 

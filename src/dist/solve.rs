@@ -34,9 +34,9 @@
 use super::grid::Grid;
 use super::layout::Axis;
 use super::local::LocalTiles;
-use super::potrf::Stats;
 use super::redistribute::{exchange, CallerArray, Layout, Part};
 use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
+use super::Stats;
 use crate::algo::prio;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::config::Config;
@@ -279,12 +279,12 @@ fn solve(
     };
     let axis_in = Axis { owner: row_in.iter().map(|&t| trow.owner[t]).collect(), local: Vec::new() };
     let axis_out = Axis { owner: row_out.iter().map(|&t| trow.owner[t]).collect(), local: Vec::new() };
-    let bcaller = Layout { rows: &brow, cols: &bcol, flat: false };
+    let bcaller = Layout { rows: &brow, cols: &bcol };
     exchange(
         grid,
         Part::Full,
         &bcaller,
-        &Layout { rows: &axis_in, cols: &tbcol, flat: false },
+        &Layout { rows: &axis_in, cols: &tbcol },
         |i: usize, j: usize| blocal.get(brow.local[i], bcol.local[j]),
         |i: usize, j: usize, v: f64| {
             let ((ti, oi), (tc, oc)) = (at[row_in[i]], bt[j]);
@@ -304,7 +304,7 @@ fn solve(
     exchange(
         grid,
         Part::Full,
-        &Layout { rows: &axis_out, cols: &tbcol, flat: false },
+        &Layout { rows: &axis_out, cols: &tbcol },
         &bcaller,
         |i: usize, j: usize| {
             let ((ti, oi), (tc, oc)) = (at[row_out[i]], bt[j]);

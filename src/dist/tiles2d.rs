@@ -17,9 +17,9 @@
 use super::grid::Grid;
 use super::layout::Axis;
 use super::local::LocalTiles;
-use super::potrf::Stats;
 use super::redistribute::{CallerArray, Part};
 use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
+use super::Stats;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::config::Config;
 use crate::error::Error;

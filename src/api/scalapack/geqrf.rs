@@ -67,17 +67,14 @@ pub fn pdgeqrf(
     let caller_nb = if desca.mb() == desca.nb() { desca.nb() } else { 0 };
     let nb = super::caller_aligned_nb(cfg, "pdgeqrf", n, caller_nb, 32..=256);
     let (r, st) = crate::dist::geqrf::pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, &g, nb);
-    crate::api::record_device_stats(&st.devices);
-    rep.finish(
+    super::report_tiles(
+        &rep,
         "pdgeqrf",
-        format_args!(
-            "m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} {st}",
-            desca.mb(),
-            g.nprow,
-            g.npcol
-        ),
-        Path::Tiles,
-        None,
+        format_args!("m={m} n={n} ia={ia} ja={ja}"),
+        desca,
+        &g,
+        nb,
+        &st,
         flops,
     );
     r

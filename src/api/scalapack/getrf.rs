@@ -67,17 +67,14 @@ pub fn pdgetrf(
     }
     let nb = super::caller_aligned_nb(cfg, "pdgetrf", n, desca.nb(), 32..=256);
     let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb);
-    crate::api::record_device_stats(&st.devices);
-    rep.finish(
+    super::report_tiles(
+        &rep,
         "pdgetrf",
-        format_args!(
-            "m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} {st}",
-            desca.mb(),
-            g.nprow,
-            g.npcol
-        ),
-        Path::Tiles,
-        None,
+        format_args!("m={m} n={n} ia={ia} ja={ja}"),
+        desca,
+        &g,
+        nb,
+        &st,
         flops,
     );
     r
@@ -153,17 +150,14 @@ pub fn pdgetrs(
         let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
         match crate::dist::solve::pdgetrs(cfg, trans, &ops, ipiv, &g, nb) {
             Ok((r, st)) => {
-                crate::api::record_device_stats(&st.devices);
-                rep.finish(
+                super::report_tiles(
+                    &rep,
                     "pdgetrs",
-                    format_args!(
-                        "trans={tc} n={n} nrhs={nrhs} ia={ia} ja={ja} ib={ib} jb={jb} mb={} grid={}x{} nb={nb} {st}",
-                        desca.mb(),
-                        g.nprow,
-                        g.npcol
-                    ),
-                    Path::Tiles,
-                    None,
+                    format_args!("trans={tc} n={n} nrhs={nrhs} ia={ia} ja={ja} ib={ib} jb={jb}"),
+                    desca,
+                    &g,
+                    nb,
+                    &st,
                     flops,
                 );
                 return r;

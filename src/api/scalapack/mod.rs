@@ -288,6 +288,25 @@ pub fn caller_aligned_nb(
     }
 }
 
+/// The verbose line of a distributed call that ran on tiles: the caller's sizes (`desc`), its
+/// block size and grid, hetla's tile size and what the distributed layer measured (the devices'
+/// counters included).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn report_tiles(
+    rep: &crate::api::Report,
+    routine: &str,
+    desc: std::fmt::Arguments,
+    desca: &Desc,
+    g: &GridInfo,
+    nb: usize,
+    st: &crate::dist::Stats,
+    flops: f64,
+) {
+    crate::api::record_device_stats(&st.devices);
+    let grid = format_args!("mb={} grid={}x{} nb={nb} {st}", desca.mb(), g.nprow, g.npcol);
+    rep.finish(routine, format_args!("{desc} {grid}"), crate::api::Path::Tiles, None, flops);
+}
+
 /// A forwarded call's INFO as a result.
 pub fn info_result(info: i32) -> Result<(), Error> {
     match info {

@@ -74,17 +74,14 @@ pub fn pdpotrf(
     }
     let nb = super::caller_aligned_nb(cfg, "pdpotrf", n, desca.nb(), 64..=512);
     let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb);
-    crate::api::record_device_stats(&st.devices);
-    rep.finish(
+    super::report_tiles(
+        &rep,
         "pdpotrf",
-        format_args!(
-            "uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{} nb={nb} {st}",
-            desca.mb(),
-            g.nprow,
-            g.npcol
-        ),
-        Path::Tiles,
-        None,
+        format_args!("uplo={uc} n={n} ia={ia} ja={ja}"),
+        desca,
+        &g,
+        nb,
+        &st,
         flops,
     );
     r
@@ -175,17 +172,14 @@ pub fn pdpotrs(
     let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb(), 32..=256);
     let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
     let (r, st) = crate::dist::solve::pdpotrs(cfg, uplo, &ops, &g, nb);
-    crate::api::record_device_stats(&st.devices);
-    rep.finish(
+    super::report_tiles(
+        &rep,
         "pdpotrs",
-        format_args!(
-            "uplo={uc} n={n} nrhs={nrhs} ia={ia} ja={ja} ib={ib} jb={jb} mb={} grid={}x{} nb={nb} {st}",
-            desca.mb(),
-            g.nprow,
-            g.npcol
-        ),
-        Path::Tiles,
-        None,
+        format_args!("uplo={uc} n={n} nrhs={nrhs} ia={ia} ja={ja} ib={ib} jb={jb}"),
+        desca,
+        &g,
+        nb,
+        &st,
         flops,
     );
     r
