@@ -26,7 +26,7 @@ have_lib libcublas.so || missing+=("libcublas")
 have_lib libcusolver.so || missing+=("libcusolver")
 if [ ${#missing[@]} -gt 0 ]; then
     echo "bench/gpu.sh: no usable NVIDIA GPU here: missing ${missing[*]}." >&2
-    echo "bench/gpu.sh: run it on a GPU machine (driver + CUDA 11/12 libraries); nothing was measured." >&2
+    echo "bench/gpu.sh: run it on a GPU machine (driver + CUDA 11/12/13 libraries); nothing was measured." >&2
     exit 2
 fi
 if command -v nvidia-smi >/dev/null 2>&1 && ! nvidia-smi -L >/dev/null 2>&1; then
@@ -35,8 +35,12 @@ if command -v nvidia-smi >/dev/null 2>&1 && ! nvidia-smi -L >/dev/null 2>&1; the
 fi
 
 # ---- build ------------------------------------------------------------------------------------
-bench/build.sh
-${CC:-gcc} -O2 -std=gnu11 -Wall -Wextra bench/cusolver_ref.c -ldl -o bench/out/cusolver_ref
+# BENCH_PREBUILT=1 uses bench/out/driver and bench/out/cusolver_ref as they are (built on another
+# machine of the same architecture; libhetla.so then comes from LD_LIBRARY_PATH).
+if [ "${BENCH_PREBUILT:-0}" != 1 ]; then
+    bench/build.sh
+    ${CC:-gcc} -O2 -std=gnu11 -Wall -Wextra bench/cusolver_ref.c -ldl -o bench/out/cusolver_ref
+fi
 OUT=bench/out
 ROUTINES=${BENCH_ROUTINES:-dpotrf,dgetrf,dgeqrf}
 SIZES=${BENCH_SIZES:-2000 4000 8000 12000}

@@ -186,6 +186,21 @@ check_devices() {
     done
 }
 
+# LAPACK_SUITE_CUDA=1 (on a machine with an NVIDIA GPU) runs only the host variant and one on
+# the real CUDA devices, every call sent to them, instead of the emulated ones.
+if [ "${LAPACK_SUITE_CUDA:-0}" = 1 ]; then
+    check_variant host
+    check_variant cuda HETLA_GPUS=all HETLA_DEVICE_FORCE=1
+    used=$(grep -c "dev=.*cuda0:[^ ]*tasks=[1-9]" "$OUT/cuda.err")
+    if [ "$used" -gt 0 ]; then
+        pass "cuda: cuda0 ran tasks in $used calls"
+    else
+        fail "cuda: no call ran a task on cuda0 (first lines of its stderr:)"
+        head -n 5 "$OUT/cuda.err" | sed 's/^/    | /'
+    fi
+    finish
+fi
+
 check_variant host
 # HETLA_DEVICE_FORCE=1 sends even the suite's small matrices to the devices, which the cost
 # model would otherwise keep on the host; the last variant's tiny memory forces evictions.
