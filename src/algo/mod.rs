@@ -1,10 +1,9 @@
-//! Tile algorithms: plain loops over tile indices that submit tasks to a [`crate::runtime::Seq`].
-//! They know nothing of threads, devices or MPI; they state what each task reads and writes and
-//! how urgent it is, and the runtime does the rest.
-//!
-//! Priorities follow one rule everywhere: a task that updates tile column `j` gets
-//! `(nt - j) * 4 + bonus`, so work on the next panel's column runs first (dynamic lookahead), and
-//! within a column the factorization kernel outranks its solves, which outrank updates.
+//! Tile algorithms: plain loops over tile indices that submit tasks. They know nothing of
+//! threads, devices or MPI; they state what each task reads and writes, what it computes and how
+//! urgent it is ([`crate::graph::prio`]), and the runtime does the rest. `potrf` is a generator
+//! over [`crate::graph::Graph`], run by the shared-memory and the distributed runtimes alike;
+//! the others still submit to a [`crate::runtime::Seq`] directly (and `dist/` has their
+//! distributed versions) until they move onto the same interface.
 
 pub mod gels;
 pub mod geqrf;
@@ -14,10 +13,7 @@ pub mod potrs;
 pub mod tileqr;
 pub mod trsm;
 
-/// Priority of a task whose output lies in tile column `j` of `nt`, with a kernel `bonus` 0..3.
-pub(crate) fn prio(nt: usize, j: usize, bonus: i64) -> i64 {
-    (nt as i64 - j as i64) * 4 + bonus
-}
+pub(crate) use crate::graph::prio;
 
 #[cfg(test)]
 pub(crate) mod testutil;

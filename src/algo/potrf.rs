@@ -1,207 +1,172 @@
-//! Tile Cholesky, right-looking (seeds 000 §3.1; PLASMA's pzpotrf).
+//! Tile Cholesky, right-looking (seeds 000 §3.1; PLASMA's pzpotrf): one task generator for
+//! every runtime (`dpotrf` in shared memory, `pdpotrf` on every rank).
 //!
 //! Lower: for each k, `A[k][k] = L·Lᵀ` (POTRF), `A[m][k] ← A[m][k]·L⁻ᵀ` for m > k (TRSM),
 //! `A[n][n] -= A[n][k]·A[n][k]ᵀ` (SYRK), `A[m][n] -= A[m][k]·A[n][k]ᵀ` for m > n > k (GEMM).
 //! Upper is the transpose: `A[k][n] ← U⁻ᵀ·A[k][n]`, `A[m][n] -= A[k][m]ᵀ·A[k][n]` for m < n.
 //!
+//! [`Granularity::Columns`] (lower only) states the same arithmetic with one TRSM for the whole
+//! panel below the diagonal tile and, per trailing tile column j, one SYRK of its diagonal tile
+//! and one GEMM of the tiles below it: about 2·nt instead of nt²/2 tasks per step, for runtimes
+//! where a tile column's tiles are adjacent in one process's memory and small tiles would make
+//! the per-task cost dominate (a 1×Q process grid).
+//!
 //! Tiles may be uniform or hybrid (thin host tiles and wide device tiles, `tile::Part`), rows
 //! cut like columns so diagonal tiles are square; nothing below assumes a tile size.
 //!
-//! A failed POTRF of diagonal tile k with local INFO i gives the whole-matrix INFO
-//! `col_offset(k)` + i; the runtime then skips the remaining tasks, so like LAPACK the columns
-//! before the failure are factored and the rest is left partially updated.
+//! Every task of step k belongs to step k: a failed POTRF of diagonal tile k (whole-matrix INFO
+//! `col_offset(k)` + the tile's INFO) stops what the runtime's failure rule says.
 
-use super::prio;
-use crate::device::{DeviceOp, Tiles};
-use crate::error::Error;
-use crate::kernels::{self, Diag, Side, Trans, Uplo};
-use crate::runtime::{Seq, Task};
+use crate::graph::{prio, Graph, Op, Spec, Tiles};
+use crate::kernels::{Diag, Side, Trans, Uplo};
+use crate::runtime::shared::SharedGraph;
+use crate::runtime::Seq;
 use crate::tile::TiledMatrix;
 
+/// How finely the trailing update is cut into tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Granularity {
+    /// One task per tile.
+    Tiles,
+    /// One task per tile column and kernel (lower only).
+    Columns,
+}
+
+/// The shared-memory Cholesky of `a` (one task per tile).
 pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
-    assert!(a.square_tiles(), "Cholesky needs rows and columns cut alike (square diagonal tiles)");
-    let a = *a;
-    let nt = a.nt();
+    generate(&mut SharedGraph::new(seq, a), uplo, Granularity::Tiles);
+}
+
+/// The tile Cholesky's tasks, submitted to `g` in program order.
+pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity) {
+    let t = g.tiling().clone();
+    assert!(t.square_tiles(), "Cholesky needs rows and columns cut alike (square diagonal tiles)");
+    assert!(gran == Granularity::Tiles || uplo == Uplo::Lower, "column tasks are for the lower factor");
+    let nt = t.nt();
+    let n = t.n();
     for k in 0..nt {
-        if seq.failed() {
+        if g.stopped() {
             return;
         }
-        let kb = a.tile_cols(k);
-        let off = a.col_offset(k) as i32;
-        let op = DeviceOp::Potrf { uplo, a: Tiles::one(0), info_base: off };
-        let t = Task::new("potrf").prio(prio(nt, k, 3)).dims(kb, kb, 0).rw(&a, k, k).device_op(op);
-        seq.submit(t, move |c| match kernels::potrf(uplo, c.tile_mut(&a, k, k)) {
-            0 => Ok(()),
-            i => Err(Error::Numerical(off + i)),
-        });
+        let kb = t.cols(k);
+        let kk = t.id(k, k);
+        let op = Op::Potrf { uplo, a: Tiles::one(0), info_base: t.col_offset(k) as i32 };
+        g.submit(Spec { op, prio: prio(nt, k, 3), step: k, dims: [kb, kb, 0], writes: &[kk], reads: &[] });
+        if gran == Granularity::Columns {
+            if k + 1 == nt {
+                break;
+            }
+            let below: Vec<usize> = (k + 1..nt).map(|i| t.id(i, k)).collect();
+            let c = below.len();
+            let op = trsm_op(Side::Right, Uplo::Lower, Tiles::stack(0, c), Tiles::one(c));
+            let dims = [n - t.row_offset(k + 1), kb, 0];
+            g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &below, reads: &[kk] });
+            for j in k + 1..nt {
+                let jb = t.cols(j);
+                let (jj, jk) = (t.id(j, j), t.id(j, k));
+                let op = syrk_op(Uplo::Lower, Trans::No);
+                g.submit(Spec {
+                    op,
+                    prio: prio(nt, j, 1),
+                    step: k,
+                    dims: [jb, jb, kb],
+                    writes: &[jj],
+                    reads: &[jk],
+                });
+                if j + 1 < nt {
+                    let col: Vec<usize> = (j + 1..nt).map(|i| t.id(i, j)).collect();
+                    let c = col.len();
+                    let reads: Vec<usize> =
+                        (j + 1..nt).map(|i| t.id(i, k)).chain(std::iter::once(jk)).collect();
+                    let op = Op::Gemm {
+                        ta: Trans::No,
+                        tb: Trans::Yes,
+                        alpha: -1.0,
+                        a: Tiles::stack(c, c),
+                        b: Tiles::one(2 * c),
+                        beta: 1.0,
+                        c: Tiles::stack(0, c),
+                        k: kb,
+                    };
+                    let dims = [n - t.row_offset(j + 1), jb, kb];
+                    g.submit(Spec { op, prio: prio(nt, j, 0), step: k, dims, writes: &col, reads: &reads });
+                }
+            }
+            continue;
+        }
         for m in k + 1..nt {
-            let mb = a.tile_rows(m);
-            match uplo {
-                Uplo::Lower => {
-                    let op = trsm_op(Side::Right, Uplo::Lower);
-                    let t = Task::new("trsm")
-                        .prio(prio(nt, k, 2))
-                        .dims(mb, kb, 0)
-                        .read(&a, k, k)
-                        .rw(&a, m, k)
-                        .device_op(op);
-                    seq.submit(t, move |c| {
-                        let l = c.tile(&a, k, k);
-                        kernels::trsm(
-                            Side::Right,
-                            Uplo::Lower,
-                            Trans::Yes,
-                            Diag::NonUnit,
-                            1.0,
-                            l,
-                            c.tile_mut(&a, m, k),
-                        );
-                        Ok(())
-                    });
-                }
-                Uplo::Upper => {
-                    let op = trsm_op(Side::Left, Uplo::Upper);
-                    let t = Task::new("trsm")
-                        .prio(prio(nt, k, 2))
-                        .dims(kb, mb, 0)
-                        .read(&a, k, k)
-                        .rw(&a, k, m)
-                        .device_op(op);
-                    seq.submit(t, move |c| {
-                        let u = c.tile(&a, k, k);
-                        kernels::trsm(
-                            Side::Left,
-                            Uplo::Upper,
-                            Trans::Yes,
-                            Diag::NonUnit,
-                            1.0,
-                            u,
-                            c.tile_mut(&a, k, m),
-                        );
-                        Ok(())
-                    });
-                }
-            }
+            let mb = t.rows(m);
+            let (w, dims, side) = match uplo {
+                Uplo::Lower => (t.id(m, k), [mb, kb, 0], Side::Right),
+                Uplo::Upper => (t.id(k, m), [kb, mb, 0], Side::Left),
+            };
+            let op = trsm_op(side, uplo, Tiles::one(0), Tiles::one(1));
+            g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &[w], reads: &[kk] });
         }
-        for n in k + 1..nt {
-            let nn = a.tile_cols(n);
-            match uplo {
-                Uplo::Lower => {
-                    let op = syrk_op(Uplo::Lower, Trans::No);
-                    let t = Task::new("syrk")
-                        .prio(prio(nt, n, 1))
-                        .dims(nn, nn, kb)
-                        .read(&a, n, k)
-                        .rw(&a, n, n)
-                        .device_op(op);
-                    seq.submit(t, move |c| {
-                        kernels::syrk(
-                            Uplo::Lower,
-                            Trans::No,
-                            -1.0,
-                            c.tile(&a, n, k),
-                            1.0,
-                            c.tile_mut(&a, n, n),
-                        );
-                        Ok(())
-                    });
-                    for m in n + 1..nt {
-                        let mm = a.tile_rows(m);
-                        let t = Task::new("gemm")
-                            .prio(prio(nt, n, 0))
-                            .dims(mm, nn, kb)
-                            .read(&a, m, k)
-                            .read(&a, n, k)
-                            .rw(&a, m, n)
-                            .device_op(gemm_op(Trans::No, Trans::Yes, kb));
-                        seq.submit(t, move |c| {
-                            kernels::gemm(
-                                Trans::No,
-                                Trans::Yes,
-                                -1.0,
-                                c.tile(&a, m, k),
-                                c.tile(&a, n, k),
-                                1.0,
-                                c.tile_mut(&a, m, n),
-                            );
-                            Ok(())
-                        });
-                    }
-                }
-                Uplo::Upper => {
-                    let op = syrk_op(Uplo::Upper, Trans::Yes);
-                    let t = Task::new("syrk")
-                        .prio(prio(nt, n, 1))
-                        .dims(nn, nn, kb)
-                        .read(&a, k, n)
-                        .rw(&a, n, n)
-                        .device_op(op);
-                    seq.submit(t, move |c| {
-                        kernels::syrk(
-                            Uplo::Upper,
-                            Trans::Yes,
-                            -1.0,
-                            c.tile(&a, k, n),
-                            1.0,
-                            c.tile_mut(&a, n, n),
-                        );
-                        Ok(())
-                    });
-                    for m in k + 1..n {
-                        let mm = a.tile_rows(m);
-                        let t = Task::new("gemm")
-                            .prio(prio(nt, n, 0))
-                            .dims(mm, nn, kb)
-                            .read(&a, k, m)
-                            .read(&a, k, n)
-                            .rw(&a, m, n)
-                            .device_op(gemm_op(Trans::Yes, Trans::No, kb));
-                        seq.submit(t, move |c| {
-                            kernels::gemm(
-                                Trans::Yes,
-                                Trans::No,
-                                -1.0,
-                                c.tile(&a, k, m),
-                                c.tile(&a, k, n),
-                                1.0,
-                                c.tile_mut(&a, m, n),
-                            );
-                            Ok(())
-                        });
-                    }
-                }
+        for j in k + 1..nt {
+            let jb = t.cols(j);
+            let (src, tr) = match uplo {
+                Uplo::Lower => (t.id(j, k), Trans::No),
+                Uplo::Upper => (t.id(k, j), Trans::Yes),
+            };
+            let op = syrk_op(uplo, tr);
+            g.submit(Spec {
+                op,
+                prio: prio(nt, j, 1),
+                step: k,
+                dims: [jb, jb, kb],
+                writes: &[t.id(j, j)],
+                reads: &[src],
+            });
+            let others = match uplo {
+                Uplo::Lower => j + 1..nt,
+                Uplo::Upper => k + 1..j,
+            };
+            for m in others {
+                let mb = t.rows(m);
+                let (reads, ta, tb) = match uplo {
+                    Uplo::Lower => ([t.id(m, k), t.id(j, k)], Trans::No, Trans::Yes),
+                    Uplo::Upper => ([t.id(k, m), t.id(k, j)], Trans::Yes, Trans::No),
+                };
+                let op = Op::Gemm {
+                    ta,
+                    tb,
+                    alpha: -1.0,
+                    a: Tiles::one(1),
+                    b: Tiles::one(2),
+                    beta: 1.0,
+                    c: Tiles::one(0),
+                    k: kb,
+                };
+                let dims = [mb, jb, kb];
+                g.submit(Spec {
+                    op,
+                    prio: prio(nt, j, 0),
+                    step: k,
+                    dims,
+                    writes: &[t.id(m, j)],
+                    reads: &reads,
+                });
             }
         }
     }
 }
 
-/// The TRSM of a panel tile by the factored diagonal tile (declared at positions 0 and 1).
-fn trsm_op(side: Side, uplo: Uplo) -> DeviceOp {
-    DeviceOp::Trsm {
-        side,
-        uplo,
-        trans: Trans::Yes,
-        diag: Diag::NonUnit,
-        alpha: 1.0,
-        a: Tiles::one(0),
-        b: Tiles::one(1),
-    }
+/// B ← B·op(A)⁻¹ (right) or op(A)⁻¹·B (left) with A the factored diagonal tile, transposed.
+fn trsm_op(side: Side, uplo: Uplo, b: Tiles, a: Tiles) -> Op {
+    Op::Trsm { side, uplo, trans: Trans::Yes, diag: Diag::NonUnit, alpha: 1.0, a, b }
 }
 
-/// The SYRK update of a diagonal tile (panel tile at 0, diagonal tile at 1).
-fn syrk_op(uplo: Uplo, trans: Trans) -> DeviceOp {
-    DeviceOp::Syrk { uplo, trans, alpha: -1.0, a: Tiles::one(0), beta: 1.0, c: Tiles::one(1) }
-}
-
-/// The GEMM update C −= op(A)·op(B) (A, B, C declared at positions 0, 1, 2), inner size `k`.
-fn gemm_op(ta: Trans, tb: Trans, k: usize) -> DeviceOp {
-    DeviceOp::Gemm { ta, tb, alpha: -1.0, a: Tiles::one(0), b: Tiles::one(1), beta: 1.0, c: Tiles::one(2), k }
+/// The SYRK update of a diagonal tile (written at 0) by a panel tile (read at 1).
+fn syrk_op(uplo: Uplo, trans: Trans) -> Op {
+    Op::Syrk { uplo, trans, alpha: -1.0, a: Tiles::one(1), beta: 1.0, c: Tiles::one(0) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::algo::testutil::*;
+    use crate::error::Error;
     use crate::tile::Part;
 
     fn check(uplo: Uplo, n: usize, ld: usize, nb: usize, threads: usize) {

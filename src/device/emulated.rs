@@ -16,7 +16,7 @@
 
 use super::{host_core_rate, intern, DevBuf, DevTile, Device, DeviceOp, HostBlock, Tiles};
 use crate::error::Error;
-use crate::kernels;
+use crate::graph::op::Operands;
 use crate::tile::{RawBlock, View, ViewMut};
 use std::alloc::Layout;
 use std::sync::Mutex;
@@ -108,15 +108,6 @@ impl Emulated {
         RawBlock { ptr: scratch.as_mut_ptr(), m, n, ld: m.max(1) }
     }
 
-    /// Read-only view of operand `t` (in place, or gathered into `scratch`).
-    fn input<'s>(&'s self, args: &[DevTile], t: Tiles, scratch: &'s mut Vec<f64>) -> View<'s, f64> {
-        let b = self.block(args, t, scratch);
-        // SAFETY: the operand's buffers are locked by the memory manager for the running task,
-        // which the dependency lists give shared read access to its inputs: nothing writes them
-        // while the kernel runs. A gathered copy lives in `scratch`, borrowed for 's.
-        unsafe { b.view() }
-    }
-
     /// Writable view of operand `t` (in place, or gathered into `scratch`; then [`Self::scatter`]
     /// writes it back after the kernel).
     fn output<'s>(&'s self, args: &[DevTile], t: Tiles, scratch: &'s mut Vec<f64>) -> ViewMut<'s, f64> {
@@ -145,6 +136,37 @@ impl Emulated {
             }
             r0 += d.m;
         }
+    }
+}
+
+/// The operands of a running kernel: each of its tiles, in place in the arena, one piece each.
+struct EmuOperands<'e> {
+    dev: &'e Emulated,
+    args: &'e [DevTile],
+}
+
+impl<'e> Operands<'e> for EmuOperands<'e> {
+    fn input(&mut self, t: Tiles) -> Vec<View<'e, f64>> {
+        self.args[t.positions()]
+            .iter()
+            .map(|d| {
+                assert_eq!(d.elem, 8, "f64 operand expected");
+                let b = RawBlock { ptr: self.dev.at(&d.buf) as *mut f64, m: d.m, n: d.n, ld: d.m.max(1) };
+                // SAFETY: the buffer holds d.m×d.n packed f64 (the memory manager allocated it
+                // for this tile) and is locked for the running task, which the dependency lists
+                // give shared read access to its inputs; inputs are other tiles than the output.
+                unsafe { b.view() }
+            })
+            .collect()
+    }
+
+    fn pivots(&mut self, t: Tiles, count: usize) -> Vec<i32> {
+        let p = self.args[t.first];
+        assert!(t.count == 1 && p.elem == 4 && p.m * p.n >= count, "pivots: one i32 tile");
+        let src = self.dev.at(&p.buf) as *const i32;
+        // SAFETY: the pivot tile holds at least `count` i32 (asserted) and is locked for this
+        // task, which only reads it.
+        (0..count).map(|r| unsafe { *src.add(r) }).collect()
     }
 }
 
@@ -220,51 +242,12 @@ impl Device for Emulated {
     }
 
     fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {
-        let (mut s1, mut s2, mut s3) = (Vec::new(), Vec::new(), Vec::new());
-        match *op {
-            DeviceOp::Gemm { ta, tb, alpha, a, b, beta, c, k } => {
-                let cv = self.output(args, c, &mut s3);
-                let (am, an) = if ta == kernels::Trans::No { (cv.m, k) } else { (k, cv.m) };
-                let (bm, bn) = if tb == kernels::Trans::No { (k, cv.n) } else { (cv.n, k) };
-                let av = self.input(args, a, &mut s1).sub(0, 0, am, an);
-                let bv = self.input(args, b, &mut s2).sub(0, 0, bm, bn);
-                kernels::gemm(ta, tb, alpha, av, bv, beta, cv);
-                self.scatter(args, c, &s3);
-            }
-            DeviceOp::Syrk { uplo, trans, alpha, a, beta, c } => {
-                let cv = self.output(args, c, &mut s3);
-                kernels::syrk(uplo, trans, alpha, self.input(args, a, &mut s1), beta, cv);
-                self.scatter(args, c, &s3);
-            }
-            DeviceOp::Trsm { side, uplo, trans, diag, alpha, a, b } => {
-                let bv = self.output(args, b, &mut s3);
-                let s = if side == kernels::Side::Left { bv.m } else { bv.n };
-                let av = self.input(args, a, &mut s1).sub(0, 0, s, s);
-                kernels::trsm(side, uplo, trans, diag, alpha, av, bv);
-                self.scatter(args, b, &s3);
-            }
-            DeviceOp::Potrf { uplo, a, .. } => {
-                let info = kernels::potrf(uplo, self.output(args, a, &mut s3));
-                self.scatter(args, a, &s3);
-                return Ok(info);
-            }
-            DeviceOp::Laswp { a, ipiv, ipiv_base, count, dir } => {
-                let p = args[ipiv.first];
-                assert!(ipiv.count == 1 && p.elem == 4 && p.m * p.n >= count, "LASWP pivots: one i32 tile");
-                let src = self.at(&p.buf) as *const i32;
-                // SAFETY: the pivot tile holds at least `count` i32 (asserted) and is locked for
-                // this task, which only reads it.
-                let piv: Vec<i32> = (0..count).map(|r| unsafe { *src.add(r) } - ipiv_base).collect();
-                kernels::laswp(self.output(args, a, &mut s3), &piv, dir);
-                self.scatter(args, a, &s3);
-            }
-            DeviceOp::Larfb { v, k, t, c } => {
-                let cv = self.output(args, c, &mut s3);
-                kernels::larfb(self.input(args, v, &mut s1), k, self.input(args, t, &mut s2), cv);
-                self.scatter(args, c, &s3);
-            }
-        }
-        Ok(0)
+        // The op's math is the host's ([`crate::graph::op`]), run on this device's copies.
+        let mut scratch = Vec::new();
+        let out = self.output(args, op.output(), &mut scratch);
+        let info = op.compute(&mut EmuOperands { dev: self, args }, out);
+        self.scatter(args, op.output(), &scratch);
+        Ok(info)
     }
 
     fn sync(&self) -> Result<(), Error> {

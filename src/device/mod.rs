@@ -58,7 +58,7 @@ impl Tiles {
     pub const fn stack(first: usize, count: usize) -> Self {
         Tiles { first, count }
     }
-    fn positions(self) -> std::ops::Range<usize> {
+    pub(crate) fn positions(self) -> std::ops::Range<usize> {
         self.first..self.first + self.count
     }
 }

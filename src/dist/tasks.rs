@@ -21,10 +21,13 @@ use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
 use crate::device::{DevStats, DeviceOp};
 use crate::error::Error;
+use crate::graph::op::Operands;
+use crate::graph::{Failure, Graph, Op, Spec, Tiles, Tiling};
 use crate::runtime::{Ctx, Releaser, Seq, Task};
 use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// A grid of `mt`×`nt` tiles of an `m`×`n` matrix (tile edges `mb`×`nb`), each tile on one rank,
 /// plus any number of *extra* tiles of any shape (an algorithm's buffers: a gathered panel, a
@@ -46,6 +49,8 @@ pub struct TileGrid {
     extra: Vec<(usize, usize)>,
     /// Storage of this rank's extra tiles (by id − mt·nt; `None` where another rank holds it).
     store: Vec<Option<Workspace<f64>>>,
+    /// The matrix's tiles as task generators see them.
+    tiling: Tiling,
 }
 
 /// Where this rank keeps one of its tiles: tile (i, j) of a local tiled matrix (a matrix of its
@@ -78,7 +83,8 @@ impl TileGrid {
         let (mt, nt) = (m.div_ceil(mb), n.div_ceil(nb));
         assert_eq!(owner.len(), mt * nt);
         assert_eq!(local.len(), mt * nt);
-        TileGrid { m, mb, mt, n, nb, nt, owner, local, extra: Vec::new(), store: Vec::new() }
+        let tiling = Tiling::uniform(m, mb, n, nb);
+        TileGrid { m, mb, mt, n, nb, nt, owner, local, extra: Vec::new(), store: Vec::new(), tiling }
     }
     /// A square grid (`n`×`n` in `nb`×`nb` tiles).
     pub fn square<L: Into<LocalTile>>(n: usize, nb: usize, owner: Vec<usize>, local: Vec<Option<L>>) -> Self {
@@ -144,6 +150,8 @@ pub struct SeqRun {
     /// Tile messages this rank sent and received.
     pub sent: usize,
     pub received: usize,
+    /// The smallest INFO a task of this rank reported ([`crate::graph::Failure`]).
+    pub info: Option<i32>,
 }
 
 /// Runs one distributed sequence over `tg`: worker threads for this rank from the grid
@@ -154,6 +162,7 @@ pub fn run_sequence(cfg: &Config, grid: &Grid, tg: &TileGrid, generate: impl FnO
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);
     let engine = RefCell::new(Engine::new());
+    let fail = Arc::new(Failure::default());
     let (result, devices) = {
         let _blas = BlasThreadsGuard::new();
         let seq = Seq::new(&rcfg);
@@ -162,6 +171,7 @@ pub fn run_sequence(cfg: &Config, grid: &Grid, tg: &TileGrid, generate: impl FnO
         seq.with_progress(&mut hook, |seq| {
             {
                 let mut ds = DistSeq::new(&seq, tg, grid.me(), &engine);
+                ds.fail = fail.clone();
                 generate(&mut ds);
             }
             seq.wait_stats()
@@ -169,7 +179,7 @@ pub fn run_sequence(cfg: &Config, grid: &Grid, tg: &TileGrid, generate: impl FnO
     };
     engine.borrow_mut().flush(&grid.comm);
     let e = engine.borrow();
-    SeqRun { result, devices, sent: e.sent, received: e.received }
+    SeqRun { result, devices, sent: e.sent, received: e.received, info: fail.info() }
 }
 
 /// Priority of send tasks: above every algorithm's (see [`DistSeq::input`]).
@@ -186,6 +196,9 @@ pub struct DistSeq<'a> {
     version: Vec<u32>,
     sent: HashSet<(usize, u32, usize)>,
     copies: HashMap<(usize, u32), LocalTile>,
+    /// Where the tasks submitted as [`Spec`]s record INFO > 0 and check whether their step still
+    /// computes.
+    pub fail: Arc<Failure>,
 }
 
 impl<'a> DistSeq<'a> {
@@ -201,6 +214,7 @@ impl<'a> DistSeq<'a> {
             version: vec![0; grid.len()],
             sent: HashSet::new(),
             copies: HashMap::new(),
+            fail: Arc::new(Failure::default()),
         }
     }
 
@@ -402,6 +416,89 @@ impl<'a> DistSeq<'a> {
         for &w in writes {
             self.version[w] += 1;
         }
+    }
+}
+
+/// Owner-computes for task generators: a task runs on the rank owning its outputs (all on one
+/// rank); its remote inputs arrive as messages ([`DistSeq::input`]). Failure rule: a task whose
+/// op reports INFO > 0 records it, and the tasks of that step and later ones on this rank skip
+/// their computation, but every task still runs and every message is still sent, so no rank waits
+/// for a tile that never comes.
+impl Graph for DistSeq<'_> {
+    fn tiling(&self) -> &Tiling {
+        &self.grid.tiling
+    }
+
+    fn submit(&mut self, t: Spec) {
+        let g = self.grid;
+        let owner = g.owner[t.writes[0]];
+        assert!(t.writes.iter().all(|&w| g.owner[w] == owner), "hetla: a task's outputs on two ranks");
+        let inputs: Vec<Option<LocalTile>> =
+            t.reads.iter().map(|&r| self.input(r, owner, t.prio + 1)).collect();
+        if owner == self.me {
+            let tiles: Vec<LocalTile> = t
+                .writes
+                .iter()
+                .map(|&w| g.local[w].expect("the owner holds its tile"))
+                .chain(inputs.into_iter().map(|h| h.expect("inputs resolved on the owner")))
+                .collect();
+            let [m, n, k] = t.dims;
+            let mut task = Task::new(t.op.name()).prio(t.prio).dims(m, n, k);
+            for h in &tiles[..t.writes.len()] {
+                task = task.rw(&h.m, h.i, h.j);
+            }
+            for h in &tiles[t.writes.len()..] {
+                task = task.read(&h.m, h.i, h.j);
+            }
+            // A device runs single-tile kernels; POTRF stays on the host, where its INFO is
+            // recorded by the rule above.
+            let op = t.op;
+            if !matches!(op, Op::Potrf { .. }) && op.operands().iter().all(|o| o.count == 1) {
+                task = task.device_op(op.clone());
+            }
+            let (fail, step) = (self.fail.clone(), t.step);
+            self.seq.submit(task, move |c| {
+                if !fail.live(step) {
+                    return Ok(());
+                }
+                let out = Run::of(&tiles[op.output().positions()]).view_mut(c);
+                let info = op.compute(&mut DistOperands { c, tiles: &tiles }, out);
+                if info > 0 {
+                    fail.record(step, op.info_base() + info);
+                }
+                Ok(())
+            });
+        }
+        for &w in t.writes {
+            self.version[w] += 1;
+        }
+    }
+}
+
+/// A running task's operands: its tiles, each operand as the runs of adjacent tiles it holds.
+struct DistOperands<'c, 'a> {
+    c: &'c Ctx<'a>,
+    tiles: &'c [LocalTile],
+}
+
+impl<'a> Operands<'a> for DistOperands<'_, 'a> {
+    fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>> {
+        let mut pieces = Vec::new();
+        let mut start = t.first;
+        for p in t.first..t.first + t.count {
+            let next = p + 1;
+            let (a, b) = (self.tiles[p], self.tiles.get(next));
+            let adjacent = next < t.first + t.count
+                && b.is_some_and(|b| b.m.id() == a.m.id() && b.j == a.j && b.i == a.i + 1);
+            if !adjacent {
+                pieces.push(Run::of(&self.tiles[start..next]).view(self.c));
+                start = next;
+            }
+        }
+        pieces
+    }
+    fn pivots(&mut self, _: Tiles, _: usize) -> Vec<i32> {
+        unreachable!("no distributed generator has an integer operand")
     }
 }
 

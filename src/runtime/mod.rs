@@ -20,6 +20,7 @@ pub mod deps;
 mod devwork;
 pub mod placement;
 mod pool;
+pub mod shared;
 pub mod trace;
 
 pub use deps::Mode;

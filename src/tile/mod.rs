@@ -211,6 +211,14 @@ impl<T> RawBlock<T> {
 }
 
 impl<'a, T: Copy> View<'a, T> {
+    /// The m×n block of `s` with leading dimension `ld` (element (i, j) at `s[i + j * ld]`).
+    pub fn from_slice(s: &'a [T], m: usize, n: usize, ld: usize) -> Self {
+        assert!(
+            ld >= m.max(1) && (m == 0 || n == 0 || s.len() >= ld * (n - 1) + m),
+            "slice too short for the block"
+        );
+        View { ptr: s.as_ptr(), m, n, ld, _life: PhantomData }
+    }
     pub fn as_ptr(&self) -> *const T {
         self.ptr
     }
@@ -227,6 +235,14 @@ impl<'a, T: Copy> View<'a, T> {
 }
 
 impl<'a, T: Copy> ViewMut<'a, T> {
+    /// The m×n block of `s` with leading dimension `ld`, writable.
+    pub fn from_slice(s: &'a mut [T], m: usize, n: usize, ld: usize) -> Self {
+        assert!(
+            ld >= m.max(1) && (m == 0 || n == 0 || s.len() >= ld * (n - 1) + m),
+            "slice too short for the block"
+        );
+        ViewMut { ptr: s.as_mut_ptr(), m, n, ld, _life: PhantomData }
+    }
     pub fn as_ptr(&self) -> *const T {
         self.ptr
     }

@@ -1,0 +1,169 @@
+//! The interface every tile algorithm is written against, and that every runtime implements.
+//!
+//! An algorithm is a *task generator*: a plain loop over tile indices that calls
+//! [`Graph::submit`] once per task, in program order, naming the tiles the task writes and reads
+//! by [`TileId`] and saying what it computes as an [`Op`] (the one statement of each task's
+//! math, [`op`]). It knows nothing of threads, devices, ranks or messages. Runtimes:
+//!
+//! * shared memory ([`crate::runtime::shared::SharedGraph`]): every task runs in this process
+//!   on the [`crate::runtime::Seq`] workers and devices;
+//! * distributed ([`crate::dist::tasks::DistSeq`]): every rank runs the same generator, keeps the
+//!   tasks whose output it owns and turns reads of remote tiles into messages (seeds 000 §6:
+//!   the same serial generator on every process, each executing the instances its data owns).
+//!
+//! Failures follow one rule, kept by the runtimes: an op that reports INFO > 0 (a Cholesky pivot
+//! that is not positive) records the whole-matrix INFO; the tasks of its step and later steps do
+//! not compute (earlier steps finish), and the smallest INFO is the call's.
+
+pub mod op;
+
+pub use crate::device::{DeviceOp as Op, Tiles};
+
+/// A tile of the matrix the generator works on (`i + j * mt`), or an extra buffer a runtime
+/// allocated for the algorithm (ids from `mt * nt` on).
+pub type TileId = usize;
+
+/// Tile edges of the matrix the generator works on (uniform or hybrid: any widths).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tiling {
+    row_off: Vec<usize>,
+    col_off: Vec<usize>,
+}
+
+impl Tiling {
+    /// An `m`×`n` matrix in `mb`×`nb` tiles (the last row and column of tiles may be smaller).
+    pub fn uniform(m: usize, mb: usize, n: usize, nb: usize) -> Self {
+        let edges =
+            |n: usize, b: usize| (0..n.div_ceil(b)).map(|i| i * b).chain(std::iter::once(n)).collect();
+        Tiling { row_off: edges(m, mb), col_off: edges(n, nb) }
+    }
+    /// The tiles of a tiled matrix.
+    pub fn of<T: crate::tile::Elem>(a: &crate::tile::TiledMatrix<T>) -> Self {
+        let row_off = (0..a.mt()).map(|i| a.row_offset(i)).chain(std::iter::once(a.m)).collect();
+        let col_off = (0..a.nt()).map(|j| a.col_offset(j)).chain(std::iter::once(a.n)).collect();
+        Tiling { row_off, col_off }
+    }
+    pub fn mt(&self) -> usize {
+        self.row_off.len() - 1
+    }
+    pub fn nt(&self) -> usize {
+        self.col_off.len() - 1
+    }
+    pub fn m(&self) -> usize {
+        self.row_off[self.mt()]
+    }
+    pub fn n(&self) -> usize {
+        self.col_off[self.nt()]
+    }
+    pub fn rows(&self, i: usize) -> usize {
+        self.row_off[i + 1] - self.row_off[i]
+    }
+    pub fn cols(&self, j: usize) -> usize {
+        self.col_off[j + 1] - self.col_off[j]
+    }
+    pub fn row_offset(&self, i: usize) -> usize {
+        self.row_off[i]
+    }
+    pub fn col_offset(&self, j: usize) -> usize {
+        self.col_off[j]
+    }
+    /// The id of tile (i, j).
+    pub fn id(&self, i: usize, j: usize) -> TileId {
+        debug_assert!(i < self.mt() && j < self.nt());
+        i + j * self.mt()
+    }
+    /// Whether row and column edges coincide (square diagonal tiles).
+    pub fn square_tiles(&self) -> bool {
+        self.row_off == self.col_off
+    }
+}
+
+/// One task: its op, urgency, the step of the algorithm it belongs to, and its tiles. The op's
+/// operands name the tiles by position in `writes` followed by `reads` ([`Tiles::one`] for one
+/// tile, [`Tiles::stack`] for consecutive positions holding consecutive tile rows of one tile
+/// column, which the op sees as one block).
+pub struct Spec<'a> {
+    pub op: Op,
+    pub prio: i64,
+    pub step: usize,
+    /// (m, n, k) of the work, for traces and the cost model.
+    pub dims: [usize; 3],
+    pub writes: &'a [TileId],
+    pub reads: &'a [TileId],
+}
+
+/// What a task generator submits to.
+pub trait Graph {
+    /// The tiles of the matrix being worked on.
+    fn tiling(&self) -> &Tiling;
+    /// Appends a task (program order is the order of calls).
+    fn submit(&mut self, t: Spec);
+    /// True once the runtime has stopped for good (a failure it does not recover from); a
+    /// generator may then stop generating.
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// Priority of a task whose output lies in tile column `j` of `nt`, with a kernel `bonus` 0..3:
+/// `(nt - j) * 4 + bonus`, so work on the next panel's column runs first (dynamic lookahead) and
+/// within a column the factorization kernel outranks its solves, which outrank updates.
+pub fn prio(nt: usize, j: usize, bonus: i64) -> i64 {
+    (nt as i64 - j as i64) * 4 + bonus
+}
+
+/// The failure state a runtime keeps for one call: the smallest whole-matrix INFO reported and
+/// the earliest step that reported one.
+pub struct Failure {
+    info: std::sync::atomic::AtomicI32,
+    step: std::sync::atomic::AtomicUsize,
+}
+
+impl Default for Failure {
+    fn default() -> Self {
+        Failure { info: i32::MAX.into(), step: usize::MAX.into() }
+    }
+}
+
+impl Failure {
+    /// Records INFO `info` (> 0) reported by a task of step `step`.
+    pub fn record(&self, step: usize, info: i32) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.info.fetch_min(info, SeqCst);
+        self.step.fetch_min(step, SeqCst);
+    }
+    /// Whether a task of step `step` still computes.
+    pub fn live(&self, step: usize) -> bool {
+        step < self.step.load(std::sync::atomic::Ordering::SeqCst)
+    }
+    /// The smallest INFO recorded, if any.
+    pub fn info(&self) -> Option<i32> {
+        let i = self.info.load(std::sync::atomic::Ordering::SeqCst);
+        (i != i32::MAX).then_some(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uniform_tiling_edges() {
+        let t = Tiling::uniform(10, 4, 7, 3);
+        assert_eq!((t.mt(), t.nt(), t.m(), t.n()), (3, 3, 10, 7));
+        assert_eq!((t.rows(2), t.cols(2), t.row_offset(1), t.col_offset(2)), (2, 1, 4, 6));
+        assert_eq!(t.id(1, 2), 7);
+        assert!(!t.square_tiles());
+        assert!(Tiling::uniform(9, 4, 9, 4).square_tiles());
+    }
+
+    #[test]
+    fn failure_stops_its_step_and_later_ones() {
+        let f = Failure::default();
+        assert!(f.live(5) && f.info().is_none());
+        f.record(3, 40);
+        f.record(4, 50);
+        assert_eq!(f.info(), Some(40));
+        assert!(f.live(2) && !f.live(3) && !f.live(4));
+    }
+}

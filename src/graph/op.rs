@@ -1,0 +1,216 @@
+//! The math of every task, stated once: [`Op::compute`] runs an op on host views. The host
+//! runtimes (shared memory, every rank of the distributed one) and the emulated accelerator call
+//! it; the CUDA device runs the same op as cuBLAS/cuSOLVER calls ([`crate::device::lower`]), and
+//! the simulator costs it by [`Op::flops`].
+
+use super::{Op, Tiles};
+use crate::kernels::{self, Side, Trans};
+use crate::tile::{View, ViewMut};
+
+/// How a runtime hands an op its inputs. An operand ([`Tiles`]: declared positions) comes as one
+/// or more blocks stacked vertically: one when its tiles are adjacent in memory, else one per
+/// adjacent group (tiles received from other ranks one by one, for instance).
+pub trait Operands<'a> {
+    /// Operand `t`, read-only, as vertically stacked pieces (together `t`'s rows).
+    fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>>;
+    /// The first `count` i32 values of operand `t` (LASWP's pivots).
+    fn pivots(&mut self, t: Tiles, count: usize) -> Vec<i32>;
+}
+
+/// Vertically stacked pieces as one block: the piece itself when there is one, else a copy in
+/// `buf`.
+fn whole<'b>(pieces: &[View<'b, f64>], buf: &'b mut Vec<f64>) -> View<'b, f64> {
+    if let [one] = pieces {
+        return *one;
+    }
+    let m: usize = pieces.iter().map(|p| p.m).sum();
+    let n = pieces[0].n;
+    buf.clear();
+    buf.resize(m * n, 0.0);
+    let mut r0 = 0;
+    for p in pieces {
+        assert_eq!(p.n, n, "stacked pieces of different widths");
+        for j in 0..p.n {
+            for i in 0..p.m {
+                buf[r0 + i + j * m] = p.get(i, j);
+            }
+        }
+        r0 += p.m;
+    }
+    View::from_slice(buf, m, n, m.max(1))
+}
+
+impl Op {
+    /// Runs the op with `out` (the whole output operand, one block) and the other operands from
+    /// `ins`; returns the kernel's INFO (0 unless a POTRF meets a non-positive pivot: then the
+    /// local column, which `info_base` turns into the whole matrix's).
+    pub fn compute<'a>(&self, ins: &mut impl Operands<'a>, out: ViewMut<f64>) -> i32 {
+        let (mut b1, mut b2) = (Vec::new(), Vec::new());
+        match *self {
+            Op::Gemm { ta, tb, alpha, a, b, beta, k, .. } => {
+                let (cm, cn) = (out.m, out.n);
+                let (bm, bn) = if tb == Trans::No { (k, cn) } else { (cn, k) };
+                let bv = whole(&ins.input(b), &mut b1).sub(0, 0, bm, bn);
+                let ap = ins.input(a);
+                if ta == Trans::No && ap.len() > 1 {
+                    // A in row pieces: each updates its rows of C (no copy of A).
+                    let mut out = out;
+                    let mut r0 = 0;
+                    for p in &ap {
+                        let rows = p.m.min(cm - r0.min(cm));
+                        if rows > 0 {
+                            kernels::gemm(
+                                ta,
+                                tb,
+                                alpha,
+                                p.sub(0, 0, rows, k),
+                                bv,
+                                beta,
+                                out.sub_mut(r0, 0, rows, cn),
+                            );
+                        }
+                        r0 += p.m;
+                    }
+                } else {
+                    let (am, an) = if ta == Trans::No { (cm, k) } else { (k, cm) };
+                    let av = whole(&ap, &mut b2).sub(0, 0, am, an);
+                    kernels::gemm(ta, tb, alpha, av, bv, beta, out);
+                }
+            }
+            Op::Syrk { uplo, trans, alpha, a, beta, .. } => {
+                kernels::syrk(uplo, trans, alpha, whole(&ins.input(a), &mut b1), beta, out);
+            }
+            Op::Trsm { side, uplo, trans, diag, alpha, a, .. } => {
+                let s = if side == Side::Left { out.m } else { out.n };
+                let av = whole(&ins.input(a), &mut b1).sub(0, 0, s, s);
+                kernels::trsm(side, uplo, trans, diag, alpha, av, out);
+            }
+            Op::Potrf { uplo, .. } => return kernels::potrf(uplo, out),
+            Op::Laswp { ipiv, ipiv_base, count, dir, .. } => {
+                let piv: Vec<i32> = ins.pivots(ipiv, count).into_iter().map(|p| p - ipiv_base).collect();
+                kernels::laswp(out, &piv, dir);
+            }
+            Op::Larfb { v, k, t, .. } => {
+                let vv = whole(&ins.input(v), &mut b1);
+                let tv = whole(&ins.input(t), &mut b2);
+                kernels::larfb(vv, k, tv, out);
+            }
+        }
+        0
+    }
+
+    /// Floating-point operations of the op for a task of dims (m, n, k) as in [`super::Spec`]
+    /// (the output's m×n, the inner size k), for cost models: the usual LAPACK counts.
+    pub fn flops(&self, dims: [usize; 3]) -> f64 {
+        let [m, n, k] = dims.map(|x| x as f64);
+        match *self {
+            Op::Gemm { .. } => 2.0 * m * n * k,
+            Op::Syrk { .. } => n * n * k,
+            Op::Trsm { side: Side::Left, .. } => m * m * n,
+            Op::Trsm { .. } => m * n * n,
+            Op::Potrf { .. } => n * n * n / 3.0,
+            Op::Laswp { .. } => 0.0,
+            Op::Larfb { .. } => 4.0 * m * n * k,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::{Diag, Uplo};
+    use crate::tile::Workspace;
+
+    /// Operands from a list of blocks, each split into the given row pieces.
+    struct Pieces<'a> {
+        blocks: Vec<Vec<View<'a, f64>>>,
+    }
+    impl<'a> Operands<'a> for Pieces<'a> {
+        fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>> {
+            self.blocks[t.first].clone()
+        }
+        fn pivots(&mut self, _: Tiles, _: usize) -> Vec<i32> {
+            unreachable!()
+        }
+    }
+
+    fn rand(m: usize, n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed;
+        (0..m * n)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+            })
+            .collect()
+    }
+
+    #[test]
+    fn gemm_with_a_in_pieces_equals_gemm_on_the_whole() {
+        let (m, n, k) = (11, 5, 4);
+        let a = rand(m, k, 1);
+        let b = rand(n, k, 2);
+        let c0 = rand(m, n, 3);
+        let op = Op::Gemm {
+            ta: Trans::No,
+            tb: Trans::Yes,
+            alpha: -1.0,
+            a: Tiles::stack(1, 3),
+            b: Tiles::one(4),
+            beta: 1.0,
+            c: Tiles::one(0),
+            k,
+        };
+        let whole_a = View::from_slice(&a, m, k, m);
+        let bv = View::from_slice(&b, n, k, n);
+        let mut want = c0.clone();
+        let mut w = Workspace::<f64>::new(m, n, m, n);
+        w.as_mut_slice().copy_from_slice(&c0);
+        kernels::gemm(Trans::No, Trans::Yes, -1.0, whole_a, bv, 1.0, view_mut(&mut want, m, n));
+        // A as pieces of 4, 4 and 3 rows; slots: 0 = C (unused by input), 1 = A, 4 = B.
+        let pieces = vec![whole_a.sub(0, 0, 4, k), whole_a.sub(4, 0, 4, k), whole_a.sub(8, 0, 3, k)];
+        let mut ops = Pieces { blocks: vec![vec![], pieces, vec![], vec![], vec![bv]] };
+        let mut got = c0.clone();
+        assert_eq!(op.compute(&mut ops, view_mut(&mut got, m, n)), 0);
+        for (x, y) in got.iter().zip(&want) {
+            assert!((x - y).abs() < 1e-14, "{x} vs {y}");
+        }
+    }
+
+    #[test]
+    fn trsm_with_a_gathered_from_pieces() {
+        let n = 6;
+        let mut l = rand(n, n, 4);
+        for i in 0..n {
+            l[i + i * n] += 4.0;
+        }
+        let b0 = rand(3, n, 5);
+        let lv = View::from_slice(&l, n, n, n);
+        let op = Op::Trsm {
+            side: Side::Right,
+            uplo: Uplo::Lower,
+            trans: Trans::Yes,
+            diag: Diag::NonUnit,
+            alpha: 1.0,
+            a: Tiles::one(1),
+            b: Tiles::one(0),
+        };
+        let mut want = b0.clone();
+        kernels::trsm(
+            Side::Right,
+            Uplo::Lower,
+            Trans::Yes,
+            Diag::NonUnit,
+            1.0,
+            lv,
+            view_mut(&mut want, 3, n),
+        );
+        let mut ops = Pieces { blocks: vec![vec![], vec![lv.sub(0, 0, 2, n), lv.sub(2, 0, 4, n)]] };
+        let mut got = b0.clone();
+        op.compute(&mut ops, view_mut(&mut got, 3, n));
+        assert_eq!(got, want);
+    }
+
+    fn view_mut(v: &mut [f64], m: usize, n: usize) -> ViewMut<'_, f64> {
+        ViewMut::from_slice(v, m, n, m)
+    }
+}
