@@ -7,8 +7,8 @@
 //! order, so the pair (source, tag) finds the waiting local copy.
 //!
 //! Send tasks run on any worker: they copy the tile into a buffer and queue it in the [`Outbox`].
-//! The master's progress callback ([`Engine::progress`]) posts queued sends with `MPI_Isend`,
-//! completes finished ones with `MPI_Test`, and probes for arrivals; an arrival is received,
+//! The master's progress callback ([`Engine::progress`]) posts queued sends through a
+//! [`Transport`] (MPI: `MPI_Isend`, completed with `MPI_Test`), and takes arrivals; an arrival is received,
 //! copied into the local copy the generator allocated for it and releases the held task that
 //! stands for it (`runtime::Releaser`); a message that arrives before the generator got there
 //! waits in `early`.
@@ -18,7 +18,108 @@ use crate::tile::{TiledMatrix, Workspace};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::{HashMap, VecDeque};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
+
+/// How tile messages travel: MPI between processes ([`MpiTransport`]), or channels between
+/// threads standing for ranks in one process ([`LocalTransport`], for tests of the distributed
+/// algorithms without MPI). Messages of one (source, tag) arrive in the order sent.
+pub trait Transport {
+    /// Starts sending `data` to rank `dest` with tag `tag`.
+    fn send(&mut self, dest: usize, tag: i32, data: Vec<f64>);
+    /// Retires finished sends.
+    fn poll_sends(&mut self);
+    /// A message that has arrived: (source, tag, data).
+    fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)>;
+    /// Waits until every send has completed.
+    fn wait_sends(&mut self);
+}
+
+/// MPI point-to-point on a communicator, with non-blocking sends.
+pub struct MpiTransport<'c> {
+    comm: &'c SimpleCommunicator,
+    inflight: Vec<(mpi::ffi::MPI_Request, Vec<f64>)>,
+}
+
+impl<'c> MpiTransport<'c> {
+    pub fn new(comm: &'c SimpleCommunicator) -> Self {
+        MpiTransport { comm, inflight: Vec::new() }
+    }
+}
+
+impl Transport for MpiTransport<'_> {
+    fn send(&mut self, dest: usize, tag: i32, data: Vec<f64>) {
+        // SAFETY: a null request is a valid initial value that MPI_Isend overwrites.
+        let mut req = unsafe { mpi::ffi::RSMPI_REQUEST_NULL };
+        // SAFETY: the buffer is a live heap allocation of `data.len()` doubles that is kept in
+        // `inflight` (moving the Vec does not move its heap buffer) until MPI_Test or
+        // MPI_Waitall reports the send complete; the communicator is our live duplicate.
+        unsafe {
+            mpi::ffi::MPI_Isend(
+                data.as_ptr() as *const std::ffi::c_void,
+                data.len() as i32,
+                mpi::ffi::RSMPI_DOUBLE,
+                dest as i32,
+                tag,
+                self.comm.as_raw(),
+                &mut req,
+            );
+        }
+        self.inflight.push((req, data));
+    }
+
+    fn poll_sends(&mut self) {
+        self.inflight.retain_mut(|(req, _)| {
+            let mut done = 0;
+            // SAFETY: `req` is an active request from MPI_Isend; STATUS_IGNORE is allowed.
+            unsafe { mpi::ffi::MPI_Test(req, &mut done, mpi::ffi::RSMPI_STATUS_IGNORE) };
+            done == 0
+        });
+    }
+
+    fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)> {
+        let st = self.comm.any_process().immediate_probe()?;
+        let src = st.source_rank();
+        let (data, _) = self.comm.process_at_rank(src).receive_vec_with_tag::<f64>(st.tag());
+        Some((src as usize, st.tag(), data))
+    }
+
+    fn wait_sends(&mut self) {
+        let mut reqs: Vec<mpi::ffi::MPI_Request> = self.inflight.iter().map(|r| r.0).collect();
+        // SAFETY: `reqs` holds active requests whose buffers stay in `inflight` until this returns.
+        unsafe {
+            mpi::ffi::MPI_Waitall(reqs.len() as i32, reqs.as_mut_ptr(), mpi::ffi::RSMPI_STATUSES_IGNORE);
+        }
+        self.inflight.clear();
+    }
+}
+
+/// Ranks as threads of one process: one channel per rank, sends complete at once.
+pub struct LocalTransport {
+    me: usize,
+    to: Vec<Sender<(usize, i32, Vec<f64>)>>,
+    from: Receiver<(usize, i32, Vec<f64>)>,
+}
+
+impl LocalTransport {
+    /// One transport per rank of an `n`-rank world, element r for rank r.
+    pub fn world(n: usize) -> Vec<LocalTransport> {
+        let (tx, rx): (Vec<_>, Vec<_>) = (0..n).map(|_| channel()).unzip();
+        rx.into_iter().enumerate().map(|(me, from)| LocalTransport { me, to: tx.clone(), from }).collect()
+    }
+}
+
+impl Transport for LocalTransport {
+    fn send(&mut self, dest: usize, tag: i32, data: Vec<f64>) {
+        // A rank that has finished keeps its receiver until the whole world is dropped.
+        self.to[dest].send((self.me, tag, data)).expect("hetla: a local rank's channel closed");
+    }
+    fn poll_sends(&mut self) {}
+    fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)> {
+        self.from.try_recv().ok()
+    }
+    fn wait_sends(&mut self) {}
+}
 
 /// A tile queued for sending.
 pub struct Outgoing {
@@ -52,7 +153,6 @@ fn pop<T>(map: &mut HashMap<(usize, i32), VecDeque<T>>, k: (usize, i32)) -> Opti
 /// The master's message state for one distributed call.
 pub struct Engine {
     outbox: Outbox,
-    inflight: Vec<(mpi::ffi::MPI_Request, Vec<f64>)>,
     expected: HashMap<(usize, i32), VecDeque<Expect>>,
     early: HashMap<(usize, i32), VecDeque<Vec<f64>>>,
     copies: HashMap<CopyKey, Workspace<f64>>,
@@ -71,7 +171,6 @@ impl Engine {
     pub fn new() -> Self {
         Engine {
             outbox: Arc::new(Mutex::new(Vec::new())),
-            inflight: Vec::new(),
             expected: HashMap::new(),
             early: HashMap::new(),
             copies: HashMap::new(),
@@ -114,48 +213,21 @@ impl Engine {
         self.received += 1;
     }
 
-    fn post_sends(&mut self, comm: &SimpleCommunicator) {
+    fn post_sends(&mut self, tr: &mut dyn Transport) {
         let queued = std::mem::take(&mut *self.outbox.lock().unwrap_or_else(|e| e.into_inner()));
         for m in queued {
-            // SAFETY: a null request is a valid initial value that MPI_Isend overwrites.
-            let mut req = unsafe { mpi::ffi::RSMPI_REQUEST_NULL };
-            // SAFETY: the buffer is a live heap allocation of `data.len()` doubles that is kept in
-            // `inflight` (moving the Vec does not move its heap buffer) until MPI_Test or
-            // MPI_Waitall reports the send complete; the communicator is our live duplicate.
-            unsafe {
-                mpi::ffi::MPI_Isend(
-                    m.data.as_ptr() as *const std::ffi::c_void,
-                    m.data.len() as i32,
-                    mpi::ffi::RSMPI_DOUBLE,
-                    m.dest as i32,
-                    m.tag,
-                    comm.as_raw(),
-                    &mut req,
-                );
-            }
-            self.inflight.push((req, m.data));
+            tr.send(m.dest, m.tag, m.data);
             self.sent += 1;
         }
     }
 
-    fn test_sends(&mut self) {
-        self.inflight.retain_mut(|(req, _)| {
-            let mut done = 0;
-            // SAFETY: `req` is an active request from MPI_Isend; STATUS_IGNORE is allowed.
-            unsafe { mpi::ffi::MPI_Test(req, &mut done, mpi::ffi::RSMPI_STATUS_IGNORE) };
-            done == 0
-        });
-    }
-
     /// One round of communication: post queued sends, retire finished ones, take every message
     /// that has arrived. Called by the master only.
-    pub fn progress(&mut self, comm: &SimpleCommunicator, rel: &Releaser) {
-        self.post_sends(comm);
-        self.test_sends();
-        while let Some(st) = comm.any_process().immediate_probe() {
-            let src = st.source_rank();
-            let (data, _) = comm.process_at_rank(src).receive_vec_with_tag::<f64>(st.tag());
-            let k = (src as usize, st.tag());
+    pub fn progress(&mut self, tr: &mut dyn Transport, rel: &Releaser) {
+        self.post_sends(tr);
+        tr.poll_sends();
+        while let Some((src, tag, data)) = tr.try_recv() {
+            let k = (src, tag);
             if let Some(e) = pop(&mut self.expected, k) {
                 self.fill(e.key, &data);
                 rel.release(e.held);
@@ -166,14 +238,9 @@ impl Engine {
     }
 
     /// After the sequence has drained: posts what is still queued and waits for every send.
-    pub fn flush(&mut self, comm: &SimpleCommunicator) {
-        self.post_sends(comm);
-        let mut reqs: Vec<mpi::ffi::MPI_Request> = self.inflight.iter().map(|r| r.0).collect();
-        // SAFETY: `reqs` holds active requests whose buffers stay in `inflight` until this returns.
-        unsafe {
-            mpi::ffi::MPI_Waitall(reqs.len() as i32, reqs.as_mut_ptr(), mpi::ffi::RSMPI_STATUSES_IGNORE);
-        }
-        self.inflight.clear();
+    pub fn flush(&mut self, tr: &mut dyn Transport) {
+        self.post_sends(tr);
+        tr.wait_sends();
         assert!(self.expected.is_empty() && self.early.is_empty(), "hetla: tile messages left unmatched");
     }
 }

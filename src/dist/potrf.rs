@@ -104,3 +104,82 @@ pub fn pdpotrf(
     };
     (result, stats)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tasks::local_ranks;
+    use crate::algo::potrf::{generate, Granularity};
+    use crate::algo::testutil::*;
+    use crate::kernels::Uplo;
+
+    fn keep(uplo: Uplo) -> impl Fn(usize, usize) -> bool + Sync {
+        move |i, j| if uplo == Uplo::Lower { i >= j } else { i <= j }
+    }
+
+    /// The Cholesky generator on in-process ranks: the factor's residual, the other triangle
+    /// untouched, and the same factor as the shared-memory runtime computes from the same tiles.
+    #[test]
+    fn cholesky_on_local_ranks_matches_shared_memory() {
+        for &(p, q) in &[(1, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3, 2)] {
+            for &(n, nb) in &[(37, 5), (64, 8), (9, 4)] {
+                for uplo in [Uplo::Lower, Uplo::Upper] {
+                    let grans: &[Granularity] = if uplo == Uplo::Lower && p == 1 {
+                        &[Granularity::Tiles, Granularity::Columns]
+                    } else {
+                        &[Granularity::Tiles]
+                    };
+                    for &gran in grans {
+                        let a0 = Rng::new((n * 7 + nb + p * 3 + q) as u64).spd(n, n);
+                        let mut a = a0.clone();
+                        let runs = local_ranks::run(&mut a, n, nb, (p, q), &keep(uplo), &|ds| {
+                            generate(ds, uplo, gran)
+                        });
+                        let what = format!("grid {p}x{q} n {n} nb {nb} {uplo:?} {gran:?}");
+                        assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
+                        let msgs: usize = runs.iter().map(|r| r.sent).sum();
+                        let recv: usize = runs.iter().map(|r| r.received).sum();
+                        assert_eq!(msgs, recv, "{what}: every message sent is received");
+                        assert_eq!(
+                            msgs == 0,
+                            p * q == 1,
+                            "{what}: messages exactly when there are several ranks"
+                        );
+                        let r = chol_residual(uplo, n, &a0, &a, n);
+                        assert!(r < 10.0, "{what}: scaled residual {r}");
+                        assert_untouched_outside(&a0, &a, n, n, n, Some(uplo));
+                        let mut s = a0.clone();
+                        let t =
+                            unsafe { crate::tile::TiledMatrix::from_raw(s.as_mut_ptr(), n, n, n, nb, nb) };
+                        let seq = crate::runtime::Seq::new(&cfg(2));
+                        crate::algo::potrf::potrf(&seq, uplo, &t);
+                        seq.wait().unwrap();
+                        let diff = a.iter().zip(&s).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+                        assert!(diff < 1e-12, "{what}: differs from the shared-memory factor by {diff}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A matrix that is not positive definite: the smallest INFO over the ranks is LAPACK's, and
+    /// every rank finishes (no message is left waiting).
+    #[test]
+    fn not_positive_definite_on_local_ranks_gives_lapack_info() {
+        let n = 45;
+        for &(p, q) in &[(1, 2), (2, 2), (2, 1)] {
+            for bad in [0usize, 6, 17, 44] {
+                for uplo in [Uplo::Lower, Uplo::Upper] {
+                    let mut a = Rng::new(7 + bad as u64).spd(n, n);
+                    a[bad + bad * n] = -1.0e3;
+                    let want = reference_potrf_info(uplo, n, &mut a.clone());
+                    let gran =
+                        if p == 1 && uplo == Uplo::Lower { Granularity::Columns } else { Granularity::Tiles };
+                    let runs =
+                        local_ranks::run(&mut a, n, 8, (p, q), &keep(uplo), &|ds| generate(ds, uplo, gran));
+                    let info = runs.iter().filter_map(|r| r.info).min();
+                    assert_eq!(info, Some(want), "grid {p}x{q} bad {bad} {uplo:?}");
+                }
+            }
+        }
+    }
+}

@@ -15,7 +15,7 @@
 //! Each (tile, version, destination) is sent once and each (tile, version) received once per rank,
 //! whatever the number of tasks that read it there. The remaining tasks are ordinary local tasks.
 
-use super::comm::{Engine, Outbox, Outgoing};
+use super::comm::{Engine, MpiTransport, Outbox, Outgoing, Transport};
 use super::grid::Grid;
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
@@ -161,23 +161,34 @@ pub struct SeqRun {
 pub fn run_sequence(cfg: &Config, grid: &Grid, tg: &TileGrid, generate: impl FnOnce(&mut DistSeq)) -> SeqRun {
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);
+    run_on(&rcfg, grid.me(), &mut MpiTransport::new(&grid.comm), tg, generate)
+}
+
+/// [`run_sequence`] for rank `me` over any transport (threads standing for ranks in tests).
+pub fn run_on(
+    cfg: &Config,
+    me: usize,
+    tr: &mut dyn Transport,
+    tg: &TileGrid,
+    generate: impl FnOnce(&mut DistSeq),
+) -> SeqRun {
     let engine = RefCell::new(Engine::new());
     let fail = Arc::new(Failure::default());
     let (result, devices) = {
         let _blas = BlasThreadsGuard::new();
-        let seq = Seq::new(&rcfg);
+        let seq = Seq::new(cfg);
         let rel = seq.releaser();
-        let mut hook = || engine.borrow_mut().progress(&grid.comm, &rel);
+        let mut hook = || engine.borrow_mut().progress(tr, &rel);
         seq.with_progress(&mut hook, |seq| {
             {
-                let mut ds = DistSeq::new(&seq, tg, grid.me(), &engine);
+                let mut ds = DistSeq::new(&seq, tg, me, &engine);
                 ds.fail = fail.clone();
                 generate(&mut ds);
             }
             seq.wait_stats()
         })
     };
-    engine.borrow_mut().flush(&grid.comm);
+    engine.borrow_mut().flush(tr);
     let e = engine.borrow();
     SeqRun { result, devices, sent: e.sent, received: e.received, info: fail.info() }
 }
@@ -562,5 +573,91 @@ mod tests {
     fn tiles_of_two_matrices_are_not_a_run() {
         let (a, b) = (Workspace::<f64>::new(6, 3, 3, 3), Workspace::<f64>::new(6, 3, 3, 3));
         Run::of(&[LocalTile { m: a.tiles(), i: 0, j: 0 }, LocalTile { m: b.tiles(), i: 1, j: 0 }]);
+    }
+}
+
+/// Ranks as threads, for unit tests of the distributed runtime without MPI.
+#[cfg(test)]
+pub mod local_ranks {
+    use super::*;
+    use crate::dist::comm::LocalTransport;
+
+    /// Runs `generate` on a `p`×`q` grid of ranks (threads over [`LocalTransport`]) for the
+    /// `n`×`n` matrix `a` (leading dimension `n`) in `nb` tiles dealt 2-D cyclically (tile (i, j)
+    /// on rank `(i % p) * q + j % q`), the tiles where `keep(i, j)` holds taking part. Each rank
+    /// keeps its tiles in one local matrix (global tile (i, j) at local tile (i / p, j / q)), as
+    /// the ScaLAPACK layer does; afterwards they are copied back into `a`. Returns each rank's run.
+    pub fn run(
+        a: &mut [f64],
+        n: usize,
+        nb: usize,
+        (p, q): (usize, usize),
+        keep: &(dyn Fn(usize, usize) -> bool + Sync),
+        generate: &(dyn Fn(&mut DistSeq) + Sync),
+    ) -> Vec<SeqRun> {
+        let nt = n.div_ceil(nb);
+        let owner: Vec<usize> = (0..nt * nt).map(|t| ((t % nt) % p) * q + (t / nt) % q).collect();
+        let edge = |i: usize| nb.min(n - i * nb);
+        let src: &[f64] = a;
+        let results: Vec<(SeqRun, Workspace<f64>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = LocalTransport::world(p * q)
+                .into_iter()
+                .enumerate()
+                .map(|(me, mut tr)| {
+                    let owner = owner.clone();
+                    s.spawn(move || {
+                        let (pr, pc) = (me / q, me % q);
+                        let mloc: usize = (0..nt).filter(|i| i % p == pr).map(edge).sum();
+                        let nloc: usize = (0..nt).filter(|j| j % q == pc).map(edge).sum();
+                        let mut w = Workspace::<f64>::new(mloc, nloc, nb, nb);
+                        let ld = mloc.max(1);
+                        let local: Vec<Option<LocalTile>> = (0..nt * nt)
+                            .map(|t| {
+                                let (i, j) = (t % nt, t / nt);
+                                (owner[t] == me && keep(i, j)).then(|| LocalTile {
+                                    m: w.tiles(),
+                                    i: i / p,
+                                    j: j / q,
+                                })
+                            })
+                            .collect();
+                        let buf = w.as_mut_slice();
+                        for (t, h) in local.iter().enumerate() {
+                            if let Some(h) = h {
+                                let (i, j) = (t % nt, t / nt);
+                                for c in 0..edge(j) {
+                                    for r in 0..edge(i) {
+                                        buf[h.i * nb + r + (h.j * nb + c) * ld] =
+                                            src[i * nb + r + (j * nb + c) * n];
+                                    }
+                                }
+                            }
+                        }
+                        let tg = TileGrid::square(n, nb, owner, local);
+                        let run = run_on(&Config::with_threads(2), me, &mut tr, &tg, generate);
+                        // Keep every rank's channel open until all have finished.
+                        (run, w, tr)
+                    })
+                })
+                .collect();
+            let out: Vec<_> = handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect();
+            out.into_iter().map(|(r, w, _tr)| (r, w)).collect()
+        });
+        for (me, (_, w)) in results.iter().enumerate() {
+            let ld = w.tiles().m.max(1);
+            let buf = w.as_slice();
+            for t in 0..nt * nt {
+                let (i, j) = (t % nt, t / nt);
+                if owner[t] == me && keep(i, j) {
+                    for c in 0..edge(j) {
+                        for r in 0..edge(i) {
+                            a[i * nb + r + (j * nb + c) * n] =
+                                buf[(i / p) * nb + r + ((j / q) * nb + c) * ld];
+                        }
+                    }
+                }
+            }
+        }
+        results.into_iter().map(|(r, _)| r).collect()
     }
 }
