@@ -646,9 +646,9 @@ pub mod local_ranks {
         for (me, (_, w)) in results.iter().enumerate() {
             let ld = w.tiles().m.max(1);
             let buf = w.as_slice();
-            for t in 0..nt * nt {
+            for (t, &o) in owner.iter().enumerate() {
                 let (i, j) = (t % nt, t / nt);
-                if owner[t] == me && keep(i, j) {
+                if o == me && keep(i, j) {
                     for c in 0..edge(j) {
                         for r in 0..edge(i) {
                             a[i * nb + r + (j * nb + c) * n] =
