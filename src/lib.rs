@@ -16,4 +16,5 @@ pub mod error;
 pub mod graph;
 pub mod kernels;
 pub mod runtime;
+pub mod sim;
 pub mod tile;

@@ -249,9 +249,7 @@ impl<'a> DistSeq<'a> {
                 let mut data = Vec::with_capacity(1 + tile.m * tile.n);
                 data.push(v as f64);
                 for j in 0..tile.n {
-                    for i in 0..tile.m {
-                        data.push(tile.get(i, j));
-                    }
+                    data.extend_from_slice(tile.column(j));
                 }
                 outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing { dest: owner, tag, data });
                 Ok(())

@@ -43,6 +43,13 @@ impl Tiling {
         let col_off = (0..a.nt()).map(|j| a.col_offset(j)).chain(std::iter::once(a.n)).collect();
         Tiling { row_off, col_off }
     }
+    /// An `m`×`n` matrix with rows cut by `rows` and columns by `cols` (hybrid tiles).
+    pub fn of_parts(m: usize, n: usize, rows: &crate::tile::Part, cols: &crate::tile::Part) -> Self {
+        let edges = |n: usize, p: &crate::tile::Part| {
+            (0..p.count(n)).map(|j| p.offset(j).min(n)).chain(std::iter::once(n)).collect()
+        };
+        Tiling { row_off: edges(m, rows), col_off: edges(n, cols) }
+    }
     pub fn mt(&self) -> usize {
         self.row_off.len() - 1
     }

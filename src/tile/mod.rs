@@ -222,6 +222,13 @@ impl<'a, T: Copy> View<'a, T> {
     pub fn as_ptr(&self) -> *const T {
         self.ptr
     }
+    /// Column `j` of the block (its m elements).
+    pub fn column(&self, j: usize) -> &'a [T] {
+        assert!(j < self.n);
+        // SAFETY: the column's m elements lie inside the block, which the view's creator
+        // guaranteed readable (and not written by anyone) for 'a.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(j * self.ld), self.m) }
+    }
     pub fn get(&self, i: usize, j: usize) -> T {
         assert!(i < self.m && j < self.n);
         // SAFETY: (i, j) is inside the block, which the view's creator guaranteed readable.

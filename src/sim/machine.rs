@@ -1,0 +1,262 @@
+//! The modelled machine: a node (cores, GPUs, their kernel rates, the host↔GPU links) and the
+//! network between nodes. Read from and written to JSON machine files (format in the README's
+//! "Simulator" section); [`calibrate`] measures this machine.
+
+use crate::backend::BlasThreadsGuard;
+use crate::kernels::{self, Diag, Side, Trans, Uplo};
+use crate::tile::{View, ViewMut};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// A kernel's speed by tile size: points (tile edge, GFLOP/s per core or per GPU), increasing
+/// edges; between points linear, outside them the nearest point.
+pub type RateTable = Vec<(usize, f64)>;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Machine {
+    pub name: String,
+    /// Where the numbers come from (measured here, or which paper figure).
+    pub source: String,
+    /// Cores per node.
+    pub cores: usize,
+    /// Per-core GFLOP/s of each host kernel (`gemm`, `syrk`, `trsm`, `potrf`) on e×e tiles, all
+    /// cores busy; `gemm_tall` and `trsm_tall` for blocks of TALL·e rows (a tile column's update).
+    pub host: BTreeMap<String, RateTable>,
+    /// Seconds the runtime spends per task besides the kernel (scheduling, dependencies).
+    pub task_overhead_s: f64,
+    /// GPUs per node.
+    pub gpus: usize,
+    /// Per-GPU GFLOP/s of each device kernel.
+    pub gpu: BTreeMap<String, RateTable>,
+    /// Bytes of memory per GPU.
+    pub gpu_memory: f64,
+    /// Host↔GPU link: bytes per second each way, and latency per copy.
+    pub link_bw: f64,
+    pub link_latency_s: f64,
+    /// Between nodes (or ranks): bytes per second per link, latency per message.
+    pub net_bw: f64,
+    pub net_latency_s: f64,
+    /// Host memory copy rate (bytes per second), for layout conversions.
+    pub memcpy_bw: f64,
+}
+
+/// Kernel `name`'s rate at tile edge `s` in `table`, flop/s.
+pub fn rate(table: &BTreeMap<String, RateTable>, name: &str, s: usize) -> f64 {
+    let t = table
+        .get(name)
+        .or_else(|| table.get("gemm"))
+        .unwrap_or_else(|| panic!("hetla-sim: the machine has no rate for {name} (nor gemm)"));
+    assert!(!t.is_empty(), "hetla-sim: empty rate table for {name}");
+    let gf = match t.iter().position(|&(e, _)| e >= s) {
+        None => t[t.len() - 1].1,
+        Some(0) => t[0].1,
+        Some(i) => {
+            let ((e0, r0), (e1, r1)) = (t[i - 1], t[i]);
+            r0 + (r1 - r0) * (s - e0) as f64 / (e1 - e0) as f64
+        }
+    };
+    gf * 1e9
+}
+
+impl Machine {
+    pub fn load(path: &str) -> Result<Machine, String> {
+        let s = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        serde_json::from_str(&s).map_err(|e| format!("{path}: {e}"))
+    }
+    pub fn save(&self, path: &str) -> Result<(), String> {
+        let s = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        std::fs::write(path, s + "\n").map_err(|e| format!("{path}: {e}"))
+    }
+}
+
+/// Tile edges calibrated.
+const EDGES: [usize; 8] = [32, 64, 96, 128, 192, 256, 384, 512];
+
+/// Measures this machine: every host kernel at each tile edge with all `cores` cores running it
+/// at once (each on its own tiles, single-threaded BLAS, as the runtime's workers do), the
+/// runtime's cost per task, and the memory copy rate. No GPU is measured (`gpus` = 0).
+pub fn calibrate(cores: usize) -> Machine {
+    let _blas = BlasThreadsGuard::new();
+    let mut host = BTreeMap::new();
+    for name in ["gemm", "syrk", "trsm", "potrf", "gemm_tall", "trsm_tall"] {
+        let table: RateTable = EDGES.iter().map(|&e| (e, concurrent_rate(name, e, cores) / 1e9)).collect();
+        host.insert(name.to_string(), table);
+    }
+    let memcpy_bw = measure_memcpy();
+    Machine {
+        name: "this machine".into(),
+        source: format!("hetla-sim calibrate: {cores} cores, measured on this machine"),
+        cores,
+        host,
+        task_overhead_s: measure_task_overhead(cores),
+        gpus: 0,
+        gpu: BTreeMap::new(),
+        gpu_memory: 0.0,
+        link_bw: 1.0,
+        link_latency_s: 0.0,
+        // Ranks on one node exchange tiles through shared memory: the send task packs the tile,
+        // MPI copies it into and out of its shared segment, the receiver unpacks it: four copies.
+        net_bw: memcpy_bw / 4.0,
+        net_latency_s: 5e-6,
+        memcpy_bw,
+    }
+}
+
+/// Rows of the blocks `gemm_tall` and `trsm_tall` are calibrated on, in tile edges.
+pub const TALL: usize = 8;
+
+/// flop/s per core of kernel `name` on e×e tiles (TALL·e×e blocks for the `_tall` kernels) with
+/// `cores` threads each running it.
+fn concurrent_rate(name: &'static str, e: usize, cores: usize) -> f64 {
+    let flops = match name {
+        "gemm" => 2.0 * (e * e * e) as f64,
+        "gemm_tall" => 2.0 * (TALL * e * e * e) as f64,
+        "trsm_tall" => (TALL * e * e * e) as f64,
+        "syrk" | "trsm" => (e * e * e) as f64,
+        _ => (e * e * e) as f64 / 3.0,
+    };
+    let total: f64 = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..cores).map(|_| s.spawn(move || one_core_rate(name, e, flops))).collect();
+        hs.into_iter().map(|h| h.join().expect("calibration thread")).sum()
+    });
+    total / cores as f64
+}
+
+fn one_core_rate(name: &str, e: usize, flops: f64) -> f64 {
+    // The tiles live inside a large column-major array, as hetla's tiles live in the caller's
+    // matrix (leading dimension LD, not the tile edge).
+    const LD: usize = 4096;
+    let ld = LD.max(TALL * e);
+    let m = if name.ends_with("_tall") { TALL * e } else { e };
+    let mut a = vec![0.0; ld * e];
+    let mut b = vec![0.0; ld * e];
+    let mut c = vec![0.0; ld * e];
+    for i in 0..m {
+        for j in 0..e {
+            a[i + j * ld] = if i == j { e as f64 + 1.0 } else { 1.0 / (1.0 + (i + j) as f64) };
+            b[i + j * ld] = ((i * 7 + j * 3) % 11) as f64 * 0.1;
+        }
+    }
+    let mut run = || match name {
+        "gemm_tall" => kernels::gemm(
+            Trans::No,
+            Trans::Yes,
+            -1.0,
+            View::from_slice(&b, m, e, ld),
+            View::from_slice(&a, e, e, ld),
+            1.0,
+            ViewMut::from_slice(&mut c, m, e, ld),
+        ),
+        "trsm_tall" => {
+            c.copy_from_slice(&b);
+            kernels::trsm(
+                Side::Right,
+                Uplo::Lower,
+                Trans::Yes,
+                Diag::NonUnit,
+                1.0,
+                View::from_slice(&a, e, e, ld),
+                ViewMut::from_slice(&mut c, m, e, ld),
+            )
+        }
+        "gemm" => kernels::gemm(
+            Trans::No,
+            Trans::Yes,
+            -1.0,
+            View::from_slice(&a, e, e, ld),
+            View::from_slice(&b, e, e, ld),
+            1.0,
+            ViewMut::from_slice(&mut c, e, e, ld),
+        ),
+        "syrk" => kernels::syrk(
+            Uplo::Lower,
+            Trans::No,
+            -1.0,
+            View::from_slice(&b, e, e, ld),
+            1.0,
+            ViewMut::from_slice(&mut c, e, e, ld),
+        ),
+        "trsm" => {
+            c.copy_from_slice(&b);
+            kernels::trsm(
+                Side::Right,
+                Uplo::Lower,
+                Trans::Yes,
+                Diag::NonUnit,
+                1.0,
+                View::from_slice(&a, e, e, ld),
+                ViewMut::from_slice(&mut c, e, e, ld),
+            )
+        }
+        _ => {
+            c.copy_from_slice(&a);
+            let info = kernels::potrf(Uplo::Lower, ViewMut::from_slice(&mut c, e, e, ld));
+            assert_eq!(info, 0, "calibration matrix is positive definite");
+        }
+    };
+    run();
+    // The median of several short windows, so that a neighbour's burst on a shared machine
+    // spoils one window rather than the figure.
+    let mut rates: Vec<f64> = (0..7)
+        .map(|_| {
+            let t0 = Instant::now();
+            let mut reps = 0usize;
+            while t0.elapsed().as_secs_f64() < 0.04 || reps < 2 {
+                run();
+                reps += 1;
+            }
+            flops * reps as f64 / t0.elapsed().as_secs_f64()
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates[rates.len() / 2]
+}
+
+/// Seconds of runtime work per task: many empty tasks on independent tiles through a sequence,
+/// per task, times the cores (each core pays it for its tasks).
+fn measure_task_overhead(cores: usize) -> f64 {
+    use crate::runtime::{Seq, Task};
+    use crate::tile::Workspace;
+    let n = 20_000;
+    let w = Workspace::<f64>::new(n, 1, 1, 1);
+    let a = w.tiles();
+    let cfg = crate::config::Config::with_threads(cores);
+    let t0 = Instant::now();
+    let seq = Seq::new(&cfg);
+    for i in 0..n {
+        seq.submit(Task::new("empty").rw(&a, i, 0), |_| Ok(()));
+    }
+    seq.wait().expect("empty tasks");
+    t0.elapsed().as_secs_f64() / n as f64 * cores as f64
+}
+
+fn measure_memcpy() -> f64 {
+    let n = 8 << 20;
+    let src = vec![1.0f64; n];
+    let mut dst = vec![0.0f64; n];
+    let t0 = Instant::now();
+    let mut reps = 0;
+    while t0.elapsed().as_secs_f64() < 0.2 || reps < 3 {
+        dst.copy_from_slice(&src);
+        std::hint::black_box(&dst);
+        reps += 1;
+    }
+    (n * 8 * reps) as f64 / t0.elapsed().as_secs_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_interpolates_and_clamps() {
+        let mut t = BTreeMap::new();
+        t.insert("gemm".to_string(), vec![(64, 10.0), (128, 20.0)]);
+        assert_eq!(rate(&t, "gemm", 32), 10e9);
+        assert_eq!(rate(&t, "gemm", 96), 15e9);
+        assert_eq!(rate(&t, "gemm", 512), 20e9);
+        // A kernel without its own table runs at the GEMM rate.
+        assert_eq!(rate(&t, "syrk", 128), 20e9);
+    }
+}

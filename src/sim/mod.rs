@@ -1,0 +1,595 @@
+//! The simulated runtime: a task generator's real task graph ([`crate::graph::Graph`]) scheduled
+//! on a modelled machine (the idea of StarPU-SimGrid), for machines we do not have.
+//!
+//! [`Recorder`] is the third implementation of `Graph`: it keeps the tasks. [`simulate`] then
+//! replays them with the runtimes' own policies: dependencies per tile in program order (RAW,
+//! WAR, WAW, as `runtime::deps`), ready tasks by priority then program order, owner-computes
+//! over a P×Q grid of ranks (tile (i, j) on rank (i mod P)·Q + j mod Q, as `dist` deals them;
+//! a remote input is one message per tile version and destination, sent when produced, through
+//! one queue per rank: latency + bytes / bandwidth), and on each rank the placement of
+//! [`crate::runtime::placement`] (host share of the tile columns, the others 1-D cyclic over the
+//! GPUs) with the coherence rules of `device::memory` (a tile is host-valid or held by one
+//! device; copies in and out over each GPU's link; least recently used tiles evicted when a
+//! GPU's memory is full, written back when the device holds the only copy).
+//!
+//! Kernel times are flops / rate, the rate read from the machine's table for the kernel at the
+//! task's tile edge (its smallest dimension), plus the runtime's measured cost per task on the
+//! host. What is not modelled: copies overlapping the kernels of the same GPU (a device task's
+//! copies are on its critical path), memory bandwidth shared between cores beyond what the
+//! calibration measured with all cores busy, and contention inside the network.
+
+pub mod machine;
+
+use crate::graph::{Graph, Op, Spec, TileId, Tiling};
+use crate::runtime::placement::Placement;
+use machine::{rate, Machine};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// One recorded task.
+#[derive(Clone, Debug)]
+pub struct SimTask {
+    pub op: Op,
+    pub prio: i64,
+    pub dims: [usize; 3],
+    pub writes: Vec<TileId>,
+    pub reads: Vec<TileId>,
+}
+
+/// The graph a generator produced, kept for simulation.
+pub struct Recorder {
+    pub tiling: Tiling,
+    pub tasks: Vec<SimTask>,
+}
+
+impl Recorder {
+    pub fn new(tiling: Tiling) -> Self {
+        Recorder { tiling, tasks: Vec::new() }
+    }
+}
+
+impl Graph for Recorder {
+    fn tiling(&self) -> &Tiling {
+        &self.tiling
+    }
+    fn submit(&mut self, t: Spec) {
+        self.tasks.push(SimTask {
+            op: t.op,
+            prio: t.prio,
+            dims: t.dims,
+            writes: t.writes.to_vec(),
+            reads: t.reads.to_vec(),
+        });
+    }
+}
+
+/// How the run is laid out on the machine.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup {
+    /// Process grid (P, Q); one rank per node.
+    pub grid: (usize, usize),
+    /// Cores per rank.
+    pub cores: usize,
+    /// GPUs per rank.
+    pub gpus: usize,
+    /// Fraction of a rank's tile columns its host keeps when it has GPUs.
+    pub host_share: f64,
+    /// The distributed runtime's rules (POTRF stays on the host, device kernels per tile only).
+    pub distributed: bool,
+}
+
+/// What a simulated run predicts.
+#[derive(Debug, Default)]
+pub struct Prediction {
+    pub time_s: f64,
+    pub tasks: usize,
+    pub flops: f64,
+    pub messages: usize,
+    pub net_bytes: f64,
+    pub link_bytes: f64,
+    pub evictions: usize,
+    /// Every task as it ran.
+    pub events: Vec<Event>,
+}
+
+/// One task's run in the simulation.
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub task: usize,
+    pub name: &'static str,
+    pub rank: usize,
+    /// Core index, or `cores + d` for GPU d.
+    pub resource: usize,
+    pub start: f64,
+    pub dur: f64,
+    pub dims: [usize; 3],
+}
+
+impl Prediction {
+    /// The events as a Chrome trace (the format of `HETLA_TRACE`: one process per rank, thread 0..
+    /// the cores, then the GPUs).
+    pub fn chrome_trace(&self) -> String {
+        let mut s = String::from("{\"traceEvents\":[\n");
+        for (i, e) in self.events.iter().enumerate() {
+            s += &format!(
+                "{{\"name\":\"{}\",\"ph\":\"X\",\"ts\":{:.3},\"dur\":{:.3},\"pid\":{},\"tid\":{},\"args\":{{\"m\":{},\"n\":{},\"k\":{}}}}}{}\n",
+                e.name,
+                e.start * 1e6,
+                e.dur * 1e6,
+                e.rank,
+                e.resource,
+                e.dims[0],
+                e.dims[1],
+                e.dims[2],
+                if i + 1 < self.events.len() { "," } else { "" }
+            );
+        }
+        s + "]}\n"
+    }
+}
+
+/// Where a task runs: host cores of a rank, or one of its GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Res {
+    Host(usize),
+    Gpu(usize, usize),
+}
+
+/// A tile's copies on one rank's devices.
+#[derive(Clone, Default)]
+struct TileState {
+    /// Device holding the only valid copy (host invalid), if any.
+    holder: Option<usize>,
+    /// Devices with a valid copy (read copies and the holder).
+    on: Vec<usize>,
+}
+
+/// Time-ordered events; f64 times as ordered bits (all non-negative).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Done(usize),
+    Arrive(usize),
+}
+
+fn key(t: f64) -> u64 {
+    t.to_bits()
+}
+
+/// The smallest nonzero dimension: the tile edge a kernel's rate depends on.
+fn edge(dims: [usize; 3]) -> usize {
+    dims.iter().copied().filter(|&d| d > 0).min().unwrap_or(1)
+}
+
+/// The rate of `op` with `dims` from `table`: the kernel at the task's tile edge (its smallest
+/// dimension), from the `_tall` table when the block is at least 4 edges tall and the machine
+/// has one (a tile column's update is one tall kernel, faster than a tile's).
+fn op_rate(table: &std::collections::BTreeMap<String, machine::RateTable>, op: &Op, dims: [usize; 3]) -> f64 {
+    let e = edge(dims);
+    let name = op.name();
+    if dims[0] >= 4 * e {
+        let tall = format!("{name}_tall");
+        if table.contains_key(&tall) {
+            return rate(table, &tall, e);
+        }
+    }
+    rate(table, name, e)
+}
+
+/// Simulates `tasks` (generated over `tiling`) on `m` laid out as `setup`.
+pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) -> Prediction {
+    let (p, q) = setup.grid;
+    let ranks = p * q;
+    let mt = tiling.mt();
+    let main = mt * tiling.nt();
+    let tile_rank = |id: TileId| if id < main { ((id % mt) % p) * q + (id / mt) % q } else { 0 };
+    let tile_bytes =
+        |id: TileId| if id < main { (tiling.rows(id % mt) * tiling.cols(id / mt) * 8) as f64 } else { 0.0 };
+    let place = Placement::new(setup.host_share, setup.gpus);
+    let res_of = |t: &SimTask| -> Res {
+        let w = t.writes[0];
+        let r = tile_rank(w);
+        let device_ok = setup.gpus > 0
+            && !(setup.distributed
+                && (matches!(t.op, Op::Potrf { .. }) || t.op.operands().iter().any(|o| o.count > 1)));
+        if device_ok && w < main {
+            if let Some(d) = place.owner((w / mt) / q) {
+                return Res::Gpu(r, d);
+            }
+        }
+        Res::Host(r)
+    };
+
+    // Dependencies and messages, in program order.
+    let n = tasks.len();
+    let mut deps = vec![0usize; n];
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // Messages: (src rank, dst rank, bytes, producer task), and the tasks waiting for each.
+    let mut msgs: Vec<(usize, usize, f64, Option<usize>)> = Vec::new();
+    let mut msg_waiters: Vec<Vec<usize>> = Vec::new();
+    let mut sent: HashMap<(TileId, Option<usize>, usize), usize> = HashMap::new();
+    let mut writer: HashMap<TileId, usize> = HashMap::new();
+    let mut readers: HashMap<TileId, Vec<usize>> = HashMap::new();
+    let mut msgs_from: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut initial_msgs = Vec::new();
+    let res: Vec<Res> = tasks.iter().map(res_of).collect();
+    let rank_of = |r: Res| match r {
+        Res::Host(r) | Res::Gpu(r, _) => r,
+    };
+    for (i, t) in tasks.iter().enumerate() {
+        let me = rank_of(res[i]);
+        let need = |d: usize, deps: &mut Vec<usize>, after: &mut Vec<Vec<usize>>| {
+            if !after[d].contains(&i) {
+                after[d].push(i);
+                deps[i] += 1;
+            }
+        };
+        for &r in &t.reads {
+            let w = writer.get(&r).copied();
+            let owner = tile_rank(r);
+            if owner != me {
+                let k = *sent.entry((r, w, me)).or_insert_with(|| {
+                    msgs.push((owner, me, tile_bytes(r), w));
+                    msg_waiters.push(Vec::new());
+                    let id = msgs.len() - 1;
+                    match w {
+                        Some(w) => msgs_from[w].push(id),
+                        None => initial_msgs.push(id),
+                    }
+                    id
+                });
+                msg_waiters[k].push(i);
+                deps[i] += 1;
+            } else if let Some(w) = w {
+                need(w, &mut deps, &mut after);
+            }
+            readers.entry(r).or_default().push(i);
+        }
+        for &wt in &t.writes {
+            if let Some(&w) = writer.get(&wt) {
+                need(w, &mut deps, &mut after);
+            }
+            for &rd in readers.get(&wt).map(|v| v.as_slice()).unwrap_or(&[]) {
+                // Remote readers hold their own copies; only this rank's readers must finish.
+                if rd != i && rank_of(res[rd]) == me {
+                    need(rd, &mut deps, &mut after);
+                }
+            }
+            writer.insert(wt, i);
+            readers.remove(&wt);
+        }
+    }
+
+    // Event loop.
+    let mut pred = Prediction { tasks: n, messages: msgs.len(), ..Default::default() };
+    let mut events: BinaryHeap<Reverse<(u64, Ev)>> = BinaryHeap::new();
+    let mut host_ready: Vec<BinaryHeap<(i64, Reverse<usize>)>> = vec![BinaryHeap::new(); ranks];
+    let mut gpu_ready: Vec<BinaryHeap<(i64, Reverse<usize>)>> =
+        vec![BinaryHeap::new(); ranks * setup.gpus.max(1)];
+    let mut free_cores = vec![setup.cores; ranks];
+    let mut core_free_list: Vec<Vec<usize>> = (0..ranks).map(|_| (0..setup.cores).rev().collect()).collect();
+    let mut core_of = vec![usize::MAX; n];
+    let mut gpu_busy = vec![false; ranks * setup.gpus.max(1)];
+    let mut link_free = vec![0.0f64; ranks * setup.gpus.max(1)];
+    let mut net_free = vec![0.0f64; ranks];
+    // Each rank's master thread (core 0) is the only one that talks to the network, between the
+    // tasks it runs itself: a message leaves and is taken in only when the master is between tasks.
+    let mut master_until = vec![0.0f64; ranks];
+    let mut tiles: HashMap<(usize, TileId), TileState> = HashMap::new();
+    let mut resident: Vec<HashMap<TileId, f64>> = vec![HashMap::new(); ranks * setup.gpus.max(1)];
+    let mut used = vec![0.0f64; ranks * setup.gpus.max(1)];
+    let mut last_use: u64 = 0;
+    let mut lru: Vec<HashMap<TileId, u64>> = vec![HashMap::new(); ranks * setup.gpus.max(1)];
+    let mut left = deps.clone();
+    let push_ready =
+        |i: usize,
+         host_ready: &mut Vec<BinaryHeap<(i64, Reverse<usize>)>>,
+         gpu_ready: &mut Vec<BinaryHeap<(i64, Reverse<usize>)>>| match res[i] {
+            Res::Host(r) => host_ready[r].push((tasks[i].prio, Reverse(i))),
+            Res::Gpu(r, d) => gpu_ready[r * setup.gpus + d].push((tasks[i].prio, Reverse(i))),
+        };
+    for (i, _) in left.iter().enumerate().filter(|(_, &l)| l == 0) {
+        push_ready(i, &mut host_ready, &mut gpu_ready);
+    }
+    let send = |id: usize,
+                t: f64,
+                net_free: &mut Vec<f64>,
+                master_until: &[f64],
+                events: &mut BinaryHeap<Reverse<(u64, Ev)>>| {
+        let (src, _, bytes, _) = msgs[id];
+        let start = t.max(net_free[src]).max(if ranks > 1 { master_until[src] } else { 0.0 });
+        net_free[src] = start + bytes / m.net_bw;
+        events.push(Reverse((key(start + bytes / m.net_bw + m.net_latency_s), Ev::Arrive(id))));
+    };
+    for &id in &initial_msgs {
+        send(id, 0.0, &mut net_free, &master_until, &mut events);
+        pred.net_bytes += msgs[id].2;
+    }
+    let mut now = 0.0f64;
+    loop {
+        // Dispatch whatever can start now.
+        for r in 0..ranks {
+            while free_cores[r] > 0 {
+                let Some((_, Reverse(i))) = host_ready[r].pop() else { break };
+                let t = &tasks[i];
+                // Tiles a device holds come back first (over that device's link).
+                let mut start = now;
+                for &id in t.writes.iter().chain(&t.reads) {
+                    let st = tiles.entry((r, id)).or_default();
+                    if let Some(d) = st.holder {
+                        let l = r * setup.gpus + d;
+                        let s0 = start.max(link_free[l]);
+                        link_free[l] = s0 + m.link_latency_s + tile_bytes(id) / m.link_bw;
+                        start = link_free[l];
+                        pred.link_bytes += tile_bytes(id);
+                        st.holder = None;
+                    }
+                    if t.writes.contains(&id) {
+                        for d in std::mem::take(&mut st.on) {
+                            let g = r * setup.gpus + d;
+                            if resident[g].remove(&id).is_some() {
+                                used[g] -= tile_bytes(id);
+                                lru[g].remove(&id);
+                            }
+                        }
+                    }
+                }
+                let dur = m.task_overhead_s + t.op.flops(t.dims) / op_rate(&m.host, &t.op, t.dims);
+                free_cores[r] -= 1;
+                let core = core_free_list[r].pop().expect("a free core");
+                core_of[i] = core;
+                if core == 0 {
+                    master_until[r] = start + dur;
+                }
+                pred.flops += t.op.flops(t.dims);
+                pred.events.push(Event {
+                    task: i,
+                    name: t.op.name(),
+                    rank: r,
+                    resource: core,
+                    start,
+                    dur,
+                    dims: t.dims,
+                });
+                events.push(Reverse((key(start + dur), Ev::Done(i))));
+            }
+            for d in 0..setup.gpus {
+                let g = r * setup.gpus + d;
+                if gpu_busy[g] {
+                    continue;
+                }
+                let Some((_, Reverse(i))) = gpu_ready[g].pop() else { continue };
+                let t = &tasks[i];
+                let mut ready_at = now;
+                for &id in t.writes.iter().chain(&t.reads) {
+                    let b = tile_bytes(id);
+                    last_use += 1;
+                    lru[g].insert(id, last_use);
+                    if resident[g].contains_key(&id) {
+                        continue;
+                    }
+                    // Make room: evict the least recently used tiles not used by this task.
+                    while used[g] + b > m.gpu_memory && !resident[g].is_empty() {
+                        let victim = *lru[g]
+                            .iter()
+                            .filter(|(v, _)| {
+                                !t.writes.contains(v) && !t.reads.contains(v) && resident[g].contains_key(v)
+                            })
+                            .min_by_key(|(_, &u)| u)
+                            .map(|(v, _)| v)
+                            .unwrap_or(&usize::MAX);
+                        if victim == usize::MAX {
+                            break;
+                        }
+                        let vb = resident[g].remove(&victim).unwrap_or(0.0);
+                        lru[g].remove(&victim);
+                        used[g] -= vb;
+                        pred.evictions += 1;
+                        let st = tiles.entry((r, victim)).or_default();
+                        st.on.retain(|&x| x != d);
+                        if st.holder == Some(d) {
+                            st.holder = None;
+                            let s0 = ready_at.max(link_free[g]);
+                            link_free[g] = s0 + m.link_latency_s + vb / m.link_bw;
+                            ready_at = link_free[g];
+                            pred.link_bytes += vb;
+                        }
+                    }
+                    let st = tiles.entry((r, id)).or_default();
+                    if let Some(h) = st.holder.filter(|&h| h != d) {
+                        // Through the host from the device holding it.
+                        let l = r * setup.gpus + h;
+                        let s0 = ready_at.max(link_free[l]);
+                        link_free[l] = s0 + m.link_latency_s + b / m.link_bw;
+                        ready_at = link_free[l];
+                        pred.link_bytes += b;
+                        st.holder = None;
+                    }
+                    let s0 = ready_at.max(link_free[g]);
+                    link_free[g] = s0 + m.link_latency_s + b / m.link_bw;
+                    ready_at = ready_at.max(link_free[g]);
+                    pred.link_bytes += b;
+                    st.on.push(d);
+                    resident[g].insert(id, b);
+                    used[g] += b;
+                }
+                for &id in &t.writes {
+                    let st = tiles.entry((r, id)).or_default();
+                    for other in std::mem::take(&mut st.on) {
+                        if other != d {
+                            let o = r * setup.gpus + other;
+                            if let Some(ob) = resident[o].remove(&id) {
+                                used[o] -= ob;
+                                lru[o].remove(&id);
+                            }
+                        }
+                    }
+                    st.on = vec![d];
+                    st.holder = Some(d);
+                }
+                let dur = t.op.flops(t.dims) / op_rate(&m.gpu, &t.op, t.dims);
+                gpu_busy[g] = true;
+                pred.flops += t.op.flops(t.dims);
+                pred.events.push(Event {
+                    task: i,
+                    name: t.op.name(),
+                    rank: r,
+                    resource: setup.cores + d,
+                    start: ready_at,
+                    dur,
+                    dims: t.dims,
+                });
+                events.push(Reverse((key(ready_at + dur), Ev::Done(i))));
+            }
+        }
+        let Some(Reverse((tk, ev))) = events.pop() else { break };
+        now = f64::from_bits(tk);
+        let mut wake: Vec<usize> = Vec::new();
+        match ev {
+            Ev::Done(i) => {
+                match res[i] {
+                    Res::Host(r) => {
+                        free_cores[r] += 1;
+                        core_free_list[r].push(core_of[i]);
+                    }
+                    Res::Gpu(r, d) => gpu_busy[r * setup.gpus + d] = false,
+                }
+                wake.extend(after[i].iter().copied());
+                for &id in &msgs_from[i] {
+                    pred.net_bytes += msgs[id].2;
+                    send(id, now, &mut net_free, &master_until, &mut events);
+                }
+            }
+            Ev::Arrive(id) => {
+                let dst = msgs[id].1;
+                if master_until[dst] > now {
+                    // Taken in when the receiving master next looks.
+                    events.push(Reverse((key(master_until[dst]), Ev::Arrive(id))));
+                } else {
+                    wake.extend(msg_waiters[id].iter().copied());
+                }
+            }
+        }
+        for j in wake {
+            left[j] -= 1;
+            if left[j] == 0 {
+                push_ready(j, &mut host_ready, &mut gpu_ready);
+            }
+        }
+    }
+    // Everything a device holds goes back to the host at the end.
+    let mut end = now;
+    for ((r, id), st) in &tiles {
+        if let Some(d) = st.holder {
+            let l = r * setup.gpus + d;
+            link_free[l] = link_free[l].max(now) + m.link_latency_s + tile_bytes(*id) / m.link_bw;
+            pred.link_bytes += tile_bytes(*id);
+            end = end.max(link_free[l]);
+        }
+    }
+    assert!(left.iter().all(|&l| l == 0), "hetla-sim: tasks left waiting (a dependency cycle)");
+    pred.time_s = end;
+    pred
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Tiles;
+    use std::collections::BTreeMap;
+
+    /// A machine where a 1×1×1 "gemm" (2 flops) takes 1 s on a core and 0.5 s on a GPU, links
+    /// move 8 bytes (one 1×1 tile) in 1 s, messages take 1 s + 8 bytes per s.
+    fn toy() -> Machine {
+        let mut host = BTreeMap::new();
+        host.insert("gemm".to_string(), vec![(1, 2e-9)]);
+        let mut gpu = BTreeMap::new();
+        gpu.insert("gemm".to_string(), vec![(1, 4e-9)]);
+        Machine {
+            name: "toy".into(),
+            source: "test".into(),
+            cores: 1,
+            host,
+            task_overhead_s: 0.0,
+            gpus: 0,
+            gpu,
+            gpu_memory: 16.0,
+            link_bw: 8.0,
+            link_latency_s: 0.0,
+            net_bw: 8.0,
+            net_latency_s: 1.0,
+            memcpy_bw: 1e9,
+        }
+    }
+
+    fn gemm(w: TileId, r: &[TileId], prio: i64) -> SimTask {
+        let op = Op::Gemm {
+            ta: crate::kernels::Trans::No,
+            tb: crate::kernels::Trans::No,
+            alpha: 1.0,
+            a: Tiles::one(1),
+            b: Tiles::one(1),
+            beta: 1.0,
+            c: Tiles::one(0),
+            k: 1,
+        };
+        SimTask { op, prio, dims: [1, 1, 1], writes: vec![w], reads: r.to_vec() }
+    }
+
+    fn setup(grid: (usize, usize), cores: usize, gpus: usize, host_share: f64) -> Setup {
+        Setup { grid, cores, gpus, host_share, distributed: grid != (1, 1) }
+    }
+
+    #[test]
+    fn event_queue_runs_a_chain_in_order_and_independent_tasks_side_by_side() {
+        // 4×1 tiles of 1×1: tasks on tiles 0,1,2,3; task 1 reads tile 0 (after task 0).
+        let t = Tiling::uniform(4, 1, 1, 1);
+        let tasks = vec![gemm(0, &[], 0), gemm(1, &[0], 0), gemm(2, &[], 0), gemm(3, &[], 0)];
+        // One core: 4 s in a row.
+        assert_eq!(simulate(&toy(), &t, &tasks, &setup((1, 1), 1, 0, 1.0)).time_s, 4.0);
+        // Two cores: tasks 0 and 2 at t=0, then 1 (needs 0) and 3: 2 s.
+        assert_eq!(simulate(&toy(), &t, &tasks, &setup((1, 1), 2, 0, 1.0)).time_s, 2.0);
+        // Priorities: with one core, the urgent independent task runs first.
+        let tasks = vec![gemm(0, &[], 0), gemm(1, &[], 5)];
+        let p = simulate(&toy(), &Tiling::uniform(2, 1, 1, 1), &tasks, &setup((1, 1), 1, 0, 1.0));
+        let start = |task: usize| p.events.iter().find(|e| e.task == task).map(|e| e.start);
+        assert_eq!((start(1), start(0)), (Some(0.0), Some(1.0)));
+    }
+
+    #[test]
+    fn a_remote_read_costs_one_message_per_version_and_destination() {
+        // 1×2 tiles on a 1×2 grid: tile 0 on rank 0, tile 1 on rank 1. Task 0 writes tile 0
+        // (1 s); tasks 1 and 2 on rank 1 both read it: one message, 1 s latency + 1 s transfer;
+        // then they run one after the other on rank 1's core: 1 + 2 + 1 + 1 = 5 s.
+        let t = Tiling::uniform(1, 1, 2, 1);
+        let tasks = vec![gemm(0, &[], 0), gemm(1, &[0], 0), gemm(1, &[0], 0)];
+        let p = simulate(&toy(), &t, &tasks, &setup((1, 2), 1, 0, 1.0));
+        assert_eq!(p.messages, 1);
+        assert_eq!(p.net_bytes, 8.0);
+        assert_eq!(p.time_s, 5.0);
+    }
+
+    #[test]
+    fn device_tasks_copy_in_and_back_and_evict_when_full() {
+        // One rank, one GPU owning every column (host share 0); 1×3 tiles. Task i writes tile i
+        // and reads nothing: copy in (1 s) + kernel (0.5 s) each, on one link and one GPU:
+        // 4.5 s, then each tile goes back (1 s each): 7.5 s.
+        let t = Tiling::uniform(1, 1, 3, 1);
+        let tasks = vec![gemm(0, &[], 0), gemm(1, &[], 0), gemm(2, &[], 0)];
+        let mut m = toy();
+        m.gpu_memory = 24.0;
+        let p = simulate(&m, &t, &tasks, &setup((1, 1), 1, 1, 0.0));
+        assert_eq!(p.evictions, 0);
+        assert_eq!(p.time_s, 7.5);
+        let start = |p: &Prediction, task: usize| p.events.iter().find(|e| e.task == task).map(|e| e.start);
+        assert_eq!(start(&p, 2), Some(4.0));
+        // Room for two tiles: the third task evicts the least recently used tile (0), which the
+        // device holds, so it is written back (3 → 4 s) before tile 2 comes in (4 → 5 s); at the
+        // end tiles 1 and 2 go back (5.5 → 7.5 s). The same bytes cross the link.
+        m.gpu_memory = 16.0;
+        let q = simulate(&m, &t, &tasks, &setup((1, 1), 1, 1, 0.0));
+        assert_eq!(q.evictions, 1);
+        assert_eq!(start(&q, 2), Some(5.0));
+        assert_eq!(q.time_s, 7.5);
+        assert_eq!((p.link_bytes, q.link_bytes), (48.0, 48.0));
+    }
+}
