@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G]
-//!           [--machine FILE] [--trace FILE]
+//!           [--machine FILE] [--trace FILE] [--comm-thread]
 //! hetla-sim calibrate [--out FILE]
 //! ```
 //! See the README's "Simulator" section.
@@ -18,9 +18,10 @@ use hetla::tile::Part;
 use std::collections::HashMap;
 use std::process::exit;
 
-const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--machine FILE] [--trace FILE]
+const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--machine FILE] [--trace FILE] [--comm-thread]
        hetla-sim calibrate [--out FILE]
 ROUTINE: dpotrf (shared memory, one node) or pdpotrf (a PxQ grid of ranks, one per node);
+--comm-thread: what if a thread of its own drove MPI on each rank (one core fewer computes);
 the other routines are not yet generated through the task-graph interface the simulator replays.";
 
 fn fail(msg: &str) -> ! {
@@ -46,7 +47,12 @@ fn main() {
     let Some(routine) = args.first().cloned() else { fail("no routine") };
     let mut opt: HashMap<String, String> = HashMap::new();
     let mut it = args[1..].iter();
+    let mut comm_thread = false;
     while let Some(k) = it.next() {
+        if k == "--comm-thread" {
+            comm_thread = true;
+            continue;
+        }
         let Some(name) = k.strip_prefix("--") else { fail(&format!("unexpected argument {k}")) };
         let Some(v) = it.next() else { fail(&format!("{k} needs a value")) };
         opt.insert(name.to_string(), v.clone());
@@ -128,7 +134,7 @@ fn main() {
             let t = Tiling::of_parts(n, n, &part, &part);
             (
                 t,
-                Setup { grid: (1, 1), cores, gpus, host_share: share, distributed: false },
+                Setup { grid: (1, 1), cores, gpus, host_share: share, distributed: false, comm_thread },
                 Granularity::Tiles,
                 0.0,
                 nb,
@@ -161,7 +167,7 @@ fn main() {
             let t = Tiling::uniform(n, nb, n, nb);
             (
                 t,
-                Setup { grid: (p, q), cores, gpus, host_share: share, distributed: true },
+                Setup { grid: (p, q), cores, gpus, host_share: share, distributed: true, comm_thread },
                 gran,
                 convert_s,
                 nb,
@@ -180,7 +186,8 @@ fn main() {
         std::fs::write(f, pred.chrome_trace()).unwrap_or_else(|e| fail(&format!("{f}: {e}")));
     }
     println!(
-        "hetla-sim: {routine} n={n} nb={nb} grid={p}x{q} cores={cores} gpus={gpus} machine=\"{}\" tasks={} messages={} net_MB={:.1} link_MB={:.1} evictions={} convert_s={convert_s:.3} predicted_time={time:.4} s gflops={:.1}",
+        "hetla-sim: {routine} n={n} nb={nb} grid={p}x{q} cores={cores} gpus={gpus}{} machine=\"{}\" tasks={} messages={} net_MB={:.1} link_MB={:.1} evictions={} convert_s={convert_s:.3} predicted_time={time:.4} s gflops={:.1}",
+        if comm_thread { " comm-thread" } else { "" },
         machine.name,
         pred.tasks,
         pred.messages,

@@ -76,6 +76,9 @@ pub struct Setup {
     pub host_share: f64,
     /// The distributed runtime's rules (POTRF stays on the host, device kernels per tile only).
     pub distributed: bool,
+    /// What-if: a thread of its own drives the network on every rank (the papers' design; one
+    /// core fewer computes), instead of hetla's master between the tasks it runs itself.
+    pub comm_thread: bool,
 }
 
 /// What a simulated run predicts.
@@ -265,8 +268,10 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
     let mut host_ready: Vec<BinaryHeap<(i64, Reverse<usize>)>> = vec![BinaryHeap::new(); ranks];
     let mut gpu_ready: Vec<BinaryHeap<(i64, Reverse<usize>)>> =
         vec![BinaryHeap::new(); ranks * setup.gpus.max(1)];
-    let mut free_cores = vec![setup.cores; ranks];
-    let mut core_free_list: Vec<Vec<usize>> = (0..ranks).map(|_| (0..setup.cores).rev().collect()).collect();
+    let compute_cores = if setup.comm_thread { setup.cores.saturating_sub(1).max(1) } else { setup.cores };
+    let mut free_cores = vec![compute_cores; ranks];
+    let mut core_free_list: Vec<Vec<usize>> =
+        (0..ranks).map(|_| (0..compute_cores).rev().collect()).collect();
     let mut core_of = vec![usize::MAX; n];
     let mut gpu_busy = vec![false; ranks * setup.gpus.max(1)];
     let mut link_free = vec![0.0f64; ranks * setup.gpus.max(1)];
@@ -337,7 +342,7 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
                 free_cores[r] -= 1;
                 let core = core_free_list[r].pop().expect("a free core");
                 core_of[i] = core;
-                if core == 0 {
+                if core == 0 && !setup.comm_thread {
                     master_until[r] = start + dur;
                 }
                 pred.flops += t.op.flops(t.dims);
@@ -536,7 +541,7 @@ mod tests {
     }
 
     fn setup(grid: (usize, usize), cores: usize, gpus: usize, host_share: f64) -> Setup {
-        Setup { grid, cores, gpus, host_share, distributed: grid != (1, 1) }
+        Setup { grid, cores, gpus, host_share, distributed: grid != (1, 1), comm_thread: false }
     }
 
     #[test]
@@ -566,6 +571,24 @@ mod tests {
         assert_eq!(p.messages, 1);
         assert_eq!(p.net_bytes, 8.0);
         assert_eq!(p.time_s, 5.0);
+    }
+
+    #[test]
+    fn messages_wait_for_the_master_unless_a_thread_drives_the_network() {
+        // 1×3 tiles on a 1×2 grid: tiles 0 and 2 on rank 0, tile 1 on rank 1. Rank 0 runs a long
+        // urgent task on tile 2 (3 s, taken first: core 0, the master) and task A on tile 0 (1 s,
+        // core 1); rank 1 then reads tile 0. The message leaves when the master is free (3 s):
+        // arrival 3 + 1 + 1 = 5, the reader runs 5 → 6.
+        let t = Tiling::uniform(1, 1, 3, 1);
+        let mut long = gemm(2, &[], 9);
+        long.dims = [1, 1, 3];
+        let tasks = vec![long, gemm(0, &[], 0), gemm(1, &[0], 0)];
+        assert_eq!(simulate(&toy(), &t, &tasks, &setup((1, 2), 2, 0, 1.0)).time_s, 6.0);
+        // With a communication thread (and one more core so two still compute) it leaves at 1 s:
+        // the reader runs 3 → 4 while the long task ends at 3.
+        let mut s = setup((1, 2), 3, 0, 1.0);
+        s.comm_thread = true;
+        assert_eq!(simulate(&toy(), &t, &tasks, &s).time_s, 4.0);
     }
 
     #[test]
