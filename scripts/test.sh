@@ -22,6 +22,7 @@
 #                 shipped .dat files on 8 ranks, hetla preloaded with every call on tiles
 #                 (HETLA_MIN_N=0, HETLA_NB=4), against a baseline run without hetla; each run
 #                 under a 120 s timeout (they take seconds), so a hang fails the step
+#   sim           tests/sim.sh: hetla-sim end to end (calibrate, predictions, trace, refusals)
 # Counting: cargo test contributes its own test counts, the shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
@@ -129,9 +130,10 @@ if [ $build_ok = 1 ]; then
     step mpi-tests bash tests/mpi/run.sh
     runner mpi-fortran tests/mpi/fortran.sh
     NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 runner scalapack-suite tests/scalapack_suite.sh
+    runner sim tests/sim.sh
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite mpi-tests \
-        mpi-fortran scalapack-suite; do
+        mpi-fortran scalapack-suite sim; do
         record "$s" 0 1 0
     done
 fi
