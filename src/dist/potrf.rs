@@ -82,7 +82,12 @@ pub fn pdpotrf(
     // matrix: there (without devices, whose kernels are per tile) the trailing update of a column
     // is one task per kernel rather than one per tile.
     let tg = TileGrid::square(nu, nb, owner, handles);
-    let gran = if p == 1 && ul == Uplo::Lower && crate::device::open(cfg).is_empty() {
+    // Every rank must generate the same tasks: the granularity cannot depend on this rank's
+    // devices alone.
+    let mine = i32::from(!crate::device::open(cfg).is_empty());
+    let mut any_devices = 0;
+    grid.comm.all_reduce_into(&mine, &mut any_devices, SystemOperation::max());
+    let gran = if p == 1 && ul == Uplo::Lower && any_devices == 0 {
         Granularity::Columns
     } else {
         Granularity::Tiles

@@ -68,4 +68,23 @@ run pdgeqrf 4 3 linked R 1 4
 # The 2-D LU with pivots crossing process rows at almost every column: 2-row tiles, 4×1 and 2×2.
 run pdgetrf 4 2 preload R 4 1
 run pdgetrf 4 2 linked C 2 2
+
+# Ranks whose environments disagree (rank 0 runs tiles of 3, rank 1 would forward every call and
+# use tiles of 5): process (0, 0)'s decisions are the grid's, so every call runs on tiles of 3 on
+# both ranks and nothing hangs (each run under the same timeout).
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs; do
+    exe=$work/$t.linked
+    out=$(timeout 300 mpirun --oversubscribe -np 1 -x HETLA_MIN_N=0 -x HETLA_NB=3 -x HETLA_VERBOSE=1 "$exe" R 1 2 : \
+        -np 1 -x HETLA_MIN_N=1000000 -x HETLA_NB=5 -x HETLA_VERBOSE=1 "$exe" R 1 2 2>&1) || true
+    summary=$(grep -E "^${t}_test:" <<<"$out" || echo "no summary")
+    tiles=$(grep -c "hetla: $t .*path=tiles" <<<"$out" || true)
+    # (PDGETRS forwards calls whose IPIV is not a permutation of sub(A)'s rows, on every rank:
+    # that is decided from the data, not the environment.)
+    fwd=$(grep "hetla: $t .*path=forward" <<<"$out" | grep -cv "reason=pivot" || true)
+    printf '%s np=2 disagreeing environments grid R 1 2 %s (tile calls: %s, forwarded: %s)\n' "$t" "$summary" "$tiles" "$fwd"
+    if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ] || [ "$fwd" != 0 ]; then
+        status=1
+        grep FAIL <<<"$out" | head -5 >&2 || true
+    fi
+done
 exit $status

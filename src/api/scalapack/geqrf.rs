@@ -2,8 +2,8 @@
 //! QR on 2-D block-cyclic tiles ([`crate::dist::geqrf`]) unless the call is forwarded (small,
 //! disabled, no MPI).
 
-use super::{check, chk1mat, grid_or_error, indxg2p, info_result, numroc, pchkmat, Desc, Operand};
-use crate::api::{forward_reason, Path, Report};
+use super::{check, chk1mat, grid_or_error, indxg2p, info_result, numroc, pchkmat, Desc, Operand, Plan};
+use crate::api::{Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
 use crate::error::Error;
@@ -42,7 +42,11 @@ pub fn pdgeqrf(
         }
     }
     let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
-    pchkmat(desca.ctxt(), &g, &[op], &[(if lquery { -1 } else { 1 }, 9)], &mut info);
+    // Square tiles coincide with the caller's blocks only when those are square too.
+    let caller_nb = if desca.mb() == desca.nb() { desca.nb() } else { 0 };
+    let nb = super::lu_qr_nb(cfg, n, caller_nb, g.nprow, g.npcol);
+    let mut plan = Plan::local(cfg, "pdgeqrf", m.min(n).max(0) as usize, nb);
+    pchkmat(desca.ctxt(), &g, &[op], &[(if lquery { -1 } else { 1 }, 9)], &mut info, Some(&mut plan));
     check(info)?;
     if lquery || m == 0 || n == 0 {
         return Ok(());
@@ -51,8 +55,7 @@ pub fn pdgeqrf(
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
     let flops = 2.0 * mf * nf * k - (mf + nf) * k * k + 2.0 * k * k * k / 3.0;
-    let why = forward_reason(cfg, "pdgeqrf", m.min(n) as usize).or_else(crate::dist::unsupported_reason);
-    if let Some(why) = why {
+    if let Some(why) = plan.forward {
         let info = fwd::pdgeqrf(m, n, a, ia, ja, &desca.0, tau, work, lwork);
         rep.finish(
             "pdgeqrf",
@@ -63,9 +66,7 @@ pub fn pdgeqrf(
         );
         return info_result(info);
     }
-    // Square tiles coincide with the caller's blocks only when those are square too.
-    let caller_nb = if desca.mb() == desca.nb() { desca.nb() } else { 0 };
-    let nb = super::caller_aligned_nb(cfg, "pdgeqrf", n, caller_nb, 32..=256);
+    let nb = plan.nb;
     let (r, st) = crate::dist::geqrf::pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, &g, nb);
     super::report_tiles(
         &rep,

@@ -5,9 +5,9 @@
 //! the routine is disabled, MPI is not up, or (PDGETRS) IPIV is not a permutation of sub(A)'s rows.
 
 use super::{
-    check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, CTXT_, NB_,
+    check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, Plan, CTXT_, NB_,
 };
-use crate::api::{flag, forward_reason, Path, Report};
+use crate::api::{flag, Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
 use crate::dist::solve::Operands;
@@ -39,7 +39,9 @@ pub fn pdgetrf(
         }
     }
     let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
-    pchkmat(desca.ctxt(), &g, &[op], &[], &mut info);
+    let nb = super::lu_qr_nb(cfg, n, desca.nb(), g.nprow, g.npcol);
+    let mut plan = Plan::local(cfg, "pdgetrf", m.min(n).max(0) as usize, nb);
+    pchkmat(desca.ctxt(), &g, &[op], &[], &mut info, Some(&mut plan));
     check(info)?;
     // The reference's quick returns, in its order (a one-row global matrix sets IPIV(1) = 1).
     if desca.m() == 1 {
@@ -53,8 +55,7 @@ pub fn pdgetrf(
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
     let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0);
-    let why = forward_reason(cfg, "pdgetrf", m.min(n) as usize).or_else(crate::dist::unsupported_reason);
-    if let Some(why) = why {
+    if let Some(why) = plan.forward {
         let info = fwd::pdgetrf(m, n, a, ia, ja, &desca.0, ipiv);
         rep.finish(
             "pdgetrf",
@@ -65,7 +66,7 @@ pub fn pdgetrf(
         );
         return info_result(info);
     }
-    let nb = super::caller_aligned_nb(cfg, "pdgetrf", n, desca.nb(), 32..=256);
+    let nb = plan.nb;
     let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb);
     super::report_tiles(
         &rep,
@@ -136,7 +137,9 @@ pub fn pdgetrs(
     }
     let opa = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
     let opb = Operand { m: n, mpos: 2, n: nrhs, npos: 3, i: ib, j: jb, desc: descb, descpos: 12 };
-    pchkmat(desca.ctxt(), &g, &[opa, opb], &[(trans_code(trans), 1)], &mut info);
+    let nb = super::caller_aligned_nb(cfg, "pdgetrs", n, desca.nb(), 32..=256);
+    let mut plan = Plan::local(cfg, "pdgetrs", n.max(0) as usize, nb);
+    pchkmat(desca.ctxt(), &g, &[opa, opb], &[(trans_code(trans), 1)], &mut info, Some(&mut plan));
     check(info)?;
     if n == 0 || nrhs == 0 {
         return Ok(());
@@ -144,9 +147,9 @@ pub fn pdgetrs(
     let rep = Report::start(cfg);
     let tc = trans.to_ascii_uppercase() as char;
     let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
-    let mut why = forward_reason(cfg, "pdgetrs", n as usize).or_else(crate::dist::unsupported_reason);
+    let mut why = plan.forward;
     if why.is_none() {
-        let nb = super::caller_aligned_nb(cfg, "pdgetrs", n, desca.nb(), 32..=256);
+        let nb = plan.nb;
         let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
         match crate::dist::solve::pdgetrs(cfg, trans, &ops, ipiv, &g, nb) {
             Ok((r, st)) => {
@@ -214,7 +217,7 @@ fn check_pdgesv(
     }
     let opa = Operand { m: n, mpos: 1, n, npos: 1, i: ia, j: ja, desc: desca, descpos: 6 };
     let opb = Operand { m: n, mpos: 1, n: nrhs, npos: 2, i: ib, j: jb, desc: descb, descpos: 11 };
-    pchkmat(desca.ctxt(), &g, &[opa, opb], &[], &mut info);
+    pchkmat(desca.ctxt(), &g, &[opa, opb], &[], &mut info, None);
     check(info)?;
     Ok(g)
 }

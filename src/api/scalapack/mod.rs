@@ -217,7 +217,16 @@ pub struct Operand<'a> {
 /// PCHK1MAT / PCHK2MAT: the values of every operand (and the `extra` (value, position) pairs)
 /// must be the same on all processes of the grid of context `ctxt`; combines that with the local
 /// `info` into the smallest error found anywhere, left on every process. Collective over the grid.
-pub fn pchkmat(ctxt: i32, g: &GridInfo, ops: &[Operand], extra: &[(i32, i32)], info: &mut i32) {
+/// The same broadcast carries process (0, 0)'s [`Plan`] for the call, which replaces `plan` on
+/// every other process: all take the same decisions.
+pub fn pchkmat(
+    ctxt: i32,
+    g: &GridInfo,
+    ops: &[Operand],
+    extra: &[(i32, i32)],
+    info: &mut i32,
+    plan: Option<&mut Plan>,
+) {
     let mut code = to_code(*info);
     let mut vals: Vec<(i32, i32)> = Vec::new();
     for o in ops {
@@ -233,6 +242,10 @@ pub fn pchkmat(ctxt: i32, g: &GridInfo, ops: &[Operand], extra: &[(i32, i32)], i
     }
     vals.extend_from_slice(extra);
     let mut x: Vec<i32> = vals.iter().map(|v| v.0).collect();
+    let nv = x.len();
+    if let Some(p) = &plan {
+        x.extend_from_slice(&p.encode());
+    }
     if g.myrow == 0 && g.mycol == 0 {
         blacs::igebs2d_all(ctxt, &mut x);
     } else {
@@ -242,6 +255,9 @@ pub fn pchkmat(ctxt: i32, g: &GridInfo, ops: &[Operand], extra: &[(i32, i32)], i
             if *v != theirs[k] {
                 code = code.min(*pos);
             }
+        }
+        if let Some(p) = plan {
+            *p = Plan::decode(&theirs[nv..]);
         }
     }
     code = blacs::igamn2d_all(ctxt, code);
@@ -267,7 +283,67 @@ pub fn check(info: i32) -> Result<(), Error> {
     }
 }
 
-/// Tile width of a distributed routine: `HETLA_NB` when set; otherwise the caller's block size
+/// What a distributed call does, decided once by process (0, 0) of the grid and taken by every
+/// process ([`pchkmat`] carries it): forward to the next ScaLAPACK or run on tiles, and the tile
+/// width. Each process's environment (`HETLA_NB`, `HETLA_MIN_N`, `HETLA_DISABLE`, thread count)
+/// may differ; the grid must still agree, or one rank would wait forever for another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub forward: Option<&'static str>,
+    pub nb: usize,
+}
+
+/// Every reason a distributed call can be forwarded for, by code.
+const REASONS: [&str; 4] = ["nested", "disabled", "small", "no-mpi"];
+
+impl Plan {
+    /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
+    pub fn local(cfg: &Config, routine: &str, size: usize, nb: usize) -> Plan {
+        let forward = crate::api::forward_reason(cfg, routine, size).or_else(crate::dist::unsupported_reason);
+        Plan { forward, nb }
+    }
+    fn encode(&self) -> [i32; 2] {
+        let code = match self.forward {
+            None => 0,
+            Some(r) => {
+                REASONS.iter().position(|&x| x == r).map_or(REASONS.len() as i32 + 1, |i| i as i32 + 1)
+            }
+        };
+        [code, self.nb as i32]
+    }
+    fn decode(v: &[i32]) -> Plan {
+        let forward = match v[0] {
+            0 => None,
+            c => Some(REASONS.get(c as usize - 1).copied().unwrap_or("root-decided")),
+        };
+        Plan { forward, nb: v[1].max(1) as usize }
+    }
+}
+
+/// Tile width of the distributed LU and QR, from the problem (`n`, the caller's `caller_nb`, `p`
+/// process rows): `HETLA_NB` when set; the caller's block size when it is 128..=256, because then
+/// every tile already is where the caller's block is and the routine works in place; otherwise
+/// the data is converted to hetla's tiles: 256 wide when the panel spans process rows (each step's
+/// panel and row exchanges cost messages, so fewer, wider steps pay), 128 on one process row;
+/// narrower for small problems, so that each process keeps a few tile columns. Measured with
+/// `bench/scalapack.sh` at N = 4000 on 2 ranks (hetla / reference): caller NB = 32, pdgetrf 2×1
+/// 0.26 in place against 0.72–0.78 converted, 1×2 0.55 against 0.90–0.94; pdgeqrf 2×1 0.56
+/// against 0.92–1.00, 1×2 0.82 against 1.10–1.15; NB = 64 on 2×1, pdgetrf 0.49 in place, 0.61
+/// at 128, 0.72 at 256.
+pub fn lu_qr_nb(cfg: &Config, n: i32, caller_nb: i32, p: i32, q: i32) -> usize {
+    if let Some(nb) = cfg.nb {
+        return nb;
+    }
+    if (128..=256).contains(&caller_nb) {
+        return caller_nb as usize;
+    }
+    let want = if p > 1 { 256 } else { 128 };
+    // At least about four tile columns per process column.
+    let cap = (n.max(1) as usize / (4 * q.max(1) as usize)).div_ceil(32) * 32;
+    want.min(cap.max(32))
+}
+
+/// Tile width of the distributed Cholesky and the solves: `HETLA_NB` when set; otherwise the caller's block size
 /// when it is a workable tile width for the routine (`workable`), because then every tile already
 /// is where the caller's block is, on any grid, and the routine works in place in the caller's
 /// local arrays (no conversion); otherwise the routine's default, and the conversion moves the

@@ -4,8 +4,10 @@
 //! `crate::dist::solve`) when the problem is large enough and the process has MPI; everything else
 //! goes to the next ScaLAPACK in the process. PDPOSV is PDPOTRF then PDPOTRS, as in the reference.
 
-use super::{check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, NB_};
-use crate::api::{flag, forward_reason, Path, Report};
+use super::{
+    check, chk1mat, grid_or_error, indxg2p, info_result, pchkmat, Desc, GridInfo, Operand, Plan, NB_,
+};
+use crate::api::{flag, Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
 use crate::dist::solve::Operands;
@@ -20,8 +22,16 @@ fn uplo_code(uplo: u8) -> i32 {
     }
 }
 
-/// The argument checks of PDPOTRF; returns the grid on success.
-pub fn check_pdpotrf(uplo: u8, n: i32, ia: i32, ja: i32, desca: &Desc) -> Result<GridInfo, Error> {
+/// The argument checks of PDPOTRF; returns the grid and the call's plan, agreed over the grid,
+/// on success.
+pub fn check_pdpotrf(
+    cfg: &Config,
+    uplo: u8,
+    n: i32,
+    ia: i32,
+    ja: i32,
+    desca: &Desc,
+) -> Result<(GridInfo, Plan), Error> {
     let g = grid_or_error(desca, 6)?;
     let mut info = 0;
     chk1mat(n, 2, n, 2, ia, ja, desca, 6, &g, &mut info);
@@ -37,9 +47,11 @@ pub fn check_pdpotrf(uplo: u8, n: i32, ia: i32, ja: i32, desca: &Desc) -> Result
         }
     }
     let op = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
-    pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info);
+    let nb = super::caller_aligned_nb(cfg, "pdpotrf", n, desca.nb(), 64..=512);
+    let mut plan = Plan::local(cfg, "pdpotrf", n.max(0) as usize, nb);
+    pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info, Some(&mut plan));
     check(info)?;
-    Ok(g)
+    Ok((g, plan))
 }
 
 /// PDPOTRF: Cholesky factorization of sub(A) = A(IA:IA+N-1, JA:JA+N-1).
@@ -53,15 +65,14 @@ pub fn pdpotrf(
     ja: i32,
     desca: &Desc,
 ) -> Result<(), Error> {
-    let g = check_pdpotrf(uplo, n, ia, ja, desca)?;
+    let (g, plan) = check_pdpotrf(cfg, uplo, n, ia, ja, desca)?;
     if n == 0 {
         return Ok(());
     }
     let rep = Report::start(cfg);
     let uc = uplo.to_ascii_uppercase() as char;
     let flops = (n as f64).powi(3) / 3.0;
-    let why = forward_reason(cfg, "pdpotrf", n as usize).or_else(crate::dist::unsupported_reason);
-    if let Some(why) = why {
+    if let Some(why) = plan.forward {
         let info = fwd::pdpotrf(uplo, n, a, ia, ja, &desca.0);
         rep.finish(
             "pdpotrf",
@@ -72,7 +83,7 @@ pub fn pdpotrf(
         );
         return info_result(info);
     }
-    let nb = super::caller_aligned_nb(cfg, "pdpotrf", n, desca.nb(), 64..=512);
+    let nb = plan.nb;
     let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb);
     super::report_tiles(
         &rep,
@@ -103,6 +114,7 @@ fn check_solve(
     descb: &Desc,
     chk_b: bool,
     descb_mb_code: i32,
+    plan: Option<&mut Plan>,
 ) -> Result<GridInfo, Error> {
     let g = grid_or_error(desca, 7)?;
     let mut info = 0;
@@ -129,7 +141,7 @@ fn check_solve(
     }
     let opa = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
     let opb = Operand { m: n, mpos: 2, n: nrhs, npos: 3, i: ib, j: jb, desc: descb, descpos: 11 };
-    pchkmat(desca.ctxt(), &g, &[opa, opb], &[(uplo_code(uplo), 1)], &mut info);
+    pchkmat(desca.ctxt(), &g, &[opa, opb], &[(uplo_code(uplo), 1)], &mut info, plan);
     check(info)?;
     Ok(g)
 }
@@ -150,15 +162,16 @@ pub fn pdpotrs(
     jb: i32,
     descb: &Desc,
 ) -> Result<(), Error> {
-    let g = check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, true, 1100 + NB_)?;
+    let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb(), 32..=256);
+    let mut plan = Plan::local(cfg, "pdpotrs", n.max(0) as usize, nb);
+    let g = check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, true, 1100 + NB_, Some(&mut plan))?;
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
     let rep = Report::start(cfg);
     let uc = uplo.to_ascii_uppercase() as char;
     let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
-    let why = forward_reason(cfg, "pdpotrs", n as usize).or_else(crate::dist::unsupported_reason);
-    if let Some(why) = why {
+    if let Some(why) = plan.forward {
         let info = fwd::pdpotrs(uplo, n, nrhs, a, ia, ja, &desca.0, b, ib, jb, &descb.0);
         rep.finish(
             "pdpotrs",
@@ -169,7 +182,7 @@ pub fn pdpotrs(
         );
         return info_result(info);
     }
-    let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb(), 32..=256);
+    let nb = plan.nb;
     let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
     let (r, st) = crate::dist::solve::pdpotrs(cfg, uplo, &ops, &g, nb);
     super::report_tiles(
@@ -201,7 +214,7 @@ pub fn pdposv(
     jb: i32,
     descb: &Desc,
 ) -> Result<(), Error> {
-    check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, false, 1000 + NB_)?;
+    check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, false, 1000 + NB_, None)?;
     // Like the reference: the factorization (ours, with its own verbose line), then the solve
     // only when it succeeded.
     pdpotrf(cfg, uplo, n, a, ia, ja, desca)?;
