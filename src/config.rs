@@ -115,7 +115,7 @@ pub fn default_nb(routine: &str) -> usize {
         "dpotrf" | "dposv" | "dpotrs" => 256,
         "dgetrf" | "dgesv" | "dgetrs" => 192,
         "dgeqrf" => 192,
-        "dgels" => 128,
+        "dgels" => 192,
         _ => 256,
     }
 }

@@ -1,5 +1,7 @@
-//! Tile DGELS: least squares and minimum-norm solutions through the tile QR of [`super::tileqr`]
-//! (Song & Dongarra, seeds 000 §3.1), with LAPACK's DGELS semantics for full-rank A.
+//! Tile DGELS: least squares and minimum-norm solutions, with LAPACK's DGELS semantics for
+//! full-rank A. For m ≥ n through the Householder QR of [`super::geqrf`], which leaves A exactly
+//! as LAPACK's DGELS does (DGEQRF's output); for m < n through the tile QR of [`super::tileqr`]
+//! (Song & Dongarra, seeds 000 §3.1) of Aᵀ.
 //!
 //! Let F be the tall matrix that is factored, F = Q·R (R upper triangular): F = A when m ≥ n,
 //! F = Aᵀ when m < n. Every case is one of two problems on F (B has max(m, n) = rows(F) rows):
@@ -18,7 +20,7 @@
 //! Before the triangular solve every diagonal element of R is checked; the first exact zero,
 //! i, fails the call with INFO = i, as LAPACK's DTRTRS does, and B is left as it stood then.
 
-use super::{prio, tileqr, trsm};
+use super::{geqrf, prio, tileqr, trsm};
 use crate::error::Error;
 use crate::kernels::{self, Diag, Trans, Uplo};
 use crate::runtime::{Seq, Task};
@@ -29,14 +31,23 @@ use crate::tile::{Part, TiledMatrix, Workspace};
 pub struct GelsWork {
     t: Workspace<f64>,
     at: Option<Workspace<f64>>,
+    /// m ≥ n: DGEQRF's `tau` (n×1, A's column tiles as rows).
+    tau: Option<Workspace<f64>>,
 }
 
 impl GelsWork {
     /// Work for an m×n A in nb×nb tiles with inner block `ib`.
     pub fn new(m: usize, n: usize, nb: usize, ib: usize) -> Self {
+        if m >= n {
+            // Householder QR in LAPACK's DGEQRF format: T factors as `geqrf::workspace` makes
+            // them for nb×nb tiles, and tau.
+            let t = Workspace::new(nb, n, nb, nb);
+            let tau = Workspace::with_parts(n, 1, Part::uniform(nb), Part::uniform(1));
+            return GelsWork { t, at: None, tau: Some(tau) };
+        }
         let (fm, fn_) = (m.max(n), m.min(n));
-        let at = (m < n).then(|| Workspace::new(n, m, nb, nb));
-        GelsWork { t: tileqr::t_workspace(fm, fn_, nb, ib), at }
+        let at = Some(Workspace::new(n, m, nb, nb));
+        GelsWork { t: tileqr::t_workspace(fm, fn_, nb, ib), at, tau: None }
     }
 }
 
@@ -72,6 +83,25 @@ pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>,
         }
     };
     let least_squares = (a.m >= a.n) == (trans == Trans::No);
+    if let Some(tau) = &w.tau {
+        // m ≥ n: DGEQRF's Householder QR, A left in LAPACK's format (R above the diagonal, the
+        // reflectors below it); Qᵀ·B or Q·B by block reflectors on B's tile columns.
+        geqrf::geqrf(seq, &a, &tau.tiles(), &t);
+        if least_squares {
+            geqrf::apply_q(seq, Trans::Yes, &a, &t, &b);
+        }
+        check_diagonal(seq, &a, &b, None);
+        let r = a.leading(a.n, a.n);
+        let btop = b.leading(a.n, b.n);
+        if least_squares {
+            trsm::trsm_left(seq, Uplo::Upper, Trans::No, Diag::NonUnit, &r, &btop);
+        } else {
+            trsm::trsm_left(seq, Uplo::Upper, Trans::Yes, Diag::NonUnit, &r, &btop);
+            zero_rows_from(seq, &b, a.n);
+            geqrf::apply_q(seq, Trans::No, &a, &t, &b);
+        }
+        return;
+    }
     tileqr::factor(seq, &f, &t);
     if w.at.is_some() {
         // A ← Fᵀ: L = Rᵀ in A's lower triangle, the reflectors transposed above it.

@@ -7,12 +7,11 @@
 //! INFO = i > 0 when the i-th diagonal element of R (or L) is exactly zero, as LAPACK's DTRTRS
 //! reports it.
 //!
-//! A on exit differs from LAPACK's in how Q is stored, which DGELS never hands out: R (m ≥ n,
-//! upper triangle) or L (m < n, lower triangle) is where LAPACK puts it, but the reflectors are
-//! those of the tile QR of seeds 000 §3.1 (see [`algo::tileqr`]) in tile form: V below R's
-//! diagonal within each diagonal tile and in whole tiles below them, or, for m < n, the same for
-//! Aᵀ stored transposed (LQ from the tile QR of Aᵀ, not separate LQ kernels). Their T factors
-//! live in workspace that is freed on return.
+//! A on exit: for m ≥ n exactly what LAPACK's DGELS leaves (DGEQRF's R and reflectors: the
+//! Householder QR of [`algo::geqrf`]). For m < n, L is in A's lower triangle as LAPACK's DGELQF
+//! leaves it, but the reflectors above it are those of the tile QR of seeds 000 §3.1 (see
+//! [`algo::tileqr`]) of Aᵀ, stored transposed, not DGELQF's; their T factors live in workspace
+//! that is freed on return.
 //!
 //! Calls below `HETLA_MIN_N` (measured on min(M, N)), disabled ones and nested ones are forwarded
 //! to the backend whole.
@@ -261,6 +260,26 @@ mod tests {
         assert_eq!(got.work1, want.work1, "{tag}: WORK(1)");
         assert_untouched_outside(&a0, &a, m, n, lda, None);
         assert_untouched_outside(&b0, &b, rows, nrhs, ldb, None);
+
+        // m ≥ n: A holds DGEQRF's output, as LAPACK's DGELS leaves it (R and the reflectors; the
+        // backend's blocked DGEQRF and ours give the same numbers up to rounding).
+        if m >= n {
+            let amax = (0..n)
+                .flat_map(|j| (0..m).map(move |i| (i, j)))
+                .map(|(i, j)| ar[i + j * lda].abs())
+                .fold(0.0, f64::max);
+            for j in 0..n {
+                for i in 0..m {
+                    let d = (a[i + j * lda] - ar[i + j * lda]).abs();
+                    assert!(
+                        d <= 30.0 * rows as f64 * eps() * amax.max(1.0),
+                        "{tag}: A({i},{j}) = {} vs {}",
+                        a[i + j * lda],
+                        ar[i + j * lda]
+                    );
+                }
+            }
+        }
 
         // The solution: n rows for TRANS = 'N', m rows for 'T'.
         let xrows = if trans == b'N' { n } else { m };

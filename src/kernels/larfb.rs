@@ -1,5 +1,6 @@
 //! Block reflector from the left, transposed: C ← Hᵀ·C = (I − V·Tᵀ·Vᵀ)·C (DLARFB with 'L', 'T',
-//! 'F', 'C'), the trailing update of Householder QR in compact WY form (Schreiber and Van Loan).
+//! 'F', 'C'), the trailing update of Householder QR in compact WY form (Schreiber and Van Loan);
+//! [`larfb_op`] also applies H itself (Q·B in DGELS's minimum-norm solutions).
 //!
 //! V is m×k unit lower trapezoidal (only its strictly lower part is read, the unit diagonal is
 //! implied, so R stored above the diagonal of the same block is left alone); T is k×k upper
@@ -9,7 +10,12 @@ use super::fi;
 use crate::backend::lapack::{self as bk, ch};
 use crate::tile::{View, ViewMut};
 
-pub fn larfb(v: View<f64>, k: usize, t: View<f64>, mut c: ViewMut<f64>) {
+pub fn larfb(v: View<f64>, k: usize, t: View<f64>, c: ViewMut<f64>) {
+    larfb_op(b'T', v, k, t, c)
+}
+
+/// C ← H·C = (I − V·T·Vᵀ)·C (`trans` = b'N') or Hᵀ·C (b'T'): DLARFB 'L', `trans`, 'F', 'C'.
+pub fn larfb_op(trans: u8, v: View<f64>, k: usize, t: View<f64>, mut c: ViewMut<f64>) {
     assert!(v.n >= k && v.m == c.m && v.m >= k, "V is {}×{}, C is {}×{}, k = {k}", v.m, v.n, c.m, c.n);
     assert!(t.m >= k && t.n >= k, "T smaller than {k}×{k}");
     if c.m == 0 || c.n == 0 || k == 0 {
@@ -22,7 +28,7 @@ pub fn larfb(v: View<f64>, k: usize, t: View<f64>, mut c: ViewMut<f64>) {
     unsafe {
         bk::dlarfb(
             ch(b'L'),
-            ch(b'T'),
+            ch(trans),
             ch(b'F'),
             ch(b'C'),
             &fi(c.m),

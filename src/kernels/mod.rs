@@ -24,7 +24,7 @@ pub use geqrf::geqrf_panel;
 pub use geqrt::geqrt;
 pub use getrf::{getrf, getrf_slice};
 pub use lacpy::copy;
-pub use larfb::larfb;
+pub use larfb::{larfb, larfb_op};
 pub use laset::zero;
 pub use laswp::{laswp, Dir};
 pub use potrf::potrf;
