@@ -113,7 +113,7 @@ pub const MIN_AUTO_NB: usize = 64;
 pub fn default_nb(routine: &str) -> usize {
     match routine {
         "dpotrf" | "dposv" | "dpotrs" => 256,
-        "dgetrf" | "dgesv" | "dgetrs" => 192,
+        "dgetrf" | "dgesv" | "dgetrs" => 256,
         "dgeqrf" => 192,
         "dgels" => 192,
         _ => 256,

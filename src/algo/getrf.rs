@@ -100,7 +100,30 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
             Ok(())
         });
 
-        for j in (0..nt).filter(|&j| j != k) {
+        // Without devices, each column right of the panel is updated by one task: its row
+        // interchanges, the TRSM of its U rows and the GEMM below them, on data that stays in
+        // cache from one to the next (LAPACK's order on one column block).
+        let fused = !seq.has_devices();
+        if fused {
+            for j in k + 1..nt {
+                let nn = a.tile_cols(j);
+                let t = Task::new("update")
+                    .prio(prio(nt, j, 2))
+                    .dims(rows, nn, kb)
+                    .read(&ipiv, k, 0)
+                    .read_range(&a, k..mt, k..k + 1)
+                    .rw_range(&a, k..mt, j..j + 1);
+                seq.submit(t, move |c| {
+                    let piv = c.tile(&ipiv, k, 0);
+                    let local: Vec<i32> = (0..kb).map(|r| piv.get(r, 0) - off as i32).collect();
+                    let col = c.region_mut(&a, k..mt, j..j + 1);
+                    let l = c.region(&a, k..mt, k..k + 1);
+                    update_column(col, l, kb, &local);
+                    Ok(())
+                });
+            }
+        }
+        for j in (0..nt).filter(|&j| j != k && !(fused && j > k)) {
             // Right of the panel the swaps gate the update (lookahead order); left of it they
             // only fix up L and can wait until everything else is done.
             let p = if j > k { prio(nt, j, 2) } else { 0 };
@@ -125,7 +148,7 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
             });
         }
 
-        for j in k + 1..nt {
+        for j in (k + 1..nt).filter(|_| !fused) {
             let nn = a.tile_cols(j);
             let op = DeviceOp::Trsm {
                 side: Side::Left,
@@ -159,26 +182,28 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
                 );
                 Ok(())
             });
-            for i in k + 1..mt {
-                let mm = a.tile_rows(i);
+            // The update of the tiles below U(k, j), as one GEMM over the column: the backend
+            // packs U(k, j) once and runs one large kernel instead of one per tile.
+            if k + 1 < mt {
+                let below = mt - k - 1;
                 let t = Task::new("gemm")
                     .prio(prio(nt, j, 0))
-                    .dims(mm, nn, kb)
-                    .read(&a, i, k)
+                    .dims(a.m - a.row_offset(k + 1), nn, kb)
+                    .read_range(&a, k + 1..mt, k..k + 1)
                     .read(&a, k, j)
-                    .rw(&a, i, j)
+                    .rw_range(&a, k + 1..mt, j..j + 1)
                     .device_op(DeviceOp::Gemm {
                         ta: Trans::No,
                         tb: Trans::No,
                         alpha: -1.0,
-                        a: Tiles::one(0),
-                        b: Tiles::one(1),
+                        a: Tiles::stack(0, below),
+                        b: Tiles::one(below),
                         beta: 1.0,
-                        c: Tiles::one(2),
+                        c: Tiles::stack(below + 1, below),
                         k: kb,
                     });
                 seq.submit(t, move |c| {
-                    let l = c.tile(&a, i, k);
+                    let l = c.region(&a, k + 1..mt, k..k + 1);
                     let u = c.tile(&a, k, j);
                     kernels::gemm(
                         Trans::No,
@@ -187,12 +212,32 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
                         l.sub(0, 0, l.m, kb),
                         u.sub(0, 0, kb, u.n),
                         1.0,
-                        c.tile_mut(&a, i, j),
+                        c.region_mut(&a, k + 1..mt, j..j + 1),
                     );
                     Ok(())
                 });
             }
         }
+    }
+}
+
+/// One column block's part of an LU step: the panel's interchanges `piv` (block-local, 1-based)
+/// on `col` (rows o.. of a column right of the panel), U ← L₁₁⁻¹·U (unit lower, the panel's top
+/// kb×kb of `l`), then the rows below U −= L₂₁·U.
+fn update_column(mut col: crate::tile::ViewMut<f64>, l: crate::tile::View<f64>, kb: usize, piv: &[i32]) {
+    kernels::laswp(col.sub_mut(0, 0, col.m, col.n), piv, Dir::Forward);
+    let (mut u, below) = col.split_rows(kb);
+    kernels::trsm(
+        Side::Left,
+        Uplo::Lower,
+        Trans::No,
+        Diag::Unit,
+        1.0,
+        l.sub(0, 0, kb, kb),
+        u.sub_mut(0, 0, kb, u.n),
+    );
+    if below.m > 0 {
+        kernels::gemm(Trans::No, Trans::No, -1.0, l.sub(kb, 0, l.m - kb, kb), u.as_view(), 1.0, below);
     }
 }
 

@@ -198,6 +198,12 @@ impl Seq {
         self.inner.submit(task, Box::new(job));
     }
 
+    /// Whether tasks with a device op may run on devices in this sequence (algorithms may then
+    /// prefer tasks that each carry one kernel).
+    pub fn has_devices(&self) -> bool {
+        self.inner.has_devices()
+    }
+
     /// True once a task has failed; algorithms may stop generating.
     pub fn failed(&self) -> bool {
         self.inner.failed()

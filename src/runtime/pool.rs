@@ -295,6 +295,11 @@ impl SeqHandle {
         self.submit_pending(task, job, 0);
     }
 
+    /// Whether this sequence has devices (management threads).
+    pub fn has_devices(&self) -> bool {
+        !self.dev_threads.is_empty()
+    }
+
     /// Appends a task that, besides its tile dependencies, waits for `external` more grants
     /// (messages, see `external.rs`); returns its id.
     pub(super) fn submit_pending(&self, task: Task, job: Job, external: usize) -> u64 {
