@@ -203,11 +203,12 @@ mod tests {
     }
 
     fn not_positive_definite(part: Part) {
-        let n = 45;
-        for bad in [0usize, 6, 17, 44] {
+        let n = 150;
+        for bad in [0usize, 6, 17, 44, 140] {
             for uplo in [Uplo::Lower, Uplo::Upper] {
                 let mut rng = Rng::new(7 + bad as u64);
-                let mut a = rng.spd(n, n);
+                let a0 = rng.spd(n, n);
+                let mut a = a0.clone();
                 a[bad + bad * n] = -1.0e3;
                 let mut r = a.clone();
                 let want = reference_potrf_info(uplo, n, &mut r);
@@ -215,6 +216,24 @@ mod tests {
                 let seq = Seq::new(&cfg(2));
                 potrf(&seq, uplo, &t);
                 assert_eq!(seq.wait(), Err(Error::Numerical(want)), "bad {bad}");
+                // LAPACK's partial factor: the columns of the tiles before the failing one are
+                // complete, all their rows (those of the factor of the matrix before it was
+                // spoiled: column j < bad of L does not depend on A(bad, bad)).
+                let done = part.offset(part.index_of(want as usize - 1));
+                let mut full = a0.clone();
+                assert_eq!(reference_potrf_info(uplo, n, &mut full), 0);
+                for j in 0..done {
+                    for i in j..n {
+                        let (x, y) = match uplo {
+                            Uplo::Lower => (a[i + j * n], full[i + j * n]),
+                            Uplo::Upper => (a[j + i * n], full[j + i * n]),
+                        };
+                        assert!(
+                            (x - y).abs() <= 1e-10 * y.abs().max(1.0),
+                            "bad {bad} {uplo:?}: L({i},{j}) {x} vs {y}"
+                        );
+                    }
+                }
             }
         }
     }

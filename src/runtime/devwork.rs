@@ -104,8 +104,8 @@ fn run_on_device<'a>(
     let job = node.job.take();
     let op = node.op.take().expect("a device task has a device op");
     let accesses = std::mem::take(&mut node.accesses);
-    let (name, dims) = (node.name, node.dims);
-    let skip = st.failed.is_some();
+    let (name, dims, step) = (node.name, node.dims, node.step);
+    let skip = st.skips(step);
     let tracing = st.events.is_some();
     let dev = st.dev.as_ref().expect("a sequence with devices");
     let (dir, device) = (dev.dir.clone(), dev.devices[d].clone());

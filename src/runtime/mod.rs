@@ -47,18 +47,28 @@ pub struct Task {
     pub(crate) dims: [usize; 3],
     pub(crate) accesses: Vec<TileUse>,
     pub(crate) op: Option<DeviceOp>,
+    pub(crate) step: Option<usize>,
 }
 
 impl Task {
     /// A task running kernel `name`. Priorities are relative: larger runs first.
     pub fn new(name: &'static str) -> Self {
-        Task { name, prio: 0, dims: [0; 3], accesses: Vec::new(), op: None }
+        Task { name, prio: 0, dims: [0; 3], accesses: Vec::new(), op: None, step: None }
     }
     /// The task's work as a device kernel whose operands are this task's declared tiles by
     /// position (see [`crate::device`]). When the runtime has devices and the owner of the
     /// output tile is a device, the task runs there; otherwise the host body runs.
     pub fn device_op(mut self, op: DeviceOp) -> Self {
         self.op = Some(op);
+        self
+    }
+    /// The step of the algorithm the task belongs to. When a task of step k fails with
+    /// `Error::Numerical` (a Cholesky pivot that is not positive), tasks of steps before k still
+    /// run (they finish the columns before the failure, as LAPACK leaves them) and the others are
+    /// skipped; a task without a step is skipped after any failure, as is every task after a
+    /// failure of another kind.
+    pub fn step(mut self, k: usize) -> Self {
+        self.step = Some(k);
         self
     }
     pub fn prio(mut self, p: i64) -> Self {

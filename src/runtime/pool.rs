@@ -85,6 +85,19 @@ pub(super) struct Node {
     pub op: Option<DeviceOp>,
     /// The device whose queue the task enters when ready; `None`: the host queue.
     device: Option<usize>,
+    /// The algorithm's step ([`crate::runtime::Task::step`]).
+    pub step: Option<usize>,
+}
+
+impl SeqState {
+    /// Whether a task of `step` is skipped, by the failure rule of [`crate::runtime::Task::step`].
+    pub(super) fn skips(&self, step: Option<usize>) -> bool {
+        match (self.failed_step, step) {
+            (None, _) => false,
+            (Some(f), Some(k)) => k >= f,
+            (Some(_), None) => true,
+        }
+    }
 }
 
 pub(super) struct SeqState {
@@ -94,6 +107,8 @@ pub(super) struct SeqState {
     next_id: u64,
     unfinished: usize,
     pub failed: Option<Error>,
+    /// The earliest step whose task failed numerically; 0 after any other failure.
+    pub failed_step: Option<usize>,
     pub events: Option<Vec<Event>>,
     trace_path: Option<String>,
     /// Device queues and the coherence directory; `None` for a host-only sequence.
@@ -189,8 +204,8 @@ fn run_one<'a>(p: &'a Pool, mut g: MutexGuard<'a, Shared>, sid: u64, id: u64) ->
     let node = st.nodes.get_mut(&id).expect("ready task exists");
     let job = node.job.take();
     let accesses = std::mem::take(&mut node.accesses);
-    let (name, dims) = (node.name, node.dims);
-    let skip = st.failed.is_some();
+    let (name, dims, step) = (node.name, node.dims, node.step);
+    let skip = st.skips(step);
     let tracing = st.events.is_some();
     let dir: Option<Arc<Directory>> = st.dev.as_ref().map(|d| d.dir.clone());
     drop(g);
@@ -225,8 +240,15 @@ pub(super) fn finish<'a>(
 ) -> MutexGuard<'a, Shared> {
     let mut g = lock(p);
     let st = g.seqs.get_mut(&sid).expect("sequence outlives its tasks");
-    if let (Err(e), None) = (result, &st.failed) {
-        st.failed = Some(e);
+    if let Err(e) = result {
+        let step = match (&e, st.nodes.get(&id).and_then(|n| n.step)) {
+            (Error::Numerical(_), Some(k)) => k,
+            _ => 0,
+        };
+        st.failed_step = Some(st.failed_step.map_or(step, |f| f.min(step)));
+        if st.failed.is_none() {
+            st.failed = Some(e);
+        }
     }
     if let (Some(ev), Some(evs)) = (ev, st.events.as_mut()) {
         evs.push(ev);
@@ -282,6 +304,7 @@ impl SeqHandle {
             next_id: 0,
             unfinished: 0,
             failed: None,
+            failed_step: None,
             events: trace::enabled(cfg).then(Vec::new),
             trace_path: cfg.trace.clone(),
             dev,
@@ -332,6 +355,7 @@ impl SeqHandle {
                 job: Some(job),
                 op: task.op,
                 device,
+                step: task.step,
             },
         );
         st.unfinished += 1;

@@ -3,8 +3,8 @@
 //! them (writes, then reads), its op attached as the device kernel and run by the host body
 //! through [`crate::graph::op`].
 //!
-//! Failure: an op's INFO > 0 becomes `Error::Numerical(info_base + info)` for the sequence,
-//! which skips the bodies of the tasks after it (the sequence's rule for every failure).
+//! Failure: an op's INFO > 0 becomes `Error::Numerical(info_base + info)` for the sequence; the
+//! tasks of that step and later ones are skipped, earlier steps finish (`Task::step`).
 
 use super::{Ctx, Seq, Task};
 use crate::error::Error;
@@ -70,7 +70,7 @@ impl Graph for SharedGraph<'_> {
             "a task names a tile twice: the op's positions would shift"
         );
         let [m, n, k] = t.dims;
-        let mut task = Task::new(t.op.name()).prio(t.prio).dims(m, n, k);
+        let mut task = Task::new(t.op.name()).prio(t.prio).dims(m, n, k).step(t.step);
         for &(i, j) in &pos[..t.writes.len()] {
             task = task.rw(&a, i, j);
         }
