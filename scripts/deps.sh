@@ -4,8 +4,9 @@
 # Idempotent: packages already installed are left alone, and when every package is present the
 # script does not touch apt at all (so it also works offline). Otherwise it runs `apt-get update`
 # first, then installs the missing packages non-interactively. It uses sudo only when not root.
-# Finally it checks that a Rust toolchain with rustfmt and clippy is on PATH (it does not install
-# one: rustup downloads are outside what Debian packages provide).
+# Finally it checks that a Rust toolchain is on PATH, with rustfmt and clippy when called with
+# --lint (scripts/test.sh does; the demo does not need them). It does not install
+# a toolchain: rustup downloads are outside what Debian packages provide.
 set -euo pipefail
 
 PACKAGES=(
@@ -37,7 +38,8 @@ else
     echo "deps: all ${#PACKAGES[@]} Debian packages present"
 fi
 
-# The Rust toolchain: cargo, plus the rustfmt and clippy components that scripts/test.sh runs.
+# The Rust toolchain: cargo, plus (with --lint, as scripts/test.sh asks) the rustfmt and clippy
+# components that the test command runs. The demo needs only cargo.
 if ! command -v cargo >/dev/null 2>&1 && [ -f "$HOME/.cargo/env" ]; then
     # shellcheck disable=SC1091
     . "$HOME/.cargo/env"
@@ -47,6 +49,7 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
 fi
 for sub in fmt clippy; do
+    [ "${1:-}" = --lint ] || break
     if ! cargo "$sub" --version >/dev/null 2>&1; then
         echo "deps: 'cargo $sub' is missing; add it with: rustup component add ${sub/fmt/rustfmt}" >&2
         exit 1

@@ -91,7 +91,7 @@ finish() {
     exit
 }
 
-if ! step deps bash scripts/deps.sh; then
+if ! step deps bash scripts/deps.sh --lint; then
     echo "scripts/test.sh: the dependencies could not be installed; nothing else can run"
     finish
 fi

@@ -186,21 +186,7 @@ impl Config {
         }
         c.nb = parse_var("HETLA_NB", |s| s.parse::<usize>().ok().filter(|&t| t > 0));
         c.min_n = parse_var("HETLA_MIN_N", |s| s.parse::<usize>().ok());
-        c.disabled = parse_var("HETLA_DISABLE", |s| {
-            let list: Vec<String> = s
-                .split(',')
-                .map(|x| x.trim().to_ascii_lowercase().trim_end_matches('_').to_string())
-                .filter(|x| !x.is_empty())
-                .collect();
-            list.iter().all(|x| ROUTINES.contains(&x.as_str()) || x == "all").then(|| {
-                if list.iter().any(|x| x == "all") {
-                    ROUTINES.iter().map(|s| s.to_string()).collect()
-                } else {
-                    list
-                }
-            })
-        })
-        .unwrap_or_default();
+        c.disabled = std::env::var("HETLA_DISABLE").map(|s| parse_disable(&s)).unwrap_or_default();
         c.verbose = parse_var("HETLA_VERBOSE", |s| match s {
             "1" | "true" | "yes" | "on" => Some(true),
             "0" | "false" | "no" | "off" | "" => Some(false),
@@ -226,11 +212,35 @@ impl Config {
 }
 
 /// Reads `name`; when it is set but `parse` rejects it, warns once and returns `None`.
+/// `HETLA_DISABLE`: the routines named (`all` for every one), with or without the trailing
+/// underscore, any case; a name that is not one of hetla's routines is warned about and skipped,
+/// the valid ones are kept.
+fn parse_disable(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for x in s.split(',').map(|x| x.trim().to_ascii_lowercase().trim_end_matches('_').to_string()) {
+        if x.is_empty() {
+            continue;
+        }
+        if x == "all" {
+            out.extend(ROUTINES.iter().map(|r| r.to_string()));
+        } else if ROUTINES.contains(&x.as_str()) {
+            out.push(x);
+        } else {
+            crate::error::say(format_args!("hetla: warning: HETLA_DISABLE names {x:?}, which is not a routine hetla runs; ignoring that name"));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 fn parse_var<T>(name: &str, parse: impl Fn(&str) -> Option<T>) -> Option<T> {
     let raw = std::env::var(name).ok()?;
     let v = parse(raw.trim());
     if v.is_none() {
-        eprintln!("hetla: warning: ignoring {name}={raw:?} (not a valid value); using the default");
+        crate::error::say(format_args!(
+            "hetla: warning: ignoring {name}={raw:?} (not a valid value); using the default"
+        ));
     }
     v
 }
@@ -297,5 +307,20 @@ mod nb_tests {
         c.nb = Some(7);
         assert_eq!(c.nb_for("dpotrf", 4000), 7);
         assert_eq!(c.nb_for("dgetrf", 10), 7);
+    }
+}
+
+#[cfg(test)]
+mod disable_tests {
+    use super::*;
+
+    #[test]
+    fn hetla_disable_keeps_the_valid_names() {
+        assert_eq!(parse_disable("dpotrf,bogus"), vec!["dpotrf".to_string()]);
+        assert_eq!(parse_disable(" DGETRF_ , dgels,,"), vec!["dgels".to_string(), "dgetrf".to_string()]);
+        assert_eq!(parse_disable("nothing"), Vec::<String>::new());
+        let all = parse_disable("all,bogus");
+        assert_eq!(all.len(), ROUTINES.len());
+        assert!(ROUTINES.iter().all(|r| all.contains(&r.to_string())));
     }
 }

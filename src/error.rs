@@ -37,3 +37,12 @@ pub fn info_of(r: &Result<(), Error>) -> i32 {
         Err(Error::Runtime(_)) => i32::MAX,
     }
 }
+
+/// Writes one line on stderr with a single write, so that lines from several threads or MPI ranks
+/// sharing the terminal never interleave in the middle (`eprintln!` may write a line in pieces).
+pub(crate) fn say(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut line = std::fmt::format(args);
+    line.push('\n');
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}

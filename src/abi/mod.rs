@@ -22,11 +22,13 @@ pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
         }
         Ok(Err(Error::Numerical(i))) => i,
         Ok(Err(Error::Runtime(msg))) => {
-            eprintln!("hetla: {name}: {msg}");
+            crate::error::say(format_args!("hetla: {name}: {msg}"));
             crate::error::info_of(&Err(Error::Runtime(msg)))
         }
         Err(_) => {
-            eprintln!("hetla: {name}: internal error (panic caught at the library boundary)");
+            crate::error::say(format_args!(
+                "hetla: {name}: internal error (panic caught at the library boundary)"
+            ));
             crate::error::info_of(&Err(Error::Runtime(String::new())))
         }
     }
@@ -42,7 +44,9 @@ pub(crate) fn pguard(ctxt: i32, name: &str, f: impl FnOnce() -> Result<(), Error
         }
         Ok(r) => guard(name, || r),
         Err(_) => {
-            eprintln!("hetla: {name}: internal error (panic caught at the library boundary)");
+            crate::error::say(format_args!(
+                "hetla: {name}: internal error (panic caught at the library boundary)"
+            ));
             crate::error::info_of(&Err(Error::Runtime(String::new())))
         }
     }

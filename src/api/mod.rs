@@ -154,7 +154,10 @@ impl<'a> Report<'a> {
             (Path::Forward, Some(w)) => format!("path=forward reason={w}"),
             (Path::Forward, None) => "path=forward".to_string(),
         };
-        eprintln!("hetla: {routine} {desc} {path}{} time={t:.6}s gflops={gf:.2}", device_fields());
+        crate::error::say(format_args!(
+            "hetla: {routine} {desc} {path}{} time={t:.6}s gflops={gf:.2}",
+            device_fields()
+        ));
     }
 }
 

@@ -115,7 +115,9 @@ pub fn pxerbla(ctxt: i32, srname: &str, pos: i32) {
     static P: OnceLock<usize> = OnceLock::new();
     let p = resolve(&P, "pxerbla_");
     if p == 0 {
-        eprintln!("{{ ?, ?}}: On entry to {srname} parameter number {pos} had an illegal value");
+        crate::error::say(format_args!(
+            "{{ ?, ?}}: On entry to {srname} parameter number {pos} had an illegal value"
+        ));
         return;
     }
     // SAFETY: PXERBLA reads the context, a CHARACTER string of the given length and an integer.

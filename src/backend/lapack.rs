@@ -127,7 +127,9 @@ pub fn xerbla(srname: &str, pos: i32) {
     static P: OnceLock<usize> = OnceLock::new();
     let p = *P.get_or_init(|| super::lookup_global("xerbla_") as usize);
     if p == 0 {
-        eprintln!(" ** On entry to {srname} parameter number {pos} had an illegal value");
+        crate::error::say(format_args!(
+            " ** On entry to {srname} parameter number {pos} had an illegal value"
+        ));
         return;
     }
     // A Fortran handler reads `len` bytes, but C handlers (OpenBLAS's own xerbla_ among them)

@@ -56,6 +56,8 @@ pub(crate) fn record(path: &str, events: Vec<Event>) {
     };
     if let Err(e) = write() {
         static WARNED: std::sync::Once = std::sync::Once::new();
-        WARNED.call_once(|| eprintln!("hetla: warning: cannot write HETLA_TRACE file {path}: {e}"));
+        WARNED.call_once(|| {
+            crate::error::say(format_args!("hetla: warning: cannot write HETLA_TRACE file {path}: {e}"))
+        });
     }
 }
