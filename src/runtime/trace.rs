@@ -1,6 +1,9 @@
 //! `HETLA_TRACE=file`: every task as a Chrome trace event (`ph:"X"`, times in µs), viewable in
-//! Perfetto or chrome://tracing. Events of all calls in the process accumulate and the file is
-//! rewritten after each call, so it is complete whenever the program stops.
+//! Perfetto or chrome://tracing. Each call's events are appended to the file (kept a valid JSON
+//! array after every call: the closing bracket is moved along), so it is complete whenever the
+//! program stops and nothing accumulates in memory. Under MPI with several ranks, `pid` is the
+//! rank and each rank writes its own file, the rank inserted before the extension
+//! (`trace.json` → `trace.3.json`).
 
 use crate::config::Config;
 use std::io::Write;
@@ -30,31 +33,72 @@ pub(crate) fn enabled(cfg: &Config) -> bool {
     cfg.trace.is_some()
 }
 
-static ALL: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// Files this process has started (written their opening bracket to), so later calls append.
+static STARTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
-/// MPI rank shown as the trace's `pid` (0 for a single process).
-fn pid() -> i64 {
-    0
+/// MPI rank and size (0 and 1 for a process without MPI).
+fn rank() -> (i64, i64) {
+    use mpi::traits::Communicator;
+    if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
+        let w = mpi::topology::SimpleCommunicator::world();
+        (w.rank() as i64, w.size() as i64)
+    } else {
+        (0, 1)
+    }
+}
+
+/// This rank's file: `path`, or with several ranks the rank before the extension.
+fn rank_path(path: &str, rank: i64, size: i64) -> String {
+    if size <= 1 {
+        return path.to_string();
+    }
+    let p = std::path::Path::new(path);
+    match (p.file_stem(), p.extension()) {
+        (Some(stem), Some(ext)) => p
+            .with_file_name(format!("{}.{rank}.{}", stem.to_string_lossy(), ext.to_string_lossy()))
+            .to_string_lossy()
+            .into_owned(),
+        _ => format!("{path}.{rank}"),
+    }
 }
 
 pub(crate) fn record(path: &str, events: Vec<Event>) {
-    let mut all = ALL.lock().unwrap_or_else(|e| e.into_inner());
+    let (pid, size) = rank();
+    let path = rank_path(path, pid, size);
+    let mut lines: Vec<String> = Vec::with_capacity(events.len());
     for e in events {
-        all.push(format!(
+        lines.push(format!(
             "{{\"name\":\"{}\",\"ph\":\"X\",\"ts\":{:.3},\"dur\":{:.3},\"pid\":{},\"tid\":{},\"args\":{{\"kernel\":\"{}\",\"device\":\"{}\",\"m\":{},\"n\":{},\"k\":{}}}}}",
-            e.name, e.ts, e.dur, pid(), e.tid, e.name, e.device, e.dims[0], e.dims[1], e.dims[2]
+            e.name, e.ts, e.dur, pid, e.tid, e.name, e.device, e.dims[0], e.dims[1], e.dims[2]
         ));
     }
+    if lines.is_empty() {
+        return;
+    }
+    let mut started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    let first = !started.contains(&path);
     let write = || -> std::io::Result<()> {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-        writeln!(f, "[")?;
-        for (i, l) in all.iter().enumerate() {
-            writeln!(f, "{}{}", l, if i + 1 < all.len() { "," } else { "" })?;
-        }
-        writeln!(f, "]")?;
-        f.flush()
+        use std::io::{Seek, SeekFrom};
+        let mut f = if first {
+            let mut f = std::fs::File::create(&path)?;
+            f.write_all(b"[\n")?;
+            f
+        } else {
+            // Over the closing "]\n" of the previous call, after a separating comma.
+            let mut f = std::fs::OpenOptions::new().write(true).open(&path)?;
+            f.seek(SeekFrom::End(-2))?;
+            f.write_all(b",\n")?;
+            f
+        };
+        let mut body = lines.join(",\n");
+        body.push_str("\n]\n");
+        f.write_all(body.as_bytes())
     };
-    if let Err(e) = write() {
+    let result = write();
+    if result.is_ok() && first {
+        started.push(path.clone());
+    }
+    if let Err(e) = result {
         static WARNED: std::sync::Once = std::sync::Once::new();
         WARNED.call_once(|| {
             crate::error::say(format_args!("hetla: warning: cannot write HETLA_TRACE file {path}: {e}"))
