@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ffi-tests/run.sh: the C call sites of hetla.
 #
-# Every test_*.c here is compiled twice against include/hetla.h:
+# Every test_*.c (and test_*.cpp, with the C++ compiler) here is compiled twice against
+# include/hetla.h:
 #   relink   linked with -L target/release -lhetla ahead of -llapack, run with LD_LIBRARY_PATH;
 #   preload  linked with plain -llapack only, run with LD_PRELOAD=target/release/libhetla.so;
 # and run in both with the tile path forced (HETLA_MIN_N=0, HETLA_NB=8, unless already set) and
@@ -23,6 +24,8 @@ CC=${CC:-gcc}
 # No --as-needed: a program that calls only hetla symbols still links liblapack, behind libhetla,
 # as a real relinked application does.
 CFLAGS=(-std=c11 -O1 -g -Wall -Wextra -Werror -Iinclude -Iffi-tests -rdynamic -pthread -Wl,--no-as-needed)
+CXX=${CXX:-g++}
+CXXFLAGS=(-std=c++17 -O1 -g -Wall -Wextra -Werror -Iinclude -rdynamic -pthread -Wl,--no-as-needed)
 LIBS=(-llapack -ldl -lm)
 TIMEOUT=${FFI_TIMEOUT:-300}
 
@@ -47,17 +50,20 @@ fail() {
 
 mkdir -p "$BUILD/relink" "$BUILD/preload" "$BUILD/logs"
 
-for src in ffi-tests/test_*.c; do
-    name=$(basename "$src" .c)
+for src in ffi-tests/test_*.c ffi-tests/test_*.cpp; do
+    name=$(basename "${src%.*}")
     expect=$(sed -n 's/^.*hetla-expect:\(.*\)$/\1/p' "$src" | head -n 1)
+    # C++ programs (test_*.cpp) go through the same steps with the C++ compiler.
+    cc=("$CC" "${CFLAGS[@]}")
+    [ "${src##*.}" = cpp ] && cc=("$CXX" "${CXXFLAGS[@]}")
 
     # Build both ways; a compile error fails both modes of this program.
-    if ! "$CC" "${CFLAGS[@]}" "$src" -o "$BUILD/relink/$name" -Ltarget/release -lhetla "${LIBS[@]}" \
+    if ! "${cc[@]}" "$src" -o "$BUILD/relink/$name" -Ltarget/release -lhetla "${LIBS[@]}" \
         >"$BUILD/logs/$name.cc-relink" 2>&1; then
         fail "relink/$name" "does not compile" "$BUILD/logs/$name.cc-relink"
         continue
     fi
-    if ! "$CC" "${CFLAGS[@]}" "$src" -o "$BUILD/preload/$name" "${LIBS[@]}" >"$BUILD/logs/$name.cc-preload" 2>&1; then
+    if ! "${cc[@]}" "$src" -o "$BUILD/preload/$name" "${LIBS[@]}" >"$BUILD/logs/$name.cc-preload" 2>&1; then
         fail "preload/$name" "does not compile" "$BUILD/logs/$name.cc-preload"
         continue
     fi

@@ -10,36 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- Descriptor entries (1-based positions, as ScaLAPACK numbers them in its INFO codes).
- */
-#define DTYPE_ 1
-
-#define CTXT_ 2
-
-#define M_ 3
-
-#define N_ 4
-
-#define MB_ 5
-
-#define NB_ 6
-
-#define RSRC_ 7
-
-#define CSRC_ 8
-
-#define LLD_ 9
-
-/*
- Tile columns per thread below which the default tile size shrinks (see [`Config::nb_for`]).
- */
-#define TILES_PER_THREAD 3
-
-/*
- The smallest tile size chosen automatically.
- */
-#define MIN_AUTO_NB 64
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
 
 /*
  The library version, as a static NUL-terminated string.
@@ -206,5 +179,9 @@ void pdgeqrf_(const int32_t *m,
               double *work,
               const int32_t *lwork,
               int32_t *info);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
 
 #endif  /* HETLA_H */

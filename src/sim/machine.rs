@@ -104,7 +104,7 @@ pub fn calibrate(cores: usize) -> Machine {
 }
 
 /// Rows of the blocks `gemm_tall` and `trsm_tall` are calibrated on, in tile edges.
-pub const TALL: usize = 8;
+const TALL: usize = 8;
 
 /// flop/s per core of kernel `name` on e×e tiles (TALL·e×e blocks for the `_tall` kernels) with
 /// `cores` threads each running it.
