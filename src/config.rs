@@ -1,6 +1,6 @@
 //! The `HETLA_*` environment variables, read once per process.
 //!
-//! A bad value prints one warning on stderr and the default is used (DESIGN.md). Tests build a
+//! A bad value prints one warning on stderr and the default is used (ARCHITECTURE.md). Tests build a
 //! [`Config`] by hand instead of going through the environment.
 
 use std::sync::OnceLock;

@@ -1,4 +1,4 @@
-//! Whole-process test of start-up without CUDA (DESIGN.md decision 5): on a machine without
+//! Whole-process test of start-up without CUDA (ARCHITECTURE.md, decision 5): on a machine without
 //! `libcuda` the library must run CPU-only, say so once under `HETLA_VERBOSE`, and return
 //! LAPACK's answer, whatever `HETLA_GPUS` asks for (`all` by default, an ordinal that does not
 //! exist, `none`).

@@ -1,6 +1,6 @@
 //! The exported symbols, and nothing else: each reads its by-reference arguments, calls one `api`
 //! function under `catch_unwind`, reports a bad argument through `xerbla_` and writes INFO.
-//! No panic crosses the C boundary (DESIGN.md, decision 6).
+//! No panic crosses the C boundary (ARCHITECTURE.md, decision 6).
 
 mod lapack;
 mod scalapack;

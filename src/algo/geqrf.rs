@@ -1,4 +1,4 @@
-//! Householder QR on tiles, leaving exactly LAPACK's DGEQRF output (DESIGN.md, decision 4).
+//! Householder QR on tiles, leaving exactly LAPACK's DGEQRF output (ARCHITECTURE.md, decision 4).
 //!
 //! A = Q·R with Q = H_1·H_2·…·H_K, K = min(M, N), H_i = I − tau_i·v_i·v_iᵀ. This is the blocked
 //! right-looking algorithm of LAPACK's DGEQRF (Householder panels, block reflectors in the

@@ -15,7 +15,7 @@
 //! of the tile reflectors (V below the diagonal of diagonal tiles, V in whole sub-diagonal tiles,
 //! and the ib×nb block factors T in a [`Workspace`] of T tiles). That is not LAPACK's
 //! Householder-vector-plus-tau format, which is why it only serves routines that never hand Q
-//! out (DESIGN.md decision 4).
+//! out (ARCHITECTURE.md, decision 4).
 //!
 //! Q is applied to a matrix B with the same row tiles by the same loops over B's column tiles:
 //! Qᵀ·B walks panels forward (GEMQRT then the TSMQRs of rows k+1..), Q·B walks them backward in

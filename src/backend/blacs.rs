@@ -39,7 +39,7 @@ pub fn gridinfo(ctxt: i32) -> (i32, i32, i32, i32) {
 }
 
 /// The MPI communicator of context `ctxt` (`Cblacs_get(ctxt, 10, &h)` then
-/// `Cblacs2sys_handle(h)`, DESIGN.md decision 3). The application owns it: never free it.
+/// `Cblacs2sys_handle(h)`, ARCHITECTURE.md, decision 3). The application owns it: never free it.
 pub fn system_comm(ctxt: i32) -> mpi::ffi::MPI_Comm {
     let get = blacs_fn!(G, "Cblacs_get", unsafe extern "C" fn(i32, i32, *mut i32));
     let sys = blacs_fn!(S, "Cblacs2sys_handle", unsafe extern "C" fn(i32) -> mpi::ffi::MPI_Comm);

@@ -1,7 +1,7 @@
 //! The next LAPACK/BLAS in the process.
 //!
 //! hetla exports `dpotrf_` and friends, so a plain `extern "C"` call to one of those names from
-//! inside the library would bind to our own export and recurse (DESIGN.md, decision 1). Every
+//! inside the library would bind to our own export and recurse (ARCHITECTURE.md, decision 1). Every
 //! BLAS/LAPACK routine the library needs is therefore looked up by name at run time:
 //! `dlsym(RTLD_NEXT, name)` finds the definition that comes after libhetla in the symbol search
 //! order (the application's LAPACK when we are preloaded or linked ahead of it), and when there

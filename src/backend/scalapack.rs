@@ -2,7 +2,7 @@
 //!
 //! hetla exports `pdpotrf_` and friends, so the reference's definitions are found with
 //! [`super::lookup`] (`RTLD_NEXT`, then the fallback libraries), never by an `extern` declaration
-//! of a name we export (DESIGN.md, decision 1). The pointers arrive as [`Raw`], whose creator
+//! of a name we export (ARCHITECTURE.md, decision 1). The pointers arrive as [`Raw`], whose creator
 //! vouched for them under ScaLAPACK's calling convention; descriptors are 9 integers.
 
 use super::lapack::ch;

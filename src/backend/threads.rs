@@ -1,7 +1,7 @@
 //! Single-threaded BLAS inside the library's workers.
 //!
 //! The tile workers run one BLAS kernel each, so the backend must not spawn its own threads
-//! underneath them (DESIGN.md, decision 2). OpenBLAS's thread count is process-wide, so the first
+//! underneath them (ARCHITECTURE.md, decision 2). OpenBLAS's thread count is process-wide, so the first
 //! concurrent hetla call saves it and sets 1, and the last one to leave restores it: the
 //! application sees the same setting after the call as before.
 

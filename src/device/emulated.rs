@@ -1,7 +1,7 @@
 //! The emulated accelerator (`HETLA_EMULATE_GPUS=N`, `HETLA_EMULATE_GPU_MEM` bytes each): a
 //! device whose memory is an arena it manages itself, with a hard capacity, explicit copies in
 //! and out, and kernels that are the host's BLAS run on its own copies by its own management
-//! thread (DESIGN.md decision 5).
+//! thread (ARCHITECTURE.md, decision 5).
 //!
 //! It is a testing device and documented as such: it gains no speed (its "kernels" compete with
 //! the host workers for the same cores), but it exercises everything the runtime does for a real

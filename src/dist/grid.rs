@@ -1,7 +1,7 @@
 //! The BLACS process grid of a context and the MPI communicator behind it.
 //!
 //! The communicator is the grid's own (`Cblacs_get(ctxt, 10, &h)`, `Cblacs2sys_handle(h)`;
-//! DESIGN.md decision 3). The application owns it: it is wrapped without ownership
+//! ARCHITECTURE.md, decision 3). The application owns it: it is wrapped without ownership
 //! ([`std::mem::ManuallyDrop`], so rsmpi never frees it), and the library's messages travel on a
 //! duplicate that the library owns and frees, so they can never match the application's or the
 //! BLACS' own traffic. Which rank is which grid position is taken from the BLACS itself (every

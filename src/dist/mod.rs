@@ -10,7 +10,7 @@
 //! rank runs the same serial task generator and creates only the task instances whose output tile
 //! it owns; an input tile owned elsewhere arrives as a message that names the tile and its
 //! version, into a local copy whose arrival releases the tasks waiting on it. The calling thread
-//! is the only one that calls MPI (DESIGN.md, decision 3).
+//! is the only one that calls MPI (ARCHITECTURE.md, decision 3).
 //!
 //! `unsafe` appears here only where MPI and the BLACS are called through FFI (the communicator
 //! wrapper in `grid`, non-blocking sends in `comm`), each block with its `// SAFETY:` reason.

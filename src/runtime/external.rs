@@ -13,7 +13,7 @@
 //!   [`POLL_SLEEP`] instead of indefinitely, because a message arriving from another process does
 //!   not signal the condition variable. Workers never run it: it lives in a thread-local of the
 //!   thread that installed it, which is how MPI calls stay on the calling thread
-//!   (`MPI_THREAD_FUNNELED`, DESIGN.md decision 3).
+//!   (`MPI_THREAD_FUNNELED`, ARCHITECTURE.md, decision 3).
 //!
 //! This file is a child module of `pool` so that it can reach the pool's private state; `pool.rs`
 //! itself only calls [`poll`] and [`idle_wait`] from the master's step.
