@@ -12,6 +12,9 @@
 # the calls went through hetla and not straight to the system LAPACK.
 # The preload build is also run once with no hetla at all (mode `reference`): the same checks
 # must pass against OpenBLAS alone, and no `hetla:` line may appear; that validates the tests.
+# A `hetla-reference-env: VAR=value ...` comment adds settings to that run only (test_fork.c
+# needs OPENBLAS_NUM_THREADS=1 there: threaded OpenBLAS alone hangs when a process forks while
+# another of its threads is inside a call, the very case hetla has to survive).
 #
 # Prints `[PASS] ffi <mode>/<program>` or `[FAIL] ...` per run and `ffi-tests: N passed, M failed`;
 # exits non-zero when any failed. Needs target/release/libhetla.so (cargo build --release).
@@ -53,6 +56,7 @@ mkdir -p "$BUILD/relink" "$BUILD/preload" "$BUILD/logs"
 for src in ffi-tests/test_*.c ffi-tests/test_*.cpp; do
     name=$(basename "${src%.*}")
     expect=$(sed -n 's/^.*hetla-expect:\(.*\)$/\1/p' "$src" | head -n 1)
+    read -r -a refenv <<<"$(sed -n 's/^.*hetla-reference-env:\(.*\)$/\1/p' "$src" | head -n 1)"
     # C++ programs (test_*.cpp) go through the same steps with the C++ compiler.
     cc=("$CC" "${CFLAGS[@]}")
     [ "${src##*.}" = cpp ] && cc=("$CXX" "${CXXFLAGS[@]}")
@@ -81,7 +85,7 @@ for src in ffi-tests/test_*.c ffi-tests/test_*.cpp; do
             timeout "$TIMEOUT" "$BUILD/relink/$name" >"$log" 2>"$log.err" ;;
         preload) env LD_PRELOAD="$PWD/$LIB" HETLA_VERBOSE=1 \
             timeout "$TIMEOUT" "$BUILD/preload/$name" >"$log" 2>"$log.err" ;;
-        reference) env -u LD_PRELOAD FFI_REFERENCE=1 timeout "$TIMEOUT" "$BUILD/preload/$name" >"$log" 2>"$log.err" ;;
+        reference) env -u LD_PRELOAD FFI_REFERENCE=1 "${refenv[@]}" timeout "$TIMEOUT" "$BUILD/preload/$name" >"$log" 2>"$log.err" ;;
         esac
         rc=$?
         cat "$log.err" >>"$log"

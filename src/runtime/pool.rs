@@ -24,8 +24,8 @@ use crate::error::Error;
 use std::cell::Cell;
 use std::collections::{BinaryHeap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 #[path = "external.rs"]
 pub(crate) mod external;
@@ -138,23 +138,53 @@ pub(super) struct Pool {
     pub cv: Condvar,
 }
 
-static POOL: OnceLock<Pool> = OnceLock::new();
+/// The process's pool (null until first use). A forked child starts with a null pool again
+/// ([`after_fork_in_child`]): the parent's workers do not exist in the child, and the parent's pool
+/// lock may have been held by one of them at the moment of the fork.
+static POOL: AtomicPtr<Pool> = AtomicPtr::new(std::ptr::null_mut());
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
 
 fn pool(threads: usize) -> &'static Pool {
-    let p =
-        POOL.get_or_init(|| Pool { state: Mutex::new(Shared { seqs: HashMap::new() }), cv: Condvar::new() });
-    // Workers start after the pool is published, so each can be handed the 'static reference.
-    static STARTED: std::sync::Once = std::sync::Once::new();
-    STARTED.call_once(|| {
-        for w in 1..threads {
-            std::thread::Builder::new()
-                .name(format!("hetla-worker-{w}"))
-                .spawn(move || worker_loop(p))
-                .expect("hetla: cannot start a worker thread");
-        }
+    let cur = POOL.load(Ordering::Acquire);
+    if !cur.is_null() {
+        // SAFETY: a published pool is leaked (never freed), so it lives for the process.
+        return unsafe { &*cur };
+    }
+    static ATFORK: std::sync::Once = std::sync::Once::new();
+    ATFORK.call_once(|| {
+        // SAFETY: registers a plain extern "C" function with no arguments as the child handler.
+        unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
     });
-    p
+    let fresh: &'static Pool =
+        Box::leak(Box::new(Pool { state: Mutex::new(Shared { seqs: HashMap::new() }), cv: Condvar::new() }));
+    match POOL.compare_exchange(
+        std::ptr::null_mut(),
+        fresh as *const Pool as *mut Pool,
+        Ordering::AcqRel,
+        Ordering::Acquire,
+    ) {
+        Ok(_) => {
+            // Workers start after the pool is published, so each can be handed the 'static
+            // reference.
+            for w in 1..threads {
+                std::thread::Builder::new()
+                    .name(format!("hetla-worker-{w}"))
+                    .spawn(move || worker_loop(fresh))
+                    .expect("hetla: cannot start a worker thread");
+            }
+            fresh
+        }
+        // Another thread published one first: use it (ours, never shared, stays leaked: a few
+        // bytes, once).
+        // SAFETY: as above, a published pool is never freed.
+        Err(other) => unsafe { &*other },
+    }
+}
+
+/// `pthread_atfork` child handler: forget the parent's pool (leaked: its memory is the child's
+/// copy, its threads are gone), so that the child's first tile call starts a pool of its own.
+extern "C" fn after_fork_in_child() {
+    POOL.store(std::ptr::null_mut(), Ordering::Release);
 }
 
 pub(super) fn lock(p: &Pool) -> MutexGuard<'_, Shared> {

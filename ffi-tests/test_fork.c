@@ -1,0 +1,62 @@
+/* ffi-tests/test_fork.c: fork safety. A thread keeps calling dgetrf_ (tiled) while the main
+ * thread forks four times; each child runs a tiled dgetrf_ of its own and must finish (the
+ * parent's workers do not exist in the child, and the parent's runtime lock may have been held
+ * by one of them at the moment of the fork). Every child has 60 s; a hang fails the test.
+ *
+ * OpenBLAS on its own threads hangs in this test (its fork handler waits for its busy threads),
+ * so the reference run, which checks the test itself, uses one OpenBLAS thread.
+ *
+ * hetla-expect: dgetrf=tiles
+ * hetla-reference-env: OPENBLAS_NUM_THREADS=1
+ */
+#include "common.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* dgetrf_ of a diagonally dominant n×n matrix: 1 when INFO = 0, no row was interchanged and
+ * U(0,0) = A(0,0). */
+static int lu_ok(int n) {
+    double *a = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    int32_t *ipiv = malloc(sizeof(int32_t) * (size_t)n);
+    int32_t nn = n, info = -1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) AT(a, n, i, j) = (i == j) ? 2.0 * n : 1.0 / (1.0 + i + j);
+    dgetrf_(&nn, &nn, a, &nn, ipiv, &info);
+    /* Diagonally dominant: no interchanges, and U(0,0) = A(0,0). */
+    int ok = info == 0 && ipiv[0] == 1 && AT(a, n, 0, 0) == 2.0 * n;
+    free(a);
+    free(ipiv);
+    return ok;
+}
+
+static volatile int stop;
+
+static void *busy(void *arg) {
+    (void)arg;
+    while (!stop) lu_ok(300);
+    return NULL;
+}
+
+int main(void) {
+    check(lu_ok(300), "dgetrf before any fork");
+    pthread_t t;
+    pthread_create(&t, NULL, busy, NULL);
+    for (int f = 0; f < 4; f++) {
+        usleep(20000);
+        pid_t p = fork();
+        if (p == 0) {
+            alarm(60);
+            _exit(lu_ok(300) && lu_ok(257) ? 0 : 3);
+        }
+        int st = 0;
+        check(p > 0 && waitpid(p, &st, 0) == p, "fork/wait %d", f);
+        check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d: %s %d", f, WIFSIGNALED(st) ? "killed by signal" : "exit status",
+              WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    }
+    stop = 1;
+    pthread_join(t, NULL);
+    check(lu_ok(300), "dgetrf in the parent after the forks");
+    return finish("fork");
+}
