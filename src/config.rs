@@ -37,6 +37,10 @@ pub struct Config {
     /// Use the devices for every tile-path call, bypassing the cost model (`HETLA_DEVICE_FORCE`;
     /// for testing the device paths on small problems).
     pub device_force: bool,
+    /// The big tile B of the hybrid partition on CUDA devices (`HETLA_DEVICE_NB`); `None`: the
+    /// routine's default ([`default_device_nb`]). Small values put many tiles, and so every
+    /// device kernel and transfer, on small problems (the fake-CUDA tests).
+    pub device_nb: Option<usize>,
 }
 
 /// Which CUDA devices `HETLA_GPUS` selects.
@@ -147,6 +151,7 @@ impl Config {
             emulate_gpu_mem: DEFAULT_EMULATE_GPU_MEM,
             host_share: None,
             device_force: false,
+            device_nb: None,
         }
     }
 
@@ -221,6 +226,7 @@ impl Config {
             _ => None,
         })
         .unwrap_or(false);
+        c.device_nb = parse_var("HETLA_DEVICE_NB", |s| s.parse::<usize>().ok().filter(|&n| n >= 1));
         c
     }
 }
