@@ -287,20 +287,36 @@ impl Lane {
         })
     }
 
-    /// A device buffer of at least `bytes` in `slot` (grown, never shrunk, within a session).
-    fn grow(&self, slot: (cu::CUdeviceptr, usize), bytes: usize) -> Result<(cu::CUdeviceptr, usize), Error> {
+    /// Makes `slot` (the scratch or the POTRF workspace) a device buffer of at least `bytes`
+    /// (grown, never shrunk, within a session). `reclaim` is asked to give memory back when the
+    /// driver has none (true: try once more). On failure the slot is empty, never dangling.
+    fn grow(
+        comp: cu::CUstream,
+        slot: &mut (cu::CUdeviceptr, usize),
+        bytes: usize,
+        mut reclaim: impl FnMut() -> bool,
+    ) -> Result<(), Error> {
         if slot.1 >= bytes {
-            return Ok(slot);
+            return Ok(());
         }
         // SAFETY: the old buffer is only used by work on `comp`, which completes first.
         unsafe {
-            ck(cu::cuStreamSynchronize(self.comp), "sync")?;
+            ck(cu::cuStreamSynchronize(comp), "sync")?;
             if slot.1 > 0 {
                 ck(cu::cuMemFree_v2(slot.0), "free")?;
+                *slot = (0, 0);
             }
             let mut p = 0;
-            ck(cu::cuMemAlloc_v2(&mut p, bytes), "alloc scratch")?;
-            Ok((p, bytes))
+            let mut r = cu::cuMemAlloc_v2(&mut p, bytes);
+            if r == cu::CUresult::CUDA_ERROR_OUT_OF_MEMORY && reclaim() {
+                r = cu::cuMemAlloc_v2(&mut p, bytes);
+            }
+            if r == cu::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                return Err(super::out_of_memory());
+            }
+            ck(r, "alloc scratch")?;
+            *slot = (p, bytes);
+            Ok(())
         }
     }
 
@@ -390,7 +406,7 @@ fn start(ordinal: usize) -> Result<Gpu, Error> {
 }
 
 /// DGEMM rate: products of n×n blocks on the compute stream after one warm-up, timed on the host
-/// around a stream synchronisation. n doubles from 256 until one product takes at least 2 ms
+/// around a stream synchronisation. n doubles from 64 (less on a tiny device) until one product takes at least 2 ms
 /// (a real GPU reaches 2048 in milliseconds), n reaches 2048, or three blocks would take more
 /// than a quarter of the free memory: a device with little memory still starts, and a slow one
 /// (the fake CUDA of the tests, whose kernels are host BLAS) is not made to run seconds of DGEMM.
@@ -398,7 +414,10 @@ fn measure_rate(lane: &mut Lane) -> Result<f64, Error> {
     let (mut free, mut total) = (0, 0);
     // SAFETY: out-parameters.
     ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "memory info")?;
-    let mut n = 256usize;
+    let mut n = 64usize;
+    while n > 8 && 3 * n * n * 8 > free / 4 {
+        n /= 2;
+    }
     loop {
         let (total_s, reps) = time_gemm(lane, n)?;
         let per = total_s / reps as f64;
@@ -412,7 +431,7 @@ fn measure_rate(lane: &mut Lane) -> Result<f64, Error> {
 
 /// The seconds `reps` DGEMMs of n×n blocks take, and `reps`.
 fn time_gemm(lane: &mut Lane, n: usize) -> Result<(f64, usize), Error> {
-    lane.scratch = lane.grow(lane.scratch, 3 * n * n * 8)?;
+    Lane::grow(lane.comp, &mut lane.scratch, 3 * n * n * 8, || false)?;
     let (a, b, c) =
         (lane.scratch.0, lane.scratch.0 + (n * n * 8) as u64, lane.scratch.0 + (2 * n * n * 8) as u64);
     // SAFETY: the three n×n blocks lie in the scratch buffer just sized; it is zeroed first.
@@ -459,7 +478,7 @@ fn measure_bandwidth(lane: &mut Lane) -> Result<f64, Error> {
     ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "memory info")?;
     let bytes = (64usize << 20).min(free / 8).max(4096);
     // `grow` frees the old scratch when it must enlarge it, so the lane keeps the result.
-    lane.scratch = lane.grow(lane.scratch, bytes)?;
+    Lane::grow(lane.comp, &mut lane.scratch, bytes, || false)?;
     // SAFETY: pinned source and device destination of `bytes`; the source is freed here after the
     // copy completed (or after the stream was drained when it failed), the destination with the
     // lane's scratch.
@@ -591,6 +610,23 @@ impl Cuda {
         self.lane.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Gives the cached free buffers back to the driver; false when there were none (or the
+    /// streams could not be drained). A cached buffer may still be the destination of a queued
+    /// copy in (a tile copied in for a task that then ran on the host, evicted before any kernel
+    /// used it), so the streams drain first (found by the fake CUDA).
+    fn reclaim(&self) -> bool {
+        let cached: Vec<_> =
+            self.cache.lock().unwrap_or_else(|e| e.into_inner()).drain().flat_map(|(_, v)| v).collect();
+        if cached.is_empty() || self.sync().is_err() {
+            return false;
+        }
+        for c in cached {
+            // SAFETY: cached buffers are unused by the host, and the streams are drained.
+            unsafe { cu::cuMemFree_v2(c) };
+        }
+        true
+    }
+
     /// Issues one 2-D copy on `stream`.
     ///
     /// # Safety
@@ -604,24 +640,27 @@ impl Cuda {
         if c.is_empty() {
             return Ok(());
         }
-        // SAFETY: the descriptor is plain data; zero is a valid value of every field.
-        let mut d: cu::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-        d.srcMemoryType = src.0;
-        d.dstMemoryType = dst.0;
-        if src.0 == cu::CUmemorytype::CU_MEMORYTYPE_HOST {
-            d.srcHost = src.1 as *const _;
-        } else {
-            d.srcDevice = src.1;
-        }
-        if dst.0 == cu::CUmemorytype::CU_MEMORYTYPE_HOST {
-            d.dstHost = dst.1 as *mut _;
-        } else {
-            d.dstDevice = dst.1;
-        }
-        d.srcPitch = c.src_pitch;
-        d.dstPitch = c.dst_pitch;
-        d.WidthInBytes = c.width;
-        d.Height = c.height;
+        // Every field spelled out: `mem::zeroed` of this struct is invalid (the memory-type
+        // enums have no zero value; the fake CUDA's first run hit the abort it causes).
+        let host = cu::CUmemorytype::CU_MEMORYTYPE_HOST;
+        let d = cu::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: src.0,
+            srcHost: if src.0 == host { src.1 as *const _ } else { std::ptr::null() },
+            srcDevice: if src.0 == host { 0 } else { src.1 },
+            srcArray: std::ptr::null_mut(),
+            srcPitch: c.src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: dst.0,
+            dstHost: if dst.0 == host { dst.1 as *mut _ } else { std::ptr::null_mut() },
+            dstDevice: if dst.0 == host { 0 } else { dst.1 },
+            dstArray: std::ptr::null_mut(),
+            dstPitch: c.dst_pitch,
+            WidthInBytes: c.width,
+            Height: c.height,
+        };
         // SAFETY: the caller's guarantee.
         ck(unsafe { cu::cuMemcpy2DAsync_v2(&d, stream) }, "2-D copy")
     }
@@ -630,7 +669,10 @@ impl Cuda {
     fn run(&self, lane: &mut Lane, low: &Lowered, args: &[DevTile]) -> Result<i32, Error> {
         const DEV: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
         let (total, offs) = low.layout();
-        lane.scratch = lane.grow(lane.scratch, total * 8)?;
+        // All device memory the calls need is found before the first is issued: running out
+        // then leaves every operand as it was, and the runtime can evict and retry or run the
+        // task on the host (`super::is_out_of_memory`).
+        Lane::grow(lane.comp, &mut lane.scratch, total * 8, || self.reclaim())?;
         let base = lane.scratch.0;
         let addr = |m: Mat| -> u64 {
             let b = match m.src {
@@ -641,6 +683,29 @@ impl Cuda {
         };
         let h = lane.blas;
         let mut info = 0;
+        let mut work_elems = 0;
+        for c in &low.calls {
+            if let Call::Potrf { uplo, n, a } = *c {
+                let mut lwork = 0;
+                // SAFETY: the query only reads its arguments (`a` lies in the sized scratch or
+                // an operand).
+                cks(
+                    unsafe {
+                        cs::cusolverDnDpotrf_bufferSize(
+                            lane.solver,
+                            fill_solver(uplo),
+                            ci(n),
+                            addr(a) as *mut f64,
+                            ci(a.ld),
+                            &mut lwork,
+                        )
+                    },
+                    "dpotrf workspace",
+                )?;
+                work_elems = work_elems.max(potrf_work_elems(lwork));
+            }
+        }
+        Lane::grow(lane.comp, &mut lane.work, work_elems * 8, || self.reclaim())?;
         for c in &low.calls {
             // SAFETY: every address is inside a resident operand or the scratch just sized by
             // the lowering's layout; sizes and leading dimensions come from the lowering, whose
@@ -770,21 +835,8 @@ impl Cuda {
                         "dswap",
                     )?,
                     Call::Potrf { uplo, n, a } => {
-                        let mut lwork = 0;
                         let pa = addr(a) as *mut f64;
-                        cks(
-                            cs::cusolverDnDpotrf_bufferSize(
-                                lane.solver,
-                                fill_solver(uplo),
-                                ci(n),
-                                pa,
-                                ci(a.ld),
-                                &mut lwork,
-                            ),
-                            "dpotrf workspace",
-                        )?;
-                        let elems = potrf_work_elems(lwork);
-                        lane.work = lane.grow(lane.work, elems * 8)?;
+                        let elems = lane.work.1 / 8;
                         cks(
                             cs::cusolverDnDpotrf(
                                 lane.solver,
@@ -860,14 +912,8 @@ impl Device for Cuda {
             return Some(DevBuf { addr: p, bytes });
         }
         // Out of memory: give the cached buffers back to the driver and try once more.
-        let cached: Vec<_> =
-            self.cache.lock().unwrap_or_else(|e| e.into_inner()).drain().flat_map(|(_, v)| v).collect();
-        if cached.is_empty() {
+        if !self.reclaim() {
             return None;
-        }
-        for c in cached {
-            // SAFETY: cached buffers are unused.
-            unsafe { cu::cuMemFree_v2(c) };
         }
         // SAFETY: an out-parameter.
         (unsafe { cu::cuMemAlloc_v2(&mut p, bytes) } == cu::CUresult::CUDA_SUCCESS)
