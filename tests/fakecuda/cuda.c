@@ -566,7 +566,7 @@ static unsigned char *dev_bytes(int d, CUdeviceptr p, size_t bytes, const char *
     struct alloc *a = find_alloc(d, p);
     if (!a || p + bytes > a->addr + a->size || p + bytes < p)
         fakecuda_violation("%s: %s: device bytes [0x%llx, 0x%llx) are not inside one live allocation (%s)", fn,
-                           what, p, p + bytes, describe(d, a ? p + bytes - 1 : p));
+                           what, p, p + bytes, describe(d, p));
     if (out)
         *out = a;
     return a->mem + (p - a->addr);
