@@ -56,7 +56,12 @@ pub(crate) fn run_tiles(cfg: &Config, generate: impl FnOnce(&Seq)) -> Result<(),
 /// The big tile B of the hybrid partition for `routine` on `devices`: the routine's GPU default
 /// ([`crate::config::default_device_nb`], at least the host tile), or for emulated devices only,
 /// whose kernels are host BLAS on small test problems, twice the host tile.
-fn device_tile(cfg: &Config, routine: &str, nb_host: usize, devices: &[std::sync::Arc<dyn device::Device>]) -> usize {
+fn device_tile(
+    cfg: &Config,
+    routine: &str,
+    nb_host: usize,
+    devices: &[std::sync::Arc<dyn device::Device>],
+) -> usize {
     if devices.iter().all(|d| d.name().starts_with("emu")) {
         2 * nb_host
     } else {

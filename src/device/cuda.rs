@@ -109,7 +109,11 @@ pub unsafe fn pack(b: &HostBlock, off: usize, out: &mut [u8]) {
         let take = (col - i).min(off + out.len() - p);
         // SAFETY: column j < n, bytes i..i + take of it (the caller's guarantee); `out` has room.
         unsafe {
-            std::ptr::copy_nonoverlapping(b.ptr.add(j * b.ld * b.elem + i), out.as_mut_ptr().add(p - off), take)
+            std::ptr::copy_nonoverlapping(
+                b.ptr.add(j * b.ld * b.elem + i),
+                out.as_mut_ptr().add(p - off),
+                take,
+            )
         };
         p += take;
     }
@@ -126,7 +130,9 @@ pub unsafe fn unpack(data: &[u8], b: &HostBlock, off: usize) {
         let (j, i) = (p / col, p % col);
         let take = (col - i).min(off + data.len() - p);
         // SAFETY: as in `pack`.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().add(p - off), b.ptr.add(j * b.ld * b.elem + i), take) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr().add(p - off), b.ptr.add(j * b.ld * b.elem + i), take)
+        };
         p += take;
     }
 }
@@ -946,7 +952,10 @@ impl Device for Cuda {
             unsafe {
                 ck(cu::cuEventSynchronize(ev), "staging")?;
                 pack(src, off, std::slice::from_raw_parts_mut(slot, len));
-                ck(cu::cuMemcpyHtoDAsync_v2(dst.addr + off as u64, slot as *const _, len, lane.cin), "copy in")?;
+                ck(
+                    cu::cuMemcpyHtoDAsync_v2(dst.addr + off as u64, slot as *const _, len, lane.cin),
+                    "copy in",
+                )?;
                 ck(cu::cuEventRecord(ev, lane.cin), "event")?;
             }
         }
@@ -1007,7 +1016,11 @@ impl Device for Cuda {
                             "pivots",
                         )?;
                         ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
-                        std::ptr::copy_nonoverlapping(lane.stage_out, (v.as_mut_ptr() as *mut u8).add(off), len);
+                        std::ptr::copy_nonoverlapping(
+                            lane.stage_out,
+                            (v.as_mut_ptr() as *mut u8).add(off),
+                            len,
+                        );
                     }
                 }
                 v.iter().map(|x| x - ipiv_base).collect()
@@ -1139,6 +1152,42 @@ mod tests {
         assert_eq!(potrf_work_elems(256), 256);
         assert_eq!(potrf_work_elems(257), 512);
         const { assert!(SLOT_BYTES >= 1024 * 1024 * 8, "a 1024×1024 tile goes through pinned staging") };
+    }
+
+    /// Under `HETLA_TEST_GPUS` (the unit suite on the fake CUDA, or on a GPU) the devices must
+    /// open, or that whole run would silently test the host only. Then a tile larger than a
+    /// staging slot goes in and out in pieces, and a gathered stack goes through `execute`.
+    #[test]
+    fn devices_asked_for_by_the_test_run_open_and_move_large_tiles() {
+        if std::env::var_os("HETLA_TEST_GPUS").is_none() {
+            return; // the host-only runs; scripts/test.sh's unit-fakecuda steps set it
+        }
+        let cfg = Config::with_threads(1);
+        let devs = open(&cfg);
+        assert!(!devs.is_empty(), "HETLA_TEST_GPUS is set but no CUDA device opened");
+        let d = &devs[0];
+        // 1100 x 1000 doubles with ld 1103: 8.8 MB, more than one slot.
+        let (m, n, ld) = (1100usize, 1000usize, 1103usize);
+        let host: Vec<f64> = (0..ld * n).map(|x| x as f64 * 0.5).collect();
+        let src = HostBlock { ptr: host.as_ptr() as *mut u8, m, n, ld, elem: 8 };
+        assert!(src.bytes() > SLOT_BYTES);
+        let buf = d.alloc(src.bytes()).expect("device memory for the test tile");
+        let mut back = vec![-1.0f64; ld * n];
+        let dst = HostBlock { ptr: back.as_mut_ptr() as *mut u8, ..src };
+        // SAFETY: both host blocks are live vectors of the tile's shape; the copy out completes
+        // before it returns, the copy in before (on the same device, ordered by its events).
+        unsafe {
+            d.copy_in(&src, &buf).unwrap();
+            d.sync().unwrap();
+            d.copy_out(&buf, &dst).unwrap();
+        }
+        for j in 0..n {
+            for i in 0..ld {
+                let want = if i < m { host[i + j * ld] } else { -1.0 };
+                assert_eq!(back[i + j * ld], want, "element ({i}, {j})");
+            }
+        }
+        d.free(buf);
     }
 
     /// On a machine without libcuda (this project's), opening devices is empty and says why,

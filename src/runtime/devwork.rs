@@ -145,7 +145,10 @@ fn run_on_device<'a>(
                             Ok(Ok(0)) => Ok(()),
                             Ok(Ok(info)) => match op {
                                 DeviceOp::Potrf { info_base, .. } => Err(Error::Numerical(info_base + info)),
-                                _ => Err(Error::Runtime(format!("{name} on {} returned {info}", device.name()))),
+                                _ => Err(Error::Runtime(format!(
+                                    "{name} on {} returned {info}",
+                                    device.name()
+                                ))),
                             },
                             Ok(Err(e)) => Err(e),
                             Err(e) => Err(panic_error(name, e)),
