@@ -7,6 +7,12 @@
 #   cargo-test    cargo test --release --no-fail-fast: unit tests next to the math and the
 #                 tests/*.rs integration tests (every test binary runs even after a failure)
 #   unit-emu1..3  the unit tests with every tile call on 1, 2, 3 emulated accelerators
+#   fakecuda-selftest tests/fakecuda/selftest.sh: builds the fake CUDA libraries (tests/fakecuda)
+#                 into target/fakecuda and checks the fixture itself: correct CUDA use passes with
+#                 right numbers, each of seven mistakes is reported
+#   unit-fakecuda1, unit-fakecuda2: the unit tests with every configuration on 1 and 2 fake GPUs
+#                 (HETLA_TEST_GPUS=all: hetla's real CUDA device code), except the eight tests
+#                 that assert their own device set or cost model (listed below)
 #   fmt           cargo fmt --check
 #   clippy        cargo clippy --all-targets -- -D warnings
 #   ffi-tests     ffi-tests/run.sh: C programs through hetla.h, relinked and LD_PRELOADed
@@ -14,6 +20,11 @@
 #   ffi-tests-emu2, fortran-tests-emu3: the same with 2 and 3 emulated accelerators
 #   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla, on
 #                 the host and with 1, 2 and 3 emulated accelerators
+#   fakecuda-sites tests/fakecuda/sites.sh: the C and Fortran call sites on 1 fake GPU and on 2
+#                 fake GPUs of 48K (evictions), every tile call forced onto them
+#   lapack-suite-fakecuda tests/lapack_suite.sh with LAPACK_SUITE_FAKECUDA: xlintstd on 1 fake
+#                 GPU and on 2 of 12K beside the host, against the baseline
+#   fakecuda-mpi  tests/fakecuda/mpi.sh: pdpotrf under mpirun -np 2, one fake GPU per rank
 #   mpi-tests     tests/mpi/run.sh: pdpotrf, pdgetrf, pdgeqrf under mpirun -np 1..4 against
 #                 reference ScaLAPACK
 #   mpi-fortran   tests/mpi/fortran.sh: the demo's ScaLAPACK Fortran program (demo/legacy_pdsolver.f)
@@ -47,7 +58,7 @@ record() {
     total_failed=$((total_failed + $3))
     local verdict=ok
     [ "$3" -gt 0 ] && verdict=FAILED
-    summary+=("$(printf '%-15s %-7s %5d passed %4d failed %5ss' "$1" "$verdict" "$2" "$3" "$4")")
+    summary+=("$(printf '%-21s %-7s %5d passed %4d failed %5ss' "$1" "$verdict" "$2" "$3" "$4")")
     echo "== $1: $verdict ($2 passed, $3 failed, $4s; log $LOGS/$1.log)"
 }
 
@@ -117,6 +128,29 @@ for g in 1 2 3; do
     step "unit-emu$g" env HETLA_TEST_EMULATE_GPUS=$g cargo test --release --lib
 done
 
+# The fake CUDA (tests/fakecuda): the fixture's own tests, then the unit tests on hetla's CUDA
+# device over 1 and 2 fake GPUs. Skipped there, because a configuration built in code gets the
+# fake GPUs on top of what it names: tests that assert their own device set, memory sizes or cost
+# model (they run in cargo-test and unit-emu*).
+runner fakecuda-selftest tests/fakecuda/selftest.sh
+FAKE=$PWD/target/fakecuda
+own_devices=(
+    algo::geqrf::tests::trailing_updates_run_on_the_devices_and_evict_when_short_of_memory
+    algo::potrf::tests::ample_memory_moves_each_tile_in_once_and_back_once
+    algo::potrf::tests::device_memory_smaller_than_the_matrix_evicts_and_stays_right
+    algo::potrf::tests::trace_shows_device_tasks_and_transfers
+    algo::potrf::tests::without_devices_there_is_no_device_bookkeeping
+    api::tests::device_calls_cut_hybrid_tiles_and_say_so_host_calls_keep_uniform_tiles
+    api::tests::the_cost_model_keeps_small_calls_on_the_host_unless_forced
+    device::tests::cost_model_keeps_tiny_calls_on_the_host
+)
+skips=()
+for t in "${own_devices[@]}"; do skips+=(--skip "$t"); done
+for g in 1 2; do
+    step "unit-fakecuda$g" env LD_LIBRARY_PATH="$FAKE" FAKECUDA_DEVICES=$g HETLA_TEST_GPUS=all \
+        cargo test --release --lib -- --exact "${skips[@]}"
+done
+
 step fmt cargo fmt --check
 step clippy cargo clippy --all-targets -- -D warnings
 
@@ -127,13 +161,16 @@ if [ $build_ok = 1 ]; then
     HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1 runner ffi-tests-emu2 ffi-tests/run.sh
     HETLA_EMULATE_GPUS=3 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=64K runner fortran-tests-emu3 fortran-tests/run.sh
     runner lapack-suite tests/lapack_suite.sh
+    runner fakecuda-sites tests/fakecuda/sites.sh "$FAKE"
+    LAPACK_SUITE_FAKECUDA=$FAKE runner lapack-suite-fakecuda tests/lapack_suite.sh
+    runner fakecuda-mpi tests/fakecuda/mpi.sh "$FAKE"
     step mpi-tests bash tests/mpi/run.sh
     runner mpi-fortran tests/mpi/fortran.sh
     NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 runner scalapack-suite tests/scalapack_suite.sh
     runner sim tests/sim.sh
 else
-    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite mpi-tests \
-        mpi-fortran scalapack-suite sim; do
+    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite fakecuda-sites \
+        lapack-suite-fakecuda fakecuda-mpi mpi-tests mpi-fortran scalapack-suite sim; do
         record "$s" 0 1 0
     done
 fi

@@ -37,6 +37,10 @@ pub struct Config {
     /// Use the devices for every tile-path call, bypassing the cost model (`HETLA_DEVICE_FORCE`;
     /// for testing the device paths on small problems).
     pub device_force: bool,
+    /// The big tile B of the hybrid partition on CUDA devices (`HETLA_DEVICE_NB`); `None`: the
+    /// routine's default ([`default_device_nb`]). Small values put many tiles, and so every
+    /// device kernel and transfer, on small problems (the fake-CUDA tests).
+    pub device_nb: Option<usize>,
 }
 
 /// Which CUDA devices `HETLA_GPUS` selects.
@@ -135,7 +139,7 @@ impl Config {
     /// in code (tests) uses exactly the devices it names; `HETLA_GPUS` defaults to `all` in
     /// [`Config::from_env`].
     pub fn with_threads(threads: usize) -> Self {
-        Config {
+        let c = Config {
             threads: threads.max(1),
             nb: None,
             min_n: None,
@@ -147,7 +151,9 @@ impl Config {
             emulate_gpu_mem: DEFAULT_EMULATE_GPU_MEM,
             host_share: None,
             device_force: false,
-        }
+            device_nb: None,
+        };
+        test_cuda(c)
     }
 
     /// These settings with `n` emulated accelerators of `mem` bytes each (tests).
@@ -207,8 +213,30 @@ impl Config {
             _ => None,
         })
         .unwrap_or(false);
+        c.device_nb = parse_var("HETLA_DEVICE_NB", |s| s.parse::<usize>().ok().filter(|&n| n >= 1));
         c
     }
+}
+
+/// Unit tests only: `HETLA_TEST_GPUS` (`all` or ordinals, as `HETLA_GPUS`) gives every
+/// configuration built in code those CUDA devices, forced (`device_force`), with device tiles of
+/// 16 and half of the columns on the host, so that the whole unit suite runs on the fake CUDA of
+/// tests/fakecuda as it does on emulated accelerators with `HETLA_TEST_EMULATE_GPUS`.
+#[cfg(test)]
+fn test_cuda(mut c: Config) -> Config {
+    if let Some(g) = std::env::var("HETLA_TEST_GPUS").ok().and_then(|s| GpuSelect::parse(&s)) {
+        c.gpus = g;
+        c.device_force = true;
+        c.device_nb = Some(16);
+        c.host_share = Some(0.5);
+    }
+    c
+}
+
+/// Outside the unit tests a configuration built in code has no CUDA device.
+#[cfg(not(test))]
+fn test_cuda(c: Config) -> Config {
+    c
 }
 
 /// Reads `name`; when it is set but `parse` rejects it, warns once and returns `None`.

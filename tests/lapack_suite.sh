@@ -12,7 +12,9 @@
 #   host      with LD_PRELOAD=target/release/libhetla.so, HETLA_MIN_N=0 and a small HETLA_NB
 #             (default 8) so that every call that can go down the tile path does;
 #   emu1..3   the same with 1, 2 and 3 emulated accelerators, every call sent to them
-#             (HETLA_DEVICE_FORCE=1), the last with 16K of device memory so tiles get evicted.
+#             (HETLA_DEVICE_FORCE=1), the last with 16K of device memory so tiles get evicted;
+#   fake1, fake2 (only, with the baseline, when LAPACK_SUITE_FAKECUDA=DIR is set): hetla's CUDA
+#             device on 1 and 2 fake GPUs (tests/fakecuda), described further down.
 # Each hetla run fails when xlintstd crashes or times out, when its output has a failure line
 # (`***` messages: wrong INFO, illegal value not detected, failed error exits; `failed to pass
 # the threshold`) that the baseline does not have, when its per-path summary lines differ from
@@ -173,18 +175,51 @@ check_variant() {
     fi
 }
 
-# check_devices NAME N: the run NAME really put tasks on all N emulated accelerators.
+# check_devices NAME N [PREFIX]: the run NAME really put tasks on all N devices named PREFIX0..
+# (default emu, the emulated accelerators).
 check_devices() {
-    local v=$1 n=$2 d used
+    local v=$1 n=$2 pre=${3:-emu} d used
     for d in $(seq 0 $((n - 1))); do
-        used=$(grep -c "dev=.*emu$d:[^ ]*tasks=[1-9]" "$OUT/$v.err")
+        used=$(grep -c "dev=.*$pre$d:[^ ]*tasks=[1-9]" "$OUT/$v.err")
         if [ "$used" -gt 0 ]; then
-            pass "$v: emu$d ran tasks in $used calls"
+            pass "$v: $pre$d ran tasks in $used calls"
         else
-            fail "$v: no call ran a task on emu$d"
+            fail "$v: no call ran a task on $pre$d"
         fi
     done
 }
+
+# LAPACK_SUITE_FAKECUDA=DIR runs only the variants on the fake CUDA libraries of tests/fakecuda
+# (built into DIR by tests/fakecuda/build.sh): hetla's real CUDA device code, every call sent to
+# the devices with small device tiles (HETLA_DEVICE_NB=16) so that every kernel and transfer kind
+# runs on the suite's small matrices:
+#   fake1  one fake GPU taking every tile column (HETLA_HOST_SHARE=0);
+#   fake2  two fake GPUs of 12K each beside the host, which keeps half of the columns
+#          (HETLA_HOST_SHARE=0.5; the measured rates would leave the slow fakes nothing): evictions, write-
+#          backs, tiles moving between the devices and the host.
+# Besides every check above, no `fakecuda: violation` line may appear (the fake aborts on one,
+# so the run fails anyway; the line is shown).
+if [ -n "${LAPACK_SUITE_FAKECUDA:-}" ]; then
+    fake=(LD_LIBRARY_PATH="$LAPACK_SUITE_FAKECUDA" HETLA_GPUS=all HETLA_DEVICE_FORCE=1 HETLA_DEVICE_NB=16)
+    check_variant fake1 "${fake[@]}" FAKECUDA_DEVICES=1 HETLA_HOST_SHARE=0
+    check_devices fake1 1 cuda
+    check_variant fake2 "${fake[@]}" FAKECUDA_DEVICES=2 FAKECUDA_MEM=12K HETLA_HOST_SHARE=0.5
+    check_devices fake2 2 cuda
+    if grep -q 'evict=[1-9]' "$OUT/fake2.err"; then
+        pass "fake2: evictions happened with 12K of device memory ($(grep -c 'evict=[1-9]' "$OUT/fake2.err") calls)"
+    else
+        fail "fake2: no eviction with 12K of device memory"
+    fi
+    for v in fake1 fake2; do
+        if grep -q '^fakecuda: ' "$OUT/$v.err"; then
+            fail "$v: the fake CUDA reported:"
+            grep -m 5 '^fakecuda: ' "$OUT/$v.err" | sed 's/^/    | /'
+        else
+            pass "$v: no violation reported by the fake CUDA"
+        fi
+    done
+    finish
+fi
 
 # LAPACK_SUITE_CUDA=1 (on a machine with an NVIDIA GPU) runs only the host variant and one on
 # the real CUDA devices, every call sent to them, instead of the emulated ones.

@@ -56,11 +56,16 @@ pub(crate) fn run_tiles(cfg: &Config, generate: impl FnOnce(&Seq)) -> Result<(),
 /// The big tile B of the hybrid partition for `routine` on `devices`: the routine's GPU default
 /// ([`crate::config::default_device_nb`], at least the host tile), or for emulated devices only,
 /// whose kernels are host BLAS on small test problems, twice the host tile.
-fn device_tile(routine: &str, nb_host: usize, devices: &[std::sync::Arc<dyn device::Device>]) -> usize {
+fn device_tile(
+    cfg: &Config,
+    routine: &str,
+    nb_host: usize,
+    devices: &[std::sync::Arc<dyn device::Device>],
+) -> usize {
     if devices.iter().all(|d| d.name().starts_with("emu")) {
         2 * nb_host
     } else {
-        crate::config::default_device_nb(routine).max(nb_host)
+        cfg.device_nb.unwrap_or_else(|| crate::config::default_device_nb(routine)).max(nb_host)
     }
 }
 
@@ -85,7 +90,7 @@ pub(crate) fn run_tiles_on_devices<R>(
     let mut part = Part::uniform(nb);
     let mut plan = None;
     if !devices.is_empty() && (cfg.device_force || device::worth_using(cfg, &devices, work)) {
-        let big = device_tile(routine, nb, &devices);
+        let big = device_tile(cfg, routine, nb, &devices);
         if let Some(p) = placement::hybrid_part(big, nb, device::host_share(cfg, &devices)) {
             part = p;
             plan = Some(Plan { devices, host_share: placement::column_share(&p) });

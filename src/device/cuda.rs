@@ -75,16 +75,6 @@ pub struct Copy2D {
 }
 
 impl Copy2D {
-    /// Host tile (leading dimension `ld`) into a packed device buffer.
-    pub fn host_to_packed(b: &HostBlock) -> Copy2D {
-        let w = b.m * b.elem;
-        Copy2D { width: w, height: b.n, src_pitch: (b.ld * b.elem).max(w), dst_pitch: w }
-    }
-    /// Packed device buffer into the host tile.
-    pub fn packed_to_host(b: &HostBlock) -> Copy2D {
-        let w = b.m * b.elem;
-        Copy2D { width: w, height: b.n, src_pitch: w, dst_pitch: (b.ld * b.elem).max(w) }
-    }
     /// Packed `m`×`n` f64 tile into rows `r0..` of a block with leading dimension `ld`
     /// (gathering a stack); the offset of the destination is `r0·8` bytes.
     pub fn tile_into_block(m: usize, n: usize, ld: usize) -> Copy2D {
@@ -97,6 +87,53 @@ impl Copy2D {
     /// Whether the copy moves nothing (CUDA rejects zero-width 2-D copies on some drivers).
     pub fn is_empty(&self) -> bool {
         self.width == 0 || self.height == 0
+    }
+}
+
+/// The pieces of at most [`SLOT_BYTES`] that a transfer of `bytes` goes in through a pinned
+/// staging slot: `(offset, length)` in the packed layout.
+pub fn chunks(bytes: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..bytes).step_by(SLOT_BYTES).map(move |off| (off, SLOT_BYTES.min(bytes - off)))
+}
+
+/// Copies bytes `off..off + out.len()` of the packed layout of host tile `b` (columns of
+/// `b.m·b.elem` bytes, one after the other) into `out`.
+///
+/// # Safety
+/// `b.ptr` must be readable for the tile's shape (`n` columns `ld·elem` bytes apart).
+pub unsafe fn pack(b: &HostBlock, off: usize, out: &mut [u8]) {
+    let col = b.m * b.elem;
+    let mut p = off;
+    while p < off + out.len() {
+        let (j, i) = (p / col, p % col);
+        let take = (col - i).min(off + out.len() - p);
+        // SAFETY: column j < n, bytes i..i + take of it (the caller's guarantee); `out` has room.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                b.ptr.add(j * b.ld * b.elem + i),
+                out.as_mut_ptr().add(p - off),
+                take,
+            )
+        };
+        p += take;
+    }
+}
+
+/// The reverse of [`pack`]: bytes `off..off + data.len()` of the packed layout into host tile `b`.
+///
+/// # Safety
+/// `b.ptr` must be writable for the tile's shape.
+pub unsafe fn unpack(data: &[u8], b: &HostBlock, off: usize) {
+    let col = b.m * b.elem;
+    let mut p = off;
+    while p < off + data.len() {
+        let (j, i) = (p / col, p % col);
+        let take = (col - i).min(off + data.len() - p);
+        // SAFETY: as in `pack`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr().add(p - off), b.ptr.add(j * b.ld * b.elem + i), take)
+        };
+        p += take;
     }
 }
 
@@ -256,20 +293,36 @@ impl Lane {
         })
     }
 
-    /// A device buffer of at least `bytes` in `slot` (grown, never shrunk, within a session).
-    fn grow(&self, slot: (cu::CUdeviceptr, usize), bytes: usize) -> Result<(cu::CUdeviceptr, usize), Error> {
+    /// Makes `slot` (the scratch or the POTRF workspace) a device buffer of at least `bytes`
+    /// (grown, never shrunk, within a session). `reclaim` is asked to give memory back when the
+    /// driver has none (true: try once more). On failure the slot is empty, never dangling.
+    fn grow(
+        comp: cu::CUstream,
+        slot: &mut (cu::CUdeviceptr, usize),
+        bytes: usize,
+        mut reclaim: impl FnMut() -> bool,
+    ) -> Result<(), Error> {
         if slot.1 >= bytes {
-            return Ok(slot);
+            return Ok(());
         }
         // SAFETY: the old buffer is only used by work on `comp`, which completes first.
         unsafe {
-            ck(cu::cuStreamSynchronize(self.comp), "sync")?;
+            ck(cu::cuStreamSynchronize(comp), "sync")?;
             if slot.1 > 0 {
                 ck(cu::cuMemFree_v2(slot.0), "free")?;
+                *slot = (0, 0);
             }
             let mut p = 0;
-            ck(cu::cuMemAlloc_v2(&mut p, bytes), "alloc scratch")?;
-            Ok((p, bytes))
+            let mut r = cu::cuMemAlloc_v2(&mut p, bytes);
+            if r == cu::CUresult::CUDA_ERROR_OUT_OF_MEMORY && reclaim() {
+                r = cu::cuMemAlloc_v2(&mut p, bytes);
+            }
+            if r == cu::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                return Err(super::out_of_memory());
+            }
+            ck(r, "alloc scratch")?;
+            *slot = (p, bytes);
+            Ok(())
         }
     }
 
@@ -358,15 +411,36 @@ fn start(ordinal: usize) -> Result<Gpu, Error> {
     Ok(Gpu { ordinal, ctx, total, rate, bandwidth, lanes: Mutex::new(vec![lane]) })
 }
 
-/// DGEMM rate: a few 2048³ products on the compute stream after one warm-up, timed on the host
-/// around a stream synchronisation.
+/// DGEMM rate: products of n×n blocks on the compute stream after one warm-up, timed on the host
+/// around a stream synchronisation. n doubles from 64 (less on a tiny device) until one product takes at least 2 ms
+/// (a real GPU reaches 2048 in milliseconds), n reaches 2048, or three blocks would take more
+/// than a quarter of the free memory: a device with little memory still starts, and a slow one
+/// (the fake CUDA of the tests, whose kernels are host BLAS) is not made to run seconds of DGEMM.
 fn measure_rate(lane: &mut Lane) -> Result<f64, Error> {
-    let n = 2048usize;
-    lane.scratch = lane.grow(lane.scratch, 3 * n * n * 8)?;
+    let (mut free, mut total) = (0, 0);
+    // SAFETY: out-parameters.
+    ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "memory info")?;
+    let mut n = 64usize;
+    while n > 8 && 3 * n * n * 8 > free / 4 {
+        n /= 2;
+    }
+    loop {
+        let (total_s, reps) = time_gemm(lane, n)?;
+        let per = total_s / reps as f64;
+        let bigger = 2 * n;
+        if per >= 2e-3 || bigger > 2048 || 3 * bigger * bigger * 8 > free / 4 {
+            return Ok(2.0 * (n as f64).powi(3) / per.max(1e-12));
+        }
+        n = bigger;
+    }
+}
+
+/// The seconds `reps` DGEMMs of n×n blocks take, and `reps`.
+fn time_gemm(lane: &mut Lane, n: usize) -> Result<(f64, usize), Error> {
+    Lane::grow(lane.comp, &mut lane.scratch, 3 * n * n * 8, || false)?;
     let (a, b, c) =
         (lane.scratch.0, lane.scratch.0 + (n * n * 8) as u64, lane.scratch.0 + (2 * n * n * 8) as u64);
-    // SAFETY: the three n×n blocks lie in the scratch buffer just allocated; its contents are
-    // whatever the allocation held, which only the timing sees.
+    // SAFETY: the three n×n blocks lie in the scratch buffer just sized; it is zeroed first.
     unsafe {
         ck(cu::cuMemsetD8Async(lane.scratch.0, 0, 3 * n * n * 8, lane.comp), "memset")?;
         let gemm = || {
@@ -393,31 +467,36 @@ fn measure_rate(lane: &mut Lane) -> Result<f64, Error> {
         gemm()?;
         ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
         let t0 = std::time::Instant::now();
-        let reps = 5;
+        let reps = 3;
         for _ in 0..reps {
             gemm()?;
         }
         ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
-        Ok(2.0 * (n as f64).powi(3) * reps as f64 / t0.elapsed().as_secs_f64().max(1e-9))
+        Ok((t0.elapsed().as_secs_f64(), reps))
     }
 }
 
-/// Host→device bandwidth: one 64 MiB copy from pinned memory into the lane's scratch.
+/// Host→device bandwidth: one copy from pinned memory into the lane's scratch, of 64 MiB or an
+/// eighth of the free memory if that is less.
 fn measure_bandwidth(lane: &mut Lane) -> Result<f64, Error> {
-    let bytes = 64usize << 20;
+    let (mut free, mut total) = (0, 0);
+    // SAFETY: out-parameters.
+    ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "memory info")?;
+    let bytes = (64usize << 20).min(free / 8).max(4096);
     // `grow` frees the old scratch when it must enlarge it, so the lane keeps the result.
-    lane.scratch = lane.grow(lane.scratch, bytes)?;
-    // SAFETY: pinned source and device destination of `bytes`; the source is freed here, the
-    // destination with the lane's scratch.
+    Lane::grow(lane.comp, &mut lane.scratch, bytes, || false)?;
+    // SAFETY: pinned source and device destination of `bytes`; the source is freed here after the
+    // copy completed (or after the stream was drained when it failed), the destination with the
+    // lane's scratch.
     unsafe {
         let src = cudarc::driver::result::malloc_host(bytes, 0)
             .map_err(|e| Error::Runtime(format!("pinned: {e}")))?;
         let t0 = std::time::Instant::now();
-        let r = ck(cu::cuMemcpyHtoDAsync_v2(lane.scratch.0, src, bytes, lane.cin), "copy")
-            .and_then(|_| ck(cu::cuStreamSynchronize(lane.cin), "sync"));
+        let r = ck(cu::cuMemcpyHtoDAsync_v2(lane.scratch.0, src, bytes, lane.cin), "copy");
+        let s = ck(cu::cuStreamSynchronize(lane.cin), "sync");
         let dt = t0.elapsed().as_secs_f64();
         cu::cuMemFreeHost(src);
-        r?;
+        r.and(s)?;
         Ok(bytes as f64 / dt.max(1e-9))
     }
 }
@@ -537,6 +616,23 @@ impl Cuda {
         self.lane.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Gives the cached free buffers back to the driver; false when there were none (or the
+    /// streams could not be drained). A cached buffer may still be the destination of a queued
+    /// copy in (a tile copied in for a task that then ran on the host, evicted before any kernel
+    /// used it), so the streams drain first (found by the fake CUDA).
+    fn reclaim(&self) -> bool {
+        let cached: Vec<_> =
+            self.cache.lock().unwrap_or_else(|e| e.into_inner()).drain().flat_map(|(_, v)| v).collect();
+        if cached.is_empty() || self.sync().is_err() {
+            return false;
+        }
+        for c in cached {
+            // SAFETY: cached buffers are unused by the host, and the streams are drained.
+            unsafe { cu::cuMemFree_v2(c) };
+        }
+        true
+    }
+
     /// Issues one 2-D copy on `stream`.
     ///
     /// # Safety
@@ -550,24 +646,27 @@ impl Cuda {
         if c.is_empty() {
             return Ok(());
         }
-        // SAFETY: the descriptor is plain data; zero is a valid value of every field.
-        let mut d: cu::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-        d.srcMemoryType = src.0;
-        d.dstMemoryType = dst.0;
-        if src.0 == cu::CUmemorytype::CU_MEMORYTYPE_HOST {
-            d.srcHost = src.1 as *const _;
-        } else {
-            d.srcDevice = src.1;
-        }
-        if dst.0 == cu::CUmemorytype::CU_MEMORYTYPE_HOST {
-            d.dstHost = dst.1 as *mut _;
-        } else {
-            d.dstDevice = dst.1;
-        }
-        d.srcPitch = c.src_pitch;
-        d.dstPitch = c.dst_pitch;
-        d.WidthInBytes = c.width;
-        d.Height = c.height;
+        // Every field spelled out: `mem::zeroed` of this struct is invalid (the memory-type
+        // enums have no zero value; the fake CUDA's first run hit the abort it causes).
+        let host = cu::CUmemorytype::CU_MEMORYTYPE_HOST;
+        let d = cu::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: src.0,
+            srcHost: if src.0 == host { src.1 as *const _ } else { std::ptr::null() },
+            srcDevice: if src.0 == host { 0 } else { src.1 },
+            srcArray: std::ptr::null_mut(),
+            srcPitch: c.src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: dst.0,
+            dstHost: if dst.0 == host { dst.1 as *mut _ } else { std::ptr::null_mut() },
+            dstDevice: if dst.0 == host { 0 } else { dst.1 },
+            dstArray: std::ptr::null_mut(),
+            dstPitch: c.dst_pitch,
+            WidthInBytes: c.width,
+            Height: c.height,
+        };
         // SAFETY: the caller's guarantee.
         ck(unsafe { cu::cuMemcpy2DAsync_v2(&d, stream) }, "2-D copy")
     }
@@ -576,7 +675,10 @@ impl Cuda {
     fn run(&self, lane: &mut Lane, low: &Lowered, args: &[DevTile]) -> Result<i32, Error> {
         const DEV: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
         let (total, offs) = low.layout();
-        lane.scratch = lane.grow(lane.scratch, total * 8)?;
+        // All device memory the calls need is found before the first is issued: running out
+        // then leaves every operand as it was, and the runtime can evict and retry or run the
+        // task on the host (`super::is_out_of_memory`).
+        Lane::grow(lane.comp, &mut lane.scratch, total * 8, || self.reclaim())?;
         let base = lane.scratch.0;
         let addr = |m: Mat| -> u64 {
             let b = match m.src {
@@ -587,6 +689,29 @@ impl Cuda {
         };
         let h = lane.blas;
         let mut info = 0;
+        let mut work_elems = 0;
+        for c in &low.calls {
+            if let Call::Potrf { uplo, n, a } = *c {
+                let mut lwork = 0;
+                // SAFETY: the query only reads its arguments (`a` lies in the sized scratch or
+                // an operand).
+                cks(
+                    unsafe {
+                        cs::cusolverDnDpotrf_bufferSize(
+                            lane.solver,
+                            fill_solver(uplo),
+                            ci(n),
+                            addr(a) as *mut f64,
+                            ci(a.ld),
+                            &mut lwork,
+                        )
+                    },
+                    "dpotrf workspace",
+                )?;
+                work_elems = work_elems.max(potrf_work_elems(lwork));
+            }
+        }
+        Lane::grow(lane.comp, &mut lane.work, work_elems * 8, || self.reclaim())?;
         for c in &low.calls {
             // SAFETY: every address is inside a resident operand or the scratch just sized by
             // the lowering's layout; sizes and leading dimensions come from the lowering, whose
@@ -716,21 +841,8 @@ impl Cuda {
                         "dswap",
                     )?,
                     Call::Potrf { uplo, n, a } => {
-                        let mut lwork = 0;
                         let pa = addr(a) as *mut f64;
-                        cks(
-                            cs::cusolverDnDpotrf_bufferSize(
-                                lane.solver,
-                                fill_solver(uplo),
-                                ci(n),
-                                pa,
-                                ci(a.ld),
-                                &mut lwork,
-                            ),
-                            "dpotrf workspace",
-                        )?;
-                        let elems = potrf_work_elems(lwork);
-                        lane.work = lane.grow(lane.work, elems * 8)?;
+                        let elems = lane.work.1 / 8;
                         cks(
                             cs::cusolverDnDpotrf(
                                 lane.solver,
@@ -744,17 +856,14 @@ impl Cuda {
                             ),
                             "dpotrf",
                         )?;
-                        // devInfo lives on the device: read it back after the kernel.
+                        // devInfo lives on the device: read it back after the kernel, through
+                        // the pinned out slot (free: the lane's lock is held).
                         ck(
-                            cu::cuMemcpyDtoHAsync_v2(
-                                (&mut info) as *mut i32 as *mut _,
-                                lane.info,
-                                4,
-                                lane.comp,
-                            ),
+                            cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, lane.info, 4, lane.comp),
                             "devInfo",
                         )?;
                         ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+                        info = (lane.stage_out as *const i32).read_unaligned();
                         if info < 0 {
                             return Err(Error::Runtime(format!(
                                 "cusolverDnDpotrf: argument {} invalid",
@@ -809,14 +918,8 @@ impl Device for Cuda {
             return Some(DevBuf { addr: p, bytes });
         }
         // Out of memory: give the cached buffers back to the driver and try once more.
-        let cached: Vec<_> =
-            self.cache.lock().unwrap_or_else(|e| e.into_inner()).drain().flat_map(|(_, v)| v).collect();
-        if cached.is_empty() {
+        if !self.reclaim() {
             return None;
-        }
-        for c in cached {
-            // SAFETY: cached buffers are unused.
-            unsafe { cu::cuMemFree_v2(c) };
         }
         // SAFETY: an out-parameter.
         (unsafe { cu::cuMemAlloc_v2(&mut p, bytes) } == cu::CUresult::CUDA_SUCCESS)
@@ -837,28 +940,24 @@ impl Device for Cuda {
         self.current()?;
         let mut g = self.lane();
         let lane = g.as_mut().expect("a live session has its lane");
-        let bytes = src.bytes();
-        let col = src.m * src.elem;
-        if bytes <= SLOT_BYTES {
+        // Every byte goes through a pinned slot: an async copy from pageable memory would be
+        // staged by the driver and synchronous. A tile larger than a slot goes in slot-sized
+        // pieces of its packed layout, the two slots alternating.
+        for (off, len) in chunks(src.bytes()) {
             let (slot, ev) = lane.stage_in[lane.next_slot];
             lane.next_slot ^= 1;
             // SAFETY: waiting for the slot's previous transfer makes it free to overwrite; the
-            // caller guarantees `src` readable for its shape; the slot holds SLOT_BYTES.
+            // caller guarantees `src` readable for its shape; `len` ≤ SLOT_BYTES, the slot's
+            // size; `dst` holds the packed tile, so `off + len` bytes fit.
             unsafe {
                 ck(cu::cuEventSynchronize(ev), "staging")?;
-                for j in 0..src.n {
-                    std::ptr::copy_nonoverlapping(src.ptr.add(j * src.ld * src.elem), slot.add(j * col), col);
-                }
-                ck(cu::cuMemcpyHtoDAsync_v2(dst.addr, slot as *const _, bytes, lane.cin), "copy in")?;
+                pack(src, off, std::slice::from_raw_parts_mut(slot, len));
+                ck(
+                    cu::cuMemcpyHtoDAsync_v2(dst.addr + off as u64, slot as *const _, len, lane.cin),
+                    "copy in",
+                )?;
                 ck(cu::cuEventRecord(ev, lane.cin), "event")?;
             }
-        } else {
-            const H: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_HOST;
-            const D: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            // SAFETY: the caller keeps `src` valid until `sync`; `dst` holds the packed tile.
-            unsafe {
-                Self::copy2d(Copy2D::host_to_packed(src), (H, src.ptr as u64), (D, dst.addr), lane.cin)?
-            };
         }
         // SAFETY: plain event record on our stream.
         ck(unsafe { cu::cuEventRecord(lane.copied, lane.cin) }, "event")
@@ -869,31 +968,20 @@ impl Device for Cuda {
         self.current()?;
         let g = self.lane();
         let lane = g.as_ref().expect("a live session has its lane");
-        let bytes = dst.bytes();
-        let col = dst.m * dst.elem;
         // SAFETY: the out stream first waits for every kernel issued so far (the buffer's last
-        // writer among them); the staging slot is only used under the lane's lock; the caller
-        // guarantees `dst` writable and unshared.
-        unsafe {
-            ck(cu::cuStreamWaitEvent(lane.cout, lane.computed, 0), "wait")?;
-            if bytes <= SLOT_BYTES {
+        // writer among them).
+        ck(unsafe { cu::cuStreamWaitEvent(lane.cout, lane.computed, 0) }, "wait")?;
+        for (off, len) in chunks(dst.bytes()) {
+            // SAFETY: the staging slot is only used under the lane's lock and holds SLOT_BYTES ≥
+            // `len`; the copy is complete (stream synchronised) before the slot is read; the
+            // caller guarantees `dst` writable and unshared.
+            unsafe {
                 ck(
-                    cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, src.addr, bytes, lane.cout),
+                    cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, src.addr + off as u64, len, lane.cout),
                     "copy out",
                 )?;
                 ck(cu::cuStreamSynchronize(lane.cout), "sync")?;
-                for j in 0..dst.n {
-                    std::ptr::copy_nonoverlapping(
-                        lane.stage_out.add(j * col),
-                        dst.ptr.add(j * dst.ld * dst.elem),
-                        col,
-                    );
-                }
-            } else {
-                const H: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_HOST;
-                const D: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-                Self::copy2d(Copy2D::packed_to_host(dst), (D, src.addr), (H, dst.ptr as u64), lane.cout)?;
-                ck(cu::cuStreamSynchronize(lane.cout), "sync")?;
+                unpack(std::slice::from_raw_parts(lane.stage_out, len), dst, off);
             }
         }
         Ok(())
@@ -911,20 +999,28 @@ impl Device for Cuda {
                 let p = args[ipiv.first];
                 assert!(ipiv.count == 1 && p.elem == 4 && p.m * p.n >= count, "LASWP pivots: one i32 tile");
                 let mut v = vec![0i32; count];
-                // SAFETY: the pivot tile holds at least `count` i32; the compute stream (which
-                // waited for the copies in) is drained before reading.
-                unsafe {
-                    if count > 0 {
+                // Through the pinned out slot (an async copy into pageable memory would be
+                // synchronous), in slot-sized pieces; the compute stream (which waited for the
+                // copies in) is drained before each piece is read.
+                for (off, len) in chunks(count * 4) {
+                    // SAFETY: the pivot tile holds at least `count` i32; the slot holds
+                    // SLOT_BYTES ≥ `len` and is only used under the lane's lock.
+                    unsafe {
                         ck(
                             cu::cuMemcpyDtoHAsync_v2(
-                                v.as_mut_ptr() as *mut _,
-                                p.buf.addr,
-                                count * 4,
+                                lane.stage_out as *mut _,
+                                p.buf.addr + off as u64,
+                                len,
                                 lane.comp,
                             ),
                             "pivots",
                         )?;
                         ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+                        std::ptr::copy_nonoverlapping(
+                            lane.stage_out,
+                            (v.as_mut_ptr() as *mut u8).add(off),
+                            len,
+                        );
                     }
                 }
                 v.iter().map(|x| x - ipiv_base).collect()
@@ -977,11 +1073,6 @@ mod tests {
 
     #[test]
     fn pitches_of_strided_copies() {
-        let b = HostBlock { ptr: std::ptr::null_mut(), m: 5, n: 3, ld: 8, elem: 8 };
-        assert_eq!(Copy2D::host_to_packed(&b), Copy2D { width: 40, height: 3, src_pitch: 64, dst_pitch: 40 });
-        assert_eq!(Copy2D::packed_to_host(&b), Copy2D { width: 40, height: 3, src_pitch: 40, dst_pitch: 64 });
-        let p = HostBlock { elem: 4, ..b };
-        assert_eq!(Copy2D::host_to_packed(&p), Copy2D { width: 20, height: 3, src_pitch: 32, dst_pitch: 20 });
         // A tile of 4 rows into rows r0.. of a gathered block of 10 rows.
         assert_eq!(
             Copy2D::tile_into_block(4, 6, 10),
@@ -991,39 +1082,53 @@ mod tests {
             Copy2D::block_into_tile(4, 6, 10),
             Copy2D { width: 32, height: 6, src_pitch: 80, dst_pitch: 32 }
         );
-        let empty = HostBlock { m: 0, ..b };
-        assert!(Copy2D::host_to_packed(&empty).is_empty());
-        assert!(!Copy2D::host_to_packed(&b).is_empty());
+        assert!(Copy2D::tile_into_block(0, 6, 10).is_empty());
+        assert!(Copy2D::tile_into_block(4, 0, 10).is_empty());
+        assert!(!Copy2D::tile_into_block(4, 6, 10).is_empty());
     }
 
-    /// The 2-D copy descriptions, carried out by a host loop, move exactly the tile.
+    /// Packing a strided host tile in pieces (as staging does, with any piece size) and
+    /// unpacking it back moves exactly the tile: every element in order, nothing past row m.
     #[test]
-    fn pitches_move_exactly_the_tile() {
+    fn staging_pieces_move_exactly_the_tile() {
         let (m, n, ld) = (5usize, 4usize, 9usize);
         let host: Vec<f64> = (0..ld * n).map(|x| x as f64).collect();
         let b = HostBlock { ptr: host.as_ptr() as *mut u8, m, n, ld, elem: 8 };
-        let run = |c: Copy2D, src: &[u8], dst: &mut [u8]| {
-            for j in 0..c.height {
-                dst[j * c.dst_pitch..j * c.dst_pitch + c.width]
-                    .copy_from_slice(&src[j * c.src_pitch..j * c.src_pitch + c.width]);
+        for piece in [1usize, 3, 8, 13, 40, 160, 1000] {
+            let mut packed = vec![0u8; b.bytes()];
+            let mut off = 0;
+            while off < packed.len() {
+                let len = piece.min(packed.len() - off);
+                // SAFETY: `host` holds the tile's shape.
+                unsafe { pack(&b, off, &mut packed[off..off + len]) };
+                off += len;
             }
-        };
-        let src_bytes: Vec<u8> = host.iter().flat_map(|x| x.to_ne_bytes()).collect();
-        let mut packed = vec![0u8; b.bytes()];
-        run(Copy2D::host_to_packed(&b), &src_bytes[..], &mut packed);
-        let mut back = vec![0xffu8; ld * n * 8];
-        run(Copy2D::packed_to_host(&b), &packed, &mut back);
-        for j in 0..n {
-            for i in 0..ld {
-                let got =
-                    f64::from_ne_bytes(back[(i + j * ld) * 8..(i + j * ld) * 8 + 8].try_into().unwrap());
-                if i < m {
-                    assert_eq!(got, host[i + j * ld]);
-                } else {
-                    assert!(got.is_nan(), "row {i} (past m) must not be written");
+            let vals: Vec<f64> =
+                packed.chunks(8).map(|x| f64::from_ne_bytes(x.try_into().unwrap())).collect();
+            let want: Vec<f64> = (0..n).flat_map(|j| (0..m).map(move |i| (i + j * ld) as f64)).collect();
+            assert_eq!(vals, want, "piece {piece}");
+            let mut back = vec![f64::NAN; ld * n];
+            let out = HostBlock { ptr: back.as_mut_ptr() as *mut u8, ..b };
+            let mut off = 0;
+            while off < packed.len() {
+                let len = piece.min(packed.len() - off);
+                // SAFETY: `back` holds the tile's shape.
+                unsafe { unpack(&packed[off..off + len], &out, off) };
+                off += len;
+            }
+            for j in 0..n {
+                for i in 0..ld {
+                    if i < m {
+                        assert_eq!(back[i + j * ld], host[i + j * ld]);
+                    } else {
+                        assert!(back[i + j * ld].is_nan(), "row {i} (past m) must not be written");
+                    }
                 }
             }
         }
+        let pieces: Vec<_> = chunks(2 * SLOT_BYTES + 5).collect();
+        assert_eq!(pieces, vec![(0, SLOT_BYTES), (SLOT_BYTES, SLOT_BYTES), (2 * SLOT_BYTES, 5)]);
+        assert_eq!(chunks(0).count(), 0);
     }
 
     #[test]
@@ -1047,6 +1152,42 @@ mod tests {
         assert_eq!(potrf_work_elems(256), 256);
         assert_eq!(potrf_work_elems(257), 512);
         const { assert!(SLOT_BYTES >= 1024 * 1024 * 8, "a 1024×1024 tile goes through pinned staging") };
+    }
+
+    /// Under `HETLA_TEST_GPUS` (the unit suite on the fake CUDA, or on a GPU) the devices must
+    /// open, or that whole run would silently test the host only. Then a tile larger than a
+    /// staging slot goes in and out in pieces, and a gathered stack goes through `execute`.
+    #[test]
+    fn devices_asked_for_by_the_test_run_open_and_move_large_tiles() {
+        if std::env::var_os("HETLA_TEST_GPUS").is_none() {
+            return; // the host-only runs; scripts/test.sh's unit-fakecuda steps set it
+        }
+        let cfg = Config::with_threads(1);
+        let devs = open(&cfg);
+        assert!(!devs.is_empty(), "HETLA_TEST_GPUS is set but no CUDA device opened");
+        let d = &devs[0];
+        // 1100 x 1000 doubles with ld 1103: 8.8 MB, more than one slot.
+        let (m, n, ld) = (1100usize, 1000usize, 1103usize);
+        let host: Vec<f64> = (0..ld * n).map(|x| x as f64 * 0.5).collect();
+        let src = HostBlock { ptr: host.as_ptr() as *mut u8, m, n, ld, elem: 8 };
+        assert!(src.bytes() > SLOT_BYTES);
+        let buf = d.alloc(src.bytes()).expect("device memory for the test tile");
+        let mut back = vec![-1.0f64; ld * n];
+        let dst = HostBlock { ptr: back.as_mut_ptr() as *mut u8, ..src };
+        // SAFETY: both host blocks are live vectors of the tile's shape; the copy out completes
+        // before it returns, the copy in before (on the same device, ordered by its events).
+        unsafe {
+            d.copy_in(&src, &buf).unwrap();
+            d.sync().unwrap();
+            d.copy_out(&buf, &dst).unwrap();
+        }
+        for j in 0..n {
+            for i in 0..ld {
+                let want = if i < m { host[i + j * ld] } else { -1.0 };
+                assert_eq!(back[i + j * ld], want, "element ({i}, {j})");
+            }
+        }
+        d.free(buf);
     }
 
     /// On a machine without libcuda (this project's), opening devices is empty and says why,

@@ -188,6 +188,14 @@ impl Directory {
         Ok(Some(out))
     }
 
+    /// Evicts every unlocked buffer of device `d` (writing back what only it holds), so that a
+    /// kernel that ran out of memory for its workspace can retry.
+    pub fn evict_unlocked(&self, d: usize) -> Result<(), Error> {
+        let mut g = self.lock();
+        while g.evict_one(d)? {}
+        Ok(())
+    }
+
     /// Unlocks the tiles of a device task after its kernel has completed.
     pub fn release(&self, d: usize, uses: &[TileUse]) {
         let mut g = self.lock();

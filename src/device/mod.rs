@@ -218,6 +218,20 @@ pub trait Device: Send + Sync {
     fn link_bandwidth(&self) -> f64;
 }
 
+/// The error a device kernel returns when the device has no memory left for its workspace,
+/// before it changed any operand: the runtime may free device memory and retry, or run the task
+/// on the host ([`is_out_of_memory`]).
+pub fn out_of_memory() -> Error {
+    Error::Runtime(OUT_OF_MEMORY.to_string())
+}
+
+/// Whether `e` is [`out_of_memory`]'s error.
+pub fn is_out_of_memory(e: &Error) -> bool {
+    matches!(e, Error::Runtime(s) if s == OUT_OF_MEMORY)
+}
+
+const OUT_OF_MEMORY: &str = "device out of memory for kernel workspace";
+
 /// Interns a device name so trace events can keep a `&'static str`.
 pub fn intern(name: &str) -> &'static str {
     static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);

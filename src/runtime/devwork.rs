@@ -117,27 +117,47 @@ fn run_on_device<'a>(
         let t0 = trace::now_us();
         let mut on_device = false;
         if device.supports(&op) {
-            match dir.acquire(d, &accesses) {
-                Ok(Some(tiles)) => {
-                    on_device = true;
-                    let r = catch_unwind(AssertUnwindSafe(|| {
-                        let info = device.execute(&op, &tiles)?;
-                        device.sync()?;
-                        Ok::<i32, Error>(info)
-                    }));
-                    dir.release(d, &accesses);
-                    result = match r {
-                        Ok(Ok(0)) => Ok(()),
-                        Ok(Ok(info)) => match op {
-                            DeviceOp::Potrf { info_base, .. } => Err(Error::Numerical(info_base + info)),
-                            _ => Err(Error::Runtime(format!("{name} on {} returned {info}", device.name()))),
-                        },
-                        Ok(Err(e)) => Err(e),
-                        Err(e) => Err(panic_error(name, e)),
-                    };
+            // A kernel that finds no device memory for its workspace has changed nothing: its
+            // tiles are unlocked, every other buffer of the device is evicted, and it runs once
+            // more; if memory is still short, the task runs on the host (below).
+            for attempt in 0..2 {
+                match dir.acquire(d, &accesses) {
+                    Ok(Some(tiles)) => {
+                        let r = catch_unwind(AssertUnwindSafe(|| {
+                            let info = device.execute(&op, &tiles)?;
+                            device.sync()?;
+                            Ok::<i32, Error>(info)
+                        }));
+                        dir.release(d, &accesses);
+                        if let Ok(Err(e)) = &r {
+                            if crate::device::is_out_of_memory(e) {
+                                if attempt == 0 {
+                                    result = dir.evict_unlocked(d);
+                                    if result.is_ok() {
+                                        continue;
+                                    }
+                                }
+                                break;
+                            }
+                        }
+                        on_device = true;
+                        result = match r {
+                            Ok(Ok(0)) => Ok(()),
+                            Ok(Ok(info)) => match op {
+                                DeviceOp::Potrf { info_base, .. } => Err(Error::Numerical(info_base + info)),
+                                _ => Err(Error::Runtime(format!(
+                                    "{name} on {} returned {info}",
+                                    device.name()
+                                ))),
+                            },
+                            Ok(Err(e)) => Err(e),
+                            Err(e) => Err(panic_error(name, e)),
+                        };
+                    }
+                    Ok(None) => {}
+                    Err(e) => result = Err(e),
                 }
-                Ok(None) => {}
-                Err(e) => result = Err(e),
+                break;
             }
         }
         if !on_device && result.is_ok() {

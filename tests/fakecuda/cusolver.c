@@ -1,0 +1,125 @@
+/* cusolver.c: a strict stand-in for libcusolver.so (the dense Cholesky hetla calls), test
+ * fixture only. Like the real cusolverDnDpotrf, the factorisation runs asynchronously on the
+ * handle's stream and writes INFO to *device* memory (devInfo); the workspace must be a device
+ * buffer of at least the size cusolverDnDpotrf_bufferSize returned. Names, signatures and enum
+ * values follow the public cuSOLVER API.
+ */
+#include "fakecuda.h"
+
+#include <stdlib.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define HANDLE_MAGIC 0x4353444eu
+
+typedef int cusolverStatus_t;
+enum {
+    CUSOLVER_STATUS_SUCCESS = 0,
+    CUSOLVER_STATUS_NOT_INITIALIZED = 1,
+    CUSOLVER_STATUS_INVALID_VALUE = 3,
+    CUSOLVER_STATUS_EXECUTION_FAILED = 6,
+};
+
+struct handle {
+    unsigned magic;
+    struct fc_ctx *ctx;
+    struct fc_stream *stream;
+    int destroyed;
+};
+typedef struct handle *cusolverDnHandle_t;
+
+static void check(cusolverDnHandle_t h, const char *fn)
+{
+    if (!h || h->magic != HANDLE_MAGIC)
+        fakecuda_violation("%s: %p is not a cuSOLVER handle", fn, (void *)h);
+    if (h->destroyed)
+        fakecuda_violation("%s: the cuSOLVER handle was destroyed", fn);
+}
+
+EXPORT cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *out)
+{
+    struct fc_ctx *c = fakecuda_current("cusolverDnCreate");
+    if (fakecuda_inject("cusolverDnCreate"))
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
+    struct handle *h = calloc(1, sizeof *h);
+    h->magic = HANDLE_MAGIC;
+    h->ctx = c;
+    *out = h;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+EXPORT cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t h)
+{
+    check(h, "cusolverDnDestroy");
+    h->destroyed = 1;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+EXPORT cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t h, struct fc_stream *s)
+{
+    check(h, "cusolverDnSetStream");
+    if (fakecuda_inject("cusolverDnSetStream"))
+        return CUSOLVER_STATUS_EXECUTION_FAILED;
+    fakecuda_lock();
+    fakecuda_stream_of(h->ctx, s, "cusolverDnSetStream");
+    h->stream = s;
+    fakecuda_unlock();
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+/* The workspace this fake asks for (elements): the real library's size varies by version and
+ * GPU; any positive size makes the caller allocate and pass one. */
+static int work_elems(int n) { return n * 64 + 128; }
+
+static char fill_char(int f, const char *fn)
+{
+    if (f != 0 && f != 1)
+        fakecuda_violation("%s: fill mode %d is not LOWER or UPPER", fn, f);
+    return f == 0 ? 'L' : 'U';
+}
+
+EXPORT cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t h, int uplo, int n, double *A, int lda,
+                                                    int *lwork)
+{
+    static const char fn[] = "cusolverDnDpotrf_bufferSize";
+    check(h, fn);
+    fill_char(uplo, fn);
+    struct fc_ctx *c = fakecuda_current(fn);
+    if (c != h->ctx)
+        fakecuda_violation("%s: the handle's context (device %d) is not current on this thread", fn, fakecuda_ctx_dev(h->ctx));
+    if (fakecuda_ctx_error(c) || fakecuda_inject(fn))
+        return CUSOLVER_STATUS_EXECUTION_FAILED;
+    if (n < 0)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    fakecuda_lock();
+    fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, n, n, lda, 8);
+    fakecuda_unlock();
+    *lwork = work_elems(n);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+EXPORT cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t h, int uplo, int n, double *A, int lda, double *work,
+                                         int lwork, int *devInfo)
+{
+    static const char fn[] = "cusolverDnDpotrf";
+    check(h, fn);
+    char u = fill_char(uplo, fn);
+    struct fc_ctx *c = fakecuda_current(fn);
+    if (c != h->ctx)
+        fakecuda_violation("%s: the handle's context (device %d) is not current on this thread", fn, fakecuda_ctx_dev(h->ctx));
+    if (fakecuda_ctx_error(c) || fakecuda_inject(fn))
+        return CUSOLVER_STATUS_EXECUTION_FAILED;
+    if (n < 0)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    if (lwork < work_elems(n))
+        fakecuda_violation("%s: workspace of %d elements < the %d cusolverDnDpotrf_bufferSize asked for", fn, lwork,
+                           work_elems(n));
+    fakecuda_lock();
+    struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
+    struct fc_op op = {.kind = OP_POTRF, .name = fn, .c1 = u, .n = n, .lda = lda};
+    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, n, n, lda, 8, 1);
+    fakecuda_operand(s, fn, "workspace", (CUdeviceptr)work, lwork, 1, lwork, 8, 1);
+    op.info = fakecuda_operand(s, fn, "devInfo", (CUdeviceptr)devInfo, 1, 1, 1, 4, 1);
+    fakecuda_enqueue(s, &op);
+    fakecuda_unlock();
+    return CUSOLVER_STATUS_SUCCESS;
+}

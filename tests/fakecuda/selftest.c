@@ -1,0 +1,211 @@
+/* selftest.c: tests of the fake CUDA itself (run by tests/fakecuda/selftest.sh).
+ *
+ * `selftest CASE` runs one scenario against the fake libraries. `ok` is correct CUDA usage and
+ * must pass with right numbers; every other case makes one mistake that the fake must report
+ * (selftest.sh checks the `fakecuda: violation:` line and the abort) or, for `oom`, must return
+ * as an error.
+ */
+#include "fakecuda.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The API under test, as the public CUDA headers declare it. */
+CUresult cuInit(unsigned);
+CUresult cuDeviceGet(CUdevice *, int);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
+CUresult cuCtxSetCurrent(CUcontext);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemGetInfo_v2(size_t *, size_t *);
+CUresult cuMemHostAlloc(void **, size_t, unsigned);
+CUresult cuMemFreeHost(void *);
+CUresult cuStreamCreate(CUstream *, unsigned);
+CUresult cuStreamSynchronize(CUstream);
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned);
+CUresult cuEventCreate(CUevent *, unsigned);
+CUresult cuEventRecord(CUevent, CUstream);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
+CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *, CUstream);
+CUresult cuMemsetD8Async(CUdeviceptr, unsigned char, size_t, CUstream);
+typedef struct handle *cublasHandle_t;
+int cublasCreate_v2(cublasHandle_t *);
+int cublasSetStream_v2(cublasHandle_t, CUstream);
+int cublasDgemm_v2(cublasHandle_t, int, int, int, int, int, const double *, const double *, int, const double *,
+                   int, const double *, double *, int);
+typedef struct handle *cusolverDnHandle_t;
+int cusolverDnCreate(cusolverDnHandle_t *);
+int cusolverDnSetStream(cusolverDnHandle_t, CUstream);
+int cusolverDnDpotrf_bufferSize(cusolverDnHandle_t, int, int, double *, int, int *);
+int cusolverDnDpotrf(cusolverDnHandle_t, int, int, double *, int, double *, int, int *);
+
+#define CK(x)                                                                                                        \
+    do {                                                                                                             \
+        int r_ = (x);                                                                                                \
+        if (r_ != 0) {                                                                                               \
+            fprintf(stderr, "selftest: %s returned %d\n", #x, r_);                                                   \
+            exit(2);                                                                                                 \
+        }                                                                                                            \
+    } while (0)
+
+enum { N = 32 };
+
+static CUstream sa, sb, sc;
+static CUevent ev;
+static cublasHandle_t blas;
+static double *pin; /* pinned staging of 3 N x N matrices */
+
+static void setup(void)
+{
+    CUdevice d;
+    CUcontext c;
+    CK(cuInit(0));
+    CK(cuDeviceGet(&d, 0));
+    CK(cuDevicePrimaryCtxRetain(&c, d));
+    CK(cuCtxSetCurrent(c));
+    CK(cuStreamCreate(&sa, 1));
+    CK(cuStreamCreate(&sb, 1));
+    CK(cuStreamCreate(&sc, 1));
+    CK(cuEventCreate(&ev, 2));
+    CK(cublasCreate_v2(&blas));
+    CK(cuMemHostAlloc((void **)&pin, 3 * N * N * sizeof(double), 0));
+    for (int i = 0; i < 3 * N * N; i++)
+        pin[i] = (double)(i % 7) - 3.0;
+}
+
+/* Copies A and B in on stream sa, C = A*B on the handle's stream, C out on that stream. With
+ * `wait` the handle's stream waits for the copies through the event, as it must. */
+static void gemm_round(CUstream on, int wait, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c)
+{
+    const double one = 1.0, zero = 0.0;
+    CK(cuMemcpyHtoDAsync_v2(a, pin, N * N * 8, sa));
+    CK(cuMemcpyHtoDAsync_v2(b, pin + N * N, N * N * 8, sa));
+    CK(cuEventRecord(ev, sa));
+    if (wait)
+        CK(cuStreamWaitEvent(sb, ev, 0));
+    CK(cublasSetStream_v2(blas, on));
+    CK(cublasDgemm_v2(blas, 0, 0, N, N, N, &one, (const double *)a, N, (const double *)b, N, &zero, (double *)c, N));
+    CK(cuMemcpyDtoHAsync_v2(pin + 2 * N * N, c, N * N * 8, on));
+    CK(cuStreamSynchronize(on));
+    CK(cuStreamSynchronize(sa));
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "ok";
+    setup();
+    CUdeviceptr a, b, c;
+    CK(cuMemAlloc_v2(&a, N * N * 8));
+    CK(cuMemAlloc_v2(&b, N * N * 8));
+    CK(cuMemAlloc_v2(&c, N * N * 8));
+
+    if (strcmp(what, "ok") == 0) {
+        /* Correct use: the numbers must be right, devInfo must come back through device memory,
+         * cuMemGetInfo must account for the allocations. */
+        gemm_round(sb, 1, a, b, c);
+        double maxerr = 0;
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) {
+                double s = 0;
+                for (int k = 0; k < N; k++)
+                    s += pin[i + k * N] * pin[N * N + k + j * N];
+                maxerr = fmax(maxerr, fabs(s - pin[2 * N * N + i + j * N]));
+            }
+        if (maxerr > 1e-9) {
+            fprintf(stderr, "selftest: gemm wrong by %g\n", maxerr);
+            return 1;
+        }
+        size_t fr, tot;
+        CK(cuMemGetInfo_v2(&fr, &tot));
+        if (tot - fr != 3 * ((N * N * 8 + 255) / 256 * 256)) {
+            fprintf(stderr, "selftest: cuMemGetInfo says %zu bytes used\n", tot - fr);
+            return 1;
+        }
+        /* POTRF of a matrix that is not positive definite at column 3: devInfo = 3. */
+        cusolverDnHandle_t sol;
+        CK(cusolverDnCreate(&sol));
+        CK(cusolverDnSetStream(sol, sc));
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++)
+                pin[i + j * N] = i == j ? (i == 2 ? -1.0 : 4.0) : 0.0;
+        int lwork;
+        CUdeviceptr w, info;
+        CK(cusolverDnDpotrf_bufferSize(sol, 0, N, (double *)a, N, &lwork));
+        CK(cuMemAlloc_v2(&w, (size_t)lwork * 8));
+        CK(cuMemAlloc_v2(&info, 4));
+        CK(cuMemcpyHtoDAsync_v2(a, pin, N * N * 8, sc));
+        CK(cusolverDnDpotrf(sol, 0, N, (double *)a, N, (double *)w, lwork, (int *)info));
+        CK(cuMemcpyDtoHAsync_v2(pin + N * N, info, 4, sc));
+        CK(cuStreamSynchronize(sc));
+        int got;
+        memcpy(&got, pin + N * N, 4);
+        if (got != 3) {
+            fprintf(stderr, "selftest: devInfo %d, expected 3\n", got);
+            return 1;
+        }
+        CK(cuMemFree_v2(w));
+        CK(cuMemFree_v2(info));
+        printf("selftest ok: gemm right, memory accounted, devInfo %d\n", got);
+        return 0;
+    }
+    if (strcmp(what, "pitch") == 0) {
+        /* A 2-D copy whose destination pitch is one element too large for the buffer. */
+        CUDA_MEMCPY2D d = {.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = pin, .srcPitch = N * 8,
+                           .dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = a, .dstPitch = (N + 1) * 8,
+                           .WidthInBytes = N * 8, .Height = N};
+        CK(cuMemcpy2DAsync_v2(&d, sa));
+        CK(cuStreamSynchronize(sa));
+        return 0;
+    }
+    if (strcmp(what, "nosync") == 0) {
+        /* The kernel's stream does not wait for the copies in. */
+        gemm_round(sb, 0, a, b, c);
+        return 0;
+    }
+    if (strcmp(what, "freed") == 0) {
+        CK(cuMemFree_v2(b));
+        CK(cuMemsetD8Async(b, 0, 8, sa));
+        CK(cuStreamSynchronize(sa));
+        return 0;
+    }
+    if (strcmp(what, "wrongstream") == 0) {
+        /* sb waits for the copies, but the handle still runs on sc. */
+        gemm_round(sc, 1, a, b, c);
+        return 0;
+    }
+    if (strcmp(what, "unpinned") == 0) {
+        double *h = malloc(N * 8);
+        CK(cuMemcpyHtoDAsync_v2(a, h, N * 8, sa));
+        return 0;
+    }
+    if (strcmp(what, "freebusy") == 0) {
+        /* Freeing a buffer a queued copy still writes, without synchronizing first. */
+        CK(cuMemcpyHtoDAsync_v2(a, pin, N * N * 8, sa));
+        CK(cuMemFree_v2(a));
+        return 0;
+    }
+    if (strcmp(what, "nocontext") == 0) {
+        CK(cuCtxSetCurrent(NULL));
+        CK(cuMemsetD8Async(a, 0, 8, sa));
+        return 0;
+    }
+    if (strcmp(what, "oom") == 0) {
+        /* More than the device has: an error, not a crash; cuMemGetInfo's free is exact. */
+        size_t fr, tot;
+        CK(cuMemGetInfo_v2(&fr, &tot));
+        CUdeviceptr x;
+        if (cuMemAlloc_v2(&x, fr + 1) != CUDA_ERROR_OUT_OF_MEMORY) {
+            fprintf(stderr, "selftest: allocating free+1 bytes did not fail\n");
+            return 1;
+        }
+        CK(cuMemAlloc_v2(&x, fr));
+        CK(cuMemFree_v2(x));
+        printf("selftest oom: out of memory reported, all free memory allocatable\n");
+        return 0;
+    }
+    fprintf(stderr, "selftest: unknown case %s\n", what);
+    return 2;
+}
