@@ -25,13 +25,18 @@ pub enum Part {
 }
 
 impl Part {
-    /// The rows column j keeps, of `rows` (increasing): a contiguous run of them.
-    fn kept(self, rows: &[usize], j: usize) -> &[usize] {
+    /// The positions in `rows` (increasing) of the rows column j keeps: a contiguous run.
+    fn kept_range(self, rows: &[usize], j: usize) -> std::ops::Range<usize> {
         match self {
-            Part::Lower => &rows[rows.partition_point(|&i| i < j)..],
-            Part::Upper => &rows[..rows.partition_point(|&i| i <= j)],
-            Part::Full => rows,
+            Part::Lower => rows.partition_point(|&i| i < j)..rows.len(),
+            Part::Upper => 0..rows.partition_point(|&i| i <= j),
+            Part::Full => 0..rows.len(),
         }
+    }
+    /// The rows column j keeps, of `rows` (increasing).
+    #[cfg(test)]
+    fn kept(self, rows: &[usize], j: usize) -> &[usize] {
+        &rows[self.kept_range(rows, j)]
     }
 }
 
@@ -43,14 +48,6 @@ pub struct Layout<'a> {
 }
 
 impl Layout<'_> {
-    fn owner(&self, grid: &Grid, i: usize, j: usize) -> usize {
-        grid.rank_of(self.rows.owner[i], self.cols.owner[j])
-    }
-    /// The rank holding every element of column j, when one rank does (a grid with one process
-    /// row).
-    fn column_owner(&self, grid: &Grid, j: usize) -> Option<usize> {
-        (grid.nprow == 1).then(|| grid.rank_of(0, self.cols.owner[j]))
-    }
     fn held(&self, grid: &Grid) -> (Vec<usize>, Vec<usize>) {
         (self.rows.held_by(grid.myrow), self.cols.held_by(grid.mycol))
     }
@@ -178,11 +175,47 @@ impl Sink for CallerArray<'_> {
     }
 }
 
+/// Maximal runs of `rows` (increasing indices) that are consecutive indices held by one process
+/// row in `other`'s row map: (position of the run's first index in `rows`, length, that process
+/// row). A run is consecutive in the local storage of both layouts (block-cyclic maps keep the
+/// indices of one block together), so each one moves as a slice copy.
+fn row_runs(rows: &[usize], other: &Axis) -> Vec<(usize, usize, usize)> {
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    for (pos, &i) in rows.iter().enumerate() {
+        let o = other.owner[i];
+        match runs.last_mut() {
+            Some((p0, len, o0)) if *o0 == o && rows[*p0] + *len == i => *len += 1,
+            _ => runs.push((pos, 1, o)),
+        }
+    }
+    runs
+}
+
+/// Calls `f(first row, rows, process row)` for the parts of `runs` inside positions `keep` of
+/// `rows`, in increasing order.
+fn each_run(
+    rows: &[usize],
+    runs: &[(usize, usize, usize)],
+    keep: std::ops::Range<usize>,
+    mut f: impl FnMut(usize, usize, usize),
+) {
+    let first = runs.partition_point(|&(p, len, _)| p + len <= keep.start);
+    for &(p, len, o) in &runs[first..] {
+        if p >= keep.end {
+            break;
+        }
+        let (lo, hi) = (p.max(keep.start), (p + len).min(keep.end));
+        f(rows[lo], hi - lo, o);
+    }
+}
+
 /// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
 /// this rank holds there) to layout `to` (stored with `write(i, j, v)` for the elements this rank
 /// holds there). Collective over the grid; returns the number of values this rank sent to other
 /// ranks. The elements this rank holds in both layouts are copied directly in pass 2 and do not go
-/// through the MPI buffers (with equal block sizes on a 1×Q grid that is all of them).
+/// through the MPI buffers (with equal block sizes on a 1×Q grid that is all of them). Every
+/// column moves in runs of rows that are consecutive on both sides (slice copies, no lookup per
+/// element), and the buffers are kept for the next call ([`crate::tile::recycle`]).
 pub fn exchange(
     grid: &Grid,
     part: Part,
@@ -195,39 +228,29 @@ pub fn exchange(
     let me = grid.me();
     let (src_rows, src_cols) = from.held(grid);
     let (dst_rows, dst_cols) = to.held(grid);
+    let src_runs = row_runs(&src_rows, to.rows);
+    let dst_runs = row_runs(&dst_rows, from.rows);
 
     // Pass 1: how much goes to and comes from each rank.
-    // A column whose elements all go to (come from) one rank is counted, packed and unpacked
-    // without a per-element owner lookup.
     let mut scounts = vec![0i32; size];
     for &j in &src_cols {
-        if let Some(r) = to.column_owner(grid, j) {
+        let c = to.cols.owner[j];
+        each_run(&src_rows, &src_runs, part.kept_range(&src_rows, j), |_, len, o| {
+            let r = grid.rank_of(o, c);
             if r != me {
-                scounts[r] += part.kept(&src_rows, j).len() as i32;
+                scounts[r] += len as i32;
             }
-            continue;
-        }
-        for &i in part.kept(&src_rows, j) {
-            let r = to.owner(grid, i, j);
-            if r != me {
-                scounts[r] += 1;
-            }
-        }
+        });
     }
     let mut rcounts = vec![0i32; size];
     for &j in &dst_cols {
-        if let Some(r) = from.column_owner(grid, j) {
+        let c = from.cols.owner[j];
+        each_run(&dst_rows, &dst_runs, part.kept_range(&dst_rows, j), |_, len, o| {
+            let r = grid.rank_of(o, c);
             if r != me {
-                rcounts[r] += part.kept(&dst_rows, j).len() as i32;
+                rcounts[r] += len as i32;
             }
-            continue;
-        }
-        for &i in part.kept(&dst_rows, j) {
-            let r = from.owner(grid, i, j);
-            if r != me {
-                rcounts[r] += 1;
-            }
-        }
+        });
     }
     let displs = |c: &[i32]| -> Vec<i32> {
         c.iter()
@@ -242,49 +265,25 @@ pub fn exchange(
     let stotal: i32 = scounts.iter().sum();
     let rtotal: i32 = rcounts.iter().sum();
 
-    // Pass 2: pack in column-major order.
-    let mut sbuf = vec![0f64; stotal as usize];
+    // Pass 2: pack in column-major order; what stays on this rank is copied directly.
+    let mut sbuf = crate::tile::recycle::take(stotal as usize);
     let mut cursor: Vec<usize> = sdispls.iter().map(|&d| d as usize).collect();
+    let mut tmp = Vec::new();
     for &j in &src_cols {
-        let rows = part.kept(&src_rows, j);
-        if let Some(r) = to.column_owner(grid, j) {
-            // Rows held in both layouts by whole columns are consecutive row indices: copy runs.
-            let lo = rows.first().copied().unwrap_or(0);
-            let run = rows.last().is_none_or(|&hi| hi + 1 - lo == rows.len());
+        let c = to.cols.owner[j];
+        each_run(&src_rows, &src_runs, part.kept_range(&src_rows, j), |lo, len, o| {
+            let r = grid.rank_of(o, c);
             if r == me {
-                if run {
-                    let mut tmp = vec![0.0; rows.len()];
-                    read.get_col(j, lo, &mut tmp);
-                    write.set_col(j, lo, &tmp);
-                } else {
-                    for &i in rows {
-                        write.set(i, j, read.get(i, j));
-                    }
-                }
+                tmp.resize(len, 0.0);
+                read.get_col(j, lo, &mut tmp);
+                write.set_col(j, lo, &tmp);
             } else {
-                let out = &mut sbuf[cursor[r]..cursor[r] + rows.len()];
-                if run {
-                    read.get_col(j, lo, out);
-                } else {
-                    for (o, &i) in out.iter_mut().zip(rows) {
-                        *o = read.get(i, j);
-                    }
-                }
-                cursor[r] += rows.len();
+                read.get_col(j, lo, &mut sbuf[cursor[r]..cursor[r] + len]);
+                cursor[r] += len;
             }
-            continue;
-        }
-        for &i in rows {
-            let r = to.owner(grid, i, j);
-            if r == me {
-                write.set(i, j, read.get(i, j));
-            } else {
-                sbuf[cursor[r]] = read.get(i, j);
-                cursor[r] += 1;
-            }
-        }
+        });
     }
-    let mut rbuf = vec![0f64; rtotal as usize];
+    let mut rbuf = crate::tile::recycle::take(rtotal as usize);
     {
         let sp = Partition::new(&sbuf[..], &scounts[..], &sdispls[..]);
         let mut rp = PartitionMut::new(&mut rbuf[..], &rcounts[..], &rdispls[..]);
@@ -294,30 +293,17 @@ pub fn exchange(
     // Pass 3: unpack in the same order.
     let mut cursor: Vec<usize> = rdispls.iter().map(|&d| d as usize).collect();
     for &j in &dst_cols {
-        let rows = part.kept(&dst_rows, j);
-        if let Some(r) = from.column_owner(grid, j) {
+        let c = from.cols.owner[j];
+        each_run(&dst_rows, &dst_runs, part.kept_range(&dst_rows, j), |lo, len, o| {
+            let r = grid.rank_of(o, c);
             if r != me {
-                let vals = &rbuf[cursor[r]..cursor[r] + rows.len()];
-                let lo = rows.first().copied().unwrap_or(0);
-                if rows.last().is_none_or(|&hi| hi + 1 - lo == rows.len()) {
-                    write.set_col(j, lo, vals);
-                } else {
-                    for (&i, &v) in rows.iter().zip(vals) {
-                        write.set(i, j, v);
-                    }
-                }
-                cursor[r] += rows.len();
+                write.set_col(j, lo, &rbuf[cursor[r]..cursor[r] + len]);
+                cursor[r] += len;
             }
-            continue;
-        }
-        for &i in rows {
-            let r = from.owner(grid, i, j);
-            if r != me {
-                write.set(i, j, rbuf[cursor[r]]);
-                cursor[r] += 1;
-            }
-        }
+        });
     }
+    crate::tile::recycle::give(sbuf);
+    crate::tile::recycle::give(rbuf);
     stotal as usize
 }
 
@@ -365,6 +351,22 @@ mod tests {
         let mut sink = |i: usize, j: usize, v: f64| seen.push((i, j, v));
         sink.set_col(4, 7, &[1.0, 2.0]);
         assert_eq!(seen, [(7, 4, 1.0), (8, 4, 2.0)]);
+    }
+
+    #[test]
+    fn rows_move_in_runs_split_where_the_other_owner_or_the_index_changes() {
+        // Rows held here: 0..4 and 8..12 (caller blocks of 4 on 2 process rows); the other layout
+        // deals blocks of 2 over 2 process rows.
+        let rows: Vec<usize> = (0..4).chain(8..12).collect();
+        let other = Axis::tiles(12, 2, 0, 2);
+        let runs = row_runs(&rows, &other);
+        assert_eq!(runs, [(0, 2, 0), (2, 2, 1), (4, 2, 0), (6, 2, 1)]);
+        let mut seen = Vec::new();
+        each_run(&rows, &runs, 1..7, |lo, len, o| seen.push((lo, len, o)));
+        assert_eq!(seen, [(1, 1, 0), (2, 2, 1), (8, 2, 0), (10, 1, 1)]);
+        // A run over the whole range when one process row holds everything.
+        let one = Axis::tiles(12, 5, 0, 1);
+        assert_eq!(row_runs(&rows, &one), [(0, 4, 0), (4, 4, 0)]);
     }
 
     #[test]

@@ -30,6 +30,7 @@
 
 mod part;
 mod raw;
+pub mod recycle;
 pub use part::Part;
 pub use raw::{ColMajor, Raw};
 
@@ -38,9 +39,25 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Element types a tiled matrix may hold.
-pub trait Elem: Copy + Send + Sync + 'static {}
-impl Elem for f64 {}
-impl Elem for i32 {}
+pub trait Elem: Copy + Send + Sync + 'static {
+    /// A zero-filled buffer of `len` elements (large f64 buffers come from [`recycle`]).
+    fn zeroed(len: usize) -> Vec<Self>;
+    /// Hands a buffer from [`Elem::zeroed`] back (large f64 buffers are kept by [`recycle`]).
+    fn release(_buf: Vec<Self>) {}
+}
+impl Elem for f64 {
+    fn zeroed(len: usize) -> Vec<f64> {
+        recycle::take(len)
+    }
+    fn release(buf: Vec<f64>) {
+        recycle::give(buf)
+    }
+}
+impl Elem for i32 {
+    fn zeroed(len: usize) -> Vec<i32> {
+        vec![0; len]
+    }
+}
 
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
@@ -321,7 +338,7 @@ impl<T: Elem + Default> Workspace<T> {
     /// An m×n workspace with rows cut by `rows` and columns by `cols`.
     pub fn with_parts(m: usize, n: usize, rows: Part, cols: Part) -> Self {
         let ld = m.max(1);
-        let mut buf = vec![T::default(); ld * n.max(1)];
+        let mut buf = T::zeroed(ld * n.max(1));
         // SAFETY: the buffer holds ld*n elements and lives as long as the Workspace, which the
         // algorithm keeps until its sequence has finished.
         let tiles = unsafe { TiledMatrix::from_raw_parts(buf.as_mut_ptr(), m, n, ld, rows, cols) };
@@ -338,5 +355,11 @@ impl<T: Elem + Default> Workspace<T> {
     /// Writable storage; see [`Workspace::as_slice`].
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         &mut self._buf
+    }
+}
+
+impl<T: Elem> Drop for Workspace<T> {
+    fn drop(&mut self) {
+        T::release(std::mem::take(&mut self._buf));
     }
 }
