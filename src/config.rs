@@ -41,6 +41,18 @@ pub struct Config {
     /// routine's default ([`default_device_nb`]). Small values put many tiles, and so every
     /// device kernel and transfer, on small problems (the fake-CUDA tests).
     pub device_nb: Option<usize>,
+    /// The tile layout of the distributed LU (`HETLA_DIST_LAYOUT`: `grid` or `row`); `None`: the
+    /// library's choice ([`crate::api::scalapack::lu_shape`]). Read on process (0, 0) only.
+    pub dist_layout: Option<DistLayout>,
+}
+
+/// How the distributed LU deals its tiles over the ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DistLayout {
+    /// 2-D block-cyclic over the caller's P×Q grid.
+    Grid,
+    /// Whole tile columns dealt over all P·Q ranks (one process row).
+    Row,
 }
 
 /// Which CUDA devices `HETLA_GPUS` selects.
@@ -152,6 +164,7 @@ impl Config {
             host_share: None,
             device_force: false,
             device_nb: None,
+            dist_layout: None,
         };
         test_cuda(c)
     }
@@ -214,6 +227,11 @@ impl Config {
         })
         .unwrap_or(false);
         c.device_nb = parse_var("HETLA_DEVICE_NB", |s| s.parse::<usize>().ok().filter(|&n| n >= 1));
+        c.dist_layout = parse_var("HETLA_DIST_LAYOUT", |s| match s.to_ascii_lowercase().as_str() {
+            "grid" => Some(DistLayout::Grid),
+            "row" => Some(DistLayout::Row),
+            _ => None,
+        });
         c
     }
 }

@@ -82,6 +82,7 @@ pub fn pdgeqrf(
         desca,
         g,
         nb,
+        super::redistribute::Shape::Grid,
         |tg, cyc, me| buffers(tg, cyc, me, mu),
         |ds, cyc, bufs| generate(ds, cyc, bufs, mu, panel_taus),
         |fin: &Finished| {

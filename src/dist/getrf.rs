@@ -65,6 +65,7 @@
 //! IA-1+s) = IA + (the sub(A) row swapped with row s), on every process of the process row
 //! holding that row, for s < min(M, N). INFO is the minimum over the grid, the same everywhere.
 
+use super::redistribute::Shape;
 use super::tasks::{DistSeq, TileGrid};
 use super::tiles2d::{self, Cyclic, Finished};
 use super::Stats;
@@ -94,6 +95,7 @@ pub fn pdgetrf(
     ipiv: Raw<i32>,
     g: &GridInfo,
     nb: usize,
+    shape: Shape,
 ) -> (Result<(), Error>, Stats) {
     let (mu, nu) = (m as usize, n as usize);
     let kmin = mu.min(nu);
@@ -109,6 +111,7 @@ pub fn pdgetrf(
         desca,
         g,
         nb,
+        shape,
         |tg, cyc, me| Buffers::new(cyc, me, tg, mu, nu, nb),
         |ds, cyc, b| generate(ds, cyc, b, f, pv),
         |fin: &Finished| {

@@ -12,7 +12,7 @@
 
 use super::grid::Grid;
 use super::layout::Axis;
-use super::redistribute::{exchange, CallerArray, Layout, LocalMatrix, Part};
+use super::redistribute::{exchange, CallerArray, Layout, LocalMatrix, Part, Shape};
 use super::tasks::LocalTile;
 use crate::tile::{TiledMatrix, Workspace};
 use std::time::Instant;
@@ -24,6 +24,9 @@ pub struct LocalTiles<'a> {
     trow: Axis,
     tcol: Axis,
     part: Part,
+    shape: Shape,
+    /// Process rows and columns of `shape`.
+    dims: (usize, usize),
     in_place: bool,
     store: Workspace<f64>,
     matrix: TiledMatrix<f64>,
@@ -39,19 +42,32 @@ impl<'a> LocalTiles<'a> {
     /// `nb`×`nb` and sub(A) starts on a block boundary (then the tasks work in place). Converts
     /// the caller's values in (collective over the grid).
     pub fn new(grid: &'a Grid, caller: CallerArray<'a>, nb: usize, part: Part, aligned: bool) -> Self {
-        let (p, q) = (grid.nprow, grid.npcol);
+        Self::with_shape(grid, caller, nb, part, aligned, Shape::Grid)
+    }
+
+    /// [`LocalTiles::new`] with the tiles dealt over `shape` (tile (0, 0) on the process holding
+    /// sub(A)'s first element; with [`Shape::OneRow`] the tasks never work in place).
+    pub fn with_shape(
+        grid: &'a Grid,
+        caller: CallerArray<'a>,
+        nb: usize,
+        part: Part,
+        aligned: bool,
+        shape: Shape,
+    ) -> Self {
+        let aligned = aligned && shape == Shape::Grid;
+        let (p, q) = shape.dims(grid);
         let (m, n) = (caller.rows.owner.len(), caller.cols.owner.len());
-        let trow = Axis::tiles(m, nb, caller.rows.owner[0], p);
-        let tcol = Axis::tiles(n, nb, caller.cols.owner[0], q);
-        let (lm, ln) = (trow.held_by(grid.myrow).len(), tcol.held_by(grid.mycol).len());
+        let (r0, c0) = origin(grid, &caller, shape);
+        let trow = Axis::tiles(m, nb, r0, p);
+        let tcol = Axis::tiles(n, nb, c0, q);
+        let (myrow, mycol) = shape.me(grid);
+        let (lm, ln) = (trow.held_by(myrow).len(), tcol.held_by(mycol).len());
         let store = if aligned { Workspace::new(0, 0, nb, nb) } else { Workspace::new(lm, ln, nb, nb) };
         let matrix = if aligned {
             let first =
                 |ax: &Axis, me: usize| ax.owner.iter().position(|&o| o == me).map_or(0, |s| ax.local[s]);
-            caller
-                .a
-                .block(first(caller.rows, grid.myrow), first(caller.cols, grid.mycol), lm, ln)
-                .tiled(nb, nb)
+            caller.a.block(first(caller.rows, myrow), first(caller.cols, mycol), lm, ln).tiled(nb, nb)
         } else {
             store.tiles()
         };
@@ -65,6 +81,8 @@ impl<'a> LocalTiles<'a> {
             trow,
             tcol,
             part,
+            shape,
+            dims: (p, q),
             in_place: aligned,
             store,
             matrix,
@@ -78,7 +96,7 @@ impl<'a> LocalTiles<'a> {
 
     /// Where this rank keeps global tile (i, j) (which it must own).
     pub fn tile(&self, i: usize, j: usize) -> LocalTile {
-        LocalTile { m: self.matrix, i: i / self.grid.nprow, j: j / self.grid.npcol }
+        LocalTile { m: self.matrix, i: i / self.dims.0, j: j / self.dims.1 }
     }
 
     /// Converts the tiles back into the caller's array (collective over the grid); returns the
@@ -99,8 +117,8 @@ impl<'a> LocalTiles<'a> {
         }
         let t0 = Instant::now();
         let c = &self.caller;
-        let caller = Layout { rows: c.rows, cols: c.cols };
-        let tiles = Layout { rows: &self.trow, cols: &self.tcol };
+        let caller = Layout { rows: c.rows, cols: c.cols, shape: Shape::Grid };
+        let tiles = Layout { rows: &self.trow, cols: &self.tcol, shape: self.shape };
         let back = CallerArray { a: c.a, rows: c.rows, cols: c.cols };
         let (rowoff, coloff) = (&self.rowoff, &self.coloff);
         if inward {
@@ -111,5 +129,14 @@ impl<'a> LocalTiles<'a> {
             exchange(self.grid, self.part, &tiles, &caller, LocalMatrix { data, rowoff, coloff }, back);
         }
         self.redistribution_s += t0.elapsed().as_secs_f64();
+    }
+}
+
+/// The position, in `shape`, of the process holding sub(A)'s first element: where tile (0, 0) goes.
+pub fn origin(grid: &Grid, caller: &CallerArray, shape: Shape) -> (usize, usize) {
+    let (r, c) = (caller.rows.owner[0], caller.cols.owner[0]);
+    match shape {
+        Shape::Grid => (r, c),
+        Shape::OneRow => (0, r * grid.npcol + c),
     }
 }

@@ -40,16 +40,51 @@ impl Part {
     }
 }
 
-/// A 2-D layout of sub(A): the row map and the column map; element (i, j) is on grid position
-/// (`rows.owner[i]`, `cols.owner[j]`).
+/// A 2-D layout of sub(A): the row map and the column map; element (i, j) is on position
+/// (`rows.owner[i]`, `cols.owner[j]`) of the layout's process grid (`shape`).
 pub struct Layout<'a> {
     pub rows: &'a Axis,
     pub cols: &'a Axis,
+    pub shape: Shape,
+}
+
+/// The process grid a layout deals over: the caller's P×Q grid, or the same ranks as one process
+/// row of P·Q columns, column c being the caller's grid position (c / Q, c mod Q) (a layout the
+/// library may choose for its tiles: every tile column on one rank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Grid,
+    OneRow,
+}
+
+impl Shape {
+    /// (process rows, process columns) of the shape over `grid`.
+    pub fn dims(self, grid: &Grid) -> (usize, usize) {
+        match self {
+            Shape::Grid => (grid.nprow, grid.npcol),
+            Shape::OneRow => (1, grid.nprow * grid.npcol),
+        }
+    }
+    /// This process's position in the shape.
+    pub fn me(self, grid: &Grid) -> (usize, usize) {
+        match self {
+            Shape::Grid => (grid.myrow, grid.mycol),
+            Shape::OneRow => (0, grid.myrow * grid.npcol + grid.mycol),
+        }
+    }
+    /// The rank of position (prow, pcol) of the shape.
+    pub fn rank_of(self, grid: &Grid, prow: usize, pcol: usize) -> usize {
+        match self {
+            Shape::Grid => grid.rank_of(prow, pcol),
+            Shape::OneRow => grid.rank_of(pcol / grid.npcol, pcol % grid.npcol),
+        }
+    }
 }
 
 impl Layout<'_> {
     fn held(&self, grid: &Grid) -> (Vec<usize>, Vec<usize>) {
-        (self.rows.held_by(grid.myrow), self.cols.held_by(grid.mycol))
+        let (r, c) = self.shape.me(grid);
+        (self.rows.held_by(r), self.cols.held_by(c))
     }
 }
 
@@ -236,7 +271,7 @@ pub fn exchange(
     for &j in &src_cols {
         let c = to.cols.owner[j];
         each_run(&src_rows, &src_runs, part.kept_range(&src_rows, j), |_, len, o| {
-            let r = grid.rank_of(o, c);
+            let r = to.shape.rank_of(grid, o, c);
             if r != me {
                 scounts[r] += len as i32;
             }
@@ -246,7 +281,7 @@ pub fn exchange(
     for &j in &dst_cols {
         let c = from.cols.owner[j];
         each_run(&dst_rows, &dst_runs, part.kept_range(&dst_rows, j), |_, len, o| {
-            let r = grid.rank_of(o, c);
+            let r = from.shape.rank_of(grid, o, c);
             if r != me {
                 rcounts[r] += len as i32;
             }
@@ -272,7 +307,7 @@ pub fn exchange(
     for &j in &src_cols {
         let c = to.cols.owner[j];
         each_run(&src_rows, &src_runs, part.kept_range(&src_rows, j), |lo, len, o| {
-            let r = grid.rank_of(o, c);
+            let r = to.shape.rank_of(grid, o, c);
             if r == me {
                 tmp.resize(len, 0.0);
                 read.get_col(j, lo, &mut tmp);
@@ -295,7 +330,7 @@ pub fn exchange(
     for &j in &dst_cols {
         let c = from.cols.owner[j];
         each_run(&dst_rows, &dst_runs, part.kept_range(&dst_rows, j), |lo, len, o| {
-            let r = grid.rank_of(o, c);
+            let r = from.shape.rank_of(grid, o, c);
             if r != me {
                 write.set_col(j, lo, &rbuf[cursor[r]..cursor[r] + len]);
                 cursor[r] += len;

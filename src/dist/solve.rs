@@ -34,7 +34,7 @@
 use super::grid::Grid;
 use super::layout::Axis;
 use super::local::LocalTiles;
-use super::redistribute::{exchange, CallerArray, Layout, Part};
+use super::redistribute::{exchange, CallerArray, Layout, Part, Shape};
 use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
 use super::Stats;
 use crate::algo::prio;
@@ -279,12 +279,12 @@ fn solve(
     };
     let axis_in = Axis { owner: row_in.iter().map(|&t| trow.owner[t]).collect(), local: Vec::new() };
     let axis_out = Axis { owner: row_out.iter().map(|&t| trow.owner[t]).collect(), local: Vec::new() };
-    let bcaller = Layout { rows: &brow, cols: &bcol };
+    let bcaller = Layout { rows: &brow, cols: &bcol, shape: Shape::Grid };
     exchange(
         grid,
         Part::Full,
         &bcaller,
-        &Layout { rows: &axis_in, cols: &tbcol },
+        &Layout { rows: &axis_in, cols: &tbcol, shape: Shape::Grid },
         |i: usize, j: usize| blocal.get(brow.local[i], bcol.local[j]),
         |i: usize, j: usize, v: f64| {
             let ((ti, oi), (tc, oc)) = (at[row_in[i]], bt[j]);
@@ -304,7 +304,7 @@ fn solve(
     exchange(
         grid,
         Part::Full,
-        &Layout { rows: &axis_out, cols: &tbcol },
+        &Layout { rows: &axis_out, cols: &tbcol, shape: Shape::Grid },
         &bcaller,
         |i: usize, j: usize| {
             let ((ti, oi), (tc, oc)) = (at[row_out[i]], bt[j]);

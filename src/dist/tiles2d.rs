@@ -17,7 +17,7 @@
 use super::grid::Grid;
 use super::layout::Axis;
 use super::local::LocalTiles;
-use super::redistribute::{CallerArray, Part};
+use super::redistribute::{CallerArray, Part, Shape};
 use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
 use super::Stats;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
@@ -38,9 +38,9 @@ pub struct Cyclic {
 }
 
 impl Cyclic {
-    fn new(grid: &Grid, r0: usize, c0: usize) -> Self {
-        let (p, q) = (grid.nprow, grid.npcol);
-        let ranks = (0..p * q).map(|x| grid.rank_of(x / q, x % q)).collect();
+    fn new(grid: &Grid, shape: Shape, r0: usize, c0: usize) -> Self {
+        let (p, q) = shape.dims(grid);
+        let ranks = (0..p * q).map(|x| shape.rank_of(grid, x / q, x % q)).collect();
         Cyclic { p, q, r0, c0, ranks }
     }
     /// Process row of tile row `i`.
@@ -83,6 +83,7 @@ pub fn run<B, R>(
     desca: &Desc,
     g: &GridInfo,
     nb: usize,
+    shape: Shape,
     buffers: impl FnOnce(&mut TileGrid, &Cyclic, usize) -> B,
     generate: impl FnOnce(&mut DistSeq, &Cyclic, &B),
     finish: impl FnOnce(&Finished) -> R,
@@ -92,12 +93,13 @@ pub fn run<B, R>(
     let (mba, nba) = (desca.mb() as usize, desca.nb() as usize);
     let crow = Axis::block_cyclic(m, ia as usize - 1, mba, desca.rsrc() as usize, p);
     let ccol = Axis::block_cyclic(n, ja as usize - 1, nba, desca.csrc() as usize, q);
-    let cyc = Cyclic::new(&grid, crow.owner[0], ccol.owner[0]);
-    let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
-    let owner: Vec<usize> = (0..mt * nt).map(|t| cyc.owner(t % mt, t / mt)).collect();
     let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
     let caller = CallerArray { a: a.matrix(mloc, nloc, desca.lld() as usize), rows: &crow, cols: &ccol };
+    let (r0, c0) = super::local::origin(&grid, &caller, shape);
+    let cyc = Cyclic::new(&grid, shape, r0, c0);
+    let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
+    let owner: Vec<usize> = (0..mt * nt).map(|t| cyc.owner(t % mt, t / mt)).collect();
 
     // Caller layout -> tiles; in place when the tiles are the caller's square blocks and sub(A)
     // starts on a block boundary.
@@ -105,7 +107,7 @@ pub fn run<B, R>(
         && nb == nba
         && (ia as usize - 1).is_multiple_of(mba)
         && (ja as usize - 1).is_multiple_of(nba);
-    let local = LocalTiles::new(&grid, caller, nb, Part::Full, aligned);
+    let local = LocalTiles::with_shape(&grid, caller, nb, Part::Full, aligned, shape);
     let handles: Vec<Option<LocalTile>> =
         (0..mt * nt).map(|t| (owner[t] == me).then(|| local.tile(t % mt, t / mt))).collect();
 

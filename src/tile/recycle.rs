@@ -1,8 +1,8 @@
 //! Large buffers kept from one call to the next.
 //!
-//! A distributed call allocates a few big buffers (the rank's tile matrix, the send and receive
-//! buffers of each conversion), each as large as the rank's part of the matrix, and frees them
-//! when it returns. The C allocator hands buffers that large straight back to the kernel, so
+//! A distributed call allocates big buffers (the rank's tile matrix, the send and receive
+//! buffers of each conversion, each as large as the rank's part of the matrix, and the copies of
+//! the tiles and panels it receives) and frees them when it returns. The C allocator hands buffers that large straight back to the kernel, so
 //! the next call gets fresh pages and pays one page fault for every 4 KiB it touches. Measured on
 //! the 2-core development VM (pdgetrf N = 4000, caller NB = 32, 1×2 grid): converting in and
 //! out took 0.3-0.55 s on fresh pages against 0.04-0.05 s on reused ones, out of a 0.62 s
@@ -19,7 +19,7 @@ use std::sync::Mutex;
 /// Smaller buffers go to and come from the allocator directly.
 pub const MIN_BYTES: usize = 1 << 20;
 /// At most this many buffers are kept.
-pub const MAX_BUFFERS: usize = 8;
+pub const MAX_BUFFERS: usize = 64;
 
 static KEPT: Mutex<Vec<Vec<f64>>> = Mutex::new(Vec::new());
 

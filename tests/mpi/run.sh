@@ -27,6 +27,9 @@ run() { # routine np nb how args...
     local env=(-x HETLA_MIN_N=0 -x HETLA_NB="$nb" -x HETLA_VERBOSE=1)
     # EMU=k: k emulated accelerators per rank (EMU_MEM: their capacity), which must run tasks.
     [ -n "${EMU:-}" ] && env+=(-x HETLA_EMULATE_GPUS="$EMU" -x HETLA_EMULATE_GPU_MEM="${EMU_MEM:-64M}")
+    # LAYOUT=grid|row: the distributed LU's tile layout (HETLA_DIST_LAYOUT), which its verbose
+    # lines must then name.
+    [ -n "${LAYOUT:-}" ] && env+=(-x HETLA_DIST_LAYOUT="$LAYOUT")
     local exe=$work/$t.linked
     [ "$how" = preload ] && { env+=(-x LD_PRELOAD="$lib"); exe=$work/$t.preload; }
     local out
@@ -36,10 +39,15 @@ run() { # routine np nb how args...
     tiles=$(grep -c "hetla: $t .*path=tiles" <<<"$out" || true)
     local devtasks=""
     [ -n "${EMU:-}" ] && devtasks=" (emu$EMU ${EMU_MEM:-64M}: $(grep -c "dev=emu.*tasks=[1-9]" <<<"$out" || true) calls with device tasks, $(grep -c "evict=[1-9]" <<<"$out" || true) with evictions)"
-    printf '%s np=%s nb=%-2s %-7s grid %-9s %s (tile calls: %s)%s\n' "$t" "$np" "$nb" "$how" "$*" "$summary" "$tiles" "$devtasks"
+    printf '%s np=%s nb=%-2s %-7s grid %-9s%s %s (tile calls: %s)%s\n' "$t" "$np" "$nb" "$how" "$*" \
+        "${LAYOUT:+ layout=$LAYOUT}" "$summary" "$tiles" "$devtasks"
     if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ]; then
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
+    fi
+    if [ -n "${LAYOUT:-}" ] && grep "hetla: pdgetrf .*path=tiles" <<<"$out" | grep -qv "layout=$LAYOUT"; then
+        echo "  a pdgetrf call did not use layout=$LAYOUT" >&2
+        status=1
     fi
     if [ -n "${EMU:-}" ] && ! grep -q "dev=emu.*tasks=[1-9]" <<<"$out"; then
         echo "  no task ran on the emulated devices" >&2
@@ -65,9 +73,17 @@ EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
 run pdgeqrf 4 2 linked C 4 1
 run pdgeqrf 4 2 preload R 2 2
 run pdgeqrf 4 3 linked R 1 4
-# The 2-D LU with pivots crossing process rows at almost every column: 2-row tiles, 4×1 and 2×2.
-run pdgetrf 4 2 preload R 4 1
-run pdgetrf 4 2 linked C 2 2
+# The LU deals whole tile columns over all ranks by default on these grids (layout=row); the
+# 2-D LU (layout=grid, what larger grids get) with pivots crossing process rows at almost every
+# column: 2-row tiles, 4×1 and 2×2, and the solvers on it; then the row layout on the same grids.
+LAYOUT=grid run pdgetrf 4 2 preload R 4 1
+LAYOUT=grid run pdgetrf 4 2 linked C 2 2
+LAYOUT=grid run pdgetrf 2 8 linked C 2 1
+LAYOUT=grid run pdgetrf 4 3 preload R 2 2
+LAYOUT=grid run pdgetrs 4 3 preload R 2 2
+LAYOUT=grid run pdgetrs 4 5 linked C 2 1 1
+LAYOUT=row run pdgetrf 4 2 preload R 4 1
+LAYOUT=row run pdgetrf 4 2 linked C 2 2
 
 # Ranks whose environments disagree (rank 0 runs tiles of 3, rank 1 would forward every call and
 # use tiles of 5): process (0, 0)'s decisions are the grid's, so every call runs on tiles of 3 on

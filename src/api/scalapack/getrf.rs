@@ -10,6 +10,7 @@ use super::{
 use crate::api::{flag, Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
+use crate::dist::redistribute::Shape;
 use crate::dist::solve::Operands;
 use crate::error::Error;
 use crate::tile::Raw;
@@ -39,8 +40,11 @@ pub fn pdgetrf(
         }
     }
     let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
-    let nb = super::lu_qr_nb(cfg, n, desca.nb(), g.nprow, g.npcol);
-    let mut plan = Plan::local(cfg, "pdgetrf", m.min(n).max(0) as usize, nb);
+    let shape = super::lu_shape(cfg, g.nprow, g.npcol);
+    // With whole tile columns over all ranks the tiles are sized as for one process row.
+    let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
+    let nb = super::lu_qr_nb(cfg, n, desca.nb(), p, q);
+    let mut plan = Plan { shape, ..Plan::local(cfg, "pdgetrf", m.min(n).max(0) as usize, nb) };
     pchkmat(desca.ctxt(), &g, &[op], &[], &mut info, Some(&mut plan));
     check(info)?;
     // The reference's quick returns, in its order (a one-row global matrix sets IPIV(1) = 1).
@@ -67,11 +71,14 @@ pub fn pdgetrf(
         return info_result(info);
     }
     let nb = plan.nb;
-    let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb);
+    let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb, plan.shape);
     super::report_tiles(
         &rep,
         "pdgetrf",
-        format_args!("m={m} n={n} ia={ia} ja={ja}"),
+        format_args!(
+            "m={m} n={n} ia={ia} ja={ja} layout={}",
+            if plan.shape == Shape::OneRow { "row" } else { "grid" }
+        ),
         desca,
         &g,
         nb,
