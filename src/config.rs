@@ -41,12 +41,13 @@ pub struct Config {
     /// routine's default ([`default_device_nb`]). Small values put many tiles, and so every
     /// device kernel and transfer, on small problems (the fake-CUDA tests).
     pub device_nb: Option<usize>,
-    /// The tile layout of the distributed LU (`HETLA_DIST_LAYOUT`: `grid` or `row`); `None`: the
-    /// library's choice ([`crate::api::scalapack::lu_shape`]). Read on process (0, 0) only.
+    /// The tile layout of the distributed LU and QR (`HETLA_DIST_LAYOUT`: `grid` or `row`);
+    /// `None`: the library's choice ([`crate::api::scalapack::lu_qr_shape`]). Process (0, 0)'s
+    /// setting is the grid's.
     pub dist_layout: Option<DistLayout>,
 }
 
-/// How the distributed LU deals its tiles over the ranks.
+/// How the distributed LU and QR deal their tiles over the ranks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DistLayout {
     /// 2-D block-cyclic over the caller's P×Q grid.

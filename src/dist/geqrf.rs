@@ -68,6 +68,7 @@ pub fn pdgeqrf(
     tau: Raw<f64>,
     g: &GridInfo,
     nb: usize,
+    shape: super::redistribute::Shape,
 ) -> (Result<(), Error>, Stats) {
     let (mu, nu) = (m as usize, n as usize);
     let kmin = mu.min(nu);
@@ -82,7 +83,7 @@ pub fn pdgeqrf(
         desca,
         g,
         nb,
-        super::redistribute::Shape::Grid,
+        shape,
         |tg, cyc, me| buffers(tg, cyc, me, mu),
         |ds, cyc, bufs| generate(ds, cyc, bufs, mu, panel_taus),
         |fin: &Finished| {

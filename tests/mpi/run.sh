@@ -27,8 +27,8 @@ run() { # routine np nb how args...
     local env=(-x HETLA_MIN_N=0 -x HETLA_NB="$nb" -x HETLA_VERBOSE=1)
     # EMU=k: k emulated accelerators per rank (EMU_MEM: their capacity), which must run tasks.
     [ -n "${EMU:-}" ] && env+=(-x HETLA_EMULATE_GPUS="$EMU" -x HETLA_EMULATE_GPU_MEM="${EMU_MEM:-64M}")
-    # LAYOUT=grid|row: the distributed LU's tile layout (HETLA_DIST_LAYOUT), which its verbose
-    # lines must then name.
+    # LAYOUT=grid|row: the distributed LU's and QR's tile layout (HETLA_DIST_LAYOUT), which their
+    # verbose lines must then name.
     [ -n "${LAYOUT:-}" ] && env+=(-x HETLA_DIST_LAYOUT="$LAYOUT")
     local exe=$work/$t.linked
     [ "$how" = preload ] && { env+=(-x LD_PRELOAD="$lib"); exe=$work/$t.preload; }
@@ -45,8 +45,8 @@ run() { # routine np nb how args...
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
     fi
-    if [ -n "${LAYOUT:-}" ] && grep "hetla: pdgetrf .*path=tiles" <<<"$out" | grep -qv "layout=$LAYOUT"; then
-        echo "  a pdgetrf call did not use layout=$LAYOUT" >&2
+    if [ -n "${LAYOUT:-}" ] && grep -E "hetla: pdge(trf|qrf) .*path=tiles" <<<"$out" | grep -qv "layout=$LAYOUT"; then
+        echo "  a pdgetrf/pdgeqrf call did not use layout=$LAYOUT" >&2
         status=1
     fi
     if [ -n "${EMU:-}" ] && ! grep -q "dev=emu.*tasks=[1-9]" <<<"$out"; then
@@ -68,10 +68,14 @@ done
 # carry device kernels): ample memory, and 16K so that tiles are evicted and written back.
 EMU=2 run pdpotrf 4 3 preload R 2 2
 EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
-# QR on 2-D tiles: several process rows per tile column (partial sums Vᵀ·C reduced across process
-# rows), tiles of 2, tall and wide sub(A) (the test's shapes include 40×25, 25×40 and 2×9).
-run pdgeqrf 4 2 linked C 4 1
-run pdgeqrf 4 2 preload R 2 2
+# QR on 2-D tiles (layout=grid, what grids of more than 8 ranks get): several process rows per
+# tile column (partial sums Vᵀ·C reduced across process rows), tiles of 2, tall and wide sub(A)
+# (the test's shapes include 40×25, 25×40 and 2×9); then whole tile columns over the ranks.
+LAYOUT=grid run pdgeqrf 4 2 linked C 4 1
+LAYOUT=grid run pdgeqrf 4 2 preload R 2 2
+LAYOUT=grid run pdgeqrf 2 8 linked C 2 1
+LAYOUT=row run pdgeqrf 4 2 linked C 4 1
+LAYOUT=row run pdgeqrf 4 2 preload R 2 2
 run pdgeqrf 4 3 linked R 1 4
 # The LU deals whole tile columns over all ranks by default on these grids (layout=row); the
 # 2-D LU (layout=grid, what larger grids get) with pivots crossing process rows at almost every

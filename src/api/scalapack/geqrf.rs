@@ -6,6 +6,7 @@ use super::{check, chk1mat, grid_or_error, indxg2p, info_result, numroc, pchkmat
 use crate::api::{Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
+use crate::dist::redistribute::Shape;
 use crate::error::Error;
 use crate::tile::Raw;
 
@@ -44,8 +45,11 @@ pub fn pdgeqrf(
     let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
     // Square tiles coincide with the caller's blocks only when those are square too.
     let caller_nb = if desca.mb() == desca.nb() { desca.nb() } else { 0 };
-    let nb = super::lu_qr_nb(cfg, n, caller_nb, g.nprow, g.npcol);
-    let mut plan = Plan::local(cfg, "pdgeqrf", m.min(n).max(0) as usize, nb);
+    let shape = super::lu_qr_shape(cfg, g.nprow, g.npcol);
+    // With whole tile columns over all ranks the tiles are sized as for one process row.
+    let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
+    let nb = super::lu_qr_nb(cfg, n, caller_nb, p, q);
+    let mut plan = Plan { shape, ..Plan::local(cfg, "pdgeqrf", m.min(n).max(0) as usize, nb) };
     pchkmat(desca.ctxt(), &g, &[op], &[(if lquery { -1 } else { 1 }, 9)], &mut info, Some(&mut plan));
     check(info)?;
     if lquery || m == 0 || n == 0 {
@@ -67,11 +71,11 @@ pub fn pdgeqrf(
         return info_result(info);
     }
     let nb = plan.nb;
-    let (r, st) = crate::dist::geqrf::pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, &g, nb);
+    let (r, st) = crate::dist::geqrf::pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, &g, nb, plan.shape);
     super::report_tiles(
         &rep,
         "pdgeqrf",
-        format_args!("m={m} n={n} ia={ia} ja={ja}"),
+        format_args!("m={m} n={n} ia={ia} ja={ja} layout={}", super::layout_name(plan.shape)),
         desca,
         &g,
         nb,

@@ -40,7 +40,7 @@ pub fn pdgetrf(
         }
     }
     let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
-    let shape = super::lu_shape(cfg, g.nprow, g.npcol);
+    let shape = super::lu_qr_shape(cfg, g.nprow, g.npcol);
     // With whole tile columns over all ranks the tiles are sized as for one process row.
     let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
     let nb = super::lu_qr_nb(cfg, n, desca.nb(), p, q);
@@ -75,10 +75,7 @@ pub fn pdgetrf(
     super::report_tiles(
         &rep,
         "pdgetrf",
-        format_args!(
-            "m={m} n={n} ia={ia} ja={ja} layout={}",
-            if plan.shape == Shape::OneRow { "row" } else { "grid" }
-        ),
+        format_args!("m={m} n={n} ia={ia} ja={ja} layout={}", super::layout_name(plan.shape)),
         desca,
         &g,
         nb,

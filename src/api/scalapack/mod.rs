@@ -292,7 +292,7 @@ pub fn check(info: i32) -> Result<(), Error> {
 pub struct Plan {
     pub forward: Option<&'static str>,
     pub nb: usize,
-    /// The tile layout (the LU's choice, [`lu_shape`]; the caller's grid for the others).
+    /// The tile layout (the LU's and QR's choice, [`lu_qr_shape`]; the caller's grid for the others).
     pub shape: Shape,
 }
 
@@ -324,14 +324,15 @@ impl Plan {
     }
 }
 
-/// The tile layout of the distributed LU on a P×Q grid: `HETLA_DIST_LAYOUT` when set; otherwise
-/// whole tile columns over all P·Q ranks when there are at most [`ROW_LAYOUT_MAX_RANKS`] (then
-/// each panel is factored on one rank by LAPACK's GEPP and crosses the network once, as a
-/// broadcast to the ranks right of it, and the row interchanges never leave a rank), the
+/// The tile layout of the distributed LU and QR on a P×Q grid: `HETLA_DIST_LAYOUT` when set;
+/// otherwise whole tile columns over all P·Q ranks when there are at most
+/// [`ROW_LAYOUT_MAX_RANKS`] (then each panel is factored on one rank, by LAPACK's GEPP or
+/// DGEQRT3, and crosses the network once, as a broadcast to the ranks right of it; the LU's row
+/// interchanges never leave a rank and the QR's update needs no partial sums), the
 /// caller's 2-D grid beyond (where one rank per panel would serialise too much). Measured with
 /// `bench/scalapack.sh` on 2 ranks, 2×1 grid, N = 4000 (speed against the reference, medians):
 /// caller NB = 32, 2-D 0.60x, one row 1.40x; NB = 64, 2-D 0.75x, one row 1.19-1.43x.
-pub fn lu_shape(cfg: &Config, p: i32, q: i32) -> Shape {
+pub fn lu_qr_shape(cfg: &Config, p: i32, q: i32) -> Shape {
     match cfg.dist_layout {
         Some(DistLayout::Grid) => Shape::Grid,
         Some(DistLayout::Row) => Shape::OneRow,
@@ -340,7 +341,16 @@ pub fn lu_shape(cfg: &Config, p: i32, q: i32) -> Shape {
     }
 }
 
-/// The most ranks over which the distributed LU deals whole tile columns by default ([`lu_shape`]).
+/// The layout's name in the verbose lines.
+pub fn layout_name(s: Shape) -> &'static str {
+    match s {
+        Shape::Grid => "grid",
+        Shape::OneRow => "row",
+    }
+}
+
+/// The most ranks over which the distributed LU and QR deal whole tile columns by default
+/// ([`lu_qr_shape`]).
 pub const ROW_LAYOUT_MAX_RANKS: usize = 8;
 
 /// Tile width of the distributed LU and QR, from the problem (`n`, the caller's `caller_nb`, `p`
