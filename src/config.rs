@@ -45,6 +45,9 @@ pub struct Config {
     /// `None`: the library's choice ([`crate::api::scalapack::lu_qr_shape`]). Process (0, 0)'s
     /// setting is the grid's.
     pub dist_layout: Option<DistLayout>,
+    /// Test hook (`HETLA_TEST_FAULT=R`): on rank R of a grid, the first task of every
+    /// distributed call fails as an internal error would (the job must then abort, not hang).
+    pub test_fault: Option<usize>,
 }
 
 /// How the distributed LU and QR deal their tiles over the ranks.
@@ -166,6 +169,7 @@ impl Config {
             device_force: false,
             device_nb: None,
             dist_layout: None,
+            test_fault: None,
         };
         test_cuda(c)
     }
@@ -228,6 +232,7 @@ impl Config {
         })
         .unwrap_or(false);
         c.device_nb = parse_var("HETLA_DEVICE_NB", |s| s.parse::<usize>().ok().filter(|&n| n >= 1));
+        c.test_fault = parse_var("HETLA_TEST_FAULT", |s| s.parse::<usize>().ok());
         c.dist_layout = parse_var("HETLA_DIST_LAYOUT", |s| match s.to_ascii_lowercase().as_str() {
             "grid" => Some(DistLayout::Grid),
             "row" => Some(DistLayout::Row),

@@ -36,8 +36,24 @@ pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
 
 /// Like [`guard`] for a ScaLAPACK routine of context `ctxt`: a bad argument goes to `pxerbla_`
 /// with ScaLAPACK's code (i·100 + j for entry j of descriptor argument i).
-pub(crate) fn pguard(ctxt: i32, name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
-    match catch_unwind(AssertUnwindSafe(f)) {
+///
+/// An internal failure (a runtime error or a panic) ends the whole job through
+/// [`crate::dist::abort_job`]: the other processes of the grid may be waiting for messages from
+/// this one, and a distributed call must never hang.
+pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
+    crate::dist::set_call(name);
+    let r = catch_unwind(AssertUnwindSafe(f));
+    let internal = match &r {
+        Ok(Err(Error::Runtime(msg))) => Some(msg.clone()),
+        Err(_) => Some("internal error (panic caught at the library boundary)".to_string()),
+        _ => None,
+    };
+    if let Some(why) = internal {
+        if crate::dist::unsupported_reason().is_none() {
+            crate::dist::abort_job(&mpi::topology::SimpleCommunicator::world(), &why);
+        }
+    }
+    match r {
         Ok(Err(Error::Arg(pos))) => {
             crate::backend::blacs::pxerbla(ctxt, name, pos);
             -pos

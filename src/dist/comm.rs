@@ -33,6 +33,9 @@ pub trait Transport {
     fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)>;
     /// Waits until every send has completed.
     fn wait_sends(&mut self);
+    /// Ends the job after an internal failure on this rank (`why`): the other ranks may be
+    /// waiting for messages this one will not send, so waiting on is never an option.
+    fn abort(&mut self, why: &str) -> !;
 }
 
 /// MPI point-to-point on a communicator, with non-blocking sends.
@@ -92,6 +95,10 @@ impl Transport for MpiTransport<'_> {
         }
         self.inflight.clear();
     }
+
+    fn abort(&mut self, why: &str) -> ! {
+        super::abort_job(self.comm, why)
+    }
 }
 
 /// Ranks as threads of one process: one channel per rank, sends complete at once.
@@ -119,6 +126,10 @@ impl Transport for LocalTransport {
         self.from.try_recv().ok()
     }
     fn wait_sends(&mut self) {}
+    fn abort(&mut self, why: &str) -> ! {
+        // Threads standing for ranks (tests): a panic ends the test instead of a hang.
+        panic!("rank {} failed: {why}", self.me)
+    }
 }
 
 /// A tile queued for sending.

@@ -36,6 +36,26 @@ pub fn unsupported_reason() -> Option<&'static str> {
     None
 }
 
+thread_local! {
+    /// The distributed routine this thread is running (set at the library boundary), for the
+    /// abort message.
+    static CALL: std::cell::Cell<&'static str> = const { std::cell::Cell::new("a distributed call") };
+}
+
+/// Names the distributed routine this thread runs from now on.
+pub fn set_call(name: &'static str) {
+    CALL.with(|c| c.set(name));
+}
+
+/// Ends the whole job after an internal failure of this rank in a distributed call: prints
+/// `hetla: <routine> failed on rank R: <why>; aborting` and calls `MPI_Abort` on `comm`. The other
+/// ranks of the grid may be waiting for this one's messages; a clear end beats a hang.
+pub fn abort_job(comm: &impl mpi::traits::Communicator, why: &str) -> ! {
+    let routine = CALL.with(|c| c.get()).to_ascii_lowercase();
+    crate::error::say(format_args!("hetla: {routine} failed on rank {}: {why}; aborting", comm.rank()));
+    comm.abort(1)
+}
+
 /// What a distributed call measured, for the verbose line.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {

@@ -178,11 +178,24 @@ pub fn run_on(
         let _blas = BlasThreadsGuard::new();
         let seq = Seq::new(cfg);
         let rel = seq.releaser();
-        let mut hook = || engine.borrow_mut().progress(tr, &rel);
+        let mut hook = || {
+            // An internal failure (not a numerical one: those are kept in `fail` and every task
+            // still runs) stops this rank's tasks, sends included: end the job now.
+            if let Some(why) = rel.failure() {
+                tr.abort(&why);
+            }
+            engine.borrow_mut().progress(tr, &rel)
+        };
         seq.with_progress(&mut hook, |seq| {
             {
                 let mut ds = DistSeq::new(&seq, tg, me, &engine);
                 ds.fail = fail.clone();
+                if cfg.test_fault == Some(me) {
+                    // HETLA_TEST_FAULT: this rank's first task fails as an internal error would.
+                    seq.submit(Task::new("fault"), |_| {
+                        Err(Error::Runtime("injected fault (HETLA_TEST_FAULT)".into()))
+                    });
+                }
                 generate(&mut ds);
             }
             seq.wait_stats()

@@ -90,6 +90,12 @@ impl Releaser {
         st.grant(held.0);
         self.pool.cv.notify_all();
     }
+
+    /// The sequence's failure, if a task has failed (its message).
+    pub fn failure(&self) -> Option<String> {
+        let g = lock(self.pool);
+        g.seqs.get(&self.id).and_then(|st| st.failed.as_ref().map(|e| e.to_string()))
+    }
 }
 
 /// Runs this thread's progress callback, if it has one, with the lock released.

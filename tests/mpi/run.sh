@@ -107,4 +107,25 @@ for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs; do
         grep FAIL <<<"$out" | head -5 >&2 || true
     fi
 done
+
+# An internal failure on one rank (HETLA_TEST_FAULT=1: rank 1's first task of every distributed
+# call fails) ends the job with one clear line and a non-zero status within 30 s, on a 1×2 and a
+# 2×1 grid: never a hang with rank 0 waiting for messages that will not come.
+for t in pdpotrf pdgetrf pdgeqrf pdgetrs; do
+    for grid in "R 1 2" "C 2 1"; do
+        exe=$work/$t.linked
+        t0=$(date +%s)
+        # shellcheck disable=SC2086 # the grid is three words
+        rc=0
+        out=$(timeout 60 mpirun --oversubscribe -np 2 -x HETLA_MIN_N=0 -x HETLA_NB=3 -x HETLA_TEST_FAULT=1 \
+            "$exe" $grid 2>&1) || rc=$?
+        secs=$(($(date +%s) - t0))
+        lines=$(grep -cE "^hetla: $t failed on rank 1: .*HETLA_TEST_FAULT.*; aborting$" <<<"$out" || true)
+        printf '%s np=2 HETLA_TEST_FAULT=1 grid %s: exit %s after %ss, abort lines: %s\n' "$t" "$grid" "$rc" "$secs" "$lines"
+        if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ "$secs" -gt 30 ] || [ "$lines" != 1 ]; then
+            status=1
+            tail -n 5 <<<"$out" >&2
+        fi
+    done
+done
 exit $status
