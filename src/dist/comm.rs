@@ -145,6 +145,15 @@ pub type Outbox = Arc<Mutex<Vec<Outgoing>>>;
 /// Key of a local copy of a remote tile: (tile index, version).
 pub type CopyKey = (usize, u32);
 
+/// The MPI tag of tile `id`'s messages. A message carries its tile's version and id as its first
+/// two values, and the receiver routes it by those, so the tag need not be unique: it is kept
+/// below 32768, the smallest `MPI_TAG_UB` the MPI standard allows (tile ids of large problems
+/// with small tiles exceed Open MPI's 2²³ − 1). Messages of one tile from one rank still arrive
+/// in the order sent (one tag, one source: MPI's non-overtaking rule).
+pub fn tag_of(id: usize) -> i32 {
+    (id % 32768) as i32
+}
+
 struct Expect {
     key: CopyKey,
     held: Held,
@@ -152,7 +161,7 @@ struct Expect {
 
 /// The front of queue `k`, dropping the queue when it empties (so that an empty map means
 /// nothing is pending).
-fn pop<T>(map: &mut HashMap<(usize, i32), VecDeque<T>>, k: (usize, i32)) -> Option<T> {
+fn pop<T>(map: &mut HashMap<(usize, usize), VecDeque<T>>, k: (usize, usize)) -> Option<T> {
     let q = map.get_mut(&k)?;
     let v = q.pop_front();
     if q.is_empty() {
@@ -164,8 +173,9 @@ fn pop<T>(map: &mut HashMap<(usize, i32), VecDeque<T>>, k: (usize, i32)) -> Opti
 /// The master's message state for one distributed call.
 pub struct Engine {
     outbox: Outbox,
-    expected: HashMap<(usize, i32), VecDeque<Expect>>,
-    early: HashMap<(usize, i32), VecDeque<Vec<f64>>>,
+    /// By (source rank, tile id).
+    expected: HashMap<(usize, usize), VecDeque<Expect>>,
+    early: HashMap<(usize, usize), VecDeque<Vec<f64>>>,
     copies: HashMap<CopyKey, Workspace<f64>>,
     /// Tiles sent and received by this rank (for the verbose line and tests).
     pub sent: usize,
@@ -202,25 +212,28 @@ impl Engine {
         t
     }
 
-    /// The copy `key` will arrive from rank `src` with tag `tag`; `held` is released when it has.
-    pub fn expect(&mut self, rel: &Releaser, src: usize, tag: i32, key: CopyKey, held: Held) {
-        if let Some(data) = pop(&mut self.early, (src, tag)) {
+    /// The copy `key` will arrive from rank `src`; `held` is released when it has.
+    pub fn expect(&mut self, rel: &Releaser, src: usize, key: CopyKey, held: Held) {
+        if let Some(data) = pop(&mut self.early, (src, key.0)) {
             self.fill(key, &data);
             rel.release(held);
         } else {
-            self.expected.entry((src, tag)).or_default().push_back(Expect { key, held });
+            self.expected.entry((src, key.0)).or_default().push_back(Expect { key, held });
         }
     }
 
     fn fill(&mut self, key: CopyKey, data: &[f64]) {
-        assert_eq!(
-            data[0] as u32, key.1,
-            "hetla: tile {} arrived in version {}, expected {}",
-            key.0, data[0], key.1
+        assert!(
+            data[0] as u32 == key.1 && data[1] as usize == key.0,
+            "hetla: tile {} version {} arrived where tile {} version {} was expected",
+            data[1],
+            data[0],
+            key.0,
+            key.1
         );
         let w = self.copies.get_mut(&key).expect("a copy is allocated before it is expected");
         let dst = w.as_mut_slice();
-        dst[..data.len() - 1].copy_from_slice(&data[1..]);
+        dst[..data.len() - 2].copy_from_slice(&data[2..]);
         self.received += 1;
     }
 
@@ -237,8 +250,8 @@ impl Engine {
     pub fn progress(&mut self, tr: &mut dyn Transport, rel: &Releaser) {
         self.post_sends(tr);
         tr.poll_sends();
-        while let Some((src, tag, data)) = tr.try_recv() {
-            let k = (src, tag);
+        while let Some((src, _tag, data)) = tr.try_recv() {
+            let k = (src, data[1] as usize);
             if let Some(e) = pop(&mut self.expected, k) {
                 self.fill(e.key, &data);
                 rel.release(e.held);
@@ -253,5 +266,39 @@ impl Engine {
         self.post_sends(tr);
         tr.wait_sends();
         assert!(self.expected.is_empty() && self.early.is_empty(), "hetla: tile messages left unmatched");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::runtime::{Seq, Task};
+
+    #[test]
+    fn messages_are_routed_by_tile_id_even_when_tags_collide() {
+        // Tiles 5 and 5 + 32768 share a tag; rank 1 sends the second one first.
+        let (a, b) = (5usize, 5 + 32768usize);
+        assert_eq!(tag_of(a), tag_of(b));
+        let mut world = LocalTransport::world(2);
+        let mut tr1 = world.pop().unwrap();
+        let mut tr0 = world.pop().unwrap();
+        tr1.send(0, tag_of(b), vec![0.0, b as f64, 2.0, 2.5]);
+        tr1.send(0, tag_of(a), vec![0.0, a as f64, 1.0, 1.5]);
+
+        let seq = Seq::new(&Config::with_threads(1));
+        let rel = seq.releaser();
+        let mut engine = Engine::new();
+        let (ha, hb) = (engine.add_copy((a, 0), 2, 1), engine.add_copy((b, 0), 2, 1));
+        let held_a = seq.submit_held(Task::new("recv").write(&ha, 0, 0), |_| Ok(()));
+        let held_b = seq.submit_held(Task::new("recv").write(&hb, 0, 0), |_| Ok(()));
+        engine.expect(&rel, 1, (a, 0), held_a);
+        engine.expect(&rel, 1, (b, 0), held_b);
+        engine.progress(&mut tr0, &rel);
+        assert_eq!(engine.received, 2);
+        assert_eq!(engine.copies[&(a, 0)].as_slice(), [1.0, 1.5]);
+        assert_eq!(engine.copies[&(b, 0)].as_slice(), [2.0, 2.5]);
+        seq.wait().unwrap();
+        engine.flush(&mut tr0);
     }
 }

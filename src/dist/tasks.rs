@@ -32,8 +32,8 @@ use std::sync::Arc;
 /// A grid of `mt`×`nt` tiles of an `m`×`n` matrix (tile edges `mb`×`nb`), each tile on one rank,
 /// plus any number of *extra* tiles of any shape (an algorithm's buffers: a gathered panel, a
 /// block of pivot rows, a partial sum), also each on one rank. Every tile has an id: tile (i, j)
-/// of the matrix is `i + j * mt` ([`TileGrid::id`]), extra tiles follow ([`TileGrid::add`]); the
-/// id is also the MPI tag of its messages.
+/// of the matrix is `i + j * mt` ([`TileGrid::id`]), extra tiles follow ([`TileGrid::add`]); its
+/// messages carry the id (and the version) ahead of the values ([`super::comm::tag_of`]).
 pub struct TileGrid {
     pub m: usize,
     pub mb: usize,
@@ -250,7 +250,7 @@ impl<'a> DistSeq<'a> {
         if ro == owner {
             return g.local[ri];
         }
-        let tag = ri as i32;
+        let tag = super::comm::tag_of(ri);
         if ro == self.me && self.sent.insert((ri, v, owner)) {
             let h = g.local[ri].expect("the owner holds its tile");
             let outbox = self.outbox.clone();
@@ -259,8 +259,9 @@ impl<'a> DistSeq<'a> {
             let t = Task::new("send").prio(SEND_PRIO).dims(rows, cols, 0).read(&h.m, h.i, h.j);
             self.seq.submit(t, move |c| {
                 let tile = c.tile(&h.m, h.i, h.j);
-                let mut data = Vec::with_capacity(1 + tile.m * tile.n);
+                let mut data = Vec::with_capacity(2 + tile.m * tile.n);
                 data.push(v as f64);
+                data.push(ri as f64);
                 for j in 0..tile.n {
                     data.extend_from_slice(tile.column(j));
                 }
@@ -278,7 +279,7 @@ impl<'a> DistSeq<'a> {
         // callback borrows it whenever the sequence makes the master wait.
         let h = self.engine.borrow_mut().add_copy((ri, v), rows, cols);
         let held = self.seq.submit_held(Task::new("recv").prio(prio).write(&h, 0, 0), |_| Ok(()));
-        self.engine.borrow_mut().expect(&self.rel, ro, tag, (ri, v), held);
+        self.engine.borrow_mut().expect(&self.rel, ro, (ri, v), held);
         self.copies.insert((ri, v), h.into());
         Some(h.into())
     }
