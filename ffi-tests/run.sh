@@ -12,7 +12,9 @@
 # the calls went through hetla and not straight to the system LAPACK.
 # The preload build is also run once with no hetla at all (mode `reference`): the same checks
 # must pass against OpenBLAS alone, and no `hetla:` line may appear; that validates the tests.
-# A `hetla-reference-env: VAR=value ...` comment adds settings to that run only (test_fork.c
+# A `hetla-env: VAR=value ...` comment adds settings to the relink and preload runs (test_rss.c
+# uses the usual tile size: the forced HETLA_NB=8 would make its 200 calls of n = 1500 far too
+# slow). A `hetla-reference-env: VAR=value ...` comment adds settings to the reference run only (test_fork.c
 # needs OPENBLAS_NUM_THREADS=1 there: threaded OpenBLAS alone hangs when a process forks while
 # another of its threads is inside a call, the very case hetla has to survive).
 #
@@ -56,6 +58,7 @@ mkdir -p "$BUILD/relink" "$BUILD/preload" "$BUILD/logs"
 for src in ffi-tests/test_*.c ffi-tests/test_*.cpp; do
     name=$(basename "${src%.*}")
     expect=$(sed -n 's/^.*hetla-expect:\(.*\)$/\1/p' "$src" | head -n 1)
+    read -r -a hetlaenv <<<"$(sed -n 's/^.*hetla-env:\(.*\)$/\1/p' "$src" | head -n 1)"
     read -r -a refenv <<<"$(sed -n 's/^.*hetla-reference-env:\(.*\)$/\1/p' "$src" | head -n 1)"
     # C++ programs (test_*.cpp) go through the same steps with the C++ compiler.
     cc=("$CC" "${CFLAGS[@]}")
@@ -81,9 +84,9 @@ for src in ffi-tests/test_*.c ffi-tests/test_*.cpp; do
     for mode in relink preload reference; do
         log="$BUILD/logs/$name.$mode"
         case $mode in
-        relink) env LD_LIBRARY_PATH="$PWD/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" HETLA_VERBOSE=1 \
+        relink) env LD_LIBRARY_PATH="$PWD/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" HETLA_VERBOSE=1 "${hetlaenv[@]}" \
             timeout "$TIMEOUT" "$BUILD/relink/$name" >"$log" 2>"$log.err" ;;
-        preload) env LD_PRELOAD="$PWD/$LIB" HETLA_VERBOSE=1 \
+        preload) env LD_PRELOAD="$PWD/$LIB" HETLA_VERBOSE=1 "${hetlaenv[@]}" \
             timeout "$TIMEOUT" "$BUILD/preload/$name" >"$log" 2>"$log.err" ;;
         reference) env -u LD_PRELOAD FFI_REFERENCE=1 "${refenv[@]}" timeout "$TIMEOUT" "$BUILD/preload/$name" >"$log" 2>"$log.err" ;;
         esac
