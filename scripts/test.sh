@@ -34,6 +34,8 @@
 #                 (HETLA_MIN_N=0, HETLA_NB=4), against a baseline run without hetla; each run
 #                 under a 120 s timeout (they take seconds), so a hang fails the step
 #   sim           tests/sim.sh: hetla-sim end to end (calibrate, predictions, trace, refusals)
+#   valgrind      tests/valgrind/run.sh: memcheck of a C program calling the eight LAPACK routines
+#                 on tiles (2 threads): no error, nothing definitely lost
 #   install       tests/install.sh: scripts/install.sh into a temporary prefix; C and C++ programs
 #                 built with pkg-config's flags, a LAPACK-only program and an MPI job via hetla-run
 # Counting: cargo test contributes its own test counts, the shell runners one count per
@@ -170,10 +172,11 @@ if [ $build_ok = 1 ]; then
     runner mpi-fortran tests/mpi/fortran.sh
     NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 runner scalapack-suite tests/scalapack_suite.sh
     runner sim tests/sim.sh
+    runner valgrind tests/valgrind/run.sh
     runner install tests/install.sh
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite fakecuda-sites \
-        lapack-suite-fakecuda fakecuda-mpi mpi-tests mpi-fortran scalapack-suite sim install; do
+        lapack-suite-fakecuda fakecuda-mpi mpi-tests mpi-fortran scalapack-suite sim valgrind install; do
         record "$s" 0 1 0
     done
 fi
