@@ -351,7 +351,7 @@ fn say_once(cfg: &Config, msg: String) {
     }
     let mut g = SAID.lock().unwrap_or_else(|e| e.into_inner());
     if !g.contains(&msg) {
-        eprintln!("hetla: {msg}");
+        crate::error::say(format_args!("hetla: {msg}"));
         g.push(msg);
     }
 }

@@ -45,6 +45,14 @@ run() { # routine np nb how args...
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
     fi
+    # Every rank writes each of its lines in one piece: no line holds a piece of another's.
+    local bad
+    bad=$(grep "hetla:" <<<"$out" | grep -E '^.+hetla:|hetla:.*hetla:|^hetla:[^ ]' || true)
+    if [ -n "$bad" ]; then
+        echo "  hetla lines not whole (ranks' lines interleaved):" >&2
+        head -3 <<<"$bad" >&2
+        status=1
+    fi
     if [ -n "${LAYOUT:-}" ] && grep -E "hetla: pdge(trf|qrf) .*path=tiles" <<<"$out" | grep -qv "layout=$LAYOUT"; then
         echo "  a pdgetrf/pdgeqrf call did not use layout=$LAYOUT" >&2
         status=1
