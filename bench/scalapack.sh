@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
 # The ScaLAPACK benchmark: hetla's pdpotrf/pdgetrf/pdgeqrf against reference ScaLAPACK
-# (Debian libscalapack-openmpi) in one MPI program, interleaved, medians (bench/scalapack_driver.c).
+# (Debian libscalapack-openmpi) in one MPI program, interleaved, medians (bench/scalapack_driver.c),
+# with each result as a share of the grid's DGEMM rate measured in the same run.
 #
-#   bench/scalapack.sh                                   full run: np 2, grid 1x2, NB 64 and 128,
-#                                                        N = 2000 4000 6000 8000, 3 samples each
-#   SIZES="1000 2000" NBS="64" REPS=5 bench/scalapack.sh
-#   ROUTINES="pdpotrf" bench/scalapack.sh
-#   BENCH_SAVE=1 bench/scalapack.sh                      also copy the outputs to bench/results/
+#   bench/scalapack.sh                          the sweep: N = 4000, caller NB 16, 32, 64 on a 1x2
+#                                               grid and NB 32 on a 2x1 grid, 3 samples each
+#   SWEEP="1x2:64,128 2x2:64" SIZES="4000 8000" bench/scalapack.sh
+#   GRID=2x1 NBS="32 64" bench/scalapack.sh     one grid (SWEEP="GRID:NBS")
+#   ROUTINES="pdpotrf" REPS=5 bench/scalapack.sh
+#   BENCH_SAVE=1 bench/scalapack.sh             also copy the outputs to bench/results/
 #
-# Environment: SIZES, NBS, ROUTINES (space-separated), REPS, NP and GRID (PxQ; NP = P*Q),
-# BENCH_SKIP_CARGO=1 to reuse target/release/libhetla.so. OpenBLAS runs single-threaded under
-# both libraries (OPENBLAS_NUM_THREADS=1); hetla's worker threads keep their default (the node's
-# cores divided by the ranks on the node) unless HETLA_NUM_THREADS is set by the caller.
+# Environment: SWEEP (space-separated GRID:NB,NB,... entries; NP = P*Q ranks each), SIZES,
+# ROUTINES, REPS, BENCH_SKIP_CARGO=1 to reuse target/release/libhetla.so. OpenBLAS runs
+# single-threaded under both libraries (OPENBLAS_NUM_THREADS=1); hetla's worker threads keep their
+# default (the node's cores divided by the ranks on the node) unless HETLA_NUM_THREADS is set;
+# every HETLA_* variable set by the caller is passed to the ranks.
 #
 # Writes bench/out/scalapack.csv, scalapack.md (with the path each hetla call took, from its
 # HETLA_VERBOSE lines, kept in scalapack.log) and scalapack.png when matplotlib is there.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-SIZES=${SIZES:-"2000 4000 6000 8000"}
-NBS=${NBS:-"64 128"}
+SIZES=${SIZES:-4000}
 ROUTINES=${ROUTINES:-"pdpotrf pdgetrf pdgeqrf"}
 REPS=${REPS:-3}
-GRID=${GRID:-1x2}
-NP=${NP:-$((${GRID%x*} * ${GRID#*x}))}
+if [ -n "${GRID:-}" ]; then
+    SWEEP="$GRID:$(tr -s ' ' ',' <<<"${NBS:-64 128}")"
+fi
+SWEEP=${SWEEP:-"1x2:16,32,64 2x1:32"}
 OUT=bench/out
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -40,22 +44,35 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 comma() { tr -s ' ' ',' <<<"$*" | sed 's/^,//; s/,$//'; }
 env=(-x OPENBLAS_NUM_THREADS=1)
 for v in $(compgen -e | grep '^HETLA_' | grep -v '^HETLA_VERBOSE$' || true); do env+=(-x "$v"); done
-# Only rank 0 prints hetla's verbose lines (the path column), so no two ranks' lines interleave.
-args=(--sizes "$(comma $SIZES)" --nbs "$(comma $NBS)" --routines "$(comma $ROUTINES)" --reps "$REPS"
-    --grid "$GRID" --out "$OUT/scalapack.csv")
-launch=(-np 1 "${env[@]}" -x HETLA_VERBOSE=1 "$OUT/scalapack_driver" "${args[@]}")
-[ "$NP" -gt 1 ] && launch+=(: -np $((NP - 1)) "${env[@]}" -x HETLA_VERBOSE=0 "$OUT/scalapack_driver" "${args[@]}")
 META="$OUT/scalapack.meta"
 {
     echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     echo "nproc=$(nproc)"
     echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo +dirty)"
-    echo "np=$NP grid=$GRID reps=$REPS OPENBLAS_NUM_THREADS=1"
+    echo "np=per grid sweep=$SWEEP reps=$REPS OPENBLAS_NUM_THREADS=1"
     echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$META"
 status=0
-mpirun "${launch[@]}" 2> "$OUT/scalapack.log" || status=$?
+: >"$OUT/scalapack.log"
+rm -f "$OUT/scalapack.csv"
+for entry in $SWEEP; do
+    grid=${entry%%:*}
+    nbs=${entry#*:}
+    np=$((${grid%x*} * ${grid#*x}))
+    args=(--sizes "$(comma $SIZES)" --nbs "$nbs" --routines "$(comma $ROUTINES)" --reps "$REPS"
+        --grid "$grid" --out "$OUT/scalapack.part.csv")
+    # Only rank 0 prints hetla's verbose lines (the path column), so no two ranks' lines interleave.
+    launch=(-np 1 "${env[@]}" -x HETLA_VERBOSE=1 "$OUT/scalapack_driver" "${args[@]}")
+    [ "$np" -gt 1 ] && launch+=(: -np $((np - 1)) "${env[@]}" -x HETLA_VERBOSE=0 "$OUT/scalapack_driver" "${args[@]}")
+    mpirun --oversubscribe "${launch[@]}" 2>>"$OUT/scalapack.log" || status=$?
+    if [ -f "$OUT/scalapack.csv" ]; then
+        tail -n +2 "$OUT/scalapack.part.csv" >>"$OUT/scalapack.csv"
+    else
+        cp "$OUT/scalapack.part.csv" "$OUT/scalapack.csv"
+    fi
+done
+rm -f "$OUT/scalapack.part.csv"
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$META"
 grep '^scalapack_driver:' "$OUT/scalapack.log" >&2 || true
 "$PY" bench/scalapack_table.py "$OUT/scalapack.csv" --log "$OUT/scalapack.log" --meta "$META" \

@@ -259,18 +259,75 @@ pub fn exchange(
     read: impl Source,
     mut write: impl Sink,
 ) -> usize {
-    let size = grid.comm.size() as usize;
-    let me = grid.me();
     let (src_rows, src_cols) = from.held(grid);
     let (dst_rows, dst_cols) = to.held(grid);
     let src_runs = row_runs(&src_rows, to.rows);
     let dst_runs = row_runs(&dst_rows, from.rows);
+    // MPI counts and displacements are i32: the columns go in rounds of at most `limit` values
+    // per rank (every rank computes the same rounds from sub(A)'s shape).
+    let (m, n) = (from.rows.owner.len(), from.cols.owner.len());
+    let per_round = (round_limit() / m.max(1)).max(1);
+    let mut sent = 0;
+    for lo in (0..n.max(1)).step_by(per_round) {
+        let hi = (lo + per_round).min(n);
+        let (sc, dc) = (in_range(&src_cols, lo, hi), in_range(&dst_cols, lo, hi));
+        let rows =
+            Held { src_rows: &src_rows, src_runs: &src_runs, dst_rows: &dst_rows, dst_runs: &dst_runs };
+        sent += exchange_round(grid, part, from, to, &rows, sc, dc, &read, &mut write);
+    }
+    sent
+}
+
+/// The most values one rank exchanges with the others in one `MPI_Alltoallv`: `i32::MAX`, or
+/// `HETLA_TEST_ROUND_VALUES` (a test hook that makes small problems take several rounds).
+fn round_limit() -> usize {
+    static LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        std::env::var("HETLA_TEST_ROUND_VALUES")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&v| v > 0)
+            .map_or(i32::MAX as usize, |v| v.min(i32::MAX as usize))
+    })
+}
+
+/// The part of `cols` (increasing) in lo..hi.
+fn in_range(cols: &[usize], lo: usize, hi: usize) -> &[usize] {
+    &cols[cols.partition_point(|&j| j < lo)..cols.partition_point(|&j| j < hi)]
+}
+
+/// The rows this rank holds in both layouts and their runs ([`row_runs`]).
+struct Held<'a> {
+    src_rows: &'a [usize],
+    src_runs: &'a [(usize, usize, usize)],
+    dst_rows: &'a [usize],
+    dst_runs: &'a [(usize, usize, usize)],
+}
+
+/// One round of [`exchange`]: the columns `src_cols` this rank holds in `from` and `dst_cols`
+/// it holds in `to`, one `MPI_Alltoallv`.
+#[allow(clippy::too_many_arguments)]
+fn exchange_round(
+    grid: &Grid,
+    part: Part,
+    from: &Layout,
+    to: &Layout,
+    held: &Held,
+    src_cols: &[usize],
+    dst_cols: &[usize],
+    read: &impl Source,
+    write: &mut impl Sink,
+) -> usize {
+    let size = grid.comm.size() as usize;
+    let me = grid.me();
+    let (src_rows, src_runs, dst_rows, dst_runs) =
+        (held.src_rows, held.src_runs, held.dst_rows, held.dst_runs);
 
     // Pass 1: how much goes to and comes from each rank.
     let mut scounts = vec![0i32; size];
-    for &j in &src_cols {
+    for &j in src_cols {
         let c = to.cols.owner[j];
-        each_run(&src_rows, &src_runs, part.kept_range(&src_rows, j), |_, len, o| {
+        each_run(src_rows, src_runs, part.kept_range(src_rows, j), |_, len, o| {
             let r = to.shape.rank_of(grid, o, c);
             if r != me {
                 scounts[r] += len as i32;
@@ -278,9 +335,9 @@ pub fn exchange(
         });
     }
     let mut rcounts = vec![0i32; size];
-    for &j in &dst_cols {
+    for &j in dst_cols {
         let c = from.cols.owner[j];
-        each_run(&dst_rows, &dst_runs, part.kept_range(&dst_rows, j), |_, len, o| {
+        each_run(dst_rows, dst_runs, part.kept_range(dst_rows, j), |_, len, o| {
             let r = from.shape.rank_of(grid, o, c);
             if r != me {
                 rcounts[r] += len as i32;
@@ -304,9 +361,9 @@ pub fn exchange(
     let mut sbuf = crate::tile::recycle::take(stotal as usize);
     let mut cursor: Vec<usize> = sdispls.iter().map(|&d| d as usize).collect();
     let mut tmp = Vec::new();
-    for &j in &src_cols {
+    for &j in src_cols {
         let c = to.cols.owner[j];
-        each_run(&src_rows, &src_runs, part.kept_range(&src_rows, j), |lo, len, o| {
+        each_run(src_rows, src_runs, part.kept_range(src_rows, j), |lo, len, o| {
             let r = to.shape.rank_of(grid, o, c);
             if r == me {
                 tmp.resize(len, 0.0);
@@ -327,9 +384,9 @@ pub fn exchange(
 
     // Pass 3: unpack in the same order.
     let mut cursor: Vec<usize> = rdispls.iter().map(|&d| d as usize).collect();
-    for &j in &dst_cols {
+    for &j in dst_cols {
         let c = from.cols.owner[j];
-        each_run(&dst_rows, &dst_runs, part.kept_range(&dst_rows, j), |lo, len, o| {
+        each_run(dst_rows, dst_runs, part.kept_range(dst_rows, j), |lo, len, o| {
             let r = from.shape.rank_of(grid, o, c);
             if r != me {
                 write.set_col(j, lo, &rbuf[cursor[r]..cursor[r] + len]);

@@ -17,9 +17,9 @@
 use std::sync::Mutex;
 
 /// Smaller buffers go to and come from the allocator directly.
-pub const MIN_BYTES: usize = 1 << 20;
+pub(crate) const MIN_BYTES: usize = 1 << 20;
 /// At most this many buffers are kept.
-pub const MAX_BUFFERS: usize = 64;
+pub(crate) const MAX_BUFFERS: usize = 64;
 
 static KEPT: Mutex<Vec<Vec<f64>>> = Mutex::new(Vec::new());
 

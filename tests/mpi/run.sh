@@ -30,6 +30,9 @@ run() { # routine np nb how args...
     # LAYOUT=grid|row: the distributed LU's and QR's tile layout (HETLA_DIST_LAYOUT), which their
     # verbose lines must then name.
     [ -n "${LAYOUT:-}" ] && env+=(-x HETLA_DIST_LAYOUT="$LAYOUT")
+    # ROUND=v: conversions move at most v values per rank and Alltoallv (HETLA_TEST_ROUND_VALUES),
+    # so that they take several rounds as problems beyond 2³¹ values per rank do.
+    [ -n "${ROUND:-}" ] && env+=(-x HETLA_TEST_ROUND_VALUES="$ROUND")
     local exe=$work/$t.linked
     [ "$how" = preload ] && { env+=(-x LD_PRELOAD="$lib"); exe=$work/$t.preload; }
     local out
@@ -44,14 +47,6 @@ run() { # routine np nb how args...
     if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ]; then
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
-    fi
-    # Every rank writes each of its lines in one piece: no line holds a piece of another's.
-    local bad
-    bad=$(grep "hetla:" <<<"$out" | grep -E '^.+hetla:|hetla:.*hetla:|^hetla:[^ ]' || true)
-    if [ -n "$bad" ]; then
-        echo "  hetla lines not whole (ranks' lines interleaved):" >&2
-        head -3 <<<"$bad" >&2
-        status=1
     fi
     if [ -n "${LAYOUT:-}" ] && grep -E "hetla: pdge(trf|qrf) .*path=tiles" <<<"$out" | grep -qv "layout=$LAYOUT"; then
         echo "  a pdgetrf/pdgeqrf call did not use layout=$LAYOUT" >&2
@@ -96,6 +91,30 @@ LAYOUT=grid run pdgetrs 4 3 preload R 2 2
 LAYOUT=grid run pdgetrs 4 5 linked C 2 1 1
 LAYOUT=row run pdgetrf 4 2 preload R 4 1
 LAYOUT=row run pdgetrf 4 2 linked C 2 2
+
+# Every rank writes each stderr line in one piece (one write): with mpirun -np 4 and every call
+# verbose, each rank's own stderr (mpirun --output-filename: one file per rank, so mpirun's
+# merging of the streams does not enter) holds only whole hetla lines.
+for t in pdpotrf pdgetrs; do
+    of=$work/lines.$t
+    timeout 300 mpirun --oversubscribe -np 4 --output-filename "$of" -x HETLA_MIN_N=0 -x HETLA_NB=3 \
+        -x HETLA_VERBOSE=1 "$work/$t.linked" R 2 2 >/dev/null 2>&1 || true
+    files=$(find "$of" -name stderr | wc -l)
+    total=$(cat "$of"/*/rank.*/stderr 2>/dev/null | grep -c "hetla:" || true)
+    bad=$(cat "$of"/*/rank.*/stderr 2>/dev/null | grep "hetla:" | grep -E '^.+hetla:|hetla:.*hetla:|^hetla:[^ ]' || true)
+    printf '%s np=4 verbose lines: %s rank files, %s hetla lines, %s not whole\n' "$t" "$files" "$total" \
+        "$(grep -c . <<<"$bad" || true)"
+    if [ "$files" != 4 ] || [ "$total" -lt 100 ] || [ -n "$bad" ]; then
+        status=1
+        head -3 <<<"$bad" >&2
+    fi
+done
+
+# Conversions in rounds of at most 100 values per rank (the path of very large problems).
+ROUND=100 run pdpotrf 4 3 preload R 2 2
+ROUND=100 run pdgetrf 4 3 linked C 2 2
+ROUND=100 run pdgeqrf 2 8 preload R 2 1
+ROUND=100 run pdgetrs 4 5 linked C 2 1 1
 
 # Ranks whose environments disagree (rank 0 runs tiles of 3, rank 1 would forward every call and
 # use tiles of 5): process (0, 0)'s decisions are the grid's, so every call runs on tiles of 3 on

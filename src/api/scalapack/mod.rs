@@ -351,7 +351,7 @@ pub fn layout_name(s: Shape) -> &'static str {
 
 /// The most ranks over which the distributed LU and QR deal whole tile columns by default
 /// ([`lu_qr_shape`]).
-pub const ROW_LAYOUT_MAX_RANKS: usize = 8;
+pub(crate) const ROW_LAYOUT_MAX_RANKS: usize = 8;
 
 /// Tile width of the distributed LU and QR, from the problem (`n`, the caller's `caller_nb`, `p`
 /// process rows): `HETLA_NB` when set; the caller's block size when it is 128..=256, because then
