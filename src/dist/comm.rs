@@ -33,6 +33,10 @@ pub trait Transport {
     fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)>;
     /// Waits until every send has completed.
     fn wait_sends(&mut self);
+    /// Ends every rank of the world after this rank failed in a way it cannot recover from,
+    /// having said `why` on stderr (one line): the other ranks may be waiting for messages it
+    /// will never send, and a hang is the one outcome a failure must never have.
+    fn abort(&mut self, why: &str) -> !;
 }
 
 /// MPI point-to-point on a communicator, with non-blocking sends.
@@ -92,6 +96,11 @@ impl Transport for MpiTransport<'_> {
         }
         self.inflight.clear();
     }
+
+    fn abort(&mut self, why: &str) -> ! {
+        crate::error::say(format_args!("{why}"));
+        self.comm.abort(1)
+    }
 }
 
 /// Ranks as threads of one process: one channel per rank, sends complete at once.
@@ -119,6 +128,11 @@ impl Transport for LocalTransport {
         self.from.try_recv().ok()
     }
     fn wait_sends(&mut self) {}
+    /// The world is this process: ended as `MPI_Abort` ends an MPI job.
+    fn abort(&mut self, why: &str) -> ! {
+        crate::error::say(format_args!("{why}"));
+        std::process::abort()
+    }
 }
 
 /// A tile queued for sending.

@@ -178,19 +178,42 @@ pub fn run_on(
         let _blas = BlasThreadsGuard::new();
         let seq = Seq::new(cfg);
         let rel = seq.releaser();
-        let mut hook = || engine.borrow_mut().progress(tr, &rel);
-        seq.with_progress(&mut hook, |seq| {
+        let mut hook = || {
+            // A task of this rank failed for a reason other than the matrix (a device, a
+            // kernel): the rank skips the rest of its tasks, so ranks waiting for its messages
+            // would wait forever. The whole grid ends with this rank's message instead.
+            if let Some(e @ Error::Runtime(_)) = rel.failure() {
+                abort_grid(tr, me, &e);
+            }
+            engine.borrow_mut().progress(tr, &rel)
+        };
+        let r = seq.with_progress(&mut hook, |seq| {
             {
                 let mut ds = DistSeq::new(&seq, tg, me, &engine);
                 ds.fail = fail.clone();
                 generate(&mut ds);
             }
             seq.wait_stats()
-        })
+        });
+        // Failed late, every message sent: the other ranks finish, but their result and this
+        // rank's (whose tiles a failed device may have lost) no longer form one answer.
+        if let (Err(e @ Error::Runtime(_)), _) = &r {
+            abort_grid(tr, me, e);
+        }
+        r
     };
     engine.borrow_mut().flush(tr);
     let e = engine.borrow();
     SeqRun { result, devices, sent: e.sent, received: e.received, info: fail.info() }
+}
+
+/// Ends the grid after rank `me` failed with `e` ([`Transport::abort`]).
+fn abort_grid(tr: &mut dyn Transport, me: usize, e: &Error) -> ! {
+    let why = match e {
+        Error::Runtime(s) => s.clone(),
+        e => e.to_string(),
+    };
+    tr.abort(&format!("hetla: rank {me}: {why}; aborting the grid (no rank can finish the call without it)"))
 }
 
 /// Priority of send tasks: above every algorithm's (see [`DistSeq::input`]).

@@ -90,6 +90,11 @@ impl Releaser {
         st.grant(held.0);
         self.pool.cv.notify_all();
     }
+
+    /// The sequence's failure so far, if a task has failed (or the sequence is gone: `None`).
+    pub fn failure(&self) -> Option<Error> {
+        lock(self.pool).seqs.get(&self.id).and_then(|st| st.failed.clone())
+    }
 }
 
 /// Runs this thread's progress callback, if it has one, with the lock released.
