@@ -533,7 +533,7 @@ fn say_disabled(ordinal: usize, e: &Error) {
         Error::Runtime(s) => s.strip_prefix("device failure: ").unwrap_or(s),
         _ => "failed",
     };
-    eprintln!("hetla: cuda{ordinal} disabled: {what}");
+    crate::error::say(format_args!("hetla: cuda{ordinal} disabled: {what}"));
 }
 
 /// Starts GPU `ordinal`: primary context, one lane, the rate and bandwidth measurements. The

@@ -20,11 +20,13 @@
 #            after injected failures, its context is current and its allocation usable.
 #   memory   300 calls against 30 on an 8 MiB fake GPU: the at-exit report (FAKECUDA_REPORT=1)
 #            shows the same live device memory, pinned memory, streams and events.
+# The library under test is built here with debug assertions and overflow checks on (cargo
+# profile `checked`, target/checked/libhetla.so), so a broken invariant on an error path fails.
 # Prints [PASS]/[FAIL] lines and `fakecuda-faults: N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 DIR=$(cd "${1:?usage: faults.sh DIR}" && pwd)
-LIB=$PWD/target/release/libhetla.so
+LIB=$PWD/target/checked/libhetla.so
 OUT=target/fakecuda-faults
 mkdir -p "$OUT"
 passed=0
@@ -36,6 +38,11 @@ finish() {
     [ $failed -eq 0 ]
     exit
 }
+if ! cargo build --profile checked --lib >"$OUT/build.log" 2>&1; then
+    fail "cargo build --profile checked failed:"
+    tail -n 20 "$OUT/build.log" | sed 's/^/    | /'
+    finish
+fi
 if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -o "$OUT/calls" tests/fakecuda/calls.c -llapack -ldl -lm \
     >"$OUT/cc.log" 2>&1; then
     fail "calls.c does not compile:"
