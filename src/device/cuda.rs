@@ -484,10 +484,14 @@ fn say_once(cfg: &Config, msg: String) {
     }
 }
 
+/// The process that started the driver (0: not started yet).
+static DRIVER_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 /// Why CUDA cannot be used at all in this process, or the driver with its device count.
 fn driver() -> &'static Result<Driver, String> {
     static D: OnceLock<Result<Driver, String>> = OnceLock::new();
     D.get_or_init(|| {
+        DRIVER_PID.store(std::process::id(), std::sync::atomic::Ordering::Release);
         let r = catch_unwind(|| -> Result<usize, String> {
             // SAFETY: the presence checks only try to dlopen the libraries.
             if !unsafe { cu::is_culib_present() } {
@@ -661,6 +665,16 @@ fn measure_bandwidth(lane: &mut Lane) -> Result<f64, Error> {
 /// empty (CPU-only) when CUDA is unavailable, with one `HETLA_VERBOSE` line saying why.
 pub fn open(cfg: &Config) -> Vec<Arc<dyn Device>> {
     if cfg.gpus == GpuSelect::None {
+        return Vec::new();
+    }
+    // A forked child cannot use the CUDA state its parent created (the driver refuses; its
+    // threads, streams and contexts are the parent's): it runs on the CPU.
+    let pid = DRIVER_PID.load(std::sync::atomic::Ordering::Acquire);
+    if pid != 0 && pid != std::process::id() {
+        say_once(
+            cfg,
+            "no CUDA devices (CUDA was started before this process was forked); running on CPU".into(),
+        );
         return Vec::new();
     }
     let drv = match driver() {

@@ -95,6 +95,7 @@ struct pinned {
 static pthread_mutex_t G = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t DONE = PTHREAD_COND_INITIALIZER; /* broadcast whenever an op completes */
 static int initialized;
+static pid_t init_pid; /* the process that called cuInit */
 static int ndev = 1;
 static size_t mem_per_dev = (size_t)256 << 20;
 static unsigned delay_us = 50;
@@ -305,6 +306,10 @@ static void check_ctx(struct fc_ctx *c, const char *fn)
 
 struct fc_ctx *fakecuda_current(const char *fn)
 {
+    /* A forked child has the parent's CUDA state but none of its threads (the stream threads
+     * here): the real driver refuses such calls, and hetla means never to make them. */
+    if (initialized && getpid() != init_pid)
+        fakecuda_violation("%s: called in a forked child of the process that initialised CUDA", fn);
     struct fc_ctx *c = cur_ctx();
     if (!c)
         fakecuda_violation("%s: no context is current on this thread", fn);
@@ -359,6 +364,8 @@ EXPORT CUresult cuInit(unsigned flags)
         return CUDA_ERROR_INVALID_VALUE;
     if (fakecuda_inject("cuInit"))
         return CUDA_ERROR_NOT_INITIALIZED;
+    if (!initialized)
+        init_pid = getpid();
     initialized = 1;
     return CUDA_SUCCESS;
 }
