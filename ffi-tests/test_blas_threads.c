@@ -1,7 +1,7 @@
 /* ffi-tests/test_blas_threads.c: hetla leaves the application's BLAS thread setting alone.
  *
  * hetla runs its workers' kernels on single-threaded BLAS and must restore the application's
- * OpenBLAS thread count on return (DESIGN.md, decision 2). The program sets
+ * OpenBLAS thread count on return (ARCHITECTURE.md, decision 2). The program sets
  * openblas_set_num_threads(2), then calls each of the eight routines once (successful calls, a
  * failing one, and an argument error) and, after each call, checks that
  * openblas_get_num_threads() still reports what it did before the first call; then the same

@@ -53,6 +53,11 @@ impl ZeroPivot {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |cur| (cur == 0 || i < cur).then_some(i));
     }
 
+    /// Forgets what was recorded: a call redone without a failed device starts afresh.
+    pub fn clear(&self) {
+        self.0.store(0, Ordering::Release);
+    }
+
     /// The first zero pivot (1-based), or 0. Final once the sequence has been waited for.
     pub fn get(&self) -> i32 {
         self.0.load(Ordering::Acquire)

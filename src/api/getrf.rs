@@ -41,6 +41,7 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     let info = ZeroPivot::new();
     let work = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
     let r = run_tiles_on_devices(cfg, "dgetrf", nb, work, |seq, p| {
+        info.clear();
         algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info)
     });
     rep.finish("dgetrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
@@ -127,6 +128,7 @@ pub fn dgesv(
     let info = ZeroPivot::new();
     let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
     let mut r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
+        info.clear();
         algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info)
     });
     if r.is_ok() && info.get() == 0 && nr > 0 {

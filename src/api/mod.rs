@@ -83,26 +83,42 @@ pub(crate) fn run_tiles_on_devices<R>(
     routine: &str,
     nb: usize,
     work: Work,
-    generate: impl FnOnce(&Seq, Part) -> R,
+    mut generate: impl FnMut(&Seq, Part) -> R,
 ) -> Result<(), Error> {
     let _blas = BlasThreadsGuard::new();
-    let devices = device::open(cfg);
-    let mut part = Part::uniform(nb);
-    let mut plan = None;
-    if !devices.is_empty() && (cfg.device_force || device::worth_using(cfg, &devices, work)) {
-        let big = device_tile(cfg, routine, nb, &devices);
-        if let Some(p) = placement::hybrid_part(big, nb, device::host_share(cfg, &devices)) {
-            part = p;
-            plan = Some(Plan { devices, host_share: placement::column_share(&p) });
-            TILES.with(|t| *t.borrow_mut() = Some(p.describe()));
+    // A device that fails takes itself out of service, and the memory manager puts the caller's
+    // arrays back as they were (`device::memory::Directory::flush`): the call is then redone
+    // with the devices left (at worst on the host alone), so it returns what it would have
+    // returned without the failed device. Each redo has at least one device fewer.
+    let mut attempts = 0;
+    loop {
+        let devices = device::open(cfg);
+        let had_devices = !devices.is_empty();
+        let mut part = Part::uniform(nb);
+        let mut plan = None;
+        if attempts > 0 {
+            TILES.with(|t| *t.borrow_mut() = None);
+        }
+        if had_devices && (cfg.device_force || device::worth_using(cfg, &devices, work)) {
+            let big = device_tile(cfg, routine, nb, &devices);
+            if let Some(p) = placement::hybrid_part(big, nb, device::host_share(cfg, &devices)) {
+                part = p;
+                plan = Some(Plan { devices, host_share: placement::column_share(&p) });
+                TILES.with(|t| *t.borrow_mut() = Some(p.describe()));
+            }
+        }
+        let on_devices = plan.is_some();
+        let seq = Seq::with_plan(cfg, plan);
+        let keep = generate(&seq, part);
+        let (r, stats) = seq.wait_stats();
+        drop(keep);
+        record_device_stats(&stats);
+        attempts += 1;
+        match r {
+            Err(e) if on_devices && device::is_device_failure(&e) && attempts <= 8 => continue,
+            r => return r,
         }
     }
-    let seq = Seq::with_plan(cfg, plan);
-    let keep = generate(&seq, part);
-    let (r, stats) = seq.wait_stats();
-    drop(keep);
-    record_device_stats(&stats);
-    r
 }
 
 /// Adds what devices moved and ran to the current call's verbose line (a call running several

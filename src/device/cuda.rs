@@ -1,6 +1,6 @@
 //! CUDA devices (`HETLA_GPUS` = `all`, `none` or ordinals) through cudarc with *dynamic loading*:
 //! `libcuda`, `libcublas` and `libcusolver` are opened at run time, so one binary runs on GPU
-//! nodes and on CPU-only nodes (DESIGN.md decision 5). cudarc panics when a library is missing,
+//! nodes and on CPU-only nodes (ARCHITECTURE.md, decision 5). cudarc panics when a library is missing,
 //! so start-up first asks `is_culib_present()` of each library and runs inside `catch_unwind`;
 //! any failure leaves the process CPU-only, said once under `HETLA_VERBOSE`, never an abort.
 //!
@@ -182,21 +182,69 @@ fn ci(x: usize) -> i32 {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
+// Every failed call becomes a device failure naming the function and the error
+// (`cuMemcpyHtoDAsync_v2 failed (CUDA_ERROR_LAUNCH_FAILED)`): the device then takes itself out of
+// service ([`Cuda::disable`]) and the call is redone without it. Out of memory where hetla can
+// make room (tile buffers, kernel workspace) is handled before it gets here.
+
 fn ck(r: cu::CUresult, what: &str) -> Result<(), Error> {
-    r.result().map_err(|e| Error::Runtime(format!("CUDA {what}: {e}")))
+    if r == cu::CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(super::device_failure(&format!("{what} failed ({r:?})")))
+    }
 }
 fn ckb(r: cb::cublasStatus_t, what: &str) -> Result<(), Error> {
     if r == cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
         Ok(())
     } else {
-        Err(Error::Runtime(format!("cuBLAS {what}: {r:?}")))
+        Err(super::device_failure(&format!("{what} failed ({r:?})")))
     }
 }
 fn cks(r: cs::cusolverStatus_t, what: &str) -> Result<(), Error> {
     if r == cs::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
         Ok(())
     } else {
-        Err(Error::Runtime(format!("cuSOLVER {what}: {r:?}")))
+        Err(super::device_failure(&format!("{what} failed ({r:?})")))
+    }
+}
+/// A cudarc `result` API error as a device failure of `what`.
+fn ckr<T>(r: Result<T, cudarc::driver::DriverError>, what: &str) -> Result<T, Error> {
+    r.map_err(|e| super::device_failure(&format!("{what} failed ({:?})", e.0)))
+}
+
+/// Makes `ctx` current on this thread for as long as the guard lives. On a thread of the
+/// caller's (not one of hetla's, whose names start with `hetla`) the context that was current
+/// before is made current again when the guard drops, also after an error: a program that uses
+/// CUDA itself finds its own context current after every hetla call. hetla's own threads keep
+/// the context set once.
+struct CtxGuard {
+    prev: cu::CUcontext,
+    restore: bool,
+}
+
+impl CtxGuard {
+    fn enter(ctx: cu::CUcontext) -> Result<CtxGuard, Error> {
+        let mut prev = std::ptr::null_mut();
+        // SAFETY: an out-parameter; then a context that lives for the process.
+        unsafe {
+            ck(cu::cuCtxGetCurrent(&mut prev), "cuCtxGetCurrent")?;
+            if prev != ctx {
+                ck(cu::cuCtxSetCurrent(ctx), "cuCtxSetCurrent")?;
+            }
+        }
+        let ours = std::thread::current().name().is_some_and(|n| n.starts_with("hetla"));
+        Ok(CtxGuard { prev, restore: prev != ctx && !ours })
+    }
+}
+
+impl Drop for CtxGuard {
+    fn drop(&mut self) {
+        if self.restore {
+            // SAFETY: the context the caller had current (or none); if it was destroyed meanwhile
+            // that is the caller's doing, and the driver reports it to the caller's next call.
+            unsafe { cu::cuCtxSetCurrent(self.prev) };
+        }
     }
 }
 
@@ -212,6 +260,28 @@ struct Gpu {
     bandwidth: f64,
     /// Stream sets of finished sessions, reused by the next ones.
     lanes: Mutex<Vec<Lane>>,
+    /// Taken out of service after a failure, for the rest of the process.
+    disabled: std::sync::atomic::AtomicBool,
+}
+
+impl Gpu {
+    /// Takes the GPU out of service after `e` (a device failure), saying so once on stderr:
+    /// `hetla: cuda0 disabled: FUNCTION failed (ERROR_NAME)`. Its pooled lanes are released.
+    fn disable(&self, e: &Error) {
+        if self.disabled.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        say_disabled(self.ordinal, e);
+        if let Ok(_ctx) = CtxGuard::enter(self.ctx) {
+            for lane in self.lanes.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+                lane.destroy();
+            }
+        }
+    }
+
+    fn is_disabled(&self) -> bool {
+        self.disabled.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 // SAFETY: a CUDA context handle may be made current on any thread; the driver API is thread-safe.
@@ -246,51 +316,102 @@ struct Lane {
 unsafe impl Send for Lane {}
 
 impl Lane {
-    /// Creates the lane's resources in the current context.
+    /// Creates the lane's resources in the current context; on failure, what was created is
+    /// released again.
     fn new() -> Result<Lane, Error> {
-        use cudarc::driver::result as r;
-        let stream = || {
-            r::stream::create(r::stream::StreamKind::NonBlocking)
-                .map_err(|e| Error::Runtime(format!("CUDA stream: {e}")))
-        };
-        let event = || {
-            r::event::create(cu::CUevent_flags::CU_EVENT_DISABLE_TIMING)
-                .map_err(|e| Error::Runtime(format!("CUDA event: {e}")))
-        };
-        let pinned = |b: usize| {
-            // SAFETY: a plain pinned host allocation, freed in `destroy`.
-            unsafe { r::malloc_host(b, cu::CU_MEMHOSTALLOC_PORTABLE) }
-                .map(|p| p as *mut u8)
-                .map_err(|e| Error::Runtime(format!("CUDA pinned memory: {e}")))
-        };
-        let (comp, cin, cout) = (stream()?, stream()?, stream()?);
-        let mut blas = std::ptr::null_mut();
-        let mut solver = std::ptr::null_mut();
-        // SAFETY: out-parameters of the library constructors; the streams were created above.
-        unsafe {
-            ckb(cb::cublasCreate_v2(&mut blas), "create")?;
-            ckb(cb::cublasSetStream_v2(blas, comp as _), "set stream")?;
-            cks(cs::cusolverDnCreate(&mut solver), "create")?;
-            cks(cs::cusolverDnSetStream(solver, comp as _), "set stream")?;
-        }
-        let mut info = 0;
-        // SAFETY: a 4-byte device allocation for devInfo.
-        unsafe { ck(cu::cuMemAlloc_v2(&mut info, 4), "alloc")? };
-        Ok(Lane {
-            comp,
-            cin,
-            cout,
-            copied: event()?,
-            computed: event()?,
-            blas,
-            solver,
-            stage_in: [(pinned(SLOT_BYTES)?, event()?), (pinned(SLOT_BYTES)?, event()?)],
+        let mut lane = Lane {
+            comp: std::ptr::null_mut(),
+            cin: std::ptr::null_mut(),
+            cout: std::ptr::null_mut(),
+            copied: std::ptr::null_mut(),
+            computed: std::ptr::null_mut(),
+            blas: std::ptr::null_mut(),
+            solver: std::ptr::null_mut(),
+            stage_in: [(std::ptr::null_mut(), std::ptr::null_mut()); 2],
             next_slot: 0,
-            stage_out: pinned(SLOT_BYTES)?,
+            stage_out: std::ptr::null_mut(),
             scratch: (0, 0),
             work: (0, 0),
-            info,
-        })
+            info: 0,
+        };
+        match lane.fill() {
+            Ok(()) => Ok(lane),
+            Err(e) => {
+                lane.destroy();
+                Err(e)
+            }
+        }
+    }
+
+    fn fill(&mut self) -> Result<(), Error> {
+        use cudarc::driver::result as r;
+        let stream = || ckr(r::stream::create(r::stream::StreamKind::NonBlocking), "cuStreamCreate");
+        let event = || ckr(r::event::create(cu::CUevent_flags::CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+        // SAFETY: a plain pinned host allocation, freed in `destroy`.
+        let pinned = || {
+            ckr(unsafe { r::malloc_host(SLOT_BYTES, cu::CU_MEMHOSTALLOC_PORTABLE) }, "cuMemHostAlloc")
+                .map(|p| p as *mut u8)
+        };
+        self.comp = stream()?;
+        self.cin = stream()?;
+        self.cout = stream()?;
+        self.copied = event()?;
+        self.computed = event()?;
+        // SAFETY: out-parameters of the library constructors; the streams were created above.
+        unsafe {
+            ckb(cb::cublasCreate_v2(&mut self.blas), "cublasCreate_v2")?;
+            ckb(cb::cublasSetStream_v2(self.blas, self.comp as _), "cublasSetStream_v2")?;
+            cks(cs::cusolverDnCreate(&mut self.solver), "cusolverDnCreate")?;
+            cks(cs::cusolverDnSetStream(self.solver, self.comp as _), "cusolverDnSetStream")?;
+            // A 4-byte device allocation for devInfo.
+            ck(cu::cuMemAlloc_v2(&mut self.info, 4), "cuMemAlloc_v2")?;
+        }
+        for s in 0..2 {
+            self.stage_in[s].1 = event()?;
+            self.stage_in[s].0 = pinned()?;
+        }
+        self.stage_out = pinned()?;
+        Ok(())
+    }
+
+    /// Releases every resource of the lane (those not created yet are null), in the current
+    /// context, after draining its streams. Errors are ignored: this also cleans up after a
+    /// failure.
+    fn destroy(mut self) {
+        // SAFETY: every handle is the lane's own and no longer used by anyone; the streams are
+        // drained first so no queued work uses the memory freed after.
+        unsafe {
+            for s in [self.comp, self.cin, self.cout] {
+                if !s.is_null() {
+                    cu::cuStreamSynchronize(s);
+                }
+            }
+            self.release_scratch();
+            if self.info != 0 {
+                cu::cuMemFree_v2(self.info);
+            }
+            if !self.blas.is_null() {
+                cb::cublasDestroy_v2(self.blas);
+            }
+            if !self.solver.is_null() {
+                cs::cusolverDnDestroy(self.solver);
+            }
+            for p in [self.stage_in[0].0, self.stage_in[1].0, self.stage_out] {
+                if !p.is_null() {
+                    cu::cuMemFreeHost(p as *mut _);
+                }
+            }
+            for ev in [self.copied, self.computed, self.stage_in[0].1, self.stage_in[1].1] {
+                if !ev.is_null() {
+                    cu::cuEventDestroy_v2(ev);
+                }
+            }
+            for s in [self.comp, self.cin, self.cout] {
+                if !s.is_null() {
+                    cu::cuStreamDestroy_v2(s);
+                }
+            }
+        }
     }
 
     /// Makes `slot` (the scratch or the POTRF workspace) a device buffer of at least `bytes`
@@ -307,9 +428,9 @@ impl Lane {
         }
         // SAFETY: the old buffer is only used by work on `comp`, which completes first.
         unsafe {
-            ck(cu::cuStreamSynchronize(comp), "sync")?;
+            ck(cu::cuStreamSynchronize(comp), "cuStreamSynchronize")?;
             if slot.1 > 0 {
-                ck(cu::cuMemFree_v2(slot.0), "free")?;
+                ck(cu::cuMemFree_v2(slot.0), "cuMemFree_v2")?;
                 *slot = (0, 0);
             }
             let mut p = 0;
@@ -320,7 +441,7 @@ impl Lane {
             if r == cu::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
                 return Err(super::out_of_memory());
             }
-            ck(r, "alloc scratch")?;
+            ck(r, "cuMemAlloc_v2")?;
             *slot = (p, bytes);
             Ok(())
         }
@@ -328,9 +449,16 @@ impl Lane {
 
     /// Frees the session-sized scratch (the lane keeps only its fixed resources when pooled).
     fn release_scratch(&mut self) {
+        if self.scratch.1 == 0 && self.work.1 == 0 {
+            return;
+        }
+        // Only the compute stream uses the scratch; drained first also after a failed call
+        // (found by the fake CUDA: a start-up measurement that failed after queueing a memset).
+        // SAFETY: the lane's own stream.
+        unsafe { cu::cuStreamSynchronize(self.comp) };
         for s in [&mut self.scratch, &mut self.work] {
             if s.1 > 0 {
-                // SAFETY: the buffer is ours and no work uses it (the session synchronised).
+                // SAFETY: the buffer is ours and no queued work uses it any more.
                 unsafe { cu::cuMemFree_v2(s.0) };
                 *s = (0, 0);
             }
@@ -356,10 +484,14 @@ fn say_once(cfg: &Config, msg: String) {
     }
 }
 
+/// The process that started the driver (0: not started yet).
+static DRIVER_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 /// Why CUDA cannot be used at all in this process, or the driver with its device count.
 fn driver() -> &'static Result<Driver, String> {
     static D: OnceLock<Result<Driver, String>> = OnceLock::new();
     D.get_or_init(|| {
+        DRIVER_PID.store(std::process::id(), std::sync::atomic::Ordering::Release);
         let r = catch_unwind(|| -> Result<usize, String> {
             // SAFETY: the presence checks only try to dlopen the libraries.
             if !unsafe { cu::is_culib_present() } {
@@ -394,21 +526,49 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_default()
 }
 
-/// Starts GPU `ordinal`: primary context, one lane, the rate and bandwidth measurements.
+/// Whether a device failure is the driver being out of (device or pinned) memory.
+fn is_oom(e: &Error) -> bool {
+    super::is_device_failure(e) && e.to_string().contains("CUDA_ERROR_OUT_OF_MEMORY")
+}
+
+/// The line of a GPU taken out of service at start-up (a started one says it in `Gpu::disable`).
+fn say_disabled(ordinal: usize, e: &Error) {
+    let what = match e {
+        Error::Runtime(s) => s.strip_prefix("device failure: ").unwrap_or(s),
+        _ => "failed",
+    };
+    crate::error::say(format_args!("hetla: cuda{ordinal} disabled: {what}"));
+}
+
+/// Starts GPU `ordinal`: primary context, one lane, the rate and bandwidth measurements. The
+/// calling thread's current context is left as it was; on failure the lane is released.
 fn start(ordinal: usize) -> Result<Gpu, Error> {
     use cudarc::driver::result as r;
-    let dev = r::device::get(ordinal as i32).map_err(|e| Error::Runtime(format!("cuDeviceGet: {e}")))?;
+    let dev = ckr(r::device::get(ordinal as i32), "cuDeviceGet")?;
     // SAFETY: `dev` is a valid device handle; the primary context is retained for the process.
-    let ctx = unsafe { r::primary_ctx::retain(dev) }.map_err(|e| Error::Runtime(format!("context: {e}")))?;
+    let ctx = ckr(unsafe { r::primary_ctx::retain(dev) }, "cuDevicePrimaryCtxRetain")?;
+    let _ctx = CtxGuard::enter(ctx)?;
     // SAFETY: as above.
-    unsafe { r::ctx::set_current(ctx) }.map_err(|e| Error::Runtime(format!("context: {e}")))?;
-    // SAFETY: as above.
-    let total = unsafe { r::device::total_mem(dev) }.map_err(|e| Error::Runtime(format!("memory: {e}")))?;
+    let total = ckr(unsafe { r::device::total_mem(dev) }, "cuDeviceTotalMem_v2")?;
     let mut lane = Lane::new()?;
-    let rate = measure_rate(&mut lane)?;
-    let bandwidth = measure_bandwidth(&mut lane)?;
+    let measured = measure_rate(&mut lane).and_then(|rate| Ok((rate, measure_bandwidth(&mut lane)?)));
     lane.release_scratch();
-    Ok(Gpu { ordinal, ctx, total, rate, bandwidth, lanes: Mutex::new(vec![lane]) })
+    let (rate, bandwidth) = match measured {
+        Ok(m) => m,
+        Err(e) => {
+            lane.destroy();
+            return Err(e);
+        }
+    };
+    Ok(Gpu {
+        ordinal,
+        ctx,
+        total,
+        rate,
+        bandwidth,
+        lanes: Mutex::new(vec![lane]),
+        disabled: Default::default(),
+    })
 }
 
 /// DGEMM rate: products of n×n blocks on the compute stream after one warm-up, timed on the host
@@ -419,7 +579,7 @@ fn start(ordinal: usize) -> Result<Gpu, Error> {
 fn measure_rate(lane: &mut Lane) -> Result<f64, Error> {
     let (mut free, mut total) = (0, 0);
     // SAFETY: out-parameters.
-    ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "memory info")?;
+    ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "cuMemGetInfo_v2")?;
     let mut n = 64usize;
     while n > 8 && 3 * n * n * 8 > free / 4 {
         n /= 2;
@@ -442,7 +602,7 @@ fn time_gemm(lane: &mut Lane, n: usize) -> Result<(f64, usize), Error> {
         (lane.scratch.0, lane.scratch.0 + (n * n * 8) as u64, lane.scratch.0 + (2 * n * n * 8) as u64);
     // SAFETY: the three n×n blocks lie in the scratch buffer just sized; it is zeroed first.
     unsafe {
-        ck(cu::cuMemsetD8Async(lane.scratch.0, 0, 3 * n * n * 8, lane.comp), "memset")?;
+        ck(cu::cuMemsetD8Async(lane.scratch.0, 0, 3 * n * n * 8, lane.comp), "cuMemsetD8Async")?;
         let gemm = || {
             ckb(
                 cb::cublasDgemm_v2(
@@ -461,17 +621,17 @@ fn time_gemm(lane: &mut Lane, n: usize) -> Result<(f64, usize), Error> {
                     c as *mut f64,
                     ci(n),
                 ),
-                "gemm",
+                "cublasDgemm_v2",
             )
         };
         gemm()?;
-        ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+        ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
         let t0 = std::time::Instant::now();
         let reps = 3;
         for _ in 0..reps {
             gemm()?;
         }
-        ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+        ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
         Ok((t0.elapsed().as_secs_f64(), reps))
     }
 }
@@ -481,7 +641,7 @@ fn time_gemm(lane: &mut Lane, n: usize) -> Result<(f64, usize), Error> {
 fn measure_bandwidth(lane: &mut Lane) -> Result<f64, Error> {
     let (mut free, mut total) = (0, 0);
     // SAFETY: out-parameters.
-    ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "memory info")?;
+    ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "cuMemGetInfo_v2")?;
     let bytes = (64usize << 20).min(free / 8).max(4096);
     // `grow` frees the old scratch when it must enlarge it, so the lane keeps the result.
     Lane::grow(lane.comp, &mut lane.scratch, bytes, || false)?;
@@ -492,8 +652,8 @@ fn measure_bandwidth(lane: &mut Lane) -> Result<f64, Error> {
         let src = cudarc::driver::result::malloc_host(bytes, 0)
             .map_err(|e| Error::Runtime(format!("pinned: {e}")))?;
         let t0 = std::time::Instant::now();
-        let r = ck(cu::cuMemcpyHtoDAsync_v2(lane.scratch.0, src, bytes, lane.cin), "copy");
-        let s = ck(cu::cuStreamSynchronize(lane.cin), "sync");
+        let r = ck(cu::cuMemcpyHtoDAsync_v2(lane.scratch.0, src, bytes, lane.cin), "cuMemcpyHtoDAsync_v2");
+        let s = ck(cu::cuStreamSynchronize(lane.cin), "cuStreamSynchronize");
         let dt = t0.elapsed().as_secs_f64();
         cu::cuMemFreeHost(src);
         r.and(s)?;
@@ -505,6 +665,16 @@ fn measure_bandwidth(lane: &mut Lane) -> Result<f64, Error> {
 /// empty (CPU-only) when CUDA is unavailable, with one `HETLA_VERBOSE` line saying why.
 pub fn open(cfg: &Config) -> Vec<Arc<dyn Device>> {
     if cfg.gpus == GpuSelect::None {
+        return Vec::new();
+    }
+    // A forked child cannot use the CUDA state its parent created (the driver refuses; its
+    // threads, streams and contexts are the parent's): it runs on the CPU.
+    let pid = DRIVER_PID.load(std::sync::atomic::Ordering::Acquire);
+    if pid != 0 && pid != std::process::id() {
+        say_once(
+            cfg,
+            "no CUDA devices (CUDA was started before this process was forked); running on CPU".into(),
+        );
         return Vec::new();
     }
     let drv = match driver() {
@@ -525,8 +695,8 @@ pub fn open(cfg: &Config) -> Vec<Arc<dyn Device>> {
     for o in picked {
         let gpu = {
             let mut g = drv.gpus.lock().unwrap_or_else(|e| e.into_inner());
-            g.entry(o)
-                .or_insert_with(|| match catch_unwind(|| start(o)) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = g.entry(o) {
+                match catch_unwind(|| start(o)) {
                     Ok(Ok(gpu)) => {
                         say_once(
                             cfg,
@@ -537,24 +707,39 @@ pub fn open(cfg: &Config) -> Vec<Arc<dyn Device>> {
                                 gpu.bandwidth / 1e9
                             ),
                         );
-                        Some(Arc::new(gpu))
+                        slot.insert(Some(Arc::new(gpu)));
+                    }
+                    // Out of memory (device or pinned) may pass: the next call tries again.
+                    Ok(Err(e)) if is_oom(&e) => {
+                        say_once(cfg, format!("cuda{o}: {e}; not used for this call"))
                     }
                     Ok(Err(e)) => {
+                        if super::is_device_failure(&e) {
+                            say_disabled(o, &e);
+                        }
                         say_once(cfg, format!("cuda{o} unusable ({e}); not used"));
-                        None
+                        slot.insert(None);
                     }
                     Err(p) => {
-                        say_once(cfg, format!("cuda{o} start-up panicked ({}); not used", panic_text(&p)));
-                        None
+                        say_disabled(
+                            o,
+                            &super::device_failure(&format!("start-up panicked ({})", panic_text(&p))),
+                        );
+                        slot.insert(None);
                     }
-                })
-                .clone()
+                }
+            }
+            g.get(&o).cloned().flatten()
         };
         let Some(gpu) = gpu else { continue };
-        match catch_unwind(AssertUnwindSafe(|| Cuda::session(gpu))) {
+        if gpu.is_disabled() {
+            continue;
+        }
+        match catch_unwind(AssertUnwindSafe(|| Cuda::session(gpu.clone()))) {
             Ok(Ok(d)) => out.push(Arc::new(d)),
-            Ok(Err(e)) => say_once(cfg, format!("cuda{o}: {e}; not used for this call")),
-            Err(p) => say_once(cfg, format!("cuda{o}: {}; not used for this call", panic_text(&p))),
+            Ok(Err(e)) if is_oom(&e) => say_once(cfg, format!("cuda{o}: {e}; not used for this call")),
+            Ok(Err(e)) => gpu.disable(&e),
+            Err(p) => gpu.disable(&super::device_failure(&format!("session panicked ({})", panic_text(&p)))),
         }
     }
     if out.is_empty() && cfg.gpus != GpuSelect::None {
@@ -587,15 +772,17 @@ unsafe impl Sync for Cuda {}
 
 impl Cuda {
     fn session(gpu: Arc<Gpu>) -> Result<Cuda, Error> {
-        // SAFETY: the context was retained at start-up and lives for the process.
-        ck(unsafe { cu::cuCtxSetCurrent(gpu.ctx) }, "context")?;
+        let _ctx = CtxGuard::enter(gpu.ctx)?;
         let lane = match gpu.lanes.lock().unwrap_or_else(|e| e.into_inner()).pop() {
             Some(l) => l,
             None => Lane::new()?,
         };
         let (mut free, mut total) = (0, 0);
         // SAFETY: out-parameters.
-        ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "memory info")?;
+        if let Err(e) = ck(unsafe { cu::cuMemGetInfo_v2(&mut free, &mut total) }, "cuMemGetInfo_v2") {
+            lane.destroy();
+            return Err(e);
+        }
         Ok(Cuda {
             name: intern(&format!("cuda{}", gpu.ordinal)),
             memory: free,
@@ -607,9 +794,27 @@ impl Cuda {
         })
     }
 
-    fn current(&self) -> Result<(), Error> {
-        // SAFETY: the context lives for the process.
-        ck(unsafe { cu::cuCtxSetCurrent(self.gpu.ctx) }, "context")
+    /// Makes the GPU's context current for a call (see [`CtxGuard`]); an error once the GPU is
+    /// out of service.
+    fn enter(&self) -> Result<CtxGuard, Error> {
+        if self.gpu.is_disabled() {
+            return Err(super::device_failure(&format!("{} is out of service", self.name)));
+        }
+        CtxGuard::enter(self.gpu.ctx)
+    }
+
+    /// Runs one device method: a panic in it becomes a device failure, and a device failure
+    /// (anything but out of memory for a workspace) takes the GPU out of service.
+    fn guard<T>(&self, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+        let r = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+            Err(super::device_failure(&format!("{} panicked ({})", self.name, panic_text(&p))))
+        });
+        if let Err(e) = &r {
+            if super::is_device_failure(e) {
+                self.gpu.disable(e);
+            }
+        }
+        r
     }
 
     fn lane(&self) -> std::sync::MutexGuard<'_, Option<Lane>> {
@@ -668,7 +873,7 @@ impl Cuda {
             Height: c.height,
         };
         // SAFETY: the caller's guarantee.
-        ck(unsafe { cu::cuMemcpy2DAsync_v2(&d, stream) }, "2-D copy")
+        ck(unsafe { cu::cuMemcpy2DAsync_v2(&d, stream) }, "cuMemcpy2DAsync_v2")
     }
 
     /// Runs the lowered calls on the compute stream; returns POTRF's INFO (0 otherwise).
@@ -706,7 +911,7 @@ impl Cuda {
                             &mut lwork,
                         )
                     },
-                    "dpotrf workspace",
+                    "cusolverDnDpotrf_bufferSize",
                 )?;
                 work_elems = work_elems.max(potrf_work_elems(lwork));
             }
@@ -757,7 +962,7 @@ impl Cuda {
                             addr(c) as *mut f64,
                             ci(c.ld),
                         ),
-                        "dgemm",
+                        "cublasDgemm_v2",
                     )?,
                     Call::Syrk { uplo, trans, n, k, alpha, a, beta, c } => ckb(
                         cb::cublasDsyrk_v2(
@@ -773,7 +978,7 @@ impl Cuda {
                             addr(c) as *mut f64,
                             ci(c.ld),
                         ),
-                        "dsyrk",
+                        "cublasDsyrk_v2",
                     )?,
                     Call::Trsm { side: s, uplo, trans, diag: d, m, n, alpha, a, b } => ckb(
                         cb::cublasDtrsm_v2(
@@ -790,7 +995,7 @@ impl Cuda {
                             addr(b) as *mut f64,
                             ci(b.ld),
                         ),
-                        "dtrsm",
+                        "cublasDtrsm_v2",
                     )?,
                     Call::Trmm { side: s, uplo, trans, diag: d, m, n, alpha, a, b, c } => ckb(
                         cb::cublasDtrmm_v2(
@@ -809,7 +1014,7 @@ impl Cuda {
                             addr(c) as *mut f64,
                             ci(c.ld),
                         ),
-                        "dtrmm",
+                        "cublasDtrmm_v2",
                     )?,
                     Call::Geam { m, n, alpha, a, beta, b, c } => ckb(
                         cb::cublasDgeam(
@@ -827,7 +1032,7 @@ impl Cuda {
                             addr(c) as *mut f64,
                             ci(c.ld),
                         ),
-                        "dgeam",
+                        "cublasDgeam",
                     )?,
                     Call::Swap { n, x, y } => ckb(
                         cb::cublasDswap_v2(
@@ -838,7 +1043,7 @@ impl Cuda {
                             addr(y) as *mut f64,
                             ci(y.ld),
                         ),
-                        "dswap",
+                        "cublasDswap_v2",
                     )?,
                     Call::Potrf { uplo, n, a } => {
                         let pa = addr(a) as *mut f64;
@@ -854,15 +1059,15 @@ impl Cuda {
                                 ci(elems),
                                 lane.info as *mut i32,
                             ),
-                            "dpotrf",
+                            "cusolverDnDpotrf",
                         )?;
                         // devInfo lives on the device: read it back after the kernel, through
                         // the pinned out slot (free: the lane's lock is held).
                         ck(
                             cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, lane.info, 4, lane.comp),
-                            "devInfo",
+                            "cuMemcpyDtoHAsync_v2",
                         )?;
-                        ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
+                        ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
                         info = (lane.stage_out as *const i32).read_unaligned();
                         if info < 0 {
                             return Err(Error::Runtime(format!(
@@ -879,18 +1084,31 @@ impl Cuda {
 }
 
 impl Drop for Cuda {
+    /// Frees the cached buffers and gives the lane back to the GPU's pool, or, when the GPU was
+    /// taken out of service (or cannot be drained), releases the lane's resources instead.
     fn drop(&mut self) {
-        let _ = self.current();
-        let _ = self.sync();
-        // SAFETY: every cached buffer is ours and unused (synchronised above).
+        let ctx = CtxGuard::enter(self.gpu.ctx);
+        let lane = self.lane().take();
+        // SAFETY: the session's own streams; afterwards no queued work uses its buffers.
+        let drained = unsafe {
+            [self.cin, self.comp, lane.as_ref().map_or(std::ptr::null_mut(), |l| l.cout)]
+                .iter()
+                .filter(|s| !s.is_null())
+                .all(|&s| cu::cuStreamSynchronize(s) == cu::CUresult::CUDA_SUCCESS)
+        };
         for (_, v) in self.cache.lock().unwrap_or_else(|e| e.into_inner()).drain() {
             for p in v {
+                // SAFETY: cached buffers are ours and unused (drained above).
                 unsafe { cu::cuMemFree_v2(p) };
             }
         }
-        if let Some(mut lane) = self.lane().take() {
-            lane.release_scratch();
-            self.gpu.lanes.lock().unwrap_or_else(|e| e.into_inner()).push(lane);
+        if let Some(mut lane) = lane {
+            if drained && ctx.is_ok() && !self.gpu.is_disabled() {
+                lane.release_scratch();
+                self.gpu.lanes.lock().unwrap_or_else(|e| e.into_inner()).push(lane);
+            } else {
+                lane.destroy();
+            }
         }
     }
 }
@@ -911,19 +1129,26 @@ impl Device for Cuda {
         {
             return Some(DevBuf { addr: p, bytes });
         }
-        self.current().ok()?;
+        let _ctx = self.enter().ok()?;
         let mut p = 0;
         // SAFETY: an out-parameter.
-        if unsafe { cu::cuMemAlloc_v2(&mut p, bytes) } == cu::CUresult::CUDA_SUCCESS {
-            return Some(DevBuf { addr: p, bytes });
+        let mut r = unsafe { cu::cuMemAlloc_v2(&mut p, bytes) };
+        // Out of memory: give the cached buffers back to the driver and try once more (then the
+        // memory manager evicts, or the task runs on the host).
+        if r == cu::CUresult::CUDA_ERROR_OUT_OF_MEMORY && self.reclaim() {
+            // SAFETY: an out-parameter.
+            r = unsafe { cu::cuMemAlloc_v2(&mut p, bytes) };
         }
-        // Out of memory: give the cached buffers back to the driver and try once more.
-        if !self.reclaim() {
-            return None;
+        match r {
+            cu::CUresult::CUDA_SUCCESS => Some(DevBuf { addr: p, bytes }),
+            cu::CUresult::CUDA_ERROR_OUT_OF_MEMORY => None,
+            // Any other error takes the GPU out of service; its tasks then run on the host and
+            // the memory manager finds out when it next needs what the GPU held.
+            _ => {
+                self.gpu.disable(&ck(r, "cuMemAlloc_v2").unwrap_err());
+                None
+            }
         }
-        // SAFETY: an out-parameter.
-        (unsafe { cu::cuMemAlloc_v2(&mut p, bytes) } == cu::CUresult::CUDA_SUCCESS)
-            .then_some(DevBuf { addr: p, bytes })
     }
 
     fn free(&self, buf: DevBuf) {
@@ -936,112 +1161,128 @@ impl Device for Cuda {
     }
 
     unsafe fn copy_in(&self, src: &HostBlock, dst: &DevBuf) -> Result<(), Error> {
-        assert!(dst.bytes >= src.bytes(), "device buffer too small for the tile");
-        self.current()?;
-        let mut g = self.lane();
-        let lane = g.as_mut().expect("a live session has its lane");
-        // Every byte goes through a pinned slot: an async copy from pageable memory would be
-        // staged by the driver and synchronous. A tile larger than a slot goes in slot-sized
-        // pieces of its packed layout, the two slots alternating.
-        for (off, len) in chunks(src.bytes()) {
-            let (slot, ev) = lane.stage_in[lane.next_slot];
-            lane.next_slot ^= 1;
-            // SAFETY: waiting for the slot's previous transfer makes it free to overwrite; the
-            // caller guarantees `src` readable for its shape; `len` ≤ SLOT_BYTES, the slot's
-            // size; `dst` holds the packed tile, so `off + len` bytes fit.
-            unsafe {
-                ck(cu::cuEventSynchronize(ev), "staging")?;
-                pack(src, off, std::slice::from_raw_parts_mut(slot, len));
-                ck(
-                    cu::cuMemcpyHtoDAsync_v2(dst.addr + off as u64, slot as *const _, len, lane.cin),
-                    "copy in",
-                )?;
-                ck(cu::cuEventRecord(ev, lane.cin), "event")?;
+        self.guard(|| {
+            assert!(dst.bytes >= src.bytes(), "device buffer too small for the tile");
+            let _ctx = self.enter()?;
+            let mut g = self.lane();
+            let lane = g.as_mut().expect("a live session has its lane");
+            // Every byte goes through a pinned slot: an async copy from pageable memory would be
+            // staged by the driver and synchronous. A tile larger than a slot goes in slot-sized
+            // pieces of its packed layout, the two slots alternating.
+            for (off, len) in chunks(src.bytes()) {
+                let (slot, ev) = lane.stage_in[lane.next_slot];
+                lane.next_slot ^= 1;
+                // SAFETY: waiting for the slot's previous transfer makes it free to overwrite; the
+                // caller guarantees `src` readable for its shape; `len` ≤ SLOT_BYTES, the slot's
+                // size; `dst` holds the packed tile, so `off + len` bytes fit.
+                unsafe {
+                    ck(cu::cuEventSynchronize(ev), "cuEventSynchronize")?;
+                    pack(src, off, std::slice::from_raw_parts_mut(slot, len));
+                    ck(
+                        cu::cuMemcpyHtoDAsync_v2(dst.addr + off as u64, slot as *const _, len, lane.cin),
+                        "cuMemcpyHtoDAsync_v2",
+                    )?;
+                    ck(cu::cuEventRecord(ev, lane.cin), "cuEventRecord")?;
+                }
             }
-        }
-        // SAFETY: plain event record on our stream.
-        ck(unsafe { cu::cuEventRecord(lane.copied, lane.cin) }, "event")
+            // SAFETY: plain event record on our stream.
+            ck(unsafe { cu::cuEventRecord(lane.copied, lane.cin) }, "cuEventRecord")
+        })
     }
 
     unsafe fn copy_out(&self, src: &DevBuf, dst: &HostBlock) -> Result<(), Error> {
-        assert!(src.bytes >= dst.bytes(), "device buffer smaller than the host tile");
-        self.current()?;
-        let g = self.lane();
-        let lane = g.as_ref().expect("a live session has its lane");
-        // SAFETY: the out stream first waits for every kernel issued so far (the buffer's last
-        // writer among them).
-        ck(unsafe { cu::cuStreamWaitEvent(lane.cout, lane.computed, 0) }, "wait")?;
-        for (off, len) in chunks(dst.bytes()) {
-            // SAFETY: the staging slot is only used under the lane's lock and holds SLOT_BYTES ≥
-            // `len`; the copy is complete (stream synchronised) before the slot is read; the
-            // caller guarantees `dst` writable and unshared.
-            unsafe {
-                ck(
-                    cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, src.addr + off as u64, len, lane.cout),
-                    "copy out",
-                )?;
-                ck(cu::cuStreamSynchronize(lane.cout), "sync")?;
-                unpack(std::slice::from_raw_parts(lane.stage_out, len), dst, off);
+        self.guard(|| {
+            assert!(src.bytes >= dst.bytes(), "device buffer smaller than the host tile");
+            let _ctx = self.enter()?;
+            let g = self.lane();
+            let lane = g.as_ref().expect("a live session has its lane");
+            // SAFETY: the out stream first waits for every kernel issued so far (the buffer's last
+            // writer among them).
+            ck(unsafe { cu::cuStreamWaitEvent(lane.cout, lane.computed, 0) }, "cuStreamWaitEvent")?;
+            for (off, len) in chunks(dst.bytes()) {
+                // SAFETY: the staging slot is only used under the lane's lock and holds SLOT_BYTES ≥
+                // `len`; the copy is complete (stream synchronised) before the slot is read; the
+                // caller guarantees `dst` writable and unshared.
+                unsafe {
+                    ck(
+                        cu::cuMemcpyDtoHAsync_v2(
+                            lane.stage_out as *mut _,
+                            src.addr + off as u64,
+                            len,
+                            lane.cout,
+                        ),
+                        "cuMemcpyDtoHAsync_v2",
+                    )?;
+                    ck(cu::cuStreamSynchronize(lane.cout), "cuStreamSynchronize")?;
+                    unpack(std::slice::from_raw_parts(lane.stage_out, len), dst, off);
+                }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {
-        self.current()?;
-        let mut g = self.lane();
-        let lane = g.as_mut().expect("a live session has its lane");
-        // Kernels start after every copy in issued so far.
-        // SAFETY: both handles belong to this lane.
-        ck(unsafe { cu::cuStreamWaitEvent(lane.comp, lane.copied, 0) }, "wait")?;
-        let pivots = match *op {
-            DeviceOp::Laswp { ipiv, ipiv_base, count, .. } => {
-                let p = args[ipiv.first];
-                assert!(ipiv.count == 1 && p.elem == 4 && p.m * p.n >= count, "LASWP pivots: one i32 tile");
-                let mut v = vec![0i32; count];
-                // Through the pinned out slot (an async copy into pageable memory would be
-                // synchronous), in slot-sized pieces; the compute stream (which waited for the
-                // copies in) is drained before each piece is read.
-                for (off, len) in chunks(count * 4) {
-                    // SAFETY: the pivot tile holds at least `count` i32; the slot holds
-                    // SLOT_BYTES ≥ `len` and is only used under the lane's lock.
-                    unsafe {
-                        ck(
-                            cu::cuMemcpyDtoHAsync_v2(
-                                lane.stage_out as *mut _,
-                                p.buf.addr + off as u64,
+        self.guard(|| {
+            let _ctx = self.enter()?;
+            let mut g = self.lane();
+            let lane = g.as_mut().expect("a live session has its lane");
+            // Kernels start after every copy in issued so far.
+            // SAFETY: both handles belong to this lane.
+            ck(unsafe { cu::cuStreamWaitEvent(lane.comp, lane.copied, 0) }, "cuStreamWaitEvent")?;
+            let pivots = match *op {
+                DeviceOp::Laswp { ipiv, ipiv_base, count, .. } => {
+                    let p = args[ipiv.first];
+                    assert!(
+                        ipiv.count == 1 && p.elem == 4 && p.m * p.n >= count,
+                        "LASWP pivots: one i32 tile"
+                    );
+                    let mut v = vec![0i32; count];
+                    // Through the pinned out slot (an async copy into pageable memory would be
+                    // synchronous), in slot-sized pieces; the compute stream (which waited for the
+                    // copies in) is drained before each piece is read.
+                    for (off, len) in chunks(count * 4) {
+                        // SAFETY: the pivot tile holds at least `count` i32; the slot holds
+                        // SLOT_BYTES ≥ `len` and is only used under the lane's lock.
+                        unsafe {
+                            ck(
+                                cu::cuMemcpyDtoHAsync_v2(
+                                    lane.stage_out as *mut _,
+                                    p.buf.addr + off as u64,
+                                    len,
+                                    lane.comp,
+                                ),
+                                "cuMemcpyDtoHAsync_v2",
+                            )?;
+                            ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
+                            std::ptr::copy_nonoverlapping(
+                                lane.stage_out,
+                                (v.as_mut_ptr() as *mut u8).add(off),
                                 len,
-                                lane.comp,
-                            ),
-                            "pivots",
-                        )?;
-                        ck(cu::cuStreamSynchronize(lane.comp), "sync")?;
-                        std::ptr::copy_nonoverlapping(
-                            lane.stage_out,
-                            (v.as_mut_ptr() as *mut u8).add(off),
-                            len,
-                        );
+                            );
+                        }
                     }
+                    v.iter().map(|x| x - ipiv_base).collect()
                 }
-                v.iter().map(|x| x - ipiv_base).collect()
-            }
-            _ => Vec::new(),
-        };
-        let shapes: Vec<Shape> = args.iter().map(|t| Shape { m: t.m, n: t.n }).collect();
-        let low = lower::lower(op, &shapes, &pivots);
-        let info = self.run(lane, &low, args)?;
-        // SAFETY: plain event record on our stream.
-        ck(unsafe { cu::cuEventRecord(lane.computed, lane.comp) }, "event")?;
-        Ok(info)
+                _ => Vec::new(),
+            };
+            let shapes: Vec<Shape> = args.iter().map(|t| Shape { m: t.m, n: t.n }).collect();
+            let low = lower::lower(op, &shapes, &pivots);
+            let info = self.run(lane, &low, args)?;
+            // SAFETY: plain event record on our stream.
+            ck(unsafe { cu::cuEventRecord(lane.computed, lane.comp) }, "cuEventRecord")?;
+            Ok(info)
+        })
     }
 
     fn sync(&self) -> Result<(), Error> {
-        self.current()?;
-        // SAFETY: the session's own streams.
-        unsafe {
-            ck(cu::cuStreamSynchronize(self.cin), "sync")?;
-            ck(cu::cuStreamSynchronize(self.comp), "sync")
-        }
+        self.guard(|| {
+            let _ctx = self.enter()?;
+            // SAFETY: the session's own streams.
+            unsafe {
+                ck(cu::cuStreamSynchronize(self.cin), "cuStreamSynchronize")?;
+                ck(cu::cuStreamSynchronize(self.comp), "cuStreamSynchronize")
+            }
+        })
     }
 
     fn gemm_rate(&self) -> f64 {

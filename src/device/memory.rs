@@ -74,6 +74,12 @@ struct Table {
 struct Inner {
     /// Tiles that are not host-valid, each with the device holding the only copy.
     held: HashMap<u64, usize>,
+    /// The caller's tiles as they were before this sequence first overwrote them (by a host task
+    /// that writes, or by a copy out), in the order taken; put back if a device fails.
+    backups: Vec<(HostBlock, Vec<u8>)>,
+    backed_up: std::collections::HashSet<(usize, usize, usize, usize)>,
+    /// A device of this sequence failed ([`super::is_device_failure`]): its tiles are lost.
+    failed: Option<Error>,
     tables: Vec<Table>,
     clock: u64,
     events: Option<Vec<Event>>,
@@ -104,6 +110,9 @@ impl Directory {
         Directory {
             inner: Mutex::new(Inner {
                 held: HashMap::new(),
+                backups: Vec::new(),
+                backed_up: Default::default(),
+                failed: None,
                 tables,
                 clock: 0,
                 events: tracing.then(Vec::new),
@@ -123,8 +132,9 @@ impl Directory {
         let mut g = self.lock();
         let inner = &mut *g;
         for u in uses {
-            inner.fetch_to_host(u.key)?;
+            inner.fetch_to_host(u.key).map_err(|e| inner.note(e))?;
             if u.mode.writes() {
+                inner.backup(u.loc);
                 for d in 0..inner.tables.len() {
                     inner.drop_copy(d, u.key);
                 }
@@ -133,66 +143,38 @@ impl Directory {
         Ok(())
     }
 
+    /// Records that a device failed while running this sequence's task (`e` from
+    /// [`Device::execute`]); [`Directory::flush`] then restores the caller's tiles.
+    pub fn note_failure(&self, e: &Error) {
+        if super::is_device_failure(e) {
+            let mut g = self.lock();
+            g.failed.get_or_insert_with(|| e.clone());
+        }
+    }
+
     /// Makes every tile of a device task current on device `d` and locks it there. Returns the
     /// resident tiles by declared position, or `None` when they cannot all fit even after
-    /// evicting every unlocked buffer (the task then runs on the host; nothing stays locked).
+    /// evicting every unlocked buffer (the task then runs on the host; nothing stays locked, nor
+    /// after an error).
     pub fn acquire(&self, d: usize, uses: &[TileUse]) -> Result<Option<Vec<DevTile>>, Error> {
         let mut g = self.lock();
         let inner = &mut *g;
-        inner.clock += 1;
-        let stamp = inner.clock;
-        let mut out = Vec::with_capacity(uses.len());
-        for (p, u) in uses.iter().enumerate() {
-            // A copy of another shape under the same key (a leading part of the matrix) is
-            // written back if needed and replaced.
-            if inner.tables[d].bufs.get(&u.key).is_some_and(|r| r.loc != u.loc) {
-                inner.fetch_to_host(u.key)?;
-                inner.drop_copy(d, u.key);
-            }
-            if !inner.tables[d].bufs.contains_key(&u.key) {
-                let bytes = u.loc.bytes();
-                let Some(buf) = inner.make_room_and_alloc(d, bytes)? else {
-                    for q in &uses[..p] {
-                        inner.unpin(d, q.key);
-                    }
-                    return Ok(None);
-                };
-                if u.mode != Mode::Write {
-                    // The data must be on the host to come in (device-to-device goes through it).
-                    inner.fetch_to_host(u.key)?;
-                    let t0 = trace::now_us();
-                    let t = &mut inner.tables[d];
-                    // SAFETY: this task has the tile declared, so nothing writes the host tile
-                    // while it runs; the copy completes by the task's `sync`, before it finishes.
-                    unsafe { t.dev.copy_in(&u.loc, &buf)? };
-                    t.stats.bytes_in += bytes as u64;
-                    t.stats.copies_in += 1;
-                    inner.event("copy_in", d, t0, u.loc);
-                }
-                let t = &mut inner.tables[d];
-                t.used += buf.bytes;
-                t.bufs.insert(u.key, Resident { buf, loc: u.loc, pins: 0, stamp });
-            }
-            let r = inner.tables[d].bufs.get_mut(&u.key).expect("resident now");
-            r.pins += 1;
-            r.stamp = stamp;
-            out.push(DevTile { buf: r.buf, m: u.loc.m, n: u.loc.n, elem: u.loc.elem });
-        }
-        // Writes: d now holds the only current copy.
-        for u in uses.iter().filter(|u| u.mode.writes()) {
-            inner.held.insert(u.key, d);
-            for e in (0..inner.tables.len()).filter(|&e| e != d) {
-                inner.drop_copy(e, u.key);
+        let mut pinned = 0;
+        let r = inner.acquire(d, uses, &mut pinned);
+        if !matches!(r, Ok(Some(_))) {
+            for q in &uses[..pinned] {
+                inner.unpin(d, q.key);
             }
         }
-        Ok(Some(out))
+        r.map_err(|e| inner.note(e))
     }
 
     /// Evicts every unlocked buffer of device `d` (writing back what only it holds), so that a
     /// kernel that ran out of memory for its workspace can retry.
     pub fn evict_unlocked(&self, d: usize) -> Result<(), Error> {
         let mut g = self.lock();
-        while g.evict_one(d)? {}
+        let inner = &mut *g;
+        while inner.evict_one(d).map_err(|e| inner.note(e))? {}
         Ok(())
     }
 
@@ -206,16 +188,40 @@ impl Directory {
 
     /// End of the sequence: every tile only a device holds goes back to the host, and every
     /// buffer is freed.
+    ///
+    /// If a device failed during the sequence (or fails now, writing back), what it held is lost:
+    /// every tile of the caller's that the sequence overwrote is put back as it was before the
+    /// sequence, and the failure is returned, so that the call can be redone without that device.
     pub fn flush(&self) -> Result<(), Error> {
         let mut g = self.lock();
         let inner = &mut *g;
         let keys: Vec<u64> = inner.held.keys().copied().collect();
         let mut first_err = None;
         for k in keys {
+            if inner.failed.is_some() {
+                break;
+            }
             if let Err(e) = inner.fetch_to_host(k) {
+                let e = inner.note(e);
                 first_err.get_or_insert(e);
             }
         }
+        if let Some(e) = inner.failed.clone() {
+            inner.held.clear();
+            for d in 0..inner.tables.len() {
+                let keys: Vec<u64> = inner.tables[d].bufs.keys().copied().collect();
+                for k in keys {
+                    if let Some(r) = inner.tables[d].bufs.get_mut(&k) {
+                        r.pins = 0;
+                    }
+                    inner.drop_copy(d, k);
+                }
+            }
+            inner.restore();
+            return Err(e);
+        }
+        inner.backups.clear();
+        inner.backed_up.clear();
         for d in 0..inner.tables.len() {
             let keys: Vec<u64> = inner.tables[d].bufs.keys().copied().collect();
             for k in keys {
@@ -248,6 +254,116 @@ impl Directory {
 }
 
 impl Inner {
+    /// [`Directory::acquire`]'s work; `pinned` counts the leading uses locked so far.
+    fn acquire(
+        &mut self,
+        d: usize,
+        uses: &[TileUse],
+        pinned: &mut usize,
+    ) -> Result<Option<Vec<DevTile>>, Error> {
+        self.clock += 1;
+        let stamp = self.clock;
+        let mut out = Vec::with_capacity(uses.len());
+        for (p, u) in uses.iter().enumerate() {
+            // A copy of another shape under the same key (a leading part of the matrix) is
+            // written back if needed and replaced.
+            if self.tables[d].bufs.get(&u.key).is_some_and(|r| r.loc != u.loc) {
+                self.fetch_to_host(u.key)?;
+                self.drop_copy(d, u.key);
+            }
+            if !self.tables[d].bufs.contains_key(&u.key) {
+                let bytes = u.loc.bytes();
+                let Some(buf) = self.make_room_and_alloc(d, bytes)? else { return Ok(None) };
+                if u.mode != Mode::Write {
+                    // The buffer is in no table yet: given back to the device if the copy fails.
+                    if let Err(e) = self.fill(d, u, &buf) {
+                        self.tables[d].dev.free(buf);
+                        return Err(e);
+                    }
+                }
+                let t = &mut self.tables[d];
+                t.used += buf.bytes;
+                t.bufs.insert(u.key, Resident { buf, loc: u.loc, pins: 0, stamp });
+            }
+            let r = self.tables[d].bufs.get_mut(&u.key).expect("resident now");
+            r.pins += 1;
+            r.stamp = stamp;
+            *pinned = p + 1;
+            out.push(DevTile { buf: r.buf, m: u.loc.m, n: u.loc.n, elem: u.loc.elem });
+        }
+        // Writes: d now holds the only current copy.
+        for u in uses.iter().filter(|u| u.mode.writes()) {
+            self.held.insert(u.key, d);
+            for e in (0..self.tables.len()).filter(|&e| e != d) {
+                self.drop_copy(e, u.key);
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Copies the current value of tile `u` into `buf` on device `d`.
+    fn fill(&mut self, d: usize, u: &TileUse, buf: &DevBuf) -> Result<(), Error> {
+        // The data must be on the host to come in (device-to-device goes through it).
+        self.fetch_to_host(u.key)?;
+        let t0 = trace::now_us();
+        let t = &mut self.tables[d];
+        // SAFETY: this task has the tile declared, so nothing writes the host tile while it
+        // runs; the copy completes by the task's `sync`, before it finishes.
+        unsafe { t.dev.copy_in(&u.loc, buf)? };
+        t.stats.bytes_in += u.loc.bytes() as u64;
+        t.stats.copies_in += 1;
+        self.event("copy_in", d, t0, u.loc);
+        Ok(())
+    }
+
+    /// Records the first device failure among errors passing through (other errors unchanged).
+    fn note(&mut self, e: Error) -> Error {
+        if super::is_device_failure(&e) {
+            self.failed.get_or_insert_with(|| e.clone());
+        }
+        e
+    }
+
+    /// Keeps the caller's tile `loc` as it is now, the first time this sequence is about to
+    /// overwrite it.
+    fn backup(&mut self, loc: HostBlock) {
+        if self.backed_up.insert((loc.ptr as usize, loc.m, loc.n, loc.ld)) {
+            let mut data = vec![0u8; loc.bytes()];
+            for j in 0..loc.n {
+                let col = loc.m * loc.elem;
+                // SAFETY: the tile is the caller's live memory of this shape, and the task that
+                // is about to overwrite it owns it now (its dependencies).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        loc.ptr.add(j * loc.ld * loc.elem),
+                        data.as_mut_ptr().add(j * col),
+                        col,
+                    )
+                };
+            }
+            self.backups.push((loc, data));
+        }
+    }
+
+    /// Puts every backed-up tile back, latest first (a region backed up under two shapes ends
+    /// with its first, original, contents).
+    fn restore(&mut self) {
+        for (loc, data) in self.backups.drain(..).rev() {
+            let col = loc.m * loc.elem;
+            for j in 0..loc.n {
+                // SAFETY: as in `backup`; the sequence has drained, nothing else uses the tile.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        data.as_ptr().add(j * col),
+                        loc.ptr.add(j * loc.ld * loc.elem),
+                        col,
+                    )
+                };
+            }
+        }
+        self.backed_up.clear();
+    }
+
     fn event(&mut self, name: &'static str, d: usize, t0: f64, loc: HostBlock) {
         let device = self.tables[d].stats.device;
         if let Some(ev) = self.events.as_mut() {
@@ -264,15 +380,19 @@ impl Inner {
 
     /// If only a device holds `key`, copies it back to the host (the device copy stays valid).
     fn fetch_to_host(&mut self, key: u64) -> Result<(), Error> {
-        let Some(d) = self.held.remove(&key) else { return Ok(()) };
+        let Some(&d) = self.held.get(&key) else { return Ok(()) };
         let t0 = trace::now_us();
+        let loc = self.tables[d].bufs.get(&key).expect("the holder has a resident copy").loc;
+        self.backup(loc);
         let t = &mut self.tables[d];
-        let r = t.bufs.get(&key).expect("the holder has a resident copy");
-        let loc = r.loc;
+        let r = &t.bufs[&key];
         // SAFETY: the tile's task (or the end of the sequence, or an eviction of an unlocked
         // buffer) owns the host tile now, and no kernel writes the buffer: writers hold it only
         // while they run, and a tile held by a running writer is never fetched (dependencies).
         unsafe { t.dev.copy_out(&r.buf, &loc)? };
+        // Host-valid only now that the copy has succeeded.
+        self.held.remove(&key);
+        let t = &mut self.tables[d];
         t.stats.bytes_out += loc.bytes() as u64;
         t.stats.copies_out += 1;
         self.event("copy_out", d, t0, loc);

@@ -232,6 +232,21 @@ pub fn is_out_of_memory(e: &Error) -> bool {
 
 const OUT_OF_MEMORY: &str = "device out of memory for kernel workspace";
 
+/// The error of a device that failed (a driver or library call returned an error, or the device
+/// code panicked): `what` says which call and why. The device has taken itself out of service;
+/// what it held is lost, so the memory manager puts the caller's tiles back as they were
+/// ([`memory::Directory::flush`]) and the call is redone without it.
+pub fn device_failure(what: &str) -> Error {
+    Error::Runtime(format!("{DEVICE_FAILED}{what}"))
+}
+
+/// Whether `e` is [`device_failure`]'s error.
+pub fn is_device_failure(e: &Error) -> bool {
+    matches!(e, Error::Runtime(s) if s.starts_with(DEVICE_FAILED))
+}
+
+const DEVICE_FAILED: &str = "device failure: ";
+
 /// Interns a device name so trace events can keep a `&'static str`.
 pub fn intern(name: &str) -> &'static str {
     static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);

@@ -179,14 +179,15 @@ pub fn run_on(
         let seq = Seq::new(cfg);
         let rel = seq.releaser();
         let mut hook = || {
-            // An internal failure (not a numerical one: those are kept in `fail` and every task
-            // still runs) stops this rank's tasks, sends included: end the job now.
-            if let Some(why) = rel.failure() {
-                tr.abort(&why);
+            // A task of this rank failed for a reason other than the matrix (a device, a
+            // kernel): the rank skips the rest of its tasks, so ranks waiting for its messages
+            // would wait forever. The whole grid ends with this rank's message instead.
+            if let Some(e @ Error::Runtime(_)) = rel.failure() {
+                abort_grid(tr, &e);
             }
             engine.borrow_mut().progress(tr, &rel)
         };
-        seq.with_progress(&mut hook, |seq| {
+        let r = seq.with_progress(&mut hook, |seq| {
             {
                 let mut ds = DistSeq::new(&seq, tg, me, &engine);
                 ds.fail = fail.clone();
@@ -199,11 +200,27 @@ pub fn run_on(
                 generate(&mut ds);
             }
             seq.wait_stats()
-        })
+        });
+        // Failed late, every message sent: the other ranks finish, but their result and this
+        // rank's (whose tiles a failed device may have lost) no longer form one answer.
+        if let (Err(e @ Error::Runtime(_)), _) = &r {
+            abort_grid(tr, e);
+        }
+        r
     };
     engine.borrow_mut().flush(tr);
     let e = engine.borrow();
     SeqRun { result, devices, sent: e.sent, received: e.received, info: fail.info() }
+}
+
+/// Ends the grid after this rank failed with `e` ([`Transport::abort`]: the line
+/// `hetla: <routine> failed on rank R: <why>; aborting`, then `MPI_Abort`).
+fn abort_grid(tr: &mut dyn Transport, e: &Error) -> ! {
+    let why = match e {
+        Error::Runtime(s) => s.clone(),
+        e => e.to_string(),
+    };
+    tr.abort(&why)
 }
 
 /// Priority of send tasks: above every algorithm's (see [`DistSeq::input`]).

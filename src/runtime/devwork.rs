@@ -121,7 +121,13 @@ fn run_on_device<'a>(
             // tiles are unlocked, every other buffer of the device is evicted, and it runs once
             // more; if memory is still short, the task runs on the host (below).
             for attempt in 0..2 {
-                match dir.acquire(d, &accesses) {
+                // A panic in the device code (copies run inside `acquire`) fails the task like an
+                // error does, instead of unwinding this thread and leaving the drain waiting.
+                let acquired =
+                    catch_unwind(AssertUnwindSafe(|| dir.acquire(d, &accesses))).unwrap_or_else(|e| {
+                        Err(crate::device::device_failure(&panic_error(name, e).to_string()))
+                    });
+                match acquired {
                     Ok(Some(tiles)) => {
                         let r = catch_unwind(AssertUnwindSafe(|| {
                             let info = device.execute(&op, &tiles)?;
@@ -141,6 +147,8 @@ fn run_on_device<'a>(
                             }
                         }
                         on_device = true;
+                        let r =
+                            r.map_err(|e| crate::device::device_failure(&panic_error(name, e).to_string()));
                         result = match r {
                             Ok(Ok(0)) => Ok(()),
                             Ok(Ok(info)) => match op {
@@ -150,8 +158,7 @@ fn run_on_device<'a>(
                                     device.name()
                                 ))),
                             },
-                            Ok(Err(e)) => Err(e),
-                            Err(e) => Err(panic_error(name, e)),
+                            Ok(Err(e)) | Err(e) => Err(e),
                         };
                     }
                     Ok(None) => {}
@@ -165,6 +172,11 @@ fn run_on_device<'a>(
             if let (Ok(()), Some(job)) = (&result, job) {
                 result = run_job(job, &accesses, name);
             }
+        }
+        // Whatever path a device failure took (the copies in `acquire`, the kernel, a panic),
+        // the directory learns of it, so that the write-back puts the caller's tiles back.
+        if let Err(e) = &result {
+            dir.note_failure(e);
         }
         dir.count_task(d, on_device);
         if tracing {

@@ -91,10 +91,9 @@ impl Releaser {
         self.pool.cv.notify_all();
     }
 
-    /// The sequence's failure, if a task has failed (its message).
-    pub fn failure(&self) -> Option<String> {
-        let g = lock(self.pool);
-        g.seqs.get(&self.id).and_then(|st| st.failed.as_ref().map(|e| e.to_string()))
+    /// The sequence's failure so far, if a task has failed (or the sequence is gone: `None`).
+    pub fn failure(&self) -> Option<Error> {
+        lock(self.pool).seqs.get(&self.id).and_then(|st| st.failed.clone())
     }
 }
 

@@ -443,7 +443,14 @@ impl SeqHandle {
             e.extend(dev_events);
             e
         });
-        (st.failed.or(flush_err), st.trace_path.zip(events), stats)
+        // A device failure reported by the write-back means the caller's tiles were put back as
+        // they were before the sequence: that is the outcome, whatever a task reported (an INFO
+        // found before the device failed belongs to a result that no longer exists).
+        let failed = match flush_err {
+            Some(e) if crate::device::is_device_failure(&e) => Some(e),
+            e => st.failed.or(e),
+        };
+        (failed, st.trace_path.zip(events), stats)
     }
 
     pub fn wait(mut self) -> (Result<(), Error>, Vec<DevStats>) {

@@ -95,6 +95,7 @@ struct pinned {
 static pthread_mutex_t G = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t DONE = PTHREAD_COND_INITIALIZER; /* broadcast whenever an op completes */
 static int initialized;
+static pid_t init_pid; /* the process that called cuInit */
 static int ndev = 1;
 static size_t mem_per_dev = (size_t)256 << 20;
 static unsigned delay_us = 50;
@@ -104,6 +105,8 @@ static int nstreams, live_streams, live_events;
 static uint32_t H[MAX_STREAMS]; /* what the host knows to have completed */
 static struct pinned *pins;
 static size_t npins, cappins, pinned_live;
+
+static void host_wait(struct fc_stream *s, uint64_t seq, const uint32_t *vc);
 
 static __thread struct fc_ctx *ctx_stack[32];
 static __thread int ctx_depth;
@@ -203,6 +206,10 @@ int fakecuda_inject(const char *name)
 static void report_at_exit(void)
 {
     size_t live = 0, peak = 0;
+    /* A library only loaded and unloaded again (a presence check's dlopen/dlclose runs this
+     * handler at the dlclose) has nothing to report. */
+    if (!initialized)
+        return;
     pthread_mutex_lock(&G);
     for (int d = 0; d < ndev; d++) {
         live += devs[d].used;
@@ -211,6 +218,18 @@ static void report_at_exit(void)
     fprintf(stderr, "fakecuda: at exit: device live=%zu peak=%zu, pinned live=%zu, streams=%d, events=%d\n", live,
             peak, pinned_live, live_streams, live_events);
     pthread_mutex_unlock(&G);
+}
+
+static void counts_at_exit(void)
+{
+    if (!initialized)
+        return;
+    pthread_mutex_lock(&INJ);
+    fprintf(stderr, "fakecuda: calls:");
+    for (int i = 0; i < ncounters; i++)
+        fprintf(stderr, " %s=%lu", counters[i].name, counters[i].calls);
+    fprintf(stderr, "\n");
+    pthread_mutex_unlock(&INJ);
 }
 
 __attribute__((constructor)) static void fc_init(void)
@@ -249,6 +268,8 @@ __attribute__((constructor)) static void fc_init(void)
     }
     if ((e = getenv("FAKECUDA_REPORT")) && strcmp(e, "1") == 0)
         atexit(report_at_exit);
+    if ((e = getenv("FAKECUDA_COUNTS")) && strcmp(e, "1") == 0)
+        atexit(counts_at_exit);
     for (int d = 0; d < ndev; d++) {
         devs[d].next = 0x4000000000000000ULL + ((CUdeviceptr)d << 44) + 0x10000;
         devs[d].capacity = mem_per_dev;
@@ -285,6 +306,10 @@ static void check_ctx(struct fc_ctx *c, const char *fn)
 
 struct fc_ctx *fakecuda_current(const char *fn)
 {
+    /* A forked child has the parent's CUDA state but none of its threads (the stream threads
+     * here): the real driver refuses such calls, and hetla means never to make them. */
+    if (initialized && getpid() != init_pid)
+        fakecuda_violation("%s: called in a forked child of the process that initialised CUDA", fn);
     struct fc_ctx *c = cur_ctx();
     if (!c)
         fakecuda_violation("%s: no context is current on this thread", fn);
@@ -317,12 +342,30 @@ static CUresult enter(const char *fn, int oom, struct fc_ctx **out)
     return CUDA_SUCCESS;
 }
 
+/* Entry of a call that releases resources: it works on a context with a sticky error too (so a
+ * program can clean up and a leak check means something), first waiting for that context's
+ * queued work to be abandoned; it is not a fault-injection point. Called without the lock. */
+static struct fc_ctx *enter_cleanup(const char *fn)
+{
+    struct fc_ctx *c = fakecuda_current(fn);
+    if (c->sticky) {
+        pthread_mutex_lock(&G);
+        for (int i = 0; i < nstreams; i++)
+            if (streams[i] && streams[i]->ctx == c)
+                host_wait(streams[i], streams[i]->last, streams[i]->vc);
+        pthread_mutex_unlock(&G);
+    }
+    return c;
+}
+
 EXPORT CUresult cuInit(unsigned flags)
 {
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     if (fakecuda_inject("cuInit"))
         return CUDA_ERROR_NOT_INITIALIZED;
+    if (!initialized)
+        init_pid = getpid();
     initialized = 1;
     return CUDA_SUCCESS;
 }
@@ -693,10 +736,9 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
-    struct fc_ctx *c;
-    CUresult r = enter("cuMemFree_v2", 0, &c);
-    if (r)
-        return r;
+    if (!initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct fc_ctx *c = enter_cleanup("cuMemFree_v2");
     fakecuda_lock();
     struct device *dv = &devs[c->dev];
     struct alloc *a = find_alloc(c->dev, p);
@@ -786,9 +828,9 @@ static int op_uses_host(const struct fc_op *o, const unsigned char *lo, const un
 
 EXPORT CUresult cuMemFreeHost(void *p)
 {
-    CUresult r = enter("cuMemFreeHost", 0, NULL);
-    if (r)
-        return r;
+    if (!initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    enter_cleanup("cuMemFreeHost");
     fakecuda_lock();
     size_t i;
     for (i = 0; i < npins; i++)
@@ -899,9 +941,12 @@ static void *stream_main(void *arg)
             break;
         struct fc_op *o = s->head;
         pthread_mutex_unlock(&G);
-        if (delay_us)
-            usleep(rand_r(&seed) % (delay_us + 1));
-        exec_op(s, o);
+        /* Work queued on a context with a sticky error is abandoned, as on a real device. */
+        if (!s->ctx->sticky) {
+            if (delay_us)
+                usleep(rand_r(&seed) % (delay_us + 1));
+            exec_op(s, o);
+        }
         pthread_mutex_lock(&G);
         s->head = o->next;
         if (!s->head)
@@ -985,9 +1030,7 @@ EXPORT CUresult cuStreamCreate(CUstream *out, unsigned flags)
 
 EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 {
-    /* Releasing resources works in a context with a sticky error too (so a program can clean
-     * up); not a fault-injection point. */
-    struct fc_ctx *c = fakecuda_current("cuStreamDestroy_v2");
+    struct fc_ctx *c = enter_cleanup("cuStreamDestroy_v2");
     CUresult r = CUDA_SUCCESS;
     fakecuda_lock();
     s = fakecuda_stream_of(c, s, "cuStreamDestroy_v2");
@@ -1068,9 +1111,7 @@ EXPORT CUresult cuEventCreate(CUevent *out, unsigned flags)
 
 EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
-    /* Releasing resources works in a context with a sticky error too (so a program can clean
-     * up); not a fault-injection point. */
-    struct fc_ctx *c = fakecuda_current("cuEventDestroy_v2");
+    struct fc_ctx *c = enter_cleanup("cuEventDestroy_v2");
     CUresult r = CUDA_SUCCESS;
     fakecuda_lock();
     check_event(c, e, "cuEventDestroy_v2")->destroyed = 1; /* kept so that later use is reported */
