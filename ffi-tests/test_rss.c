@@ -1,12 +1,12 @@
 /* ffi-tests/test_rss.c: memory stays bounded over many calls. 200 tiled dgetrf_ calls of
- * n = 1500 (tiles of 160, the library's usual size); the resident set after the 200th call must
+ * n = 1500 (tiles of 160 on the host and on devices); the resident set after the 200th call must
  * be within 10 MiB of the resident set after the 20th (a leak of one tile per call would be
  * 36 MiB). The results of calls 20 and 200 are checked against the residual bound at the end:
  * the check allocates, and the C library keeps freed memory of that size resident, so it must
  * come after both measurements (all other buffers are allocated before the first call).
  *
  * hetla-expect: dgetrf=tiles
- * hetla-env: HETLA_NB=160
+ * hetla-env: HETLA_NB=160 HETLA_DEVICE_NB=160
  */
 #include "common.h"
 
