@@ -7,7 +7,7 @@
 # reported nothing. Then faults on rank 1 only (FAKECUDA_FAIL through a wrapper that reads
 # OMPI_COMM_WORLD_RANK): within 60 s either every case is right (the device was out of service
 # before the call, or an out-of-memory was survived by eviction) or the run ends with rank 1's
-# line `hetla: rank 1: ...; aborting the grid`; never a hang, a violation or a wrong answer.
+# line `hetla: pdpotrf failed on rank 1: ...; aborting`; never a hang, a violation or a wrong answer.
 # Prints [PASS]/[FAIL] lines. Needs target/release/libhetla.so.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -71,7 +71,7 @@ fault() {
     local rc=$? why="" got=""
     if [ $rc -eq 0 ] && grep -q '^pdpotrf_test: .* 0 failures' "$out"; then
         got=answer
-    elif grep -q '^hetla: rank 1: .*; aborting the grid' "$out"; then
+    elif grep -q '^hetla: pdpotrf failed on rank 1: .*; aborting$' "$out"; then
         got=abort
     fi
     [ $rc -eq 124 ] && why="no end within 60 s (a hang)"
