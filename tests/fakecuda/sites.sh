@@ -5,7 +5,8 @@
 #   gpu2  two fake GPUs of 48K each taking every tile column: evictions and write-backs.
 # Each runner's own [PASS]/[FAIL] lines are passed through (prefixed with the setup); then per
 # setup: every fake GPU ran tasks, evictions happened where memory is short, and no program's
-# stderr has a `fakecuda:` line. Needs target/release/libhetla.so.
+# stderr has a `fakecuda:` line. test_rss runs n = 480 with 120 calls (FFI_RSS_N, FFI_RSS_CALLS):
+# its default n = 1500 with 200 calls takes minutes on the fake GPUs. Needs target/release/libhetla.so.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 DIR=$(cd "${1:?usage: sites.sh DIR}" && pwd)
@@ -23,7 +24,7 @@ setup() {
     mkdir -p "$logs"
     for r in ffi-tests fortran-tests; do
         env LD_LIBRARY_PATH="$DIR" FAKECUDA_DEVICES="$gpus" HETLA_GPUS=all HETLA_DEVICE_FORCE=1 \
-            HETLA_DEVICE_NB=16 "$@" bash "$r/run.sh" >"$logs/$r.log" 2>&1
+            HETLA_DEVICE_NB=16 FFI_RSS_N=480 FFI_RSS_CALLS=120 "$@" bash "$r/run.sh" >"$logs/$r.log" 2>&1
         grep -E '^\[(PASS|FAIL)\]' "$logs/$r.log" | sed "s/^\[\(PASS\|FAIL\)\] /[\1] fakecuda-sites $name: /"
         passed=$((passed + $(grep -c '^\[PASS\]' "$logs/$r.log")))
         failed=$((failed + $(grep -c '^\[FAIL\]' "$logs/$r.log")))
