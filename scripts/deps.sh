@@ -10,7 +10,7 @@
 set -euo pipefail
 
 PACKAGES=(
-    gcc g++ libc6-dev gfortran pkg-config libclang-dev binutils patchelf valgrind
+    gcc g++ libc6-dev gfortran pkg-config binutils patchelf valgrind
     libopenblas-dev liblapack-dev liblapack-test
     openmpi-bin libopenmpi-dev libscalapack-openmpi-dev scalapack-mpi-test
     python3-matplotlib

@@ -44,6 +44,8 @@
 #                 on tiles (2 threads): no error, nothing definitely lost
 #   install       tests/install.sh: scripts/install.sh into a temporary prefix; C and C++ programs
 #                 built with pkg-config's flags, a LAPACK-only program and an MPI job via hetla-run
+#   nompi         tests/nompi/run.sh: libhetla.so needs no MPI library; a LAPACK-only program
+#                 runs preloaded with a libmpi on its path whose constructor exits
 # Counting: cargo test contributes its own test counts, the shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
@@ -181,10 +183,11 @@ if [ $build_ok = 1 ]; then
     runner sim tests/sim.sh
     runner valgrind tests/valgrind/run.sh
     runner install tests/install.sh
+    runner nompi tests/nompi/run.sh
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite fakecuda-sites \
         lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite sim valgrind \
-        install; do
+        install nompi; do
         record "$s" 0 1 0
     done
 fi

@@ -50,7 +50,7 @@ pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(
     };
     if let Some(why) = internal {
         if crate::dist::unsupported_reason().is_none() {
-            crate::dist::abort_job(&mpi::topology::SimpleCommunicator::world(), &why);
+            crate::dist::abort_job(&crate::backend::mpi::Comm::world(), &why);
         }
     }
     match r {

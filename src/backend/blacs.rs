@@ -40,9 +40,9 @@ pub fn gridinfo(ctxt: i32) -> (i32, i32, i32, i32) {
 
 /// The MPI communicator of context `ctxt` (`Cblacs_get(ctxt, 10, &h)` then
 /// `Cblacs2sys_handle(h)`, ARCHITECTURE.md, decision 3). The application owns it: never free it.
-pub fn system_comm(ctxt: i32) -> mpi::ffi::MPI_Comm {
+pub fn system_comm(ctxt: i32) -> *mut std::ffi::c_void {
     let get = blacs_fn!(G, "Cblacs_get", unsafe extern "C" fn(i32, i32, *mut i32));
-    let sys = blacs_fn!(S, "Cblacs2sys_handle", unsafe extern "C" fn(i32) -> mpi::ffi::MPI_Comm);
+    let sys = blacs_fn!(S, "Cblacs2sys_handle", unsafe extern "C" fn(i32) -> *mut std::ffi::c_void);
     let mut h = 0;
     // SAFETY: Cblacs_get with WHAT = 10 writes the context's system handle into `h`;
     // Cblacs2sys_handle maps it to the MPI communicator the BLACS keeps for that handle.

@@ -11,6 +11,7 @@ pub mod array;
 pub mod blacs;
 pub mod forward;
 pub mod lapack;
+pub mod mpi;
 pub mod scalapack;
 mod threads;
 

@@ -8,15 +8,14 @@
 //!
 //! Send tasks run on any worker: they copy the tile into a buffer and queue it in the [`Outbox`].
 //! The master's progress callback ([`Engine::progress`]) posts queued sends through a
-//! [`Transport`] (MPI: `MPI_Isend`, completed with `MPI_Test`), and takes arrivals; an arrival is received,
+//! [`Transport`] (MPI: `MPI_Isend`, completed with `MPI_Test`; [`crate::backend::mpi`]), and takes arrivals; an arrival is received,
 //! copied into the local copy the generator allocated for it and releases the held task that
 //! stands for it (`runtime::Releaser`); a message that arrives before the generator got there
 //! waits in `early`.
 
+use crate::backend::mpi::{waitall, Comm, Request};
 use crate::runtime::{Held, Releaser};
 use crate::tile::{TiledMatrix, Workspace};
-use mpi::topology::SimpleCommunicator;
-use mpi::traits::*;
 use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -40,60 +39,37 @@ pub trait Transport {
 
 /// MPI point-to-point on a communicator, with non-blocking sends.
 pub struct MpiTransport<'c> {
-    comm: &'c SimpleCommunicator,
-    inflight: Vec<(mpi::ffi::MPI_Request, Vec<f64>)>,
+    comm: &'c Comm,
+    inflight: Vec<(Request, Vec<f64>)>,
 }
 
 impl<'c> MpiTransport<'c> {
-    pub fn new(comm: &'c SimpleCommunicator) -> Self {
+    pub fn new(comm: &'c Comm) -> Self {
         MpiTransport { comm, inflight: Vec::new() }
     }
 }
 
 impl Transport for MpiTransport<'_> {
     fn send(&mut self, dest: usize, tag: i32, data: Vec<f64>) {
-        // SAFETY: a null request is a valid initial value that MPI_Isend overwrites.
-        let mut req = unsafe { mpi::ffi::RSMPI_REQUEST_NULL };
-        // SAFETY: the buffer is a live heap allocation of `data.len()` doubles that is kept in
-        // `inflight` (moving the Vec does not move its heap buffer) until MPI_Test or
-        // MPI_Waitall reports the send complete; the communicator is our live duplicate.
-        unsafe {
-            mpi::ffi::MPI_Isend(
-                data.as_ptr() as *const std::ffi::c_void,
-                data.len() as i32,
-                mpi::ffi::RSMPI_DOUBLE,
-                dest as i32,
-                tag,
-                self.comm.as_raw(),
-                &mut req,
-            );
-        }
+        // SAFETY: the buffer is the heap allocation of `data`, which is kept in `inflight`
+        // (moving the Vec does not move its heap buffer) until `test` or `waitall` reports the
+        // send complete.
+        let req = unsafe { self.comm.isend(&data, dest, tag) };
         self.inflight.push((req, data));
     }
 
     fn poll_sends(&mut self) {
-        self.inflight.retain_mut(|(req, _)| {
-            let mut done = 0;
-            // SAFETY: `req` is an active request from MPI_Isend; STATUS_IGNORE is allowed.
-            unsafe { mpi::ffi::MPI_Test(req, &mut done, mpi::ffi::RSMPI_STATUS_IGNORE) };
-            done == 0
-        });
+        self.inflight.retain_mut(|(req, _)| !req.test());
     }
 
     fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)> {
-        let st = self.comm.any_process().immediate_probe()?;
-        let src = st.source_rank();
-        let (data, _) = self.comm.process_at_rank(src).receive_vec_with_tag::<f64>(st.tag());
-        Some((src as usize, st.tag(), data))
+        self.comm.try_receive()
     }
 
     fn wait_sends(&mut self) {
-        let mut reqs: Vec<mpi::ffi::MPI_Request> = self.inflight.iter().map(|r| r.0).collect();
-        // SAFETY: `reqs` holds active requests whose buffers stay in `inflight` until this returns.
-        unsafe {
-            mpi::ffi::MPI_Waitall(reqs.len() as i32, reqs.as_mut_ptr(), mpi::ffi::RSMPI_STATUSES_IGNORE);
-        }
-        self.inflight.clear();
+        let (mut reqs, bufs): (Vec<Request>, Vec<Vec<f64>>) = self.inflight.drain(..).unzip();
+        waitall(&mut reqs);
+        drop(bufs);
     }
 
     fn abort(&mut self, why: &str) -> ! {

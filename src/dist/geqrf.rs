@@ -46,12 +46,11 @@ use super::tiles2d::{self, Cyclic, Finished};
 use super::Stats;
 use crate::algo::prio;
 use crate::api::scalapack::{Desc, GridInfo};
+use crate::backend::mpi::SystemOperation;
 use crate::config::Config;
 use crate::error::Error;
 use crate::kernels;
 use crate::tile::Raw;
-use mpi::collective::SystemOperation;
-use mpi::traits::*;
 use std::sync::{Arc, Mutex};
 
 /// PDGEQRF on 2-D tiles for a process inside the grid; the arguments have passed the checks

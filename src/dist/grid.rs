@@ -2,7 +2,7 @@
 //!
 //! The communicator is the grid's own (`Cblacs_get(ctxt, 10, &h)`, `Cblacs2sys_handle(h)`;
 //! ARCHITECTURE.md, decision 3). The application owns it: it is wrapped without ownership
-//! ([`std::mem::ManuallyDrop`], so rsmpi never frees it), and the library's messages travel on a
+//! (a borrowed [`Comm`], never freed here), and the library's messages travel on a
 //! duplicate that the library owns and frees, so they can never match the application's or the
 //! BLACS' own traffic. Which rank is which grid position is taken from the BLACS itself (every
 //! rank contributes its coordinates), so row- and column-major grids, `blacs_gridmap` grids and
@@ -10,9 +10,7 @@
 
 use crate::api::scalapack::GridInfo;
 use crate::backend::blacs;
-use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi::traits::*;
-use std::mem::ManuallyDrop;
+use crate::backend::mpi::Comm;
 
 pub struct Grid {
     pub nprow: usize,
@@ -20,7 +18,7 @@ pub struct Grid {
     pub myrow: usize,
     pub mycol: usize,
     /// Our own duplicate of the grid's communicator (freed when the grid is dropped).
-    pub comm: SimpleCommunicator,
+    pub comm: Comm,
     /// Rank in `comm` of grid position (prow, pcol), at `prow * npcol + pcol`.
     ranks: Vec<i32>,
     /// MPI ranks of this grid that share this process's node.
@@ -32,9 +30,9 @@ impl Grid {
     /// the grid.
     pub fn from_context(ctxt: i32, g: &GridInfo) -> Grid {
         let raw = blacs::system_comm(ctxt);
-        // SAFETY: `raw` is the live communicator the BLACS keep for this context; ManuallyDrop
-        // guarantees rsmpi never calls MPI_Comm_free on it (the application owns it).
-        let app = ManuallyDrop::new(unsafe { SimpleCommunicator::from_raw(raw) });
+        // SAFETY: `raw` is the live communicator the BLACS keep for this context; a borrowed
+        // `Comm` is never freed (the application owns it).
+        let app = unsafe { Comm::borrowed(raw) };
         let comm = app.duplicate();
         let size = comm.size() as usize;
         let mine = [g.myrow, g.mycol];

@@ -27,13 +27,11 @@ pub mod solve;
 pub mod tasks;
 pub mod tiles2d;
 
-/// Why a distributed call cannot run on tiles in this process, if it cannot: MPI must be
-/// initialized (by the application or its BLACS) and not yet finalized.
+/// Why a distributed call cannot run on tiles in this process, if it cannot: the process's MPI
+/// must be Open MPI ([`crate::backend::mpi`]), initialized (by the application or its BLACS)
+/// and not yet finalized.
 pub fn unsupported_reason() -> Option<&'static str> {
-    if !mpi::environment::is_initialized() || mpi::environment::is_finalized() {
-        return Some("no-mpi");
-    }
-    None
+    crate::backend::mpi::unsupported_reason()
 }
 
 thread_local! {
@@ -50,7 +48,7 @@ pub fn set_call(name: &'static str) {
 /// Ends the whole job after an internal failure of this rank in a distributed call: prints
 /// `hetla: <routine> failed on rank R: <why>; aborting` and calls `MPI_Abort` on `comm`. The other
 /// ranks of the grid may be waiting for this one's messages; a clear end beats a hang.
-pub fn abort_job(comm: &impl mpi::traits::Communicator, why: &str) -> ! {
+pub fn abort_job(comm: &crate::backend::mpi::Comm, why: &str) -> ! {
     let routine = CALL.with(|c| c.get()).to_ascii_lowercase();
     crate::error::say(format_args!("hetla: {routine} failed on rank {}: {why}; aborting", comm.rank()));
     comm.abort(1)

@@ -23,12 +23,11 @@ use super::tasks::{run_sequence, LocalTile, TileGrid};
 use super::Stats;
 use crate::algo::potrf::{self, Granularity};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
+use crate::backend::mpi::SystemOperation;
 use crate::config::Config;
 use crate::error::Error;
 use crate::kernels::Uplo;
 use crate::tile::Raw;
-use mpi::collective::SystemOperation;
-use mpi::traits::*;
 
 /// PDPOTRF on tiles for a process inside the grid; the arguments have passed the checks.
 #[allow(clippy::too_many_arguments)]

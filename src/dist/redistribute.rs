@@ -13,8 +13,6 @@
 use super::grid::Grid;
 use super::layout::Axis;
 use crate::tile::ColMajor;
-use mpi::datatype::{Partition, PartitionMut};
-use mpi::traits::*;
 
 /// Which elements of sub(A) take part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -376,11 +374,14 @@ fn exchange_round(
         });
     }
     let mut rbuf = crate::tile::recycle::take(rtotal as usize);
-    {
-        let sp = Partition::new(&sbuf[..], &scounts[..], &sdispls[..]);
-        let mut rp = PartitionMut::new(&mut rbuf[..], &rcounts[..], &rdispls[..]);
-        grid.comm.all_to_all_varcount_into(&sp, &mut rp);
-    }
+    grid.comm.all_to_all_v(
+        &sbuf[..stotal as usize],
+        &scounts,
+        &sdispls,
+        &mut rbuf[..rtotal as usize],
+        &rcounts,
+        &rdispls,
+    );
 
     // Pass 3: unpack in the same order.
     let mut cursor: Vec<usize> = rdispls.iter().map(|&d| d as usize).collect();

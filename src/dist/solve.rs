@@ -39,12 +39,11 @@ use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
 use super::Stats;
 use crate::algo::prio;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
+use crate::backend::mpi::SystemOperation;
 use crate::config::Config;
 use crate::error::Error;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
 use crate::tile::Raw;
-use mpi::collective::SystemOperation;
-use mpi::traits::*;
 use std::time::Instant;
 
 /// One triangular solve of the two: B ← op(A's `uplo` triangle)⁻¹·B.

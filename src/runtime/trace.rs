@@ -38,12 +38,9 @@ static STARTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// MPI rank and size (0 and 1 for a process without MPI).
 fn rank() -> (i64, i64) {
-    use mpi::traits::Communicator;
-    if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
-        let w = mpi::topology::SimpleCommunicator::world();
-        (w.rank() as i64, w.size() as i64)
-    } else {
-        (0, 1)
+    match crate::backend::mpi::world_rank_size() {
+        Some((r, s)) => (r as i64, s as i64),
+        None => (0, 1),
     }
 }
 
