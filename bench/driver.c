@@ -405,6 +405,12 @@ static int default_batch(int r, fint n) {
  * without a gap the library timed next would share the cores with them. */
 static double gap_s = 0.25;
 
+/* Untimed hetla calls before the samples (and before the path is read). Where hetla has not yet
+ * learned whether a size runs faster forwarded or on tiles (src/api/tune.rs), its first four
+ * calls of that size try each path twice; the samples then show the path it settles on, as a
+ * program making many calls sees it. */
+static int warm_calls = 4;
+
 static void idle_gap(void) {
     struct timespec ts = {(time_t)gap_s, (long)((gap_s - (time_t)gap_s) * 1e9)};
     nanosleep(&ts, NULL);
@@ -417,6 +423,11 @@ static struct result measure(int r, fint n, fint nrhs, int reps, int batch) {
     problem_init(&p, r, n, nrhs);
     res.reps = reps;
     res.batch = batch;
+    for (int w = 0; w < warm_calls; w++) {
+        reset(&p);
+        set_threads();
+        run(HETLA, &p);
+    }
     double *ts[2] = {malloc(sizeof(double) * reps), malloc(sizeof(double) * reps)};
     for (int k = 0; k < reps; k++) /* interleaved: hetla, OpenBLAS, hetla, OpenBLAS, ... */
         for (int lib = 0; lib < 2; lib++) {
@@ -462,6 +473,7 @@ static double dgemm_rate(fint n, int reps) {
  * depend on the size), so the probe never runs a large factorization for nothing. */
 
 #define PROBE_MAX 1024
+
 
 struct pathinfo {
     char path[48];
@@ -523,6 +535,13 @@ static void probe_child(int nr, const int *routines, int ns, const fint *sizes, 
             if (n <= PROBE_MAX || !final) {
                 struct problem p;
                 problem_init(&p, r, n, nrhs);
+                /* The warm-up calls first (see measure()); the last call's line is the path. */
+                for (int w = 0; w < warm_calls; w++) {
+                    reset(&p);
+                    set_threads();
+                    run(HETLA, &p);
+                }
+                fflush(stderr);
                 reset(&p);
                 long at = ftell(log);
                 set_threads();
@@ -556,7 +575,9 @@ static void probe(char *self, int nr, const int *routines, int ns, const fint *s
         strncat(sl, t, sizeof sl - strlen(sl) - 1);
     }
     snprintf(nl, sizeof nl, "%d", (int)nrhs);
-    char *argv[] = {self, "--probe", "--routines", rl, "--sizes", sl, "--nrhs", nl, NULL};
+    char wl[16];
+    snprintf(wl, sizeof wl, "%d", warm_calls);
+    char *argv[] = {self, "--probe", "--routines", rl, "--sizes", sl, "--nrhs", nl, "--warm", wl, NULL};
     int ne = 0;
     while (environ[ne]) ne++;
     char **envp = calloc((size_t)ne + 2, sizeof *envp);
@@ -602,10 +623,13 @@ static void probe(char *self, int nr, const int *routines, int ns, const fint *s
 static void usage(void) {
     fprintf(stderr,
             "usage: driver [--routines LIST] [--sizes LIST] [--reps R] [--batch B] [--nrhs K] [--gap-ms G]\n"
+            "              [--warm W]\n"
             "              [--dgemm-n N] [--out FILE] [--meta FILE] [--selftest]\n"
             "  LIST: comma or space separated. Environment defaults: BENCH_ROUTINES, BENCH_SIZES,\n"
             "  BENCH_REPS, BENCH_BATCH, BENCH_NRHS, BENCH_DGEMM_N, BENCH_GAP_MS (idle ms before each\n"
-            "  sample, default 250: OpenBLAS's pool threads spin for a while after a threaded call).\n"
+            "  sample, default 250: OpenBLAS's pool threads spin for a while after a threaded call),\n"
+            "  BENCH_WARM (untimed hetla calls per size before its samples, default 4: where hetla is\n"
+            "  still learning a size's break-even its first 4 calls try both paths).\n"
             "  defaults: all of dpotrf,dgetrf,dgeqrf,dposv,dgesv,dgels; sizes 64 500 1000 2000\n"
             "  3000 4000 6000 8000; reps 5 (n <= 2000) or 3; batch 200 calls for n <= 64, else\n"
             "  enough calls for a few ms per sample; nrhs 1; dgemm-n 4000 (0 skips the DGEMM rate)\n"
@@ -663,6 +687,7 @@ int main(int argc, char **argv) {
     int reps_opt = atoi(opt(argc, argv, "--reps", "BENCH_REPS", "0"));
     int batch_opt = atoi(opt(argc, argv, "--batch", "BENCH_BATCH", "0"));
     gap_s = atof(opt(argc, argv, "--gap-ms", "BENCH_GAP_MS", "250")) * 1e-3;
+    warm_calls = atoi(opt(argc, argv, "--warm", "BENCH_WARM", "4"));
     fint nrhs = atoi(opt(argc, argv, "--nrhs", "BENCH_NRHS", "1"));
     fint dgemm_n = atoi(opt(argc, argv, "--dgemm-n", "BENCH_DGEMM_N", "4000"));
     const char *outpath = opt(argc, argv, "--out", NULL, NULL);

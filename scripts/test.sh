@@ -46,6 +46,8 @@
 #                 built with pkg-config's flags, a LAPACK-only program and an MPI job via hetla-run
 #   nompi         tests/nompi/run.sh: libhetla.so needs no MPI library; a LAPACK-only program
 #                 runs preloaded with a libmpi on its path whose constructor exits
+#   tune          tests/tune/run.sh: break-even sizes learned from a program's own dgetrf_ calls
+#                 (probes, the decision, the cache file a second process starts from, =off)
 # Counting: cargo test contributes its own test counts, the shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
@@ -184,10 +186,11 @@ if [ $build_ok = 1 ]; then
     runner valgrind tests/valgrind/run.sh
     runner install tests/install.sh
     runner nompi tests/nompi/run.sh
+    runner tune tests/tune/run.sh
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite fakecuda-sites \
         lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite sim valgrind \
-        install nompi; do
+        install nompi tune; do
         record "$s" 0 1 0
     done
 fi

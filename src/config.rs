@@ -19,6 +19,8 @@ pub struct Config {
     pub nb: Option<usize>,
     /// Calls whose problem size is below this go to the backend (`HETLA_MIN_N`).
     pub min_n: Option<usize>,
+    /// Where break-even sizes are learned and kept when `min_n` is unset (`HETLA_CACHE_DIR`).
+    pub learn: Learn,
     /// Routines always forwarded (`HETLA_DISABLE`).
     pub disabled: Vec<String>,
     /// One line per call on stderr (`HETLA_VERBOSE=1`).
@@ -113,14 +115,41 @@ pub fn parse_bytes(s: &str) -> Option<usize> {
     n.checked_mul(mult).filter(|&b| b > 0)
 }
 
-/// Measured break-even sizes: below these the backend's own routine was at least as fast as the
+/// Built-in break-even sizes: below these the backend's own routine was at least as fast as the
 /// tile path on the 2-core machine we build on (`bench/breakeven.sh`, 2026-11-22: dpotrf and
 /// dgetrf first at least as fast from n = 1536 on, dgeqrf from 1024; OpenBLAS with two threads).
-/// The solvers follow their factorizations; pdpotrf and friends use the same sizes.
+/// The solvers follow their factorizations; pdpotrf and friends use the same sizes. LAPACK calls
+/// learn the machine's own sizes around these ([`crate::api::tune`]).
 pub fn default_min_n(routine: &str) -> usize {
     match routine.trim_start_matches('p') {
         "dgeqrf" | "dgels" => 1024,
         _ => 1536,
+    }
+}
+
+/// How break-even sizes are learned ([`crate::api::tune`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Learn {
+    /// Not at all: the built-in sizes ([`default_min_n`]); configurations built in code.
+    Off,
+    /// In this process only (no cache folder is known).
+    Memory,
+    /// And kept in this folder for later processes.
+    Dir(std::path::PathBuf),
+}
+
+/// `HETLA_CACHE_DIR` (`off`: no learning), else `$XDG_CACHE_HOME/hetla`, else `$HOME/.cache/hetla`.
+fn learn_from_env() -> Learn {
+    let nonempty = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty());
+    if let Some(d) = nonempty("HETLA_CACHE_DIR") {
+        return if d == "off" { Learn::Off } else { Learn::Dir(d.into()) };
+    }
+    if let Some(x) = nonempty("XDG_CACHE_HOME") {
+        return Learn::Dir(std::path::PathBuf::from(x).join("hetla"));
+    }
+    match nonempty("HOME") {
+        Some(h) => Learn::Dir(std::path::PathBuf::from(h).join(".cache").join("hetla")),
+        None => Learn::Memory,
     }
 }
 
@@ -159,6 +188,7 @@ impl Config {
             threads: threads.max(1),
             nb: None,
             min_n: None,
+            learn: Learn::Off,
             disabled: Vec::new(),
             verbose: false,
             trace: None,
@@ -210,6 +240,7 @@ impl Config {
         }
         c.nb = parse_var("HETLA_NB", |s| s.parse::<usize>().ok().filter(|&t| t > 0));
         c.min_n = parse_var("HETLA_MIN_N", |s| s.parse::<usize>().ok());
+        c.learn = learn_from_env();
         c.disabled = std::env::var("HETLA_DISABLE").map(|s| parse_disable(&s)).unwrap_or_default();
         c.verbose = parse_var("HETLA_VERBOSE", |s| match s {
             "1" | "true" | "yes" | "on" => Some(true),

@@ -7,6 +7,7 @@ pub mod geqrf;
 pub mod getrf;
 pub mod potrf;
 pub mod scalapack;
+pub mod tune;
 
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
@@ -32,15 +33,17 @@ pub enum Path {
 }
 
 /// Why a call goes to the backend, if it does.
-pub(crate) fn forward_reason(cfg: &Config, routine: &str, size: usize) -> Option<&'static str> {
+/// Without `HETLA_MIN_N`, a LAPACK call's size decision is learned on this machine
+/// ([`tune`]); distributed calls use the built-in sizes.
+pub(crate) fn forward_reason(cfg: &Config, routine: &'static str, size: usize) -> Option<&'static str> {
     if crate::runtime::in_task() {
         Some("nested")
     } else if cfg.is_disabled(routine) {
         Some("disabled")
-    } else if size < cfg.min_n_for(routine) {
-        Some("small")
+    } else if cfg.min_n.is_some() || routine.starts_with('p') {
+        (size < cfg.min_n_for(routine)).then_some("small")
     } else {
-        None
+        tune::decide(cfg, routine, size)
     }
 }
 
@@ -153,6 +156,7 @@ impl<'a> Report<'a> {
     pub fn start(cfg: &'a Config) -> Self {
         DEV_STATS.with(|s| s.borrow_mut().clear());
         TILES.with(|t| t.borrow_mut().take());
+        tune::clear();
         Report { cfg, t0: Instant::now() }
     }
 
@@ -165,10 +169,11 @@ impl<'a> Report<'a> {
         why: Option<&str>,
         flops: f64,
     ) {
+        let t = self.t0.elapsed().as_secs_f64();
+        tune::record(flops, t);
         if !self.cfg.verbose {
             return;
         }
-        let t = self.t0.elapsed().as_secs_f64();
         let gf = if t > 0.0 { flops / t * 1e-9 } else { 0.0 };
         let path = match (path, why) {
             (Path::Tiles, _) => format!("path=tiles threads={}", self.cfg.threads),

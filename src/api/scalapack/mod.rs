@@ -297,11 +297,11 @@ pub struct Plan {
 }
 
 /// Every reason a distributed call can be forwarded for, by code.
-const REASONS: [&str; 4] = ["nested", "disabled", "small", "no-mpi"];
+const REASONS: [&str; 6] = ["nested", "disabled", "small", "no-mpi", "mpi-not-open-mpi", "mpi-incomplete"];
 
 impl Plan {
     /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
-    pub fn local(cfg: &Config, routine: &str, size: usize, nb: usize) -> Plan {
+    pub fn local(cfg: &Config, routine: &'static str, size: usize, nb: usize) -> Plan {
         let forward = crate::api::forward_reason(cfg, routine, size).or_else(crate::dist::unsupported_reason);
         Plan { forward, nb, shape: Shape::Grid }
     }

@@ -1,0 +1,306 @@
+//! Break-even sizes learned on the machine the library runs on, from the caller's own calls.
+//!
+//! Below some size a LAPACK routine is faster in the backend than on tiles (task overheads, too
+//! few tiles per core); where that size lies depends on the machine (core count, AVX2 or
+//! AVX-512, the backend), so it is not a constant. Without `HETLA_MIN_N`:
+//!
+//! * sizes below a quarter of the routine's built-in break-even
+//!   ([`crate::config::default_min_n`]) are forwarded, sizes from four times it on run on tiles;
+//! * in between, sizes fall into classes of ratio √2 (class `c` = round(2·log2 n)). The first
+//!   calls of a class alternate between the two paths (forward first) and are timed, whole call
+//!   included; once each path has [`SAMPLES`] timings, the class takes the path with the higher
+//!   median rate (flop/s: sizes within a class differ) over its last [`KEEP`] timings. No extra
+//!   work is ever done: the samples are the caller's own calls, each returning what it returns on
+//!   either path.
+//! * A decision is checked again as the caller goes on: every [`RECHECK`]th call of a decided
+//!   class takes the other path once, so a decision made while the machine was busy (a neighbour
+//!   process slows the two paths differently) does not stay wrong. At most one call in
+//!   [`RECHECK`] runs on the slower path.
+//!
+//! Decisions are kept per user and per machine in `<cache>/breakeven-<key>.json` (`<cache>`:
+//! `HETLA_CACHE_DIR`, else `$XDG_CACHE_HOME/hetla`, else `$HOME/.cache/hetla`; `<key>` hashes the
+//! CPU model, the core count, the worker count and the backend library), so later processes
+//! start from them. `HETLA_CACHE_DIR=off` turns learning off (the built-in sizes are then used).
+//! Distributed routines keep the built-in sizes: their decision is agreed across ranks.
+
+use crate::config::{default_min_n, Config, Learn};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// Timings per path before a class is decided.
+pub const SAMPLES: usize = 2;
+/// Timings kept per path (the most recent).
+pub const KEEP: usize = 3;
+/// A decided class tries the other path once every this many calls.
+pub const RECHECK: u32 = 32;
+/// The band learned in: [default / BAND, default · BAND).
+const BAND: usize = 4;
+
+/// Rates (flop/s) measured in one size class of one routine.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Class {
+    forward: Vec<f64>,
+    tiles: Vec<f64>,
+    /// Calls since the last recheck (not kept in the file).
+    #[serde(skip)]
+    since: u32,
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let h = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[h]
+    } else {
+        (s[h - 1] + s[h]) / 2.0
+    }
+}
+
+impl Class {
+    /// `Some(true)` for tiles, `Some(false)` for forward, `None` while samples are missing.
+    fn decision(&self) -> Option<bool> {
+        if self.forward.len() < SAMPLES || self.tiles.len() < SAMPLES {
+            return None;
+        }
+        Some(median(&self.tiles) >= median(&self.forward))
+    }
+
+    fn push(&mut self, tiles: bool, rate: f64) {
+        let v = if tiles { &mut self.tiles } else { &mut self.forward };
+        v.push(rate);
+        if v.len() > KEEP {
+            v.remove(0);
+        }
+    }
+}
+
+/// What has been learned: routine → class → rates.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Learned {
+    routines: BTreeMap<String, BTreeMap<i32, Class>>,
+}
+
+struct State {
+    learned: Learned,
+    file: Option<PathBuf>,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+thread_local! {
+    /// The probe this thread's current call is (routine, class, tiles?), taken by [`record`].
+    static PROBE: std::cell::Cell<Option<(&'static str, i32, bool)>> = const { std::cell::Cell::new(None) };
+}
+
+fn class_of(size: usize) -> i32 {
+    (2.0 * (size.max(1) as f64).log2()).round() as i32
+}
+
+/// The decision for a LAPACK call of `routine` (a `'static` name) on a problem of `size`:
+/// `Some(reason)` to forward, `None` to run on tiles. Marks the call as a probe when it is one.
+pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option<&'static str> {
+    PROBE.with(|p| p.set(None));
+    let base = default_min_n(routine);
+    if matches!(cfg.learn, Learn::Off) {
+        return (size < base).then_some("small");
+    }
+    if size < base / BAND {
+        return Some("small");
+    }
+    if size >= base * BAND {
+        return None;
+    }
+    let c = class_of(size);
+    let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    let st = guard.get_or_insert_with(|| load(&cfg.learn));
+    let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
+    let tiles = match k.decision() {
+        Some(best) => {
+            k.since += 1;
+            if k.since < RECHECK {
+                return if best { None } else { Some("small") };
+            }
+            k.since = 0;
+            !best
+        }
+        None => k.tiles.len() < k.forward.len(),
+    };
+    PROBE.with(|p| p.set(Some((routine, c, tiles))));
+    if tiles {
+        None
+    } else {
+        Some("probe")
+    }
+}
+
+/// Forgets any probe mark left on this thread (a call starts).
+pub(crate) fn clear() {
+    PROBE.with(|p| p.set(None));
+}
+
+/// Records the rate of the call that just finished on this thread, if it was a probe.
+pub(crate) fn record(flops: f64, seconds: f64) {
+    let Some((routine, c, tiles)) = PROBE.with(|p| p.take()) else {
+        return;
+    };
+    if seconds <= 0.0 || flops <= 0.0 {
+        return;
+    }
+    let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(st) = guard.as_mut() else {
+        return;
+    };
+    let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
+    k.push(tiles, flops / seconds);
+    if k.decision().is_some() {
+        save(st);
+    }
+}
+
+/// The cache file for this machine, or `None` when learning stays in memory.
+fn cache_file(learn: &Learn) -> Option<PathBuf> {
+    let Learn::Dir(dir) = learn else {
+        return None;
+    };
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(str::to_string))
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = crate::config::get().threads;
+    let backend = crate::backend::describe();
+    let key = fnv(format!("{cpu}|{cores}|{threads}|{backend}").as_bytes());
+    Some(dir.join(format!("breakeven-{key:016x}.json")))
+}
+
+/// FNV-1a, 64 bits: a stable short key (std's hasher is not stable across releases).
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn load(learn: &Learn) -> State {
+    let file = cache_file(learn);
+    let learned = file
+        .as_ref()
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default();
+    State { learned, file }
+}
+
+/// Writes the decisions (a temporary file renamed over the old one, so a reader never sees half
+/// a file); a cache that cannot be written only means learning again next time.
+fn save(st: &State) {
+    let Some(f) = &st.file else {
+        return;
+    };
+    let Some(dir) = f.parent() else {
+        return;
+    };
+    let Ok(text) = serde_json::to_string_pretty(&st.learned) else {
+        return;
+    };
+    let tmp =
+        dir.join(format!(".{}.{}", f.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+    let ok = std::fs::create_dir_all(dir).is_ok() && std::fs::write(&tmp, text).is_ok();
+    if !ok || std::fs::rename(&tmp, f).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The learner is process-wide: these tests take turns.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn fresh(learn: Learn) -> Config {
+        *STATE.lock().unwrap() = None;
+        let mut c = Config::with_threads(2);
+        c.learn = learn;
+        c
+    }
+
+    /// Runs `calls` calls of size `n` in the learner, with the tile path `speedup` times as
+    /// fast as the forward path; returns the paths taken (true = tiles).
+    fn drive(cfg: &Config, n: usize, calls: usize, speedup: f64) -> Vec<bool> {
+        (0..calls)
+            .map(|_| {
+                let tiles = decide(cfg, "dgetrf", n).is_none();
+                let secs = if tiles { 1.0 / speedup } else { 1.0 };
+                record(1e9, secs);
+                tiles
+            })
+            .collect()
+    }
+
+    #[test]
+    fn outside_the_band_nothing_is_probed() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        let base = default_min_n("dgetrf");
+        assert_eq!(decide(&cfg, "dgetrf", base / BAND - 1), Some("small"));
+        assert!(PROBE.with(|p| p.get()).is_none());
+        assert_eq!(decide(&cfg, "dgetrf", base * BAND), None);
+        assert!(PROBE.with(|p| p.get()).is_none());
+        let off = fresh(Learn::Off);
+        assert_eq!(decide(&off, "dgetrf", base - 1), Some("small"));
+        assert_eq!(decide(&off, "dgetrf", base), None);
+    }
+
+    #[test]
+    fn probes_alternate_then_the_faster_path_stays() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        // Tiles faster: F, T, F, T, then tiles.
+        assert_eq!(drive(&cfg, 1000, 8, 1.5), [false, true, false, true, true, true, true, true]);
+        // Another class of the same routine learns on its own: forward faster.
+        assert_eq!(drive(&cfg, 600, 8, 0.5), [false, true, false, true, false, false, false, false]);
+        // And so does every other class, whatever its neighbours chose.
+        assert_eq!(drive(&cfg, 2000, 5, 0.5), [false, true, false, true, false]);
+    }
+
+    #[test]
+    fn a_decided_class_is_rechecked_and_can_change() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        // Tiles looked slower while the class was learned (a busy machine).
+        assert_eq!(drive(&cfg, 1000, 4, 0.5), [false, true, false, true]);
+        // Now tiles are twice as fast: every RECHECK-th call tries tiles once; after enough
+        // rechecks the median of the kept tile timings wins and the class switches.
+        let paths = drive(&cfg, 1000, 3 * RECHECK as usize, 2.0);
+        let first_tiles = paths.iter().position(|&t| t).unwrap();
+        assert_eq!(first_tiles, RECHECK as usize - 1, "the first recheck comes at call {RECHECK}");
+        // The second recheck (call 2·RECHECK) tips the median; the next check of forward would
+        // come RECHECK calls later.
+        let r = RECHECK as usize;
+        assert!(paths[2 * r..3 * r - 1].iter().all(|&t| t), "switched to tiles: {paths:?}");
+        assert!(!paths[3 * r - 1], "and forward is checked again: {paths:?}");
+        let slow = paths.iter().filter(|&&t| !t).count();
+        assert!(slow <= 2 * RECHECK as usize, "{slow} calls on the slower path");
+    }
+
+    #[test]
+    fn decisions_survive_in_the_cache_file() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = std::env::temp_dir().join(format!("hetla-tune-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cfg = fresh(Learn::Dir(dir.clone()));
+        assert_eq!(drive(&cfg, 1000, 5, 0.5), [false, true, false, true, false]);
+        let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(files.len(), 1, "one cache file, no temporary left: {files:?}");
+        // A new process (fresh state) starts from the file: no probe.
+        let cfg = fresh(Learn::Dir(dir.clone()));
+        assert_eq!(drive(&cfg, 1000, 2, 10.0), [false, false]);
+        // A damaged file is ignored: learning starts again.
+        let f = dir.join(&files[0]);
+        std::fs::write(&f, "{ not json").unwrap();
+        let cfg = fresh(Learn::Dir(dir.clone()));
+        assert_eq!(drive(&cfg, 1000, 1, 1.0), [false]);
+        *STATE.lock().unwrap() = None;
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
