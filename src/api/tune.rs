@@ -113,8 +113,14 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
         return None;
     }
     let c = class_of(size);
+    // Files are read and written outside the lock (a fork in another thread must not find it
+    // held for long).
+    if STATE.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
+        let loaded = load(&cfg.learn);
+        STATE.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(loaded);
+    }
     let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
-    let st = guard.get_or_insert_with(|| load(&cfg.learn));
+    let st = guard.get_or_insert_with(|| State { learned: Learned::default(), file: None });
     let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
     let tiles = match k.decision() {
         Some(best) => {
@@ -148,14 +154,20 @@ pub(crate) fn record(flops: f64, seconds: f64) {
     if seconds <= 0.0 || flops <= 0.0 {
         return;
     }
-    let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(st) = guard.as_mut() else {
-        return;
+    let snapshot = {
+        let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(st) = guard.as_mut() else {
+            return;
+        };
+        let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
+        k.push(tiles, flops / seconds);
+        match (&st.file, k.decision()) {
+            (Some(f), Some(_)) => Some((f.clone(), st.learned.clone())),
+            _ => None,
+        }
     };
-    let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
-    k.push(tiles, flops / seconds);
-    if k.decision().is_some() {
-        save(st);
+    if let Some((file, learned)) = snapshot {
+        save(&file, &learned);
     }
 }
 
@@ -192,18 +204,17 @@ fn load(learn: &Learn) -> State {
 
 /// Writes the decisions (a temporary file renamed over the old one, so a reader never sees half
 /// a file); a cache that cannot be written only means learning again next time.
-fn save(st: &State) {
-    let Some(f) = &st.file else {
-        return;
-    };
+fn save(f: &std::path::Path, learned: &Learned) {
     let Some(dir) = f.parent() else {
         return;
     };
-    let Ok(text) = serde_json::to_string_pretty(&st.learned) else {
+    let Ok(text) = serde_json::to_string_pretty(learned) else {
         return;
     };
-    let tmp =
-        dir.join(format!(".{}.{}", f.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = f.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.{}.{seq}", std::process::id()));
     let ok = std::fs::create_dir_all(dir).is_ok() && std::fs::write(&tmp, text).is_ok();
     if !ok || std::fs::rename(&tmp, f).is_err() {
         let _ = std::fs::remove_file(&tmp);
