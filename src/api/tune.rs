@@ -5,13 +5,16 @@
 //! AVX-512, the backend), so it is not a constant. Without `HETLA_MIN_N`:
 //!
 //! * sizes below a quarter of the routine's built-in break-even
-//!   ([`crate::config::default_min_n`]) are forwarded, sizes from four times it on run on tiles;
-//! * in between, sizes fall into classes of ratio √2 (class `c` = round(2·log2 n)). The first
+//!   ([`crate::config::default_min_n`]) are forwarded; with accelerators, sizes from four times
+//!   it on run on tiles;
+//! * the other sizes fall into classes of ratio √2 (class `c` = round(2·log2 n)). The first
 //!   calls of a class alternate between the two paths (forward first) and are timed, whole call
 //!   included; once each path has [`SAMPLES`] timings, the class takes the path with the higher
 //!   median rate (flop/s: sizes within a class differ) over its last [`KEEP`] timings. No extra
 //!   work is ever done: the samples are the caller's own calls, each returning what it returns on
 //!   either path.
+//!   With the host alone there is no upper end: where tiles lose even at large sizes, the call
+//!   is forwarded (a drop-in must not be slower than what it replaces).
 //! * A decision is checked again as the caller goes on: every [`RECHECK`]th call of a decided
 //!   class takes the other path once, so a decision made while the machine was busy (a neighbour
 //!   process slows the two paths differently) does not stay wrong. At most one call in
@@ -94,6 +97,12 @@ thread_local! {
     static PROBE: std::cell::Cell<Option<(&'static str, i32, bool)>> = const { std::cell::Cell::new(None) };
 }
 
+/// Whether calls may run on accelerators: then large calls always run on tiles (a trial on the
+/// host alone could cost minutes where the tiles take seconds).
+fn has_devices(cfg: &Config) -> bool {
+    cfg.emulate_gpus > 0 || !crate::device::cuda::open(cfg).is_empty()
+}
+
 fn class_of(size: usize) -> i32 {
     (2.0 * (size.max(1) as f64).log2()).round() as i32
 }
@@ -109,7 +118,7 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
     if size < base / BAND {
         return Some("small");
     }
-    if size >= base * BAND {
+    if size >= base * BAND && has_devices(cfg) {
         return None;
     }
     let c = class_of(size);
@@ -231,6 +240,9 @@ mod tests {
     fn fresh(learn: Learn) -> Config {
         *STATE.lock().unwrap() = None;
         let mut c = Config::with_threads(2);
+        // The host alone, whatever devices the test run gives every configuration.
+        c.gpus = crate::config::GpuSelect::None;
+        c.emulate_gpus = 0;
         c.learn = learn;
         c
     }
@@ -255,7 +267,12 @@ mod tests {
         let base = default_min_n("dgetrf");
         assert_eq!(decide(&cfg, "dgetrf", base / BAND - 1), Some("small"));
         assert!(PROBE.with(|p| p.get()).is_none());
-        assert_eq!(decide(&cfg, "dgetrf", base * BAND), None);
+        // With the host alone large sizes are learned too (a trial marks the call).
+        assert_eq!(decide(&cfg, "dgetrf", base * BAND * 4), Some("probe"));
+        assert!(PROBE.with(|p| p.get()).is_some());
+        // With accelerators, from BAND times the built-in size on: tiles, no trial.
+        let dev = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        assert_eq!(decide(&dev, "dgetrf", base * BAND), None);
         assert!(PROBE.with(|p| p.get()).is_none());
         let off = fresh(Learn::Off);
         assert_eq!(decide(&off, "dgetrf", base - 1), Some("small"));
