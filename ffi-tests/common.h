@@ -212,12 +212,11 @@ static inline double lu_ratio(int m, int n, const double *a, const double *f, in
     return ratio;
 }
 
-/* Routines the tests use to build Q from DGEQRF's reflectors: never exported by hetla, so the
- * plain -llapack symbol is the reference one. */
-void dorgqr_(const int32_t *m, const int32_t *n, const int32_t *k, double *a, const int32_t *lda,
-             const double *tau, double *work, const int32_t *lwork, int32_t *info);
+typedef void (*dorgqr_fn)(const int32_t *, const int32_t *, const int32_t *, double *, const int32_t *,
+                          const double *, double *, const int32_t *, int32_t *);
+static inline void *ref_sym(const char *name);
 
-/* For DGEQRF's output f/tau of the m×n input a: Q (m×k) is rebuilt by the reference DORGQR;
+/* For DGEQRF's output f/tau of the m×n input a: Q (m×k) is rebuilt by OpenBLAS's DORGQR;
  * *res = ‖A − Q·R‖₁/(m·‖A‖₁·eps), *orth = ‖I − QᵀQ‖₁/(m·eps). Returns DORGQR's INFO. */
 static inline int qr_ratios(int m, int n, const double *a, const double *f, int lda, const double *tau,
                             double *res, double *orth) {
@@ -225,7 +224,8 @@ static inline int qr_ratios(int m, int n, const double *a, const double *f, int 
     double *q = malloc(sizeof(double) * (size_t)m * (size_t)k), *w = malloc(sizeof(double) * (size_t)lw);
     for (int j = 0; j < k; j++)
         for (int i = 0; i < m; i++) AT(q, m, i, j) = AT(f, lda, i, j);
-    dorgqr_(&m, &k, &k, q, &m, tau, w, &lw, &info);
+    /* The reference's own DORGQR (hetla exports one too). */
+    ((dorgqr_fn)ref_sym("dorgqr_"))(&m, &k, &k, q, &m, tau, w, &lw, &info);
     double *r = malloc(sizeof(double) * (size_t)m * (size_t)n), *o = malloc(sizeof(double) * (size_t)k * (size_t)k);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) {

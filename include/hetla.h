@@ -95,6 +95,40 @@ void dgels_(const char *trans,
             int32_t *info,
             size_t _trans_len);
 
+void dorgqr_(const int32_t *m,
+             const int32_t *n,
+             const int32_t *k,
+             double *a,
+             const int32_t *lda,
+             const double *tau,
+             double *work,
+             const int32_t *lwork,
+             int32_t *info);
+
+void dormqr_(const char *side,
+             const char *trans,
+             const int32_t *m,
+             const int32_t *n,
+             const int32_t *k,
+             double *a,
+             const int32_t *lda,
+             const double *tau,
+             double *c,
+             const int32_t *ldc,
+             double *work,
+             const int32_t *lwork,
+             int32_t *info,
+             size_t _side_len,
+             size_t _trans_len);
+
+void dgetri_(const int32_t *n,
+             double *a,
+             const int32_t *lda,
+             const int32_t *ipiv,
+             double *work,
+             const int32_t *lwork,
+             int32_t *info);
+
 void pdpotrf_(const char *uplo,
               const int32_t *n,
               double *a,

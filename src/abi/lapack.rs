@@ -172,3 +172,90 @@ pub unsafe extern "C" fn dgels_(
         )
     });
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn dorgqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    tau: *const f64,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("DORGQR", || {
+        api::workspace::dorgqr(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *lda,
+            Raw::new(tau as *mut f64),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dormqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    tau: *const f64,
+    c: *mut f64,
+    ldc: *const i32,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    *info = guard("DORMQR", || {
+        api::workspace::dormqr(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *lda,
+            Raw::new(tau as *mut f64),
+            Raw::new(c),
+            *ldc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dgetri_(
+    n: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    ipiv: *const i32,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("DGETRI", || {
+        api::workspace::dgetri(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *lda,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}

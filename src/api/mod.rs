@@ -8,6 +8,7 @@ pub mod getrf;
 pub mod potrf;
 pub mod scalapack;
 pub mod tune;
+pub mod workspace;
 
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;

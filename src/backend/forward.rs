@@ -109,3 +109,66 @@ pub fn ilaenv(ispec: i32, name: &str, n1: i32, n2: i32, n3: i32, n4: i32) -> i32
         )
     }
 }
+
+#[allow(clippy::too_many_arguments)]
+pub fn dorgqr(
+    m: i32,
+    n: i32,
+    k: i32,
+    a: Raw<f64>,
+    lda: i32,
+    tau: Raw<f64>,
+    work: Raw<f64>,
+    lwork: i32,
+) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract; the backend checks the arguments itself.
+    unsafe { bk::dorgqr(&m, &n, &k, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) };
+    info
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn dormqr(
+    side: u8,
+    trans: u8,
+    m: i32,
+    n: i32,
+    k: i32,
+    a: Raw<f64>,
+    lda: i32,
+    tau: Raw<f64>,
+    c: Raw<f64>,
+    ldc: i32,
+    work: Raw<f64>,
+    lwork: i32,
+) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe {
+        bk::dormqr(
+            ch(side),
+            ch(trans),
+            &m,
+            &n,
+            &k,
+            a.ptr(),
+            &lda,
+            tau.ptr(),
+            c.ptr(),
+            &ldc,
+            work.ptr(),
+            &lwork,
+            &mut info,
+            1,
+            1,
+        )
+    };
+    info
+}
+
+pub fn dgetri(n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>, work: Raw<f64>, lwork: i32) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dgetri(&n, a.ptr(), &lda, ipiv.ptr(), work.ptr(), &lwork, &mut info) };
+    info
+}

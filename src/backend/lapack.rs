@@ -58,6 +58,7 @@ backend_fns! {
     dgesv = "dgesv_"(n: I, nrhs: I, a: M, lda: I, ipiv: IM, b: M, ldb: I, info: IM);
     dgeqrf = "dgeqrf_"(m: I, n: I, a: M, lda: I, tau: M, work: M, lwork: I, info: IM);
     dgeqr2 = "dgeqr2_"(m: I, n: I, a: M, lda: I, tau: M, work: M, info: IM);
+    dgetri = "dgetri_"(n: I, a: M, lda: I, ipiv: I, work: M, lwork: I, info: IM);
     dgels = "dgels_"(trans: C, m: I, n: I, nrhs: I, a: M, lda: I, b: M, ldb: I, work: M,
         lwork: I, info: IM, l1: usize);
     dlaswp = "dlaswp_"(n: I, a: M, lda: I, k1: I, k2: I, ipiv: I, incx: I);

@@ -1,0 +1,187 @@
+//! DORGQR, DORMQR and DGETRI: not on tiles yet, forwarded to the backend, but never with less
+//! workspace than its blocked code wants.
+//!
+//! Many legacy programs pass the documented minimum LWORK (N for DORGQR and DGETRI, the other
+//! dimension for DORMQR). LAPACK then runs its unblocked code, 5 to 8 times slower than with the
+//! workspace its query asks for. When a call is valid and its LWORK is below what the backend's
+//! own workspace query answers, hetla hands the backend a buffer of that size instead (taken from
+//! and returned to [`crate::tile::recycle`]) and copies WORK(1) back: the same routine, the same
+//! outputs up to rounding (the blocked and unblocked codes apply the same reflectors or the same
+//! inverse), only faster. Everything else (queries, bad arguments with their `xerbla` message,
+//! enough workspace, calls from inside a task) goes to the backend unchanged. The verbose line
+//! says `path=forward reason=untiled`, followed by `lwork=L->W` when the buffer was grown.
+//!
+//! The argument checks below only decide whether growing is safe: they are LAPACK 3.11's,
+//! complete, so an invalid call is never queried, and it reaches the backend's own checks as it
+//! came.
+
+use super::{flag, Path, Report};
+use crate::backend::forward;
+use crate::config::Config;
+use crate::error::Error;
+use crate::tile::Raw;
+
+/// The backend's INFO as the call's result (negative after the backend's own `xerbla`).
+fn backend_info(info: i32) -> Result<(), Error> {
+    if info == 0 {
+        Ok(())
+    } else {
+        Err(Error::Numerical(info))
+    }
+}
+
+/// Runs `call(work, lwork)` with the caller's workspace, or with a grown one when `valid`, the
+/// caller's `lwork` is below the backend's optimum `query()` and growing is allowed; returns
+/// the backend's INFO and the LWORK used.
+fn with_workspace(
+    cfg: &Config,
+    routine: &str,
+    valid: bool,
+    work: Raw<f64>,
+    lwork: i32,
+    query: impl FnOnce() -> i32,
+    call: impl FnOnce(Raw<f64>, i32) -> i32,
+) -> (i32, i32) {
+    let grow = valid && lwork != -1 && !crate::runtime::in_task() && !cfg.is_disabled(routine);
+    let want = if grow { query() } else { lwork };
+    if want <= lwork {
+        return (call(work, lwork), lwork);
+    }
+    let mut buf = crate::tile::recycle::take(want as usize);
+    // SAFETY: `buf` holds `want` doubles, owned here until the call returns.
+    let raw = unsafe { Raw::new(buf.as_mut_ptr()) };
+    let info = call(raw, want);
+    // The caller's WORK has at least one element (LWORK ≥ 1 for a valid call).
+    work.set(0, buf[0]);
+    crate::tile::recycle::give(buf);
+    (info, want)
+}
+
+/// The backend's optimal LWORK from a workspace query (`call(work, -1)`).
+fn query_with(call: impl FnOnce(Raw<f64>, i32) -> i32) -> i32 {
+    let mut w = [0.0f64];
+    // SAFETY: a one-element array, all a workspace query writes.
+    let info = call(unsafe { Raw::new(w.as_mut_ptr()) }, -1);
+    if info == 0 {
+        w[0] as i32
+    } else {
+        0
+    }
+}
+
+/// The nominal flops of a call that computes (none for a query or a rejected call).
+fn counted(valid: bool, lwork: i32, flops: f64) -> f64 {
+    if valid && lwork != -1 {
+        flops.max(0.0)
+    } else {
+        0.0
+    }
+}
+
+/// The verbose line's reason: `untiled`, with ` lwork=L->W` when the workspace was grown.
+fn reason(lwork: i32, used: i32) -> String {
+    if used != lwork {
+        format!("untiled lwork={lwork}->{used}")
+    } else {
+        "untiled".to_string()
+    }
+}
+
+/// DORGQR: the m×n matrix Q with orthonormal columns from K reflectors.
+#[allow(clippy::too_many_arguments)]
+pub fn dorgqr(
+    cfg: &Config,
+    m: i32,
+    n: i32,
+    k: i32,
+    a: Raw<f64>,
+    lda: i32,
+    tau: Raw<f64>,
+    work: Raw<f64>,
+    lwork: i32,
+) -> Result<(), Error> {
+    let valid =
+        m >= 0 && (0..=m).contains(&n) && (0..=n).contains(&k) && lda >= m.max(1) && lwork >= n.max(1);
+    let rep = Report::start(cfg);
+    let call = |w: Raw<f64>, l: i32| forward::dorgqr(m, n, k, a, lda, tau, w, l);
+    let (info, used) = with_workspace(cfg, "dorgqr", valid, work, lwork, || query_with(call), call);
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let flops = 4.0 * mf * nf * kf - 2.0 * (mf + nf) * kf * kf + 4.0 * kf * kf * kf / 3.0;
+    rep.finish(
+        "dorgqr",
+        format_args!("m={m} n={n} k={k}"),
+        Path::Forward,
+        Some(&reason(lwork, used)),
+        counted(valid, lwork, flops),
+    );
+    backend_info(info)
+}
+
+/// DORMQR: C ← op(Q)·C or C·op(Q) with Q from K reflectors.
+#[allow(clippy::too_many_arguments)]
+pub fn dormqr(
+    cfg: &Config,
+    side: u8,
+    trans: u8,
+    m: i32,
+    n: i32,
+    k: i32,
+    a: Raw<f64>,
+    lda: i32,
+    tau: Raw<f64>,
+    c: Raw<f64>,
+    ldc: i32,
+    work: Raw<f64>,
+    lwork: i32,
+) -> Result<(), Error> {
+    let left = flag(side, b'L');
+    let (nq, nw) = if left { (m, n) } else { (n, m) };
+    let valid = (left || flag(side, b'R'))
+        && (flag(trans, b'N') || flag(trans, b'T'))
+        && m >= 0
+        && n >= 0
+        && (0..=nq).contains(&k)
+        && lda >= nq.max(1)
+        && ldc >= m.max(1)
+        && lwork >= nw.max(1);
+    let rep = Report::start(cfg);
+    let call = |w: Raw<f64>, l: i32| forward::dormqr(side, trans, m, n, k, a, lda, tau, c, ldc, w, l);
+    let (info, used) = with_workspace(cfg, "dormqr", valid, work, lwork, || query_with(call), call);
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let flops =
+        if left { 4.0 * nf * mf * kf - 2.0 * nf * kf * kf } else { 4.0 * mf * nf * kf - 2.0 * mf * kf * kf };
+    let (sc, tc) = (side.to_ascii_uppercase() as char, trans.to_ascii_uppercase() as char);
+    rep.finish(
+        "dormqr",
+        format_args!("side={sc} trans={tc} m={m} n={n} k={k}"),
+        Path::Forward,
+        Some(&reason(lwork, used)),
+        counted(valid, lwork, flops),
+    );
+    backend_info(info)
+}
+
+/// DGETRI: A ← A⁻¹ from DGETRF's factors.
+pub fn dgetri(
+    cfg: &Config,
+    n: i32,
+    a: Raw<f64>,
+    lda: i32,
+    ipiv: Raw<i32>,
+    work: Raw<f64>,
+    lwork: i32,
+) -> Result<(), Error> {
+    let valid = n >= 0 && lda >= n.max(1) && lwork >= n.max(1);
+    let rep = Report::start(cfg);
+    let call = |w: Raw<f64>, l: i32| forward::dgetri(n, a, lda, ipiv, w, l);
+    let (info, used) = with_workspace(cfg, "dgetri", valid, work, lwork, || query_with(call), call);
+    let nf = n as f64;
+    rep.finish(
+        "dgetri",
+        format_args!("n={n}"),
+        Path::Forward,
+        Some(&reason(lwork, used)),
+        counted(valid, lwork, 4.0 * nf * nf * nf / 3.0),
+    );
+    backend_info(info)
+}
