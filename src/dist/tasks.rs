@@ -19,7 +19,7 @@ use super::comm::{Engine, MpiTransport, Outbox, Outgoing, Transport};
 use super::grid::Grid;
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
-use crate::device::{DevStats, DeviceOp};
+use crate::device::DevStats;
 use crate::error::Error;
 use crate::graph::op::Operands;
 use crate::graph::{Failure, Graph, Op, Spec, TileId, Tiles, Tiling};
@@ -334,25 +334,8 @@ impl<'a> DistSeq<'a> {
         Some(h.into())
     }
 
-    /// A task that reads tiles `reads` and updates tile `w` of the matrix, run by `w`'s owner
-    /// with views of the inputs (in the order given) and of `w`.
-    pub fn submit<F>(
-        &mut self,
-        name: &'static str,
-        prio: i64,
-        dims: [usize; 3],
-        reads: &[(usize, usize)],
-        w: (usize, usize),
-        body: F,
-    ) where
-        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
-    {
-        let g = self.grid;
-        let ids: Vec<usize> = reads.iter().map(|&(i, j)| g.id(i, j)).collect();
-        self.submit_ids(name, prio, dims, &ids, g.id(w.0, w.1), body)
-    }
-
-    /// [`DistSeq::submit`] with tiles named by id (matrix tiles and extra tiles alike).
+    /// A task that reads tiles `reads` and updates tile `wi` (matrix tiles and extra tiles alike,
+    /// by id), run by `wi`'s owner with views of the inputs (in the order given) and of `wi`.
     pub fn submit_ids<F>(
         &mut self,
         name: &'static str,
@@ -360,25 +343,6 @@ impl<'a> DistSeq<'a> {
         dims: [usize; 3],
         reads: &[usize],
         wi: usize,
-        body: F,
-    ) where
-        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
-    {
-        self.submit_op(name, prio, dims, reads, wi, None, body)
-    }
-
-    /// [`DistSeq::submit_ids`] with the same work as a device kernel, for the runtime to run on
-    /// a device when this rank has some and the written tile's column is dealt to one. The op's
-    /// operands are by position: the written tile is 0, the inputs follow in the order given.
-    #[allow(clippy::too_many_arguments)]
-    pub fn submit_op<F>(
-        &mut self,
-        name: &'static str,
-        prio: i64,
-        dims: [usize; 3],
-        reads: &[usize],
-        wi: usize,
-        op: Option<DeviceOp>,
         body: F,
     ) where
         F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
@@ -392,9 +356,6 @@ impl<'a> DistSeq<'a> {
             let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]).rw(&out.m, out.i, out.j);
             for h in &ins {
                 t = t.read(&h.m, h.i, h.j);
-            }
-            if let Some(op) = op {
-                t = t.device_op(op);
             }
             self.seq.submit(t, move |c| {
                 let views: Vec<View<f64>> = ins.iter().map(|h| c.tile(&h.m, h.i, h.j)).collect();
