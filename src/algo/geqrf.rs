@@ -111,7 +111,7 @@ pub fn generate(g: &mut impl Graph, panel: Panel) -> Vec<TileId> {
                     None => groups.push((pl, vec![i])),
                 }
             }
-            if let [(_, _)] = groups[..] {
+            if groups.len() == 1 {
                 let cj: Vec<TileId> = (k..mt).map(|i| t.id(i, j)).collect();
                 let reads: Vec<TileId> = v.iter().copied().chain([tt]).collect();
                 let op = Op::Larfb {
