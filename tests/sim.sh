@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/sim.sh: hetla-sim end to end (its scheduling rules are unit-tested in src/sim/).
 #   calibrate      writes a machine file that loads back and has every kernel table
-#   predict        dpotrf and pdpotrf from that file and from the shipped machine files print
+#   predict        dpotrf, dgeqrf and pdpotrf from that file and from the shipped machine files print
 #                  their line with a positive time, and --trace writes one event per task
 #   refuse         a routine that is not simulated, and --gpus on a machine without GPU rates,
 #                  are refused with exit status 2
@@ -33,7 +33,7 @@ for k in (\"gemm\", \"syrk\", \"trsm\", \"potrf\", \"gemm_tall\", \"trsm_tall\")
     assert len(m[\"host\"][k]) > 0 and all(r > 0 for _, r in m[\"host\"][k]), k
 assert m[\"cores\"] > 0 and m[\"task_overhead_s\"] > 0
 '"
-for args in "dpotrf --n 2000 --machine $T/m.json" "pdpotrf --n 2000 --grid 2x2 --user-nb 64 --cores 1 --machine $T/m.json" \
+for args in "dpotrf --n 2000 --machine $T/m.json" "dgeqrf --n 1500 --machine $T/m.json" "pdpotrf --n 2000 --grid 2x2 --user-nb 64 --cores 1 --machine $T/m.json" \
     "dpotrf --n 20000 --machine sim/machines/keeneland.json" "pdpotrf --n 30000 --grid 2x3 --nb 1000 --machine sim/machines/h100-node.json --comm-thread"; do
     check "predict: $args" bash -c "$SIM $args > $T/line && cat $T/line && t=\$(sed -n 's/.*predicted_time=\([0-9.e+-]*\) s.*/\1/p' $T/line) && [ -n \"\$t\" ] && awk -v t=\"\$t\" 'BEGIN { exit !(t > 0) }'"
 done

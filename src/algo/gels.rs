@@ -23,31 +23,30 @@
 use super::{geqrf, prio, tileqr, trsm};
 use crate::error::Error;
 use crate::kernels::{self, Diag, Trans, Uplo};
+use crate::runtime::shared::Buffers;
 use crate::runtime::{Seq, Task};
 use crate::tile::{Part, TiledMatrix, Workspace};
 
 /// What a tile DGELS needs besides A and B: the T factors and, when m < n, the copy of Aᵀ. It
 /// must outlive the sequence the call runs in.
 pub struct GelsWork {
+    /// m < n: the tile QR's T factors.
     t: Workspace<f64>,
     at: Option<Workspace<f64>>,
-    /// m ≥ n: DGEQRF's `tau` (n×1, A's column tiles as rows).
-    tau: Option<Workspace<f64>>,
+    /// m ≥ n: the Householder QR's buffers (T and tau of each panel), `None` otherwise.
+    qr: Option<Buffers>,
 }
 
 impl GelsWork {
     /// Work for an m×n A in nb×nb tiles with inner block `ib`.
     pub fn new(m: usize, n: usize, nb: usize, ib: usize) -> Self {
         if m >= n {
-            // Householder QR in LAPACK's DGEQRF format: T factors as `geqrf::workspace` makes
-            // them for nb×nb tiles, and tau.
-            let t = Workspace::new(nb, n, nb, nb);
-            let tau = Workspace::with_parts(n, 1, Part::uniform(nb), Part::uniform(1));
-            return GelsWork { t, at: None, tau: Some(tau) };
+            // Householder QR in LAPACK's DGEQRF format, its buffers made as it runs.
+            return GelsWork { t: Workspace::new(0, 0, 1, 1), at: None, qr: Some(Buffers::default()) };
         }
         let (fm, fn_) = (m.max(n), m.min(n));
         let at = Some(Workspace::new(n, m, nb, nb));
-        GelsWork { t: tileqr::t_workspace(fm, fn_, nb, ib), at, tau: None }
+        GelsWork { t: tileqr::t_workspace(fm, fn_, nb, ib), at, qr: None }
     }
 }
 
@@ -83,10 +82,10 @@ pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>,
         }
     };
     let least_squares = (a.m >= a.n) == (trans == Trans::No);
-    if let Some(tau) = &w.tau {
+    if let Some(store) = &w.qr {
         // m ≥ n: DGEQRF's Householder QR, A left in LAPACK's format (R above the diagonal, the
         // reflectors below it); Qᵀ·B or Q·B by block reflectors on B's tile columns.
-        geqrf::geqrf(seq, &a, &tau.tiles(), &t);
+        let t = geqrf::geqrf(seq, &a, None, store);
         if least_squares {
             geqrf::apply_q(seq, Trans::Yes, &a, &t, &b);
         }

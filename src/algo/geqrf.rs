@@ -1,148 +1,244 @@
-//! Householder QR on tiles, leaving exactly LAPACK's DGEQRF output (ARCHITECTURE.md, decision 4).
+//! Householder QR on tiles, leaving exactly LAPACK's DGEQRF output (ARCHITECTURE.md, decision 4):
+//! one task generator for every runtime (`dgeqrf` and `dgels` in shared memory, `pdgeqrf` on
+//! every rank).
 //!
 //! A = Q·R with Q = H_1·H_2·…·H_K, K = min(M, N), H_i = I − tau_i·v_i·v_iᵀ. This is the blocked
 //! right-looking algorithm of LAPACK's DGEQRF (Householder panels, block reflectors in the
 //! compact WY form I − V·T·Vᵀ of Schreiber and Van Loan), with the blocks cut along tile columns
-//! so that each trailing update splits into independent tile-column tasks for the runtime of
-//! seeds 000 §4–5. The seeds' own tile QR (000 §3 and §7: GEQRT, TSQRT and the DSSRFB update) is
-//! not used here because it stores Q in a different form, which DORMQR and DORGQR could not read.
+//! so that each trailing update splits into independent tasks (seeds 000 §4–6). The seeds' own
+//! tile QR (000 §3 and §7: GEQRT, TSQRT and the DSSRFB update) is not used here because it
+//! stores Q in a different form, which DORMQR and DORGQR could not read.
 //!
-//! With o = `col_offset(k)`, for panel k (columns o .. o + kb, kb = min(`tile_cols(k)`, K − o)):
+//! With o = `col_offset(k)`, w the width of tile column k and kb = min(w, M − o) its reflectors,
+//! for each panel k (tile columns starting before K):
 //!
 //! ```text
-//!   PANEL k    tile column k, tile rows k..mt:  A[o.., panel] = V·R     (DGEQRF on the panel)
-//!              tau[o .. o+kb]  and  T_k with H = I − V·T_k·Vᵀ          (DLARFT)
-//!              (when tile column k is wider than kb, i.e. M < N and k is the last panel,
-//!              the task also applies Hᵀ to the rest of that tile column)
+//!   PANEL k    tile column k, tile rows k..mt: A[o.., panel] = V·R     (DGEQRT3 on the panel)
+//!              T_k (H = I − V·T_k·Vᵀ) and tau into buffer TT_k (T in rows 0..kb, tau in
+//!              column 0 of rows kb..2kb); when w > kb (M < N, last panel) the task also
+//!              applies Hᵀ to the rest of the tile column
 //!   UPDATE k,j for every tile column j > k, tile rows k..mt:
 //!              A[.., j] ← (I − V·T_kᵀ·Vᵀ)·A[.., j]                      (DLARFB 'L','T','F','C')
 //! ```
 //!
-//! Rows and columns must be cut by the same partition (uniform, or hybrid thin/wide tiles:
-//! `tile::Part`), so tile (k, k) starts on the diagonal. V lives below the diagonal of the panel
-//! itself, R above it, `tau` in the caller's array (tiled K×1 with A's column tiles as its rows,
-//! so that it has dependency keys of its own), and T_k in tile (0, k) of a [`Workspace`]
-//! from [`workspace`]. Priorities give lookahead: the update of column k+1 and panel k+1
-//! outrank the updates of later columns.
+//! [`Panel::Gathered`] (for runtimes where a tile column's tiles are in several places) first
+//! gathers the panel's tiles into a buffer P, factors P, and scatters its rows back into the
+//! tiles; the updates then read V from P, which moves as one block. An update whose tiles (k.., j)
+//! are all in one place ([`Graph::place`]) is one DLARFB on the whole block; otherwise it is split
+//! by place (the diagonal's first): each place forms S = Σ V_iᵀ·C_ij over its tiles (QR-VTC, in
+//! a buffer per place and tile column reused from step to step), the place of tile (k, j) forms
+//! W = Tᵀ·Σ S (QR-TW), and every tile gets C_ij −= V_i·W (QR-VW).
+//!
+//! Rows and columns must be cut alike up to K (tile (k, k) starts on the diagonal). Priorities
+//! give lookahead: the next panel's column first, then the panel, then later columns.
 //!
 //! Householder QR never fails (DGEQRF has no INFO > 0); NaN or Inf input flows through the
-//! arithmetic like in LAPACK.
+//! arithmetic like in LAPACK. With DLARFG's sign convention it is blocking-independent, so V, R
+//! and tau equal the reference's to rounding.
 
-use super::prio;
-use crate::device::{DeviceOp, Tiles};
-use crate::kernels;
+use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles};
+use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::{Seq, Task};
-use crate::tile::{Part, TiledMatrix, Workspace};
+use crate::tile::TiledMatrix;
+use std::collections::HashMap;
 
-/// The T factors [`geqrf`] needs for `a`: tile (0, k) holds panel k's kb×kb T (one tile row as
-/// tall as the widest tile, columns cut like A's).
-pub fn workspace(a: &TiledMatrix<f64>) -> Workspace<f64> {
-    let k = a.m.min(a.n);
-    let big = a.cols.max_size();
-    Workspace::with_parts(big, k, Part::uniform(big), a.cols)
+/// Where a panel is factored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Panel {
+    /// On its tiles (which must be in one place).
+    InPlace,
+    /// In a buffer the tiles are gathered into, then scattered back.
+    Gathered,
 }
 
-/// Factors the M×N matrix `a` in place; `tau` is K×1 with A's column tiles as rows, `t` comes from
-/// [`workspace`] for the same `a` and must outlive the sequence.
-pub fn geqrf(seq: &Seq, a: &TiledMatrix<f64>, tau: &TiledMatrix<f64>, t: &TiledMatrix<f64>) {
-    let (a, tau, t) = (*a, *tau, *t);
-    let k_total = a.m.min(a.n);
-    assert!(a.square_tiles(), "Householder panels need rows and columns cut alike");
-    assert!(tau.m == k_total && tau.n == 1 && tau.rows == a.cols, "tau must be K×1 with A's tiles");
-    assert!(
-        t.m == a.cols.max_size() && t.n == k_total && t.cols == a.cols && t.mt() == 1,
-        "T workspace shape"
-    );
-    if k_total == 0 {
-        return;
-    }
-    let (mt, nt) = (a.mt(), a.nt());
-    let panels = a.cols.count(k_total);
+/// The QR's tasks, submitted to `g` in program order; returns each panel's TT buffer (T in its
+/// leading kb×kb, tau in column 0 of rows kb..2·kb).
+pub fn generate(g: &mut impl Graph, panel: Panel) -> Vec<TileId> {
+    let t = g.tiling().clone();
+    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let kmin = m.min(t.n());
+    let panels = (0..nt).take_while(|&k| t.col_offset(k) < kmin).count();
+    // The S buffers of split updates: one per place and tile column, rows for the widest panel.
+    let srows = (0..panels).map(|k| t.cols(k)).max().unwrap_or(0).min(m);
+    let mut sums: HashMap<(usize, usize), TileId> = HashMap::new();
+    let mut tts = Vec::with_capacity(panels);
     for k in 0..panels {
-        if seq.failed() {
-            return;
+        if g.stopped() {
+            break;
         }
-        let off = a.col_offset(k);
-        let kb = a.tile_cols(k).min(k_total - off);
-        let rows = a.m - off;
-        let panel = Task::new("geqrf")
-            .prio(prio(nt, k, 3))
-            .dims(rows, kb, 0)
-            .rw_range(&a, k..mt, k..k + 1)
-            .write(&tau, k, 0)
-            .write(&t, 0, k);
-        seq.submit(panel, move |c| {
-            kernels::geqrf_panel(
-                c.region_mut(&a, k..mt, k..k + 1),
-                kb,
-                c.tile_mut(&tau, k, 0),
-                c.tile_mut(&t, 0, k),
-            );
-            Ok(())
-        });
+        let off = t.col_offset(k);
+        assert_eq!(t.row_offset(k), off, "Householder panels need rows and columns cut alike");
+        let (w, mk) = (t.cols(k), m - off);
+        let kb = w.min(mk);
+        let diag = t.id(k, k);
+        let col: Vec<TileId> = (k..mt).map(|i| t.id(i, k)).collect();
+        let c = col.len();
+        let tt = g.buffer(2 * kb, w, diag);
+        tts.push(tt);
+        let pp = prio(nt, k, 3);
+        // Where the updates read V from.
+        let v: Vec<TileId> = match panel {
+            Panel::InPlace => {
+                let writes: Vec<TileId> = col.iter().copied().chain([tt]).collect();
+                let op = Op::QrPanel { a: Tiles::stack(0, c), kb, tt: Tiles::one(c) };
+                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &writes, reads: &[] });
+                col.clone()
+            }
+            Panel::Gathered => {
+                let p = g.buffer(mk, w, diag);
+                let op = Op::QrGather { p: Tiles::one(0), col: Tiles::stack(1, c) };
+                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p], reads: &col });
+                let op = Op::QrPanel { a: Tiles::one(0), kb, tt: Tiles::one(1) };
+                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p, tt], reads: &[] });
+                for i in k..mt {
+                    let op =
+                        Op::QrScatter { a: Tiles::one(0), src: Tiles::one(1), row: t.row_offset(i) - off };
+                    let (writes, dims) = ([t.id(i, k)], [t.rows(i), w, 0]);
+                    g.submit(Spec { op, prio: prio(nt, k, 1), step: k, dims, writes: &writes, reads: &[p] });
+                }
+                vec![p]
+            }
+        };
         for j in k + 1..nt {
-            // DLARFB reads only V's strictly lower part (plus the implied unit diagonal), but
-            // the whole panel column is declared: its tiles are the unit of dependency.
-            let upd = Task::new("larfb")
-                .prio(prio(nt, j, 1))
-                .dims(rows, a.tile_cols(j), kb)
-                .read_range(&a, k..mt, k..k + 1)
-                .read(&t, 0, k)
-                .rw_range(&a, k..mt, j..j + 1)
-                .device_op(DeviceOp::Larfb {
-                    v: Tiles::stack(0, mt - k),
+            let jb = t.cols(j);
+            let pri = if j == k + 1 { prio(nt, k, 2) } else { prio(nt, j, 0) };
+            // Tile rows k.. of column j by place, the diagonal's place first.
+            let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+            for i in k..mt {
+                let pl = g.place(t.id(i, j));
+                match groups.iter_mut().find(|gr| gr.0 == pl) {
+                    Some(gr) => gr.1.push(i),
+                    None => groups.push((pl, vec![i])),
+                }
+            }
+            if groups.len() == 1 {
+                let cj: Vec<TileId> = (k..mt).map(|i| t.id(i, j)).collect();
+                let reads: Vec<TileId> = v.iter().copied().chain([tt]).collect();
+                let op = Op::Larfb {
+                    v: Tiles::stack(c, v.len()),
                     k: kb,
-                    t: Tiles::one(mt - k),
-                    c: Tiles::stack(mt - k + 1, mt - k),
+                    t: Tiles::one(c + v.len()),
+                    c: Tiles::stack(0, c),
+                };
+                g.submit(Spec { op, prio: pri, step: k, dims: [mk, jb, kb], writes: &cj, reads: &reads });
+                continue;
+            }
+            assert_eq!(panel, Panel::Gathered, "tiles in several places need the gathered panel");
+            let p = v[0];
+            // a. S_place = Σ V_iᵀ·C_ij.
+            let mut ids = Vec::with_capacity(groups.len());
+            for (pl, rows) in &groups {
+                let s = *sums.entry((*pl, j)).or_insert_with(|| g.buffer(srows, jb, t.id(rows[0], j)));
+                ids.push(s);
+                let reads: Vec<TileId> = std::iter::once(p).chain(rows.iter().map(|&i| t.id(i, j))).collect();
+                let offs: Vec<usize> = rows.iter().map(|&i| t.row_offset(i) - off).collect();
+                let height: usize = rows.iter().map(|&i| t.rows(i)).sum();
+                let op = Op::QrVtc {
+                    s: Tiles::one(0),
+                    v: Tiles::one(1),
+                    k: kb,
+                    c: Tiles::stack(2, rows.len()),
+                    offs,
+                };
+                g.submit(Spec {
+                    op,
+                    prio: pri,
+                    step: k,
+                    dims: [kb, jb, height],
+                    writes: &[s],
+                    reads: &reads,
                 });
-            seq.submit(upd, move |c| {
-                kernels::larfb(
-                    c.region(&a, k..mt, k..k + 1),
-                    kb,
-                    c.tile(&t, 0, k),
-                    c.region_mut(&a, k..mt, j..j + 1),
-                );
+            }
+            // b. W = Tᵀ·Σ S, in the diagonal's place's S.
+            let reads: Vec<TileId> = std::iter::once(tt).chain(ids[1..].iter().copied()).collect();
+            let op = Op::QrTw {
+                w: Tiles::one(0),
+                t: Tiles::one(1),
+                k: kb,
+                others: Tiles::stack(2, ids.len() - 1),
+            };
+            g.submit(Spec { op, prio: pri, step: k, dims: [kb, jb, kb], writes: &[ids[0]], reads: &reads });
+            // c. C_ij −= V_i·W.
+            for i in k..mt {
+                let op = Op::QrVw {
+                    c: Tiles::one(0),
+                    v: Tiles::one(1),
+                    k: kb,
+                    w: Tiles::one(2),
+                    off: t.row_offset(i) - off,
+                };
+                let (writes, dims) = ([t.id(i, j)], [t.rows(i), jb, kb]);
+                g.submit(Spec { op, prio: pri, step: k, dims, writes: &writes, reads: &[p, ids[0]] });
+            }
+        }
+    }
+    tts
+}
+
+/// The shared-memory QR of the M×N matrix `a`, in place; with `tau` (K×1, A's column tiles as
+/// rows) tau is written there too. Returns each panel's T (its leading kb×kb) as a one-tile
+/// matrix in `store`, which must outlive the sequence.
+pub fn geqrf(
+    seq: &Seq,
+    a: &TiledMatrix<f64>,
+    tau: Option<&TiledMatrix<f64>>,
+    store: &Buffers,
+) -> Vec<TiledMatrix<f64>> {
+    assert!(a.square_tiles(), "Householder panels need rows and columns cut alike");
+    let mut g = SharedGraph::with_buffers(seq, a, store);
+    let tts: Vec<TiledMatrix<f64>> =
+        generate(&mut g, Panel::InPlace).into_iter().map(|id| g.buffer_matrix(id)).collect();
+    if let Some(&tau) = tau {
+        assert!(tau.m == a.m.min(a.n) && tau.n == 1 && tau.rows == a.cols, "tau must be K×1 with A's tiles");
+        for (k, &tt) in tts.iter().enumerate() {
+            let kb = tau.tile_rows(k);
+            let task = Task::new("tau").prio(0).dims(kb, 1, 0).read(&tt, 0, 0).write(&tau, k, 0);
+            seq.submit(task, move |c| {
+                crate::kernels::copy(c.tile(&tt, 0, 0).sub(kb, 0, kb, 1), c.tile_mut(&tau, k, 0));
                 Ok(())
             });
         }
     }
+    tts
 }
 
-/// Applies the Q of [`geqrf`]'s factors (`a`, `t`) to `b` (rows cut like A's, as many rows as
-/// A): B ← Qᵀ·B (`trans` = Yes: panels in order, each B(o.., j) ← H_kᵀ·B(o.., j)) or B ← Q·B
-/// (No: panels in reverse order with H_k), one task per panel and tile column of B, after the
-/// tasks of the same panel in the sequence (DORMQR's 'L' cases, on tiles).
+/// Applies the Q of [`geqrf`]'s factors (`a`, each panel's T in `t`) to `b` (rows cut like A's,
+/// as many rows as A): B ← Qᵀ·B (`trans` = Yes: panels in order, each B(o.., j) ← H_kᵀ·B(o.., j))
+/// or B ← Q·B (No: panels in reverse order with H_k), one task per panel and tile column of B,
+/// after the tasks of the same panel in the sequence (DORMQR's 'L' cases, on tiles).
 pub fn apply_q(
     seq: &Seq,
     trans: crate::kernels::Trans,
     a: &TiledMatrix<f64>,
-    t: &TiledMatrix<f64>,
+    t: &[TiledMatrix<f64>],
     b: &TiledMatrix<f64>,
 ) {
-    let (a, t, b) = (*a, *t, *b);
+    let (a, b) = (*a, *b);
     let k_total = a.m.min(a.n);
     assert!(b.rows == a.rows && b.m == a.m, "B must have A's rows, cut alike");
     let (mt, nt) = (a.mt(), b.nt());
     let panels = a.cols.count(k_total);
+    assert_eq!(t.len(), panels, "one T per panel");
     let order: Vec<usize> =
         if trans == crate::kernels::Trans::Yes { (0..panels).collect() } else { (0..panels).rev().collect() };
     let code = if trans == crate::kernels::Trans::Yes { b'T' } else { b'N' };
     for k in order {
         let off = a.col_offset(k);
         let kb = a.tile_cols(k).min(k_total - off);
+        let tk = t[k];
         for j in 0..nt {
             let upd = Task::new("larfb")
-                .prio(prio(a.nt(), k, 1))
+                .prio(crate::graph::prio(a.nt(), k, 1))
                 .dims(a.m - off, b.tile_cols(j), kb)
                 .read_range(&a, k..mt, k..k + 1)
-                .read(&t, 0, k)
+                .read(&tk, 0, 0)
                 .rw_range(&b, k..mt, j..j + 1);
             seq.submit(upd, move |c| {
-                kernels::larfb_op(
+                crate::kernels::larfb_op(
                     code,
                     c.region(&a, k..mt, k..k + 1),
                     kb,
-                    c.tile(&t, 0, k),
+                    c.tile(&tk, 0, 0),
                     c.region_mut(&b, k..mt, j..j + 1),
                 );
                 Ok(())
@@ -176,9 +272,9 @@ mod tests {
         let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), m, n, ld, part, part) };
         let tt =
             unsafe { TiledMatrix::from_raw_parts(tau.as_mut_ptr(), k, 1, k.max(1), part, Part::uniform(1)) };
-        let ws = workspace(&ta);
+        let store = Buffers::default();
         let seq = Seq::new(&cfg(threads));
-        geqrf(&seq, &ta, &tt, &ws.tiles());
+        geqrf(&seq, &ta, Some(&tt), &store);
         seq.wait().unwrap();
     }
 
@@ -359,11 +455,11 @@ mod tests {
             let mut tau = vec![0.0; k];
             let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, m, nb, nb) };
             let tt = unsafe { TiledMatrix::from_raw(tau.as_mut_ptr(), k, 1, k, nb, 1) };
-            let ws = workspace(&ta);
+            let store = Buffers::default();
             let mut c = cfg(3).with_emulated(2, mem);
             c.host_share = Some(0.0);
             let seq = Seq::new(&c);
-            geqrf(&seq, &ta, &tt, &ws.tiles());
+            geqrf(&seq, &ta, Some(&tt), &store);
             let (r, stats) = seq.wait_stats();
             r.unwrap();
             let (res, orth) = qr_residuals(m, n, &a0, &a, m, &tau);

@@ -1,18 +1,22 @@
 //! Solve with a Cholesky factor: A·X = B with A = L·Lᵀ (two tile triangular solves, L then Lᵀ)
 //! or A = Uᵀ·U (Uᵀ then U), as LAPACK's DPOTRS does.
 
-use super::trsm::trsm_left;
+use super::trsm::{solve, Pass};
 use crate::kernels::{Diag, Trans, Uplo};
 use crate::runtime::Seq;
 use crate::tile::TiledMatrix;
 
-pub fn potrs(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>) {
+/// The two passes of a Cholesky solve (the same for `pdpotrs`).
+pub fn passes(uplo: Uplo) -> [Pass; 2] {
     let (first, second) = match uplo {
         Uplo::Lower => (Trans::No, Trans::Yes),
         Uplo::Upper => (Trans::Yes, Trans::No),
     };
-    trsm_left(seq, uplo, first, Diag::NonUnit, a, b);
-    trsm_left(seq, uplo, second, Diag::NonUnit, a, b);
+    [first, second].map(|trans| Pass { uplo, trans, diag: Diag::NonUnit })
+}
+
+pub fn potrs(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>) {
+    solve(seq, &passes(uplo), a, b);
 }
 
 #[cfg(test)]

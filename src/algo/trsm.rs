@@ -1,16 +1,106 @@
-//! Tile triangular solve with many right-hand sides: B ← op(A)⁻¹·B, A triangular (n×n, rows and
-//! columns cut by the same partition, uniform or hybrid), B n×nrhs whose row tiles follow A's.
-//! Serves DPOTRS and DGETRS.
+//! Tile triangular solves with many right-hand sides: B ← op(A)⁻¹·B, A triangular (n×n, rows
+//! and columns cut by the same partition, uniform or hybrid), B n×nrhs whose row tiles follow
+//! A's. One task generator for every runtime: DPOTRS, DGETRS and DGELS in shared memory,
+//! PDPOTRS and PDGETRS on every rank.
 //!
 //! Forward substitution (A lower and not transposed, or upper and transposed) walks k upward:
 //! `B[k] ← op(A[k][k])⁻¹·B[k]`, then `B[m] -= op(A)[m][k]·B[k]` for m > k. Backward substitution
-//! walks k downward with m < k. `op(A)[m][k]` is `A[m][k]`, or `A[k][m]ᵀ` when transposed.
+//! walks k downward with m < k. `op(A)[m][k]` is `A[m][k]`, or `A[k][m]ᵀ` when transposed. Steps
+//! are numbered over all passes of a call; a TRSM's priority is highest in its step and a GEMM's
+//! follows the step that will solve its target, so the update into the next diagonal tile and
+//! that tile's solve run before the rest of the trailing updates.
 
-use crate::device::{DeviceOp, Tiles};
-use crate::kernels::{self, Diag, Side, Trans, Uplo};
-use crate::runtime::{Seq, Task};
+use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles};
+use crate::kernels::{Diag, Side, Trans, Uplo};
+use crate::runtime::shared::SharedGraph;
+use crate::runtime::Seq;
 use crate::tile::TiledMatrix;
 
+/// One triangular solve: B ← op(A's `uplo` triangle)⁻¹·B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pass {
+    pub uplo: Uplo,
+    pub trans: Trans,
+    pub diag: Diag,
+}
+
+impl Pass {
+    /// Whether the substitution walks the tile rows upward.
+    fn forward(&self) -> bool {
+        (self.uplo == Uplo::Lower) == (self.trans == Trans::No)
+    }
+}
+
+/// The passes' tasks, in order, on B's tiles: tile (i, c) of B is `b[i + c·nt]` (nt = A's tile
+/// rows), `bcols[c]` columns wide; A is the graph's matrix.
+pub fn generate(g: &mut impl Graph, passes: &[Pass], b: &[TileId], bcols: &[usize]) {
+    let t = g.tiling().clone();
+    assert!(t.square_tiles(), "A's rows and columns must be cut alike");
+    let (nt, ct) = (t.nt(), bcols.len());
+    assert_eq!(b.len(), nt * ct, "B's row tiles must match A's tiles");
+    let steps = passes.len() * nt;
+    for (pi, &Pass { uplo, trans, diag }) in passes.iter().enumerate() {
+        let forward = passes[pi].forward();
+        // The step (over all passes) at which tile row i is solved.
+        let step_of = |i: usize| pi * nt + if forward { i } else { nt - 1 - i };
+        for s in 0..nt {
+            let k = if forward { s } else { nt - 1 - s };
+            let (kb, akk, step) = (t.rows(k), t.id(k, k), step_of(k));
+            for (c, &cols) in bcols.iter().enumerate() {
+                let op = Op::Trsm {
+                    side: Side::Left,
+                    uplo,
+                    trans,
+                    diag,
+                    alpha: 1.0,
+                    a: Tiles::one(1),
+                    b: Tiles::one(0),
+                };
+                let writes = [b[k + c * nt]];
+                g.submit(Spec {
+                    op,
+                    prio: prio(steps, step, 3),
+                    step,
+                    dims: [kb, cols, 0],
+                    writes: &writes,
+                    reads: &[akk],
+                });
+            }
+            let targets = if forward { k + 1..nt } else { 0..k };
+            for m in targets {
+                // op(A)(m, k): stored at (m, k) when not transposed, at (k, m) when transposed.
+                let aid = if trans == Trans::No { t.id(m, k) } else { t.id(k, m) };
+                for (c, &cols) in bcols.iter().enumerate() {
+                    let op = Op::Gemm {
+                        ta: trans,
+                        tb: Trans::No,
+                        alpha: -1.0,
+                        a: Tiles::one(1),
+                        b: Tiles::one(2),
+                        beta: 1.0,
+                        c: Tiles::one(0),
+                        k: kb,
+                    };
+                    let (writes, reads) = ([b[m + c * nt]], [aid, b[k + c * nt]]);
+                    let (pr, dims) = (prio(steps, step_of(m), 1), [t.rows(m), cols, kb]);
+                    g.submit(Spec { op, prio: pr, step, dims, writes: &writes, reads: &reads });
+                }
+            }
+        }
+    }
+}
+
+/// The shared-memory solves of the passes with A = `a` on `b`.
+pub fn solve(seq: &Seq, passes: &[Pass], a: &TiledMatrix<f64>, b: &TiledMatrix<f64>) {
+    assert_eq!(b.rows, a.cols, "B's row tiles must match A's tiles");
+    assert_eq!(a.n, b.m);
+    let mut g = SharedGraph::new(seq, a);
+    let ids = g.attach(b);
+    let bcols: Vec<usize> = (0..b.nt()).map(|c| b.tile_cols(c)).collect();
+    generate(&mut g, passes, &ids, &bcols);
+}
+
+/// B ← op(A)⁻¹·B in shared memory (one pass of [`solve`]).
 pub fn trsm_left(
     seq: &Seq,
     uplo: Uplo,
@@ -19,71 +109,7 @@ pub fn trsm_left(
     a: &TiledMatrix<f64>,
     b: &TiledMatrix<f64>,
 ) {
-    let (a, b) = (*a, *b);
-    assert!(a.square_tiles(), "A's rows and columns must be cut alike");
-    assert_eq!(b.rows, a.cols, "B's row tiles must match A's tiles");
-    assert_eq!(a.n, b.m);
-    let nt = a.nt();
-    let forward = (uplo == Uplo::Lower) == (trans == Trans::No);
-    for step in 0..nt {
-        let k = if forward { step } else { nt - 1 - step };
-        let p = ((nt - step) * 4) as i64;
-        for j in 0..b.nt() {
-            let t = Task::new("trsm")
-                .prio(p + 2)
-                .dims(b.tile_rows(k), b.tile_cols(j), 0)
-                .read(&a, k, k)
-                .rw(&b, k, j)
-                .device_op(DeviceOp::Trsm {
-                    side: Side::Left,
-                    uplo,
-                    trans,
-                    diag,
-                    alpha: 1.0,
-                    a: Tiles::one(0),
-                    b: Tiles::one(1),
-                });
-            seq.submit(t, move |c| {
-                kernels::trsm(Side::Left, uplo, trans, diag, 1.0, c.tile(&a, k, k), c.tile_mut(&b, k, j));
-                Ok(())
-            });
-        }
-        let rows: Vec<usize> = if forward { (k + 1..nt).collect() } else { (0..k).collect() };
-        for m in rows {
-            // op(A)[m][k]: stored at (m, k) when not transposed, at (k, m) when transposed.
-            let (ai, aj) = if trans == Trans::No { (m, k) } else { (k, m) };
-            for j in 0..b.nt() {
-                let t = Task::new("gemm")
-                    .prio(p)
-                    .dims(b.tile_rows(m), b.tile_cols(j), b.tile_rows(k))
-                    .read(&a, ai, aj)
-                    .read(&b, k, j)
-                    .rw(&b, m, j)
-                    .device_op(DeviceOp::Gemm {
-                        ta: trans,
-                        tb: Trans::No,
-                        alpha: -1.0,
-                        a: Tiles::one(0),
-                        b: Tiles::one(1),
-                        beta: 1.0,
-                        c: Tiles::one(2),
-                        k: b.tile_rows(k),
-                    });
-                seq.submit(t, move |c| {
-                    kernels::gemm(
-                        trans,
-                        Trans::No,
-                        -1.0,
-                        c.tile(&a, ai, aj),
-                        c.tile(&b, k, j),
-                        1.0,
-                        c.tile_mut(&b, m, j),
-                    );
-                    Ok(())
-                });
-            }
-        }
-    }
+    solve(seq, &[Pass { uplo, trans, diag }], a, b);
 }
 
 #[cfg(test)]

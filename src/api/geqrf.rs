@@ -77,11 +77,10 @@ pub fn dgeqrf(
     let (a, tau) = (a.matrix(mu, nu, lda as usize), tau.matrix(ku, 1, ku));
     let cost = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
     let r = run_tiles_on_devices(cfg, "dgeqrf", nb, cost, |seq, p| {
-        let ta = a.tiled_parts(p, p);
-        let ws = algo::geqrf::workspace(&ta);
-        algo::geqrf::geqrf(seq, &ta, &tau.tiled_parts(p, Part::uniform(1)), &ws.tiles());
+        let store = crate::runtime::shared::Buffers::default();
+        algo::geqrf::geqrf(seq, &a.tiled_parts(p, p), Some(&tau.tiled_parts(p, Part::uniform(1))), &store);
         // The T factors must outlive the sequence: returned, kept until it has drained.
-        ws
+        store
     });
     work.set(0, lapack_final_work(m, n) as f64);
     rep.finish("dgeqrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);

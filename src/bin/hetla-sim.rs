@@ -7,7 +7,8 @@
 //! ```
 //! See the README's "Simulator" section.
 
-use hetla::algo::potrf::{generate, Granularity};
+use hetla::algo::geqrf::{self, Panel};
+use hetla::algo::potrf::{self, Granularity};
 use hetla::config::{default_device_nb, Config};
 use hetla::graph::Tiling;
 use hetla::kernels::Uplo;
@@ -20,9 +21,9 @@ use std::process::exit;
 
 const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--machine FILE] [--trace FILE] [--comm-thread]
        hetla-sim calibrate [--out FILE]
-ROUTINE: dpotrf (shared memory, one node) or pdpotrf (a PxQ grid of ranks, one per node);
+ROUTINE: dpotrf or dgeqrf (shared memory, one node), or pdpotrf (a PxQ grid of ranks, one per node);
 --comm-thread: what if a thread of its own drove MPI on each rank (one core fewer computes);
-the other routines are not yet generated through the task-graph interface the simulator replays.";
+the other routines are not simulated yet.";
 
 fn fail(msg: &str) -> ! {
     eprintln!("hetla-sim: {msg}\n{USAGE}");
@@ -113,17 +114,17 @@ fn main() {
     // The library's own choices: its tile size for the routine and this many threads.
     let cfg = Config::with_threads(machine.cores);
     let (tiling, setup, gran, convert_s, nb) = match routine.as_str() {
-        "dpotrf" => {
+        "dpotrf" | "dgeqrf" => {
             if (p, q) != (1, 1) {
-                fail("dpotrf runs on one node; use pdpotrf with --grid");
+                fail(&format!("{routine} runs on one node; use pdpotrf with --grid"));
             }
-            let nb = num("nb").unwrap_or_else(|| cfg.nb_for("dpotrf", n));
+            let nb = num("nb").unwrap_or_else(|| cfg.nb_for(&routine, n));
             let mut part = Part::uniform(nb);
             let mut share = 1.0;
             if gpus > 0 {
                 // As api::run_tiles_on_devices: big tiles for the GPU, thin host tiles, the
                 // host's share from the GEMM rates.
-                let big = default_device_nb("dpotrf").max(nb);
+                let big = default_device_nb(&routine).max(nb);
                 let r_cpu = rate(&machine.host, "gemm", nb) * cores as f64;
                 let r_gpu = rate(&machine.gpu, "gemm", big) * gpus as f64;
                 if let Some(hp) = hybrid_part(big, nb, r_cpu / (r_cpu + r_gpu)) {
@@ -174,14 +175,21 @@ fn main() {
             )
         }
         other => fail(&format!(
-            "{other}: not simulated yet (only the Cholesky generator runs on the task-graph interface so far)"
+            "{other}: not simulated yet (dpotrf, dgeqrf and pdpotrf run on the task-graph interface so far)"
         )),
     };
     let mut rec = Recorder::new(tiling.clone());
-    generate(&mut rec, Uplo::Lower, gran);
+    let nf = n as f64;
+    let flops = if routine == "dgeqrf" {
+        // The QR ops without a calibrated table (the panel, DLARFB) are costed at the GEMM rate.
+        geqrf::generate(&mut rec, Panel::InPlace);
+        4.0 * nf * nf * nf / 3.0
+    } else {
+        potrf::generate(&mut rec, Uplo::Lower, gran);
+        nf * nf * nf / 3.0
+    };
     let pred = simulate(&machine, &tiling, &rec.tasks, &setup);
     let time = pred.time_s + convert_s;
-    let flops = (n as f64).powi(3) / 3.0;
     if let Some(f) = opt.get("trace") {
         std::fs::write(f, pred.chrome_trace()).unwrap_or_else(|e| fail(&format!("{f}: {e}")));
     }

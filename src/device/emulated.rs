@@ -168,6 +168,10 @@ impl<'e> Operands<'e> for EmuOperands<'e> {
         // task, which only reads it.
         (0..count).map(|r| unsafe { *src.add(r) }).collect()
     }
+
+    fn output(&mut self, _: Tiles) -> crate::tile::ViewMut<'e, f64> {
+        unreachable!("ops with a second output run on the host only (DeviceOp::on_device)")
+    }
 }
 
 impl Drop for Emulated {

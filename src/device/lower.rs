@@ -342,6 +342,12 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
                 b.call(Call::Geam { m: k, n, alpha: 1.0, a: cm, beta: -1.0, b: w, c: cm });
             }
         }
+        DeviceOp::QrPanel { .. }
+        | DeviceOp::QrGather { .. }
+        | DeviceOp::QrScatter { .. }
+        | DeviceOp::QrVtc { .. }
+        | DeviceOp::QrTw { .. }
+        | DeviceOp::QrVw { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
     }
     b.finish()
 }

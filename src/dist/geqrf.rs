@@ -1,60 +1,32 @@
-//! Distributed Householder QR for PDGEQRF: the blocked right-looking QR of LAPACK's DGEQRF
-//! (panel Householder QR, trailing update by the compact WY block reflector of Schreiber and Van
-//! Loan), generated on every rank and run owner-computes through [`DistSeq`] (seeds 000 §6) on
-//! the 2-D block-cyclic `nb`×`nb` tiles of [`super::tiles2d`].
+//! Distributed Householder QR for PDGEQRF: the QR generator of [`crate::algo::geqrf`] (the one
+//! `dgeqrf` runs) on every rank, owner-computes through [`super::tasks::DistSeq`] (seeds 000 §6),
+//! on the `nb`×`nb` tiles of [`super::tiles2d`] (2-D block-cyclic on the caller's grid, or whole
+//! tile columns dealt over one process row, `Shape::OneRow`).
 //!
-//! For k = 0 .. ⌈min(M,N)/nb⌉-1, with k0 = k·nb, w the width of tile column k and
-//! kb = min(w, M-k0) the step's reflectors, the trailing update of tile column j > k is
-//! C ← Hₖᵀ·C = C − V·(Tᵀ·(Vᵀ·C)) on rows k0..M, split by tile rows i ≥ k so that every product
-//! runs where its tile is:
-//!
-//! 1. PANEL(k), on the owner of tile (k, k): the tiles (i, k), i ≥ k, are copied into the step's
-//!    panel buffer P ((M-k0 + 2·kb)×w, one per step, sized to the step so that its message is
-//!    no longer than the panel) and factored there ([`kernels::geqrf_panel`], DGEQRT3): R above
-//!    the diagonal and the vectors below it with implied unit diagonal, exactly as DGEQRF stores
-//!    them, T (kb×kb) and tau in the rows below. When M < N the last panel's tile column is wider
-//!    than its reflectors; its remaining columns get Hᵀ inside the panel, as DGEQRF's would.
-//! 2. SCATTER(i, k): tile (i, k) ← its rows of P (R and V in sub(A)).
-//! 3. For every tile column j > k (the next panel's column first: look-ahead through the
-//!    priorities of [`prio`]):
-//!    - VTC(pr, j), on the process (pr, column of j), for each process row pr holding tiles
-//!      (i, j), i ≥ k: S_pr = Σ V_iᵀ·C_ij over its tiles ([`kernels::vt_c`]; V_k is P's unit
-//!      lower trapezoidal top block);
-//!    - TW(j), on the owner of tile (k, j): W = Tᵀ·Σ_pr S_pr ([`kernels::tt_w`]), in place of
-//!      that process row's own S;
-//!    - VW(i, j), on the owner of each tile (i, j), i ≥ k: C_ij −= V_i·W
-//!      ([`kernels::c_minus_vw`]).
-//!
-//!    On a 1×Q grid the tiles (i, j), i ≥ k, are all on one rank, one below the other in its
-//!    local matrix: there the three are one task per column, DLARFB on the whole block
-//!    ([`DistSeq::submit_runs`], [`kernels::larfb`]).
-//!
-//! The buffers S (one per process row and tile column, `nb`×w_j) are reused from step to step:
-//! the version counting of [`DistSeq`] orders a step's write after the previous step's reads.
-//! P travels once to each rank that applies it, each S once to the owner of (k, j), each W once
-//! to each other process row of column j; on a 1×Q grid only the panels cross the network (one
-//! message per step and per other process column that holds trailing columns).
+//! Panels are gathered ([`Panel::Gathered`]): the owner of tile (k, k) copies the panel's tiles
+//! into one buffer, factors it and scatters it back, so the panel travels once to each rank that
+//! applies it. Where a tile column's trailing tiles are on one rank (always on one process row)
+//! its update is one DLARFB; on a 2-D grid it is split by process row (partial sums Vᵀ·C where
+//! the tiles are, W = Tᵀ·ΣS on the owner of tile (k, j), C −= V·W where the tiles are).
 //!
 //! Householder QR with DLARFG's sign convention is blocking-independent, so the reflectors and
-//! tau equal the reference's to rounding. The panel tasks record tau on their rank; after the
-//! sequence it is gathered on every rank (`MPI_Allreduce`) and written in ScaLAPACK's layout:
-//! TAU(local column of global column JA-1+s) on every process of the process column holding that
-//! column, for s < min(M, N).
+//! tau equal the reference's to rounding. Each panel's tau stays in its TT buffer on the rank
+//! that factored it; after the sequence it is gathered on every rank (`MPI_Allreduce`) and
+//! written in ScaLAPACK's layout: TAU(local column of global column JA-1+s) on every process of
+//! the process column holding that column, for s < min(M, N).
 
-use super::tasks::{DistSeq, TileGrid};
-use super::tiles2d::{self, Cyclic, Finished};
+use super::tiles2d::{self, Finished};
 use super::Stats;
-use crate::algo::prio;
+use crate::algo::geqrf::{generate, Panel};
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
 use crate::config::Config;
 use crate::error::Error;
-use crate::kernels;
 use crate::tile::Raw;
-use std::sync::{Arc, Mutex};
+use std::cell::RefCell;
 
-/// PDGEQRF on 2-D tiles for a process inside the grid; the arguments have passed the checks
-/// and M, N > 0.
+/// PDGEQRF on tiles for a process inside the grid; the arguments have passed the checks and
+/// M, N > 0.
 #[allow(clippy::too_many_arguments)]
 pub fn pdgeqrf(
     cfg: &Config,
@@ -71,9 +43,7 @@ pub fn pdgeqrf(
 ) -> (Result<(), Error>, Stats) {
     let (mu, nu) = (m as usize, n as usize);
     let kmin = mu.min(nu);
-    // tau of the panels this rank factors (zero elsewhere), written by the panel tasks.
-    let taus = Arc::new(Mutex::new(vec![0f64; kmin]));
-    let panel_taus = taus.clone();
+    let tts = RefCell::new(Vec::new());
     let (run, (), stats) = tiles2d::run(
         cfg,
         (mu, nu),
@@ -83,11 +53,18 @@ pub fn pdgeqrf(
         g,
         nb,
         shape,
-        |tg, cyc, me| buffers(tg, cyc, me, mu),
-        |ds, cyc, bufs| generate(ds, cyc, bufs, mu, panel_taus),
+        |_, _, _| (),
+        |ds, _, _| *tts.borrow_mut() = generate(ds, Panel::Gathered),
         |fin: &Finished| {
-            let mine = taus.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            // Each entry comes from one rank, the others add exact zeros.
+            // Each entry comes from the one rank that factored its panel, the others add zeros.
+            let mut mine = vec![0f64; kmin];
+            for (k, id) in tts.borrow().iter().enumerate() {
+                if let Some(tt) = fin.buffers.get(id) {
+                    let off = k * nb;
+                    let kb = nb.min(nu - off).min(mu - off);
+                    mine[off..off + kb].copy_from_slice(&tt.as_slice()[kb..2 * kb]);
+                }
+            }
             let mut all = vec![0f64; kmin];
             fin.grid.comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
             for (s, &t) in all.iter().enumerate() {
@@ -100,155 +77,76 @@ pub fn pdgeqrf(
     (run, stats)
 }
 
-/// The extra tiles of the factorization, by id.
-struct Buffers {
-    /// The panel buffer P of each step.
-    panel: Vec<usize>,
-    /// The partial-sum buffer S of process row pr for tile column j, at `pr + j·P`
-    /// (`usize::MAX` where no tile of that process row lies in the column).
-    sum: Vec<usize>,
-}
+#[cfg(test)]
+mod tests {
+    use super::super::tasks::local_ranks;
+    use crate::algo::geqrf::{generate, geqrf, Panel};
+    use crate::algo::testutil::*;
+    use crate::runtime::shared::Buffers;
+    use crate::runtime::Seq;
+    use crate::tile::TiledMatrix;
+    use std::sync::Mutex;
 
-/// Every step's panel buffer on the owner of its diagonal tile, and the reusable S buffers.
-fn buffers(tg: &mut TileGrid, cyc: &Cyclic, me: usize, m: usize) -> Buffers {
-    let (nb, n, mt, nt, p) = (tg.nb, tg.n, tg.mt, tg.nt, cyc.p);
-    let kt = m.min(n).div_ceil(nb);
-    let mut panel = Vec::with_capacity(kt);
-    for k in 0..kt {
-        let (mk, w) = (m - k * nb, tg.cols(k));
-        let r = w.min(mk);
-        panel.push(tg.add(mk + 2 * r, w, cyc.owner(k, k), me));
+    fn max_diff(x: &[f64], y: &[f64]) -> f64 {
+        x.iter().zip(y).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
     }
-    let mut sum = vec![usize::MAX; p * nt];
-    for j in 1..nt {
-        let w = tg.cols(j);
-        for i in 0..mt.min(p) {
-            let pr = cyc.row_of(i);
-            sum[pr + j * p] = tg.add(nb.min(m), w, cyc.rank(pr, cyc.col_of(j)), me);
-        }
-    }
-    Buffers { panel, sum }
-}
 
-/// The blocked right-looking QR over 2-D tiles (module doc, steps 1-3).
-fn generate(ds: &mut DistSeq, cyc: &Cyclic, bufs: &Buffers, m: usize, taus: Arc<Mutex<Vec<f64>>>) {
-    let g = ds.grid;
-    let (nb, n, mt, nt, p) = (g.nb, g.n, g.mt, g.nt, cyc.p);
-    let kt = m.min(n).div_ceil(nb);
-    for k in 0..kt {
-        let (k0, w) = (k * nb, g.cols(k));
-        let mk = m - k0;
-        let r = w.min(mk);
-        let pk = bufs.panel[k];
-
-        // 1. PANEL(k).
-        let column: Vec<usize> = (k..mt).map(|i| g.id(i, k)).collect();
-        let taus = taus.clone();
-        ds.submit_ids("geqrf", prio(nt, k, 3), [mk, w, 0], &column, pk, move |x, buf| {
-            let (mut top, extra) = buf.split_rows(mk);
-            for (t, tile) in x.iter().enumerate() {
-                kernels::copy(*tile, top.sub_mut(t * nb, 0, tile.m, w));
-            }
-            let (mut t, mut tau) = extra.split_rows(r);
-            kernels::geqrf_panel(top, r, tau.sub_mut(0, 0, r, 1), t.sub_mut(0, 0, r, r));
-            let mut all = taus.lock().unwrap_or_else(|e| e.into_inner());
-            for s in 0..r {
-                all[k0 + s] = tau.get(s, 0);
-            }
-            Ok(())
-        });
-
-        // 2. SCATTER(i, k).
-        for i in k..mt {
-            let off = (i - k) * nb;
-            ds.submit_ids(
-                "qr-scatter",
-                prio(nt, k, 1),
-                [g.rows(i), w, 0],
-                &[pk],
-                g.id(i, k),
-                move |x, tile| {
-                    kernels::copy(x[0].sub(off, 0, tile.m, w), tile);
-                    Ok(())
-                },
-            );
-        }
-
-        // 3. The trailing update, column by column.
-        for j in k + 1..nt {
-            let jb = g.cols(j);
-            let pri = if j == k + 1 { prio(nt, k, 2) } else { prio(nt, j, 0) };
-            if p == 1 {
-                // One process row: the tiles (k.., j) are one below the other in one rank's
-                // local matrix, so one task applies the block reflector to them with DLARFB.
-                let col: Vec<usize> = (k..mt).map(|i| g.id(i, j)).collect();
-                ds.submit_runs("larfb", pri, [mk, jb, r], &[&[pk]], &col, move |x, c| {
-                    kernels::larfb(x[0].sub(0, 0, mk, r), r, x[0].sub(mk, 0, r, r), c);
-                    Ok(())
+    /// The QR generator on in-process ranks (2-D grids: split updates; one process row: one
+    /// DLARFB per column), gathered panels: V, R and tau equal the reference DGEQRF's and the
+    /// shared-memory runtime's to rounding, A = QR and QᵀQ = I to a few n·eps, every message
+    /// sent is received.
+    #[test]
+    fn qr_on_local_ranks_matches_shared_memory_and_the_reference() {
+        for &(p, q) in &[(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (3, 2)] {
+            for &(m, n, nb) in
+                &[(37, 23, 5), (23, 37, 5), (40, 40, 8), (13, 40, 3), (9, 4, 4), (1, 7, 2), (50, 1, 3)]
+            {
+                let what = format!("grid {p}x{q} m {m} n {n} nb {nb}");
+                let k = m.min(n);
+                let a0 = Rng::new((m * 131 + n * 7 + nb + p * 3 + q) as u64).matrix(m, n, m);
+                let mut a = a0.clone();
+                let ids = Mutex::new(Vec::new());
+                let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
+                    *ids.lock().unwrap() = generate(ds, Panel::Gathered)
                 });
-                continue;
-            }
-            // Tile rows i ≥ k of column j by process row, the diagonal's process row first.
-            let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-            for i in k..mt {
-                let pr = cyc.row_of(i);
-                match groups.iter_mut().find(|gr| gr.0 == pr) {
-                    Some(gr) => gr.1.push(i),
-                    None => groups.push((pr, vec![i])),
+                assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
+                let sent: usize = runs.iter().map(|r| r.sent).sum();
+                let received: usize = runs.iter().map(|r| r.received).sum();
+                assert_eq!(sent, received, "{what}: every message sent is received");
+                // Tiles move when a panel spans process rows or a later column is on another rank.
+                let crosses = (p > 1 && m > nb) || (q > 1 && n > nb);
+                assert_eq!(sent > 0, crosses, "{what}: messages exactly when tiles are on several ranks");
+                // tau from the TT buffer of each panel, on the rank that factored it.
+                let mut tau = vec![GUARD; k];
+                for (s, id) in ids.lock().unwrap().iter().enumerate() {
+                    let off = s * nb;
+                    let kb = nb.min(n - off).min(m - off);
+                    let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(id)).collect();
+                    assert_eq!(holders.len(), 1, "{what}: panel {s}'s T is on one rank");
+                    tau[off..off + kb].copy_from_slice(&holders[0].as_slice()[kb..2 * kb]);
                 }
-            }
-            // a. S_pr = Σ V_iᵀ·C_ij.
-            for (pr, rows) in &groups {
-                let mut reads = vec![pk];
-                reads.extend(rows.iter().map(|&i| g.id(i, j)));
-                let blocks: Vec<(usize, bool)> = rows.iter().map(|&i| ((i - k) * nb, i == k)).collect();
-                let height: usize = rows.iter().map(|&i| g.rows(i)).sum();
-                ds.submit_ids(
-                    "qr-vtc",
-                    pri,
-                    [r, jb, height],
-                    &reads,
-                    bufs.sum[pr + j * p],
-                    move |x, mut s| {
-                        let mut beta = 0.0;
-                        for (c, &(off, unit)) in x[1..].iter().zip(&blocks) {
-                            kernels::vt_c(
-                                x[0].sub(off, 0, c.m, r),
-                                r,
-                                unit,
-                                *c,
-                                beta,
-                                s.sub_mut(0, 0, r, jb),
-                            );
-                            beta = 1.0;
-                        }
-                        Ok(())
-                    },
+                let (mut r, mut rtau) = (a0.clone(), vec![0.0; k]);
+                reference_geqrf(m, n, &mut r, m, &mut rtau);
+                let tol = 10.0 * m.max(n) as f64 * eps();
+                assert!(
+                    max_diff(&a, &r) < tol,
+                    "{what}: V/R differ from the reference by {}",
+                    max_diff(&a, &r)
                 );
-            }
-            // b. W = Tᵀ·Σ S_pr, in the diagonal process row's S.
-            let wid = bufs.sum[groups[0].0 + j * p];
-            let mut reads = vec![pk];
-            reads.extend(groups[1..].iter().map(|(pr, _)| bufs.sum[pr + j * p]));
-            ds.submit_ids("qr-tw", pri, [r, jb, r], &reads, wid, move |x, mut s| {
-                let mut own = s.sub_mut(0, 0, r, jb);
-                for other in &x[1..] {
-                    for c in 0..jb {
-                        for i in 0..r {
-                            own.set(i, c, own.get(i, c) + other.get(i, c));
-                        }
-                    }
-                }
-                kernels::tt_w(x[0].sub(mk, 0, r, r), own);
-                Ok(())
-            });
-            // c. C_ij −= V_i·W.
-            for i in k..mt {
-                let off = (i - k) * nb;
-                ds.submit_ids("qr-vw", pri, [g.rows(i), jb, r], &[pk, wid], g.id(i, j), move |x, c| {
-                    kernels::c_minus_vw(x[0].sub(off, 0, c.m, r), r, i == k, x[1].sub(0, 0, r, jb), c);
-                    Ok(())
-                });
+                assert!(max_diff(&tau, &rtau) < tol, "{what}: tau differs by {}", max_diff(&tau, &rtau));
+                let (res, orth) = qr_residuals(m, n, &a0, &a, m, &tau);
+                assert!(res < 10.0 && orth < 10.0, "{what}: scaled residuals {res} {orth}");
+                // The shared-memory runtime of the same generator (panels in place).
+                let mut s = a0.clone();
+                let mut stau = vec![0.0; k];
+                let ta = unsafe { TiledMatrix::from_raw(s.as_mut_ptr(), m, n, m, nb, nb) };
+                let tt = unsafe { TiledMatrix::from_raw(stau.as_mut_ptr(), k, 1, k, nb, 1) };
+                let store = Buffers::default();
+                let seq = Seq::new(&cfg(2));
+                geqrf(&seq, &ta, Some(&tt), &store);
+                seq.wait().unwrap();
+                assert!(max_diff(&a, &s) < tol, "{what}: differs from shared memory by {}", max_diff(&a, &s));
+                assert!(max_diff(&tau, &stau) < tol, "{what}: tau differs from shared memory");
             }
         }
     }

@@ -1,6 +1,6 @@
 //! Distributed triangular solves for PDPOTRS and PDGETRS: sub(B) ← op(T₂)⁻¹·op(T₁)⁻¹·P·sub(B)
 //! with the factors PDPOTRF / PDGETRF left in sub(A), on 2-D tiles run owner-computes through
-//! [`DistSeq`] (seeds 000 §6; the tile substitution of `algo::trsm`).
+//! `DistSeq` (seeds 000 §6).
 //!
 //! * Cholesky, A = L·Lᵀ (uplo L): L·Y = B, then Lᵀ·X = Y; A = Uᵀ·U (uplo U): Uᵀ·Y = B, then U·X = Y.
 //! * LU, P·A = L·U (TRANS = N): X = U⁻¹·L⁻¹·P·B (L unit lower); TRANS = T or C (the same for
@@ -14,13 +14,9 @@
 //! B tiles are extra tiles of the same [`TileGrid`]. Only B comes back; A is never written (with
 //! tiles of the caller's block size it is read in place).
 //!
-//! Substitution. A forward pass (lower and not transposed, or upper and transposed) walks k
-//! upward: `B(k,c) ← op(A(k,k))⁻¹·B(k,c)` (TRSM), then `B(m,c) -= op(A)(m,k)·B(k,c)` for m > k
-//! (GEMM), with op(A)(m,k) = A(m,k) or A(k,m)ᵀ; a backward pass walks k downward with m < k.
-//! Every task writes one B tile and runs on its owner; the A tiles it reads and the solved B(k,c)
-//! arrive as tile messages. A TRSM's priority is highest in its step and a GEMM's follows the step
-//! that will solve its target, so the update into the next diagonal tile and that tile's solve run
-//! before the rest of the trailing updates.
+//! Substitution: the generator of `algo::trsm` (the one DPOTRS and DGETRS run), both passes in
+//! one sequence; every task writes one B tile and runs on its owner, the A tiles it reads and
+//! the solved B tiles arrive as tile messages.
 //!
 //! Row interchanges (LU). IPIV is ScaLAPACK's: at the local row of global row IA+s, on every
 //! process of the process row holding it, the global row that row s was swapped with. The whole
@@ -35,31 +31,16 @@ use super::grid::Grid;
 use super::layout::Axis;
 use super::local::LocalTiles;
 use super::redistribute::{exchange, CallerArray, Layout, Part, Shape};
-use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
+use super::tasks::{run_sequence, LocalTile, TileGrid};
 use super::Stats;
-use crate::algo::prio;
+use crate::algo::trsm::{self, Pass};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
 use crate::config::Config;
 use crate::error::Error;
-use crate::kernels::{self, Diag, Side, Trans, Uplo};
+use crate::kernels::{Diag, Trans, Uplo};
 use crate::tile::Raw;
 use std::time::Instant;
-
-/// One triangular solve of the two: B ← op(A's `uplo` triangle)⁻¹·B.
-#[derive(Clone, Copy, Debug)]
-struct Pass {
-    uplo: Uplo,
-    trans: Trans,
-    diag: Diag,
-}
-
-impl Pass {
-    /// Whether the substitution walks the tile rows upward.
-    fn forward(&self) -> bool {
-        (self.uplo == Uplo::Lower) == (self.trans == Trans::No)
-    }
-}
 
 /// sub(A) and sub(B) as the caller passed them.
 pub struct Operands<'a> {
@@ -86,22 +67,8 @@ pub fn pdpotrs(
 ) -> (Result<(), Error>, Stats) {
     let grid = Grid::from_context(ops.desca.ctxt(), g);
     let ul = if uplo.eq_ignore_ascii_case(&b'U') { Uplo::Upper } else { Uplo::Lower };
-    let (part, passes) = match ul {
-        Uplo::Lower => (
-            Part::Lower,
-            [
-                Pass { uplo: Uplo::Lower, trans: Trans::No, diag: Diag::NonUnit },
-                Pass { uplo: Uplo::Lower, trans: Trans::Yes, diag: Diag::NonUnit },
-            ],
-        ),
-        Uplo::Upper => (
-            Part::Upper,
-            [
-                Pass { uplo: Uplo::Upper, trans: Trans::Yes, diag: Diag::NonUnit },
-                Pass { uplo: Uplo::Upper, trans: Trans::No, diag: Diag::NonUnit },
-            ],
-        ),
-    };
+    let part = if ul == Uplo::Lower { Part::Lower } else { Part::Upper };
+    let passes = crate::algo::potrs::passes(ul);
     solve(cfg, &grid, ops, part, passes, Perm::None, nb)
 }
 
@@ -294,7 +261,8 @@ fn solve(
     let mut redist = t0.elapsed().as_secs_f64();
 
     // 2. The two substitutions.
-    let run = run_sequence(cfg, grid, &tg, |ds| generate(ds, &passes, &bids, ct));
+    let bcols: Vec<usize> = (0..ct).map(bedge).collect();
+    let run = run_sequence(cfg, grid, &tg, |ds| trsm::generate(ds, &passes, &bids, &bcols));
     // A's tiles are no longer used (they are dropped only now: the tasks read them).
     redist += atiles.discard();
 
@@ -319,51 +287,121 @@ fn solve(
     )
 }
 
-/// Both substitutions on every column tile of B, owner-computes. `bid[i + c·nt]` is the id of
-/// B's tile (i, c); a tile read by another rank in both passes travels once per pass, as two
-/// versions (the message engine queues them in order).
-fn generate(ds: &mut DistSeq, passes: &[Pass; 2], bid: &[usize], ct: usize) {
-    let nt = ds.grid.nt;
-    let steps = 2 * nt;
-    for (pi, &Pass { uplo, trans, diag }) in passes.iter().enumerate() {
-        let forward = passes[pi].forward();
-        // The step (over both passes) at which tile row i is solved.
-        let step_of = |i: usize| pi * nt + if forward { i } else { nt - 1 - i };
-        for s in 0..nt {
-            let k = if forward { s } else { nt - 1 - s };
-            let kb = ds.grid.rows(k);
-            let akk = ds.grid.id(k, k);
-            for c in 0..ct {
-                let w = bid[k + c * nt];
-                let cols = ds.grid.dims(w).1;
-                ds.submit_ids("trsm", prio(steps, step_of(k), 3), [kb, cols, 0], &[akk], w, move |x, w| {
-                    kernels::trsm(Side::Left, uplo, trans, diag, 1.0, x[0], w);
-                    Ok(())
-                });
+#[cfg(test)]
+mod tests {
+    use super::super::tasks::local_ranks;
+    use super::*;
+    use crate::algo::testutil::{cfg, eps, fnorm, Rng};
+    use crate::runtime::Seq;
+    use crate::tile::TiledMatrix;
+
+    /// y = op(T)·x for the triangle of the n×n `a` that `pass` reads (unit diagonal if asked).
+    fn apply(a: &[f64], n: usize, pass: &Pass, x: &[f64]) -> Vec<f64> {
+        let t = |i: usize, k: usize| {
+            let inside = if pass.uplo == Uplo::Lower { i >= k } else { i <= k };
+            if i == k && pass.diag == Diag::Unit {
+                1.0
+            } else if inside {
+                a[i + k * n]
+            } else {
+                0.0
             }
-            let targets: Vec<usize> = if forward { (k + 1..nt).collect() } else { (0..k).collect() };
-            for m in targets {
-                // op(A)(m, k): stored at (m, k) when not transposed, at (k, m) when transposed.
-                let aid = if trans == Trans::No { ds.grid.id(m, k) } else { ds.grid.id(k, m) };
-                let mb = ds.grid.rows(m);
-                for c in 0..ct {
-                    let (src, w) = (bid[k + c * nt], bid[m + c * nt]);
-                    let cols = ds.grid.dims(w).1;
-                    let pr = prio(steps, step_of(m), 1);
-                    ds.submit_ids("gemm", pr, [mb, cols, kb], &[aid, src], w, move |x, w| {
-                        kernels::gemm(trans, Trans::No, -1.0, x[0], x[1], 1.0, w);
-                        Ok(())
-                    });
+        };
+        (0..n)
+            .map(|i| (0..n).map(|k| if pass.trans == Trans::No { t(i, k) } else { t(k, i) } * x[k]).sum())
+            .collect()
+    }
+
+    /// The triangular-solve generator on in-process ranks with B's tiles as extra tiles on the
+    /// process row of their tile row (as PDPOTRS and PDGETRS deal them): for the passes of both
+    /// routines, X equals the shared-memory runtime's, op(T₁)·op(T₂)·X = B to a few n·eps, A is
+    /// not written and every message sent is received.
+    #[test]
+    fn solves_on_local_ranks_match_shared_memory() {
+        let pass = |uplo, trans, diag| Pass { uplo, trans, diag };
+        let cases = [
+            crate::algo::potrs::passes(Uplo::Lower),
+            crate::algo::potrs::passes(Uplo::Upper),
+            [pass(Uplo::Lower, Trans::No, Diag::Unit), pass(Uplo::Upper, Trans::No, Diag::NonUnit)],
+            [pass(Uplo::Upper, Trans::Yes, Diag::NonUnit), pass(Uplo::Lower, Trans::Yes, Diag::Unit)],
+        ];
+        for &(p, q) in &[(1, 1), (1, 2), (2, 1), (2, 2), (3, 2)] {
+            for &(n, nrhs, nb) in &[(23, 5, 4), (37, 11, 5), (9, 3, 3), (1, 2, 1)] {
+                for (ci, passes) in cases.iter().enumerate() {
+                    let what = format!("grid {p}x{q} n {n} nrhs {nrhs} nb {nb} case {ci}");
+                    let mut rng = Rng::new((n * 17 + nrhs + nb * 5 + p * 3 + q + ci) as u64);
+                    let mut a = rng.matrix(n, n, n);
+                    for i in 0..n {
+                        a[i + i * n] += 2.0 * n as f64;
+                    }
+                    let b0 = rng.matrix(n, nrhs, n);
+                    let (nt, ct) = (n.div_ceil(nb), nrhs.div_ceil(nb));
+                    let edge = |i: usize| nb.min(n - i * nb);
+                    let bedge = |c: usize| nb.min(nrhs - c * nb);
+                    let mut extras = Vec::new();
+                    for c in 0..ct {
+                        for i in 0..nt {
+                            let v: Vec<f64> = (0..bedge(c))
+                                .flat_map(|cc| (0..edge(i)).map(move |r| (i * nb + r, c * nb + cc)))
+                                .map(|(r, cc)| b0[r + cc * n])
+                                .collect();
+                            extras.push((edge(i), bedge(c), (i % p) * q + c % q, v));
+                        }
+                    }
+                    let ids: Vec<usize> = (0..nt * ct).map(|x| nt * nt + x).collect();
+                    let bcols: Vec<usize> = (0..ct).map(bedge).collect();
+                    let mut aa = a.clone();
+                    let runs =
+                        local_ranks::run_mn(&mut aa, (n, n), nb, (p, q), &|_, _| true, &extras, &|ds| {
+                            trsm::generate(ds, passes, &ids, &bcols)
+                        });
+                    assert!(runs.iter().all(|r| r.result.is_ok()), "{what}");
+                    let sent: usize = runs.iter().map(|r| r.sent).sum();
+                    assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
+                    assert_eq!(aa, a, "{what}: A is only read");
+                    let mut x = vec![0.0; n * nrhs];
+                    for c in 0..ct {
+                        for i in 0..nt {
+                            let w =
+                                runs.iter().find_map(|r| r.buffers.get(&ids[i + c * nt])).expect("B tile");
+                            for cc in 0..bedge(c) {
+                                for r in 0..edge(i) {
+                                    x[i * nb + r + (c * nb + cc) * n] = w.as_slice()[r + cc * edge(i)];
+                                }
+                            }
+                        }
+                    }
+                    // The shared-memory runtime of the same generator.
+                    let (mut sa, mut sx) = (a.clone(), b0.clone());
+                    let ta = unsafe { TiledMatrix::from_raw(sa.as_mut_ptr(), n, n, n, nb, nb) };
+                    let tb = unsafe { TiledMatrix::from_raw(sx.as_mut_ptr(), n, nrhs, n, nb, nb) };
+                    let seq = Seq::new(&cfg(2));
+                    trsm::solve(&seq, passes, &ta, &tb);
+                    seq.wait().unwrap();
+                    let d = x.iter().zip(&sx).map(|(u, v)| (u - v).abs()).fold(0.0, f64::max);
+                    let xn = fnorm(&x, n, nrhs, n);
+                    assert!(
+                        d <= 10.0 * n as f64 * eps() * xn.max(1.0),
+                        "{what}: differs from shared memory by {d}"
+                    );
+                    // B = op(T₁)·op(T₂)·X.
+                    let mut r2 = 0.0;
+                    for c in 0..nrhs {
+                        let y = apply(&a, n, &passes[1], &x[c * n..(c + 1) * n]);
+                        let z = apply(&a, n, &passes[0], &y);
+                        r2 += z
+                            .iter()
+                            .zip(&b0[c * n..(c + 1) * n])
+                            .map(|(u, v)| (u - v) * (u - v))
+                            .sum::<f64>();
+                    }
+                    let tn = fnorm(&a, n, n, n) + (n as f64).sqrt();
+                    let scaled = r2.sqrt() / (tn * tn * xn * n as f64 * eps());
+                    assert!(scaled < 10.0, "{what}: scaled residual {scaled}");
                 }
             }
         }
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::algo::testutil::Rng;
 
     #[test]
     fn positions_match_sequential_row_swaps() {

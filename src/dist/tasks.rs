@@ -19,10 +19,10 @@ use super::comm::{Engine, MpiTransport, Outbox, Outgoing, Transport};
 use super::grid::Grid;
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
-use crate::device::{DevStats, DeviceOp};
+use crate::device::DevStats;
 use crate::error::Error;
 use crate::graph::op::Operands;
-use crate::graph::{Failure, Graph, Op, Spec, Tiles, Tiling};
+use crate::graph::{Failure, Graph, Op, Spec, TileId, Tiles, Tiling};
 use crate::runtime::{Ctx, Releaser, Seq, Task};
 use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
 use std::cell::RefCell;
@@ -152,6 +152,8 @@ pub struct SeqRun {
     pub received: usize,
     /// The smallest INFO a task of this rank reported ([`crate::graph::Failure`]).
     pub info: Option<i32>,
+    /// The buffers the generator asked for ([`Graph::buffer`]) that this rank holds, by id.
+    pub buffers: HashMap<usize, Workspace<f64>>,
 }
 
 /// Runs one distributed sequence over `tg`: worker threads for this rank from the grid
@@ -174,6 +176,7 @@ pub fn run_on(
 ) -> SeqRun {
     let engine = RefCell::new(Engine::new());
     let fail = Arc::new(Failure::default());
+    let mut buffers = HashMap::new();
     let (result, devices) = {
         let _blas = BlasThreadsGuard::new();
         let seq = Seq::new(cfg);
@@ -198,6 +201,8 @@ pub fn run_on(
                     });
                 }
                 generate(&mut ds);
+                // The buffers' storage outlives the tasks that use it.
+                buffers = std::mem::take(&mut ds.store);
             }
             seq.wait_stats()
         });
@@ -210,7 +215,7 @@ pub fn run_on(
     };
     engine.borrow_mut().flush(tr);
     let e = engine.borrow();
-    SeqRun { result, devices, sent: e.sent, received: e.received, info: fail.info() }
+    SeqRun { result, devices, sent: e.sent, received: e.received, info: fail.info(), buffers }
 }
 
 /// Ends the grid after this rank failed with `e` ([`Transport::abort`]: the line
@@ -240,6 +245,11 @@ pub struct DistSeq<'a> {
     /// Where the tasks submitted as [`Spec`]s record INFO > 0 and check whether their step still
     /// computes.
     pub fail: Arc<Failure>,
+    /// Buffers asked for during generation ([`Graph::buffer`]), by id − `grid.len()`: shape,
+    /// owner and, on the owner, where it is.
+    bufs: Vec<(usize, usize, usize, Option<LocalTile>)>,
+    /// Storage of this rank's buffers, by id.
+    store: HashMap<usize, Workspace<f64>>,
 }
 
 impl<'a> DistSeq<'a> {
@@ -256,20 +266,43 @@ impl<'a> DistSeq<'a> {
             sent: HashSet::new(),
             copies: HashMap::new(),
             fail: Arc::new(Failure::default()),
+            bufs: Vec::new(),
+            store: HashMap::new(),
+        }
+    }
+
+    /// Rows and columns of tile or buffer `id`.
+    fn dims(&self, id: usize) -> (usize, usize) {
+        match id.checked_sub(self.grid.len()) {
+            None => self.grid.dims(id),
+            Some(x) => (self.bufs[x].0, self.bufs[x].1),
+        }
+    }
+    /// The rank holding tile or buffer `id`.
+    fn owner(&self, id: usize) -> usize {
+        match id.checked_sub(self.grid.len()) {
+            None => self.grid.owner[id],
+            Some(x) => self.bufs[x].2,
+        }
+    }
+    /// Where this rank holds tile or buffer `id` (`None` on other ranks).
+    fn local(&self, id: usize) -> Option<LocalTile> {
+        match id.checked_sub(self.grid.len()) {
+            None => self.grid.local[id],
+            Some(x) => self.bufs[x].3,
         }
     }
 
     /// The handle through which the owner of the task writing tile `w` reads tile `r`.
     fn input(&mut self, ri: usize, owner: usize, prio: i64) -> Option<LocalTile> {
-        let g = self.grid;
-        let (rows, cols) = g.dims(ri);
-        let (ro, v) = (g.owner[ri], self.version[ri]);
+        let (rows, cols) = self.dims(ri);
+        let (ro, v) = (self.owner(ri), self.version[ri]);
         if ro == owner {
-            return g.local[ri];
+            return self.local(ri);
         }
         let tag = super::comm::tag_of(ri);
         if ro == self.me && self.sent.insert((ri, v, owner)) {
-            let h = g.local[ri].expect("the owner holds its tile");
+            let h = self.local(ri).expect("the owner holds its tile");
             let outbox = self.outbox.clone();
             // Sends go first, whatever the urgency of the reader that asked for the tile first:
             // another rank may be idle until it arrives, and a send is one tile's copy.
@@ -301,25 +334,8 @@ impl<'a> DistSeq<'a> {
         Some(h.into())
     }
 
-    /// A task that reads tiles `reads` and updates tile `w` of the matrix, run by `w`'s owner
-    /// with views of the inputs (in the order given) and of `w`.
-    pub fn submit<F>(
-        &mut self,
-        name: &'static str,
-        prio: i64,
-        dims: [usize; 3],
-        reads: &[(usize, usize)],
-        w: (usize, usize),
-        body: F,
-    ) where
-        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
-    {
-        let g = self.grid;
-        let ids: Vec<usize> = reads.iter().map(|&(i, j)| g.id(i, j)).collect();
-        self.submit_ids(name, prio, dims, &ids, g.id(w.0, w.1), body)
-    }
-
-    /// [`DistSeq::submit`] with tiles named by id (matrix tiles and extra tiles alike).
+    /// A task that reads tiles `reads` and updates tile `wi` (matrix tiles and extra tiles alike,
+    /// by id), run by `wi`'s owner with views of the inputs (in the order given) and of `wi`.
     pub fn submit_ids<F>(
         &mut self,
         name: &'static str,
@@ -327,25 +343,6 @@ impl<'a> DistSeq<'a> {
         dims: [usize; 3],
         reads: &[usize],
         wi: usize,
-        body: F,
-    ) where
-        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
-    {
-        self.submit_op(name, prio, dims, reads, wi, None, body)
-    }
-
-    /// [`DistSeq::submit_ids`] with the same work as a device kernel, for the runtime to run on
-    /// a device when this rank has some and the written tile's column is dealt to one. The op's
-    /// operands are by position: the written tile is 0, the inputs follow in the order given.
-    #[allow(clippy::too_many_arguments)]
-    pub fn submit_op<F>(
-        &mut self,
-        name: &'static str,
-        prio: i64,
-        dims: [usize; 3],
-        reads: &[usize],
-        wi: usize,
-        op: Option<DeviceOp>,
         body: F,
     ) where
         F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
@@ -359,9 +356,6 @@ impl<'a> DistSeq<'a> {
             let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]).rw(&out.m, out.i, out.j);
             for h in &ins {
                 t = t.read(&h.m, h.i, h.j);
-            }
-            if let Some(op) = op {
-                t = t.device_op(op);
             }
             self.seq.submit(t, move |c| {
                 let views: Vec<View<f64>> = ins.iter().map(|h| c.tile(&h.m, h.i, h.j)).collect();
@@ -470,16 +464,15 @@ impl Graph for DistSeq<'_> {
     }
 
     fn submit(&mut self, t: Spec) {
-        let g = self.grid;
-        let owner = g.owner[t.writes[0]];
-        assert!(t.writes.iter().all(|&w| g.owner[w] == owner), "hetla: a task's outputs on two ranks");
+        let owner = self.owner(t.writes[0]);
+        assert!(t.writes.iter().all(|&w| self.owner(w) == owner), "hetla: a task's outputs on two ranks");
         let inputs: Vec<Option<LocalTile>> =
             t.reads.iter().map(|&r| self.input(r, owner, t.prio + 1)).collect();
         if owner == self.me {
             let tiles: Vec<LocalTile> = t
                 .writes
                 .iter()
-                .map(|&w| g.local[w].expect("the owner holds its tile"))
+                .map(|&w| self.local(w).expect("the owner holds its tile"))
                 .chain(inputs.into_iter().map(|h| h.expect("inputs resolved on the owner")))
                 .collect();
             let [m, n, k] = t.dims;
@@ -493,7 +486,8 @@ impl Graph for DistSeq<'_> {
             // A device runs single-tile kernels; POTRF stays on the host, where its INFO is
             // recorded by the rule above.
             let op = t.op;
-            if !matches!(op, Op::Potrf { .. }) && op.operands().iter().all(|o| o.count == 1) {
+            if op.on_device() && !matches!(op, Op::Potrf { .. }) && op.operands().iter().all(|o| o.count == 1)
+            {
                 task = task.device_op(op.clone());
             }
             let (fail, step) = (self.fail.clone(), t.step);
@@ -512,6 +506,26 @@ impl Graph for DistSeq<'_> {
         for &w in t.writes {
             self.version[w] += 1;
         }
+    }
+
+    /// Owner-computes for buffers too: the buffer is on the rank owning tile `with`.
+    fn buffer(&mut self, rows: usize, cols: usize, with: TileId) -> TileId {
+        let id = self.grid.len() + self.bufs.len();
+        let owner = self.grid.owner[with];
+        let local = (owner == self.me).then(|| {
+            let w = Workspace::new(rows, cols, rows.max(1), cols.max(1));
+            let h = LocalTile { m: w.tiles(), i: 0, j: 0 };
+            // The storage is on the heap: `h` stays valid when the map moves it.
+            self.store.insert(id, w);
+            h
+        });
+        self.bufs.push((rows, cols, owner, local));
+        self.version.push(0);
+        id
+    }
+
+    fn place(&self, id: TileId) -> usize {
+        self.owner(id)
     }
 }
 
@@ -539,6 +553,9 @@ impl<'a> Operands<'a> for DistOperands<'_, 'a> {
     }
     fn pivots(&mut self, _: Tiles, _: usize) -> Vec<i32> {
         unreachable!("no distributed generator has an integer operand")
+    }
+    fn output(&mut self, t: Tiles) -> ViewMut<'a, f64> {
+        Run::of(&self.tiles[t.positions()]).view_mut(self.c)
     }
 }
 
@@ -620,13 +637,31 @@ pub mod local_ranks {
         a: &mut [f64],
         n: usize,
         nb: usize,
-        (p, q): (usize, usize),
+        grid: (usize, usize),
         keep: &(dyn Fn(usize, usize) -> bool + Sync),
         generate: &(dyn Fn(&mut DistSeq) + Sync),
     ) -> Vec<SeqRun> {
-        let nt = n.div_ceil(nb);
-        let owner: Vec<usize> = (0..nt * nt).map(|t| ((t % nt) % p) * q + (t / nt) % q).collect();
-        let edge = |i: usize| nb.min(n - i * nb);
+        run_mn(a, (n, n), nb, grid, keep, &[], generate)
+    }
+
+    /// An extra tile for [`run_mn`]: rows, columns, owning rank and its values (column-major).
+    pub type Extra = (usize, usize, usize, Vec<f64>);
+
+    /// [`run`] for an `m`×`n` matrix (leading dimension `m`), with extra tiles `extras` (ids from
+    /// mt·nt on, in order) whose values after the run are in their owner's `SeqRun::buffers`.
+    pub fn run_mn(
+        a: &mut [f64],
+        (m, n): (usize, usize),
+        nb: usize,
+        (p, q): (usize, usize),
+        keep: &(dyn Fn(usize, usize) -> bool + Sync),
+        extras: &[Extra],
+        generate: &(dyn Fn(&mut DistSeq) + Sync),
+    ) -> Vec<SeqRun> {
+        let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
+        let owner: Vec<usize> = (0..mt * nt).map(|t| ((t % mt) % p) * q + (t / mt) % q).collect();
+        let redge = |i: usize| nb.min(m - i * nb);
+        let edge = |j: usize| nb.min(n - j * nb);
         let src: &[f64] = a;
         let results: Vec<(SeqRun, Workspace<f64>)> = std::thread::scope(|s| {
             let handles: Vec<_> = LocalTransport::world(p * q)
@@ -636,13 +671,13 @@ pub mod local_ranks {
                     let owner = owner.clone();
                     s.spawn(move || {
                         let (pr, pc) = (me / q, me % q);
-                        let mloc: usize = (0..nt).filter(|i| i % p == pr).map(edge).sum();
+                        let mloc: usize = (0..mt).filter(|i| i % p == pr).map(redge).sum();
                         let nloc: usize = (0..nt).filter(|j| j % q == pc).map(edge).sum();
                         let mut w = Workspace::<f64>::new(mloc, nloc, nb, nb);
                         let ld = mloc.max(1);
-                        let local: Vec<Option<LocalTile>> = (0..nt * nt)
+                        let local: Vec<Option<LocalTile>> = (0..mt * nt)
                             .map(|t| {
-                                let (i, j) = (t % nt, t / nt);
+                                let (i, j) = (t % mt, t / mt);
                                 (owner[t] == me && keep(i, j)).then(|| LocalTile {
                                     m: w.tiles(),
                                     i: i / p,
@@ -653,17 +688,35 @@ pub mod local_ranks {
                         let buf = w.as_mut_slice();
                         for (t, h) in local.iter().enumerate() {
                             if let Some(h) = h {
-                                let (i, j) = (t % nt, t / nt);
+                                let (i, j) = (t % mt, t / mt);
                                 for c in 0..edge(j) {
-                                    for r in 0..edge(i) {
+                                    for r in 0..redge(i) {
                                         buf[h.i * nb + r + (h.j * nb + c) * ld] =
-                                            src[i * nb + r + (j * nb + c) * n];
+                                            src[i * nb + r + (j * nb + c) * m];
                                     }
                                 }
                             }
                         }
-                        let tg = TileGrid::square(n, nb, owner, local);
-                        let run = run_on(&Config::with_threads(2), me, &mut tr, &tg, generate);
+                        let mut tg = TileGrid::new((m, nb), (n, nb), owner, local);
+                        let ids: Vec<usize> = extras
+                            .iter()
+                            .map(|(r, c, o, v)| {
+                                let id = tg.add(*r, *c, *o, me);
+                                if let Some(w) = tg.extra_mut(id) {
+                                    w.as_mut_slice()[..v.len()].copy_from_slice(v);
+                                }
+                                id
+                            })
+                            .collect();
+                        let mut run = run_on(&Config::with_threads(2), me, &mut tr, &tg, generate);
+                        for id in ids {
+                            if let Some(w) = tg.extra(id) {
+                                let (r, c) = tg.dims(id);
+                                let mut copy = Workspace::new(r, c, r.max(1), c.max(1));
+                                copy.as_mut_slice().copy_from_slice(w.as_slice());
+                                run.buffers.insert(id, copy);
+                            }
+                        }
                         // Keep every rank's channel open until all have finished.
                         (run, w, tr)
                     })
@@ -676,11 +729,11 @@ pub mod local_ranks {
             let ld = w.tiles().m.max(1);
             let buf = w.as_slice();
             for (t, &o) in owner.iter().enumerate() {
-                let (i, j) = (t % nt, t / nt);
+                let (i, j) = (t % mt, t / mt);
                 if o == me && keep(i, j) {
                     for c in 0..edge(j) {
-                        for r in 0..edge(i) {
-                            a[i * nb + r + (j * nb + c) * n] =
+                        for r in 0..redge(i) {
+                            a[i * nb + r + (j * nb + c) * m] =
                                 buf[(i / p) * nb + r + ((j / q) * nb + c) * ld];
                         }
                     }

@@ -23,7 +23,8 @@ use super::Stats;
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::config::Config;
 use crate::error::Error;
-use crate::tile::Raw;
+use crate::tile::{Raw, Workspace};
+use std::collections::HashMap;
 
 /// Who owns which tile: the grid's shape, the grid position of tile (0, 0) and the rank of every
 /// grid position.
@@ -61,11 +62,13 @@ impl Cyclic {
     }
 }
 
-/// What the finishing step sees: the grid and the caller's row and column maps of sub(A).
+/// What the finishing step sees: the grid, the caller's row and column maps of sub(A), and the
+/// buffers the generator asked for that this rank holds (by id).
 pub struct Finished<'a> {
     pub grid: &'a Grid,
     pub rows: &'a Axis,
     pub cols: &'a Axis,
+    pub buffers: &'a HashMap<usize, Workspace<f64>>,
 }
 
 /// Runs a 2-D tile algorithm on the M×N sub(A) for a process inside the grid: caller layout to
@@ -115,7 +118,7 @@ pub fn run<B, R>(
     let mut tg = TileGrid::new((m, nb), (n, nb), owner, handles);
     let bufs = buffers(&mut tg, &cyc, me);
     let run = run_sequence(cfg, &grid, &tg, |ds| generate(ds, &cyc, &bufs));
-    let value = finish(&Finished { grid: &grid, rows: &crow, cols: &ccol });
+    let value = finish(&Finished { grid: &grid, rows: &crow, cols: &ccol, buffers: &run.buffers });
 
     // Tiles -> caller layout.
     let redistribution_s = local.finish();

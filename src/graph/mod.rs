@@ -105,6 +105,16 @@ pub trait Graph {
     fn tiling(&self) -> &Tiling;
     /// Appends a task (program order is the order of calls).
     fn submit(&mut self, t: Spec);
+    /// A new extra buffer of `rows`×`cols` (zero-filled) for the generator's tasks, kept with
+    /// matrix tile `with` (where that tile is: on its rank in the distributed runtime); returns
+    /// its id (ids from `mt * nt` on, in the order asked).
+    fn buffer(&mut self, rows: usize, cols: usize, with: TileId) -> TileId;
+    /// Where tile or buffer `id` is, as a number: tiles of one place are in one address space
+    /// (one rank of the distributed runtime), so that a task may take them as one block; tiles
+    /// of different places are moved as messages. Shared memory and the recorder are one place.
+    fn place(&self, _id: TileId) -> usize {
+        0
+    }
     /// True once the runtime has stopped for good (a failure it does not recover from); a
     /// generator may then stop generating.
     fn stopped(&self) -> bool {

@@ -15,6 +15,9 @@ pub trait Operands<'a> {
     fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>>;
     /// The first `count` i32 values of operand `t` (LASWP's pivots).
     fn pivots(&mut self, t: Tiles, count: usize) -> Vec<i32>;
+    /// Operand `t`, writable, as one block: a second output of an op that writes two
+    /// ([`Op::QrPanel`]'s `tt`), declared written by the task and distinct from its output.
+    fn output(&mut self, t: Tiles) -> ViewMut<'a, f64>;
 }
 
 /// Vertically stacked pieces as one block: the piece itself when there is one, else a copy in
@@ -95,8 +98,70 @@ impl Op {
                 let tv = whole(&ins.input(t), &mut b2);
                 kernels::larfb(vv, k, tv, out);
             }
+            Op::QrPanel { .. }
+            | Op::QrGather { .. }
+            | Op::QrScatter { .. }
+            | Op::QrVtc { .. }
+            | Op::QrTw { .. }
+            | Op::QrVw { .. } => self.compute_qr(ins, out),
         }
         0
+    }
+
+    /// The Householder QR ops (`algo::geqrf`).
+    fn compute_qr<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) {
+        let (mut b1, mut b2) = (Vec::new(), Vec::new());
+        match *self {
+            Op::QrPanel { kb, tt, .. } => {
+                let (mut t, mut tau) = ins.output(tt).split_rows(kb);
+                let (t, tau) = (t.sub_mut(0, 0, kb, kb), tau.sub_mut(0, 0, kb, 1));
+                // The block's columns beyond kb (a last panel wider than its reflectors) get Hᵀ.
+                kernels::geqrf_panel(out, kb, tau, t);
+            }
+            Op::QrGather { col, .. } => {
+                let mut r0 = 0;
+                for p in ins.input(col) {
+                    kernels::copy(p, out.sub_mut(r0, 0, p.m, p.n));
+                    r0 += p.m;
+                }
+                assert_eq!(r0, out.m, "a gathered panel fills its buffer");
+            }
+            Op::QrScatter { src, row, .. } => {
+                let (m, n) = (out.m, out.n);
+                kernels::copy(whole(&ins.input(src), &mut b1).sub(row, 0, m, n), out);
+            }
+            Op::QrVtc { v, k, c, ref offs, .. } => {
+                let vv = whole(&ins.input(v), &mut b1);
+                let mut beta = 0.0;
+                for (p, &off) in c.positions().zip(offs) {
+                    let cv = whole(&ins.input(Tiles::one(p)), &mut b2);
+                    let n = cv.n;
+                    kernels::vt_c(vv.sub(off, 0, cv.m, k), k, off == 0, cv, beta, out.sub_mut(0, 0, k, n));
+                    beta = 1.0;
+                }
+            }
+            Op::QrTw { t, k, others, .. } => {
+                let n = out.n;
+                let mut own = out.sub_mut(0, 0, k, n);
+                for p in others.positions() {
+                    let o = whole(&ins.input(Tiles::one(p)), &mut b1);
+                    for c in 0..n {
+                        for i in 0..k {
+                            own.set(i, c, own.get(i, c) + o.get(i, c));
+                        }
+                    }
+                }
+                let tv = whole(&ins.input(t), &mut b2).sub(0, 0, k, k);
+                kernels::tt_w(tv, own);
+            }
+            Op::QrVw { v, k, w, off, .. } => {
+                let (m, n) = (out.m, out.n);
+                let vv = whole(&ins.input(v), &mut b1).sub(off, 0, m, k);
+                let wv = whole(&ins.input(w), &mut b2).sub(0, 0, k, n);
+                kernels::c_minus_vw(vv, k, off == 0, wv, out);
+            }
+            _ => unreachable!("compute_qr is called with the QR ops only"),
+        }
     }
 
     /// Floating-point operations of the op for a task of dims (m, n, k) as in [`super::Spec`]
@@ -111,6 +176,11 @@ impl Op {
             Op::Potrf { .. } => n * n * n / 3.0,
             Op::Laswp { .. } => 0.0,
             Op::Larfb { .. } => 4.0 * m * n * k,
+            // DGEQRF's count for an m×n panel whose n columns are all reflectors.
+            Op::QrPanel { .. } => 2.0 * m * n * n - 2.0 * n * n * n / 3.0,
+            Op::QrGather { .. } | Op::QrScatter { .. } => 0.0,
+            Op::QrVtc { .. } | Op::QrVw { .. } => 2.0 * m * n * k,
+            Op::QrTw { .. } => m * n * k,
         }
     }
 }
@@ -130,6 +200,9 @@ mod tests {
             self.blocks[t.first].clone()
         }
         fn pivots(&mut self, _: Tiles, _: usize) -> Vec<i32> {
+            unreachable!()
+        }
+        fn output(&mut self, _: Tiles) -> ViewMut<'a, f64> {
             unreachable!()
         }
     }

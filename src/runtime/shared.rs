@@ -10,33 +10,76 @@ use super::{Ctx, Seq, Task};
 use crate::error::Error;
 use crate::graph::op::Operands;
 use crate::graph::{Graph, Op, Spec, TileId, Tiles, Tiling};
-use crate::tile::{TiledMatrix, View};
+use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
+use std::sync::Mutex;
 
-/// A generator's view of one tiled matrix in this process.
+/// Storage for the extra buffers of shared-memory generators ([`Graph::buffer`]); it must
+/// outlive the sequences whose tasks use them.
+#[derive(Default)]
+pub struct Buffers(Mutex<Vec<Workspace<f64>>>);
+
+impl Buffers {
+    fn add(&self, rows: usize, cols: usize) -> TiledMatrix<f64> {
+        let w = Workspace::new(rows, cols, rows.max(1), cols.max(1));
+        let t = w.tiles();
+        // The workspace's storage is on the heap: the handle stays valid when the list grows.
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(w);
+        t
+    }
+}
+
+/// A generator's view of one tiled matrix in this process (and of its buffers, when it has a
+/// [`Buffers`] to put them in).
 pub struct SharedGraph<'s> {
     seq: &'s Seq,
     a: TiledMatrix<f64>,
     tiling: Tiling,
+    store: Option<&'s Buffers>,
+    /// The tiles named by ids from mt·nt on (buffers, each one tile of a matrix of its own, and
+    /// tiles of other matrices the generator works on, [`SharedGraph::attach`]), by id − mt·nt.
+    extra: Vec<Pos>,
 }
 
 impl<'s> SharedGraph<'s> {
     pub fn new(seq: &'s Seq, a: &TiledMatrix<f64>) -> Self {
-        SharedGraph { seq, a: *a, tiling: Tiling::of(a) }
+        SharedGraph { seq, a: *a, tiling: Tiling::of(a), store: None, extra: Vec::new() }
+    }
+    /// A graph whose generator may ask for buffers, kept in `store`.
+    pub fn with_buffers(seq: &'s Seq, a: &TiledMatrix<f64>, store: &'s Buffers) -> Self {
+        SharedGraph { store: Some(store), ..Self::new(seq, a) }
+    }
+    /// Buffer `id` as a one-tile matrix (for tasks outside the generator).
+    pub fn buffer_matrix(&self, id: TileId) -> TiledMatrix<f64> {
+        self.extra[id - self.tiling.mt() * self.tiling.nt()].0
+    }
+    /// Names the tiles of another matrix `b` for the generator: tile (i, j) of `b` is id
+    /// `ids[i + j·b.mt()]`.
+    pub fn attach(&mut self, b: &TiledMatrix<f64>) -> Vec<TileId> {
+        let first = self.tiling.mt() * self.tiling.nt() + self.extra.len();
+        self.extra.extend((0..b.nt()).flat_map(|j| (0..b.mt()).map(move |i| (*b, i, j))));
+        (first..first + b.mt() * b.nt()).collect()
+    }
+    /// The matrix and tile that `id` names.
+    fn at(&self, id: TileId) -> (TiledMatrix<f64>, usize, usize) {
+        let mt = self.tiling.mt();
+        match id.checked_sub(mt * self.tiling.nt()) {
+            None => (self.a, id % mt, id / mt),
+            Some(x) => self.extra[x],
+        }
     }
 }
 
-/// Tile (i, j) of the matrix for an id.
-fn at(mt: usize, id: TileId) -> (usize, usize) {
-    (id % mt, id / mt)
-}
+/// A task's tiles, by position: (matrix, i, j).
+type Pos = (TiledMatrix<f64>, usize, usize);
 
-/// The blocks operand `t` covers: runs of consecutive tile rows of one tile column, in order.
-fn blocks(pos: &[(usize, usize)], t: Tiles) -> Vec<(usize, usize, usize)> {
-    let mut out: Vec<(usize, usize, usize)> = Vec::new();
-    for &(i, j) in &pos[t.first..t.first + t.count] {
+/// The blocks operand `t` covers: runs of consecutive tile rows of one tile column of one
+/// matrix, in order.
+fn blocks(pos: &[Pos], t: Tiles) -> Vec<(TiledMatrix<f64>, usize, usize, usize)> {
+    let mut out: Vec<(TiledMatrix<f64>, usize, usize, usize)> = Vec::new();
+    for &(m, i, j) in &pos[t.first..t.first + t.count] {
         match out.last_mut() {
-            Some((i0, j0, n)) if *j0 == j && *i0 + *n == i => *n += 1,
-            _ => out.push((i, j, 1)),
+            Some((m0, i0, j0, n)) if m0.id() == m.id() && *j0 == j && *i0 + *n == i => *n += 1,
+            _ => out.push((m, i, j, 1)),
         }
     }
     out
@@ -44,16 +87,26 @@ fn blocks(pos: &[(usize, usize)], t: Tiles) -> Vec<(usize, usize, usize)> {
 
 struct SharedOperands<'c, 'a> {
     c: &'c Ctx<'a>,
-    a: TiledMatrix<f64>,
-    pos: &'c [(usize, usize)],
+    pos: &'c [Pos],
 }
 
 impl<'a> Operands<'a> for SharedOperands<'_, 'a> {
     fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>> {
-        blocks(self.pos, t).into_iter().map(|(i, j, n)| self.c.region(&self.a, i..i + n, j..j + 1)).collect()
+        blocks(self.pos, t).into_iter().map(|(m, i, j, n)| self.c.region(&m, i..i + n, j..j + 1)).collect()
     }
     fn pivots(&mut self, _: Tiles, _: usize) -> Vec<i32> {
         unreachable!("no generator run on a shared graph has an integer operand")
+    }
+    fn output(&mut self, t: Tiles) -> ViewMut<'a, f64> {
+        one_block(self.c, self.pos, t)
+    }
+}
+
+/// Operand `t` as one writable block.
+fn one_block<'a>(c: &Ctx<'a>, pos: &[Pos], t: Tiles) -> ViewMut<'a, f64> {
+    match blocks(pos, t)[..] {
+        [(m, i, j, n)] => c.region_mut(&m, i..i + n, j..j + 1),
+        _ => panic!("operand {t:?} is written but is not one block"),
     }
 }
 
@@ -63,32 +116,37 @@ impl Graph for SharedGraph<'_> {
     }
 
     fn submit(&mut self, t: Spec) {
-        let (a, mt) = (self.a, self.tiling.mt());
-        let pos: Vec<(usize, usize)> = t.writes.iter().chain(t.reads).map(|&id| at(mt, id)).collect();
+        let pos: Vec<Pos> = t.writes.iter().chain(t.reads).map(|&id| self.at(id)).collect();
         debug_assert!(
-            (1..pos.len()).all(|p| !pos[..p].contains(&pos[p])),
+            (1..pos.len())
+                .all(|p| !pos[..p].iter().any(|q| q.0.key(q.1, q.2) == pos[p].0.key(pos[p].1, pos[p].2))),
             "a task names a tile twice: the op's positions would shift"
         );
         let [m, n, k] = t.dims;
         let mut task = Task::new(t.op.name()).prio(t.prio).dims(m, n, k).step(t.step);
-        for &(i, j) in &pos[..t.writes.len()] {
+        for &(a, i, j) in &pos[..t.writes.len()] {
             task = task.rw(&a, i, j);
         }
-        for &(i, j) in &pos[t.writes.len()..] {
+        for &(a, i, j) in &pos[t.writes.len()..] {
             task = task.read(&a, i, j);
         }
         let op = t.op;
-        let task = task.device_op(op.clone());
+        if op.on_device() {
+            task = task.device_op(op.clone());
+        }
         self.seq.submit(task, move |c| {
-            let out = match blocks(&pos, op.output())[..] {
-                [(i, j, n)] => c.region_mut(&a, i..i + n, j..j + 1),
-                _ => panic!("{op:?}: the output is not one block"),
-            };
-            match op.compute(&mut SharedOperands { c, a, pos: &pos }, out) {
+            let out = one_block(c, &pos, op.output());
+            match op.compute(&mut SharedOperands { c, pos: &pos }, out) {
                 0 => Ok(()),
                 i => Err(Error::Numerical(op.info_base() + i)),
             }
         });
+    }
+
+    fn buffer(&mut self, rows: usize, cols: usize, _with: TileId) -> TileId {
+        let store = self.store.expect("a generator asking for buffers runs on SharedGraph::with_buffers");
+        self.extra.push((store.add(rows, cols), 0, 0));
+        self.tiling.mt() * self.tiling.nt() + self.extra.len() - 1
     }
 
     fn stopped(&self) -> bool {

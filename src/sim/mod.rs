@@ -40,11 +40,13 @@ pub struct SimTask {
 pub struct Recorder {
     pub tiling: Tiling,
     pub tasks: Vec<SimTask>,
+    /// Shapes of the buffers the generator asked for (ids from mt·nt on).
+    pub buffers: Vec<(usize, usize)>,
 }
 
 impl Recorder {
     pub fn new(tiling: Tiling) -> Self {
-        Recorder { tiling, tasks: Vec::new() }
+        Recorder { tiling, tasks: Vec::new(), buffers: Vec::new() }
     }
 }
 
@@ -60,6 +62,10 @@ impl Graph for Recorder {
             writes: t.writes.to_vec(),
             reads: t.reads.to_vec(),
         });
+    }
+    fn buffer(&mut self, rows: usize, cols: usize, _with: TileId) -> TileId {
+        self.buffers.push((rows, cols));
+        self.tiling.mt() * self.tiling.nt() + self.buffers.len() - 1
     }
 }
 
@@ -192,6 +198,7 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
         let w = t.writes[0];
         let r = tile_rank(w);
         let device_ok = setup.gpus > 0
+            && t.op.on_device()
             && !(setup.distributed
                 && (matches!(t.op, Op::Potrf { .. }) || t.op.operands().iter().any(|o| o.count > 1)));
         if device_ok && w < main {
