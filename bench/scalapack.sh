@@ -38,7 +38,7 @@ fi
 mkdir -p "$OUT"
 rel="$ROOT/target/release"
 mpicc -O2 -std=gnu11 -Wall -Wextra bench/scalapack_driver.c -L"$rel" -Wl,--no-as-needed \
-    -Wl,-rpath,"$rel" -lhetla -lscalapack-openmpi -lm -ldl -o "$OUT/scalapack_driver"
+    -Wl,-rpath,"$rel" -lhetla -lscalapack-openmpi -llapack -lblas -lm -ldl -o "$OUT/scalapack_driver"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 comma() { tr -s ' ' ',' <<<"$*" | sed 's/^,//; s/,$//'; }
