@@ -151,14 +151,16 @@ pub(crate) fn record_device_stats(stats: &[DevStats]) {
 pub(crate) struct Report<'a> {
     cfg: &'a Config,
     t0: Instant,
+    /// The break-even trial of the call this one runs inside, if any ([`tune::set_aside`]).
+    outer: tune::Pending,
 }
 
 impl<'a> Report<'a> {
     pub fn start(cfg: &'a Config) -> Self {
         DEV_STATS.with(|s| s.borrow_mut().clear());
         TILES.with(|t| t.borrow_mut().take());
-        tune::clear();
-        Report { cfg, t0: Instant::now() }
+        let outer = tune::set_aside();
+        Report { cfg, t0: Instant::now(), outer }
     }
 
     /// `desc` holds the routine's sizes (`uplo=L n=4000 nb=256`); `flops` the nominal count.
@@ -172,6 +174,7 @@ impl<'a> Report<'a> {
     ) {
         let t = self.t0.elapsed().as_secs_f64();
         tune::record(flops, t);
+        tune::restore(self.outer);
         if !self.cfg.verbose {
             return;
         }

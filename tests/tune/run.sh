@@ -2,7 +2,7 @@
 # tests/tune/run.sh: break-even sizes learned from the caller's own calls (src/api/tune.rs), seen
 # from outside: a C program (calls.c) preloaded with hetla makes dgetrf_ calls of order 1000
 # (between a quarter and four times the built-in break-even of 1536) with HETLA_VERBOSE=1.
-#   1. fresh cache folder: the first four calls alternate forward (reason=probe) and tiles, the
+#   1. fresh cache folder: the first six calls alternate forward (reason=probe) and tiles, the
 #      next four all take one path, and one cache file is written;
 #   2. a second process with that folder takes the same path from its first call, no probe;
 #   3. HETLA_CACHE_DIR=off: the built-in size decides (reason=small), nothing is written;
@@ -39,13 +39,13 @@ run() {
 }
 
 cache=$tmp/cache
-run first 1000 8 HETLA_CACHE_DIR="$cache"
+run first 1000 10 HETLA_CACHE_DIR="$cache"
 p=$(cat "$tmp/first.paths")
 read -r -a w <<<"$p"
-last=${w[4]:-none}
-if [ "${#w[@]}" -eq 8 ] && [ "${w[*]:0:4}" = "probe tiles probe tiles" ] &&
-    [ "${w[*]:4}" = "$last $last $last $last" ] && [ "$last" != probe ]; then
-    pass "fresh cache: probe tiles probe tiles, then $last x4"
+last=${w[6]:-none}
+if [ "${#w[@]}" -eq 10 ] && [ "${w[*]:0:6}" = "probe tiles probe tiles probe tiles" ] &&
+    [ "${w[*]:6}" = "$last $last $last $last" ] && [ "$last" != probe ]; then
+    pass "fresh cache: probe tiles x3, then $last x4"
 else
     fail "fresh cache" "paths: $p" "$tmp/first.log"
 fi
