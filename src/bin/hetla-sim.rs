@@ -143,11 +143,13 @@ fn main() {
         }
         "pdpotrf" => {
             let user_nb = num("user-nb").unwrap_or(64);
-            let nb = num("nb").unwrap_or(if (64..=512).contains(&user_nb) {
-                user_nb
-            } else {
-                cfg.nb_for("pdpotrf", n)
-            });
+            let nb = num("nb").unwrap_or(hetla::api::scalapack::caller_aligned_nb(
+                &cfg,
+                "pdpotrf",
+                n as i32,
+                user_nb as i32,
+                hetla::api::scalapack::PDPOTRF_IN_PLACE,
+            ));
             let gran = if p == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };
             // Conversion from the caller's blocks to tiles and back when they differ: the local
             // triangle is copied twice each way and most of it crosses the network.
