@@ -96,7 +96,7 @@ def write_md(rows, meta, path):
     lines.append("")
     lines.append("ratio = OpenBLAS median time / hetla median time (above 1: hetla faster); "
                  "medians of interleaved runs in one process. `forward:*` rows are hetla handing "
-                 "the call to OpenBLAS (`small`: below HETLA_MIN_N, `untiled`: no tile path yet), "
+                 "the call to OpenBLAS (`small`: below HETLA_MIN_N, `probe`: a break-even trial, `learned`: the backend was faster in this size class's trials, `untiled`: no tile path yet), "
                  "so their ratio measures the wrapper's overhead, not an algorithm.")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

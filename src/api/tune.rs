@@ -16,6 +16,7 @@
 //!   either path.
 //!   With the host alone there is no upper end: where tiles lose even at large sizes, the call
 //!   is forwarded (a drop-in must not be slower than what it replaces).
+//!   A class that settled on the backend says `reason=learned` in the verbose line.
 //! * A decision is checked again as the caller goes on: every [`RECHECK`]th call of a decided
 //!   class takes the other path once, so a decision made while the machine was busy (a neighbour
 //!   process slows the two paths differently) does not stay wrong. At most one call in
@@ -136,7 +137,7 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
         Some(best) => {
             k.since += 1;
             if k.since < RECHECK {
-                return if best { None } else { Some("small") };
+                return if best { None } else { Some("learned") };
             }
             k.since = 0;
             !best
