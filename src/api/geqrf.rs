@@ -4,7 +4,9 @@
 //! error 7 (an M = 0 call needs only LWORK ≥ 1). A workspace query (LWORK = −1) returns N·NB in
 //! WORK(1), NB from ILAENV, or 1 when min(M, N) = 0; a call with min(M, N) = 0 returns at once
 //! with WORK(1) = 1. On exit WORK(1) holds what LAPACK's blocked code would have used: N·NB when
-//! it runs blocked (1 < NB < K and the ILAENV crossover below K), N otherwise.
+//! it runs blocked (1 < NB < K and the ILAENV crossover below K), N otherwise. A rejected call
+//! leaves WORK(1) as LAPACK 3.12 does (it stores N·NB, or 1 when min(M, N) = 0, before checking;
+//! 3.11 leaves WORK alone), so a caller reading WORK(1) after an error never reads garbage.
 //!
 //! The tile path (`algo::geqrf`) allocates its T factors itself, so it needs nothing from WORK
 //! beyond LAPACK's minimum and leaves it untouched apart from WORK(1).
@@ -34,6 +36,16 @@ fn lapack_final_work(m: i32, n: i32) -> i32 {
     }
 }
 
+/// The WORK(1) that LAPACK 3.12's DGEQRF leaves after rejecting an argument: it stores its
+/// optimal LWORK before checking (N·NB, or 1 when min(M, N) = 0, whatever the arguments).
+fn lapack_3_12_error_work(m: i32, n: i32) -> i32 {
+    if m.min(n) == 0 {
+        1
+    } else {
+        n.saturating_mul(lapack_nb(m, n))
+    }
+}
+
 /// DGEQRF: A = Q·R with Q's Householder vectors below the diagonal and their scalars in `tau`.
 #[allow(clippy::too_many_arguments)]
 pub fn dgeqrf(
@@ -47,12 +59,16 @@ pub fn dgeqrf(
     lwork: i32,
 ) -> Result<(), Error> {
     let query = lwork == -1;
-    check_args(&[
+    if let Err(e) = check_args(&[
         (m < 0, 1),
         (n < 0, 2),
         (lda < m.max(1), 4),
         (!query && (lwork <= 0 || (m > 0 && lwork < n.max(1))), 7),
-    ])?;
+    ]) {
+        // WORK has at least one element (its documented size is max(1, LWORK)).
+        work.set(0, lapack_3_12_error_work(m, n) as f64);
+        return Err(e);
+    }
     let k = m.min(n);
     if query {
         let opt = if k == 0 { 1 } else { n * lapack_nb(m, n) };
@@ -192,7 +208,7 @@ mod tests {
     }
 
     #[test]
-    fn argument_errors_match_lapack_3_11() {
+    fn argument_errors_match_lapack() {
         let cfg = tiles_cfg(4);
         // DERRQR's cases, then the LWORK rules' corners (M = 0 needs LWORK ≥ 1 only).
         let cases: &[(i32, i32, i32, i32)] = &[
@@ -215,7 +231,14 @@ mod tests {
             let want = backend(m, n, &mut a.clone(), lda, &mut tau.clone(), &mut rw, lwork);
             let got = ours(&cfg, m, n, &mut a, lda, &mut tau, &mut w, lwork);
             assert_eq!(got, want, "m {m} n {n} lda {lda} lwork {lwork}");
-            assert_eq!(w[0], rw[0], "WORK(1) for m {m} n {n} lda {lda} lwork {lwork}");
+            if got < 0 {
+                // Rejected: WORK(1) as LAPACK 3.12 leaves it (the installed 3.11 leaves it alone).
+                let nb = lapack_nb(m, n);
+                let opt = if m.min(n) == 0 { 1 } else { n * nb };
+                assert_eq!(w[0], opt as f64, "WORK(1) after error {got} for m {m} n {n}");
+            } else {
+                assert_eq!(w[0], rw[0], "WORK(1) for m {m} n {n} lda {lda} lwork {lwork}");
+            }
         }
     }
 
@@ -240,7 +263,7 @@ mod tests {
         for_device_setups(|| {
             tile_path_matches_the_backend_and_sets_work1_like_lapack();
             workspace_query_and_quick_return_match_the_backend();
-            argument_errors_match_lapack_3_11();
+            argument_errors_match_lapack();
             forwarded_calls_still_work();
         });
     }
