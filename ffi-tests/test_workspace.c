@@ -9,9 +9,12 @@
  *   - DGETRI: the inverse equals OpenBLAS's to ‖ΔX‖₁/(n·‖X‖₁·‖A‖₁·eps) < 30, and
  *     ‖A·X − I‖₁/(n·‖A‖₁·‖X‖₁·eps) < 30; INFO for an exactly singular U as OpenBLAS's;
  *   - padding untouched; argument errors (INFO = -pos, one xerbla_ call); workspace queries.
+ *   - DGEQRF forwarded (HETLA_MIN_N above every size here) with LWORK = N: A − Q·R and I − QᵀQ
+ *     within bounds, WORK(1) as OpenBLAS leaves it with the same LWORK.
  * In the hetla runs every call's verbose line must show the grown workspace (lwork=L->W).
  *
- * hetla-expect: dorgqr=forward.*lwork= dormqr=forward.*lwork= dgetri=forward.*lwork=
+ * hetla-expect: dorgqr=forward.*lwork= dormqr=forward.*lwork= dgetri=forward.*lwork= dgeqrf=forward.*lwork=
+ * hetla-env: HETLA_MIN_N=100000
  */
 #include "common.h"
 
@@ -143,8 +146,26 @@ static void test_dgetri(rng_t *r) {
     free(a), free(f), free(ipiv), free(x), free(xr), free(w), free(wr), free(e), free(s1), free(s2);
 }
 
+static void test_dgeqrf(rng_t *r) {
+    int m = 301, n = 250, lda = m + 1, lwork = n, info = -99, rinfo = -99;
+    double *a = mat_random(r, m, n, lda), *f = mat_copy(a, lda, n), *fr = mat_copy(a, lda, n);
+    double *tau = malloc(sizeof(double) * (size_t)n), *taur = malloc(sizeof(double) * (size_t)n);
+    double *w = malloc(sizeof(double) * (size_t)lwork), *wr = malloc(sizeof(double) * (size_t)lwork);
+    dgeqrf_(&m, &n, f, &lda, tau, w, &lwork, &info);
+    ((dgeqrf_fn)ref_sym("dgeqrf_"))(&m, &n, fr, &lda, taur, wr, &lwork, &rinfo);
+    check(info == 0 && rinfo == 0, "dgeqrf: INFO=%d, OpenBLAS %d", info, rinfo);
+    check(w[0] == wr[0], "dgeqrf: WORK(1)=%g, OpenBLAS %g", w[0], wr[0]);
+    check(padding_untouched(f, m, n, lda), "dgeqrf: wrote rows past M");
+    double res, orth;
+    check(qr_ratios(m, n, a, f, lda, tau, &res, &orth) == 0, "dorgqr after dgeqrf failed");
+    check_ratio(res, "dgeqrf A-QR", m, n);
+    check_ratio(orth, "dgeqrf I-QtQ", m, n);
+    free(a), free(f), free(fr), free(tau), free(taur), free(w), free(wr);
+}
+
 int main(void) {
     rng_t r = {2026};
+    test_dgeqrf(&r);
     test_dorgqr(&r);
     test_dormqr(&r);
     test_dgetri(&r);

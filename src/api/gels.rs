@@ -62,10 +62,15 @@ pub fn dgels(
     let flops = 2.0 * mf * nf * k - 2.0 * k * k * k / 3.0;
     let tc = trans.to_ascii_uppercase() as char;
     if let Some(why) = forward_reason(cfg, "dgels", mn as usize) {
-        let info = forward::dgels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork);
+        // A short (legacy) LWORK would send the backend to its unblocked QR: it gets the
+        // workspace its query asks for instead (the arguments are valid here).
+        let call = |w: Raw<f64>, l: i32| forward::dgels(trans, m, n, nrhs, a, lda, b, ldb, w, l);
+        let query_fn = || super::workspace::query_with(call);
+        let (info, used) =
+            super::workspace::with_workspace(cfg, "dgels", !query, work, lwork, query_fn, call);
         if !query {
             let desc = format_args!("trans={tc} m={m} n={n} nrhs={nrhs}");
-            rep.finish("dgels", desc, Path::Forward, Some(why), flops);
+            rep.finish("dgels", desc, Path::Forward, Some(&super::workspace::grown(why, lwork, used)), flops);
         }
         return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
     }

@@ -84,8 +84,20 @@ pub fn dgeqrf(
     // Householder QR: 2·m·n·k − 2k³/3 with k = min(m, n) (LAPACK working note 41).
     let flops = 2.0 * mf * nf * kf - 2.0 * kf * kf * kf / 3.0;
     if let Some(why) = forward_reason(cfg, "dgeqrf", k as usize) {
-        forward::dgeqrf(m, n, a, lda, tau, work, lwork);
-        rep.finish("dgeqrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
+        // A legacy LWORK = N would send the backend to its unblocked code: it gets the workspace
+        // its query asks for instead (the arguments are valid here).
+        let call = |w: Raw<f64>, l: i32| forward::dgeqrf(m, n, a, lda, tau, w, l);
+        let (_, used) = super::workspace::with_workspace(
+            cfg,
+            "dgeqrf",
+            true,
+            work,
+            lwork,
+            || super::workspace::query_with(call),
+            call,
+        );
+        let why = super::workspace::grown(why, lwork, used);
+        rep.finish("dgeqrf", format_args!("m={m} n={n}"), Path::Forward, Some(&why), flops);
         return Ok(());
     }
     let nb = cfg.nb_for("dgeqrf", n as usize);

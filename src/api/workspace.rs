@@ -1,5 +1,6 @@
 //! DORGQR, DORMQR and DGETRI: not on tiles yet, forwarded to the backend, but never with less
-//! workspace than its blocked code wants.
+//! workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
+//! learned to be faster in the backend) get the same treatment through [`with_workspace`].
 //!
 //! Many legacy programs pass the documented minimum LWORK (N for DORGQR and DGETRI, the other
 //! dimension for DORMQR). LAPACK then runs its unblocked code, 5 to 8 times slower than with the
@@ -33,7 +34,7 @@ fn backend_info(info: i32) -> Result<(), Error> {
 /// Runs `call(work, lwork)` with the caller's workspace, or with a grown one when `valid`, the
 /// caller's `lwork` is below the backend's optimum `query()` and growing is allowed; returns
 /// the backend's INFO and the LWORK used.
-fn with_workspace(
+pub(crate) fn with_workspace(
     cfg: &Config,
     routine: &str,
     valid: bool,
@@ -58,7 +59,7 @@ fn with_workspace(
 }
 
 /// The backend's optimal LWORK from a workspace query (`call(work, -1)`).
-fn query_with(call: impl FnOnce(Raw<f64>, i32) -> i32) -> i32 {
+pub(crate) fn query_with(call: impl FnOnce(Raw<f64>, i32) -> i32) -> i32 {
     let mut w = [0.0f64];
     // SAFETY: a one-element array, all a workspace query writes.
     let info = call(unsafe { Raw::new(w.as_mut_ptr()) }, -1);
@@ -78,12 +79,12 @@ fn counted(valid: bool, lwork: i32, flops: f64) -> f64 {
     }
 }
 
-/// The verbose line's reason: `untiled`, with ` lwork=L->W` when the workspace was grown.
-fn reason(lwork: i32, used: i32) -> String {
+/// The verbose line's reason: `why`, with ` lwork=L->W` when the workspace was grown.
+pub(crate) fn grown(why: &str, lwork: i32, used: i32) -> String {
     if used != lwork {
-        format!("untiled lwork={lwork}->{used}")
+        format!("{why} lwork={lwork}->{used}")
     } else {
-        "untiled".to_string()
+        why.to_string()
     }
 }
 
@@ -111,7 +112,7 @@ pub fn dorgqr(
         "dorgqr",
         format_args!("m={m} n={n} k={k}"),
         Path::Forward,
-        Some(&reason(lwork, used)),
+        Some(&grown("untiled", lwork, used)),
         counted(valid, lwork, flops),
     );
     backend_info(info)
@@ -155,7 +156,7 @@ pub fn dormqr(
         "dormqr",
         format_args!("side={sc} trans={tc} m={m} n={n} k={k}"),
         Path::Forward,
-        Some(&reason(lwork, used)),
+        Some(&grown("untiled", lwork, used)),
         counted(valid, lwork, flops),
     );
     backend_info(info)
@@ -180,7 +181,7 @@ pub fn dgetri(
         "dgetri",
         format_args!("n={n}"),
         Path::Forward,
-        Some(&reason(lwork, used)),
+        Some(&grown("untiled", lwork, used)),
         counted(valid, lwork, 4.0 * nf * nf * nf / 3.0),
     );
     backend_info(info)
