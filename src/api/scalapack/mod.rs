@@ -376,18 +376,19 @@ pub fn lu_qr_nb(cfg: &Config, n: i32, caller_nb: i32, p: i32, q: i32) -> usize {
     want.min(cap.max(32))
 }
 
-/// Tile width of the distributed Cholesky and the solves: `HETLA_NB` when set; otherwise the caller's block size
-/// when it is a workable tile width for the routine (`workable`), because then every tile already
-/// is where the caller's block is, on any grid, and the routine works in place in the caller's
-/// local arrays (no conversion); otherwise the routine's default, and the conversion moves the
-/// data. LU and QR take blocks from 32 (their panels run on one rank, narrow is cheap); Cholesky
-/// from 64 (`bench/scalapack.sh`, 1×2 grid, NB = 64: in place 0.288 s at N = 4000 and 2.44 s at
-/// N = 8000, converted to 256-wide tiles 0.301 s and 2.80 s).
 /// Caller block sizes PDPOTRF works on in place (no conversion). Below 128 the tile kernels lose
-/// more than a conversion to hetla's tiles costs: N = 4000 on a 1×2 grid, caller NB = 64, three
-/// interleaved rounds: in place 0.85–0.93× the reference, converted to tiles of 256 1.00–1.03×.
+/// more than a conversion to hetla's tiles costs (`bench/scalapack.sh`, 1×2 grid, caller NB = 64,
+/// interleaved rounds on 2026-11-24: N = 4000 in place 0.85–0.93× the reference, converted to
+/// tiles of 256 1.00–1.03×; N = 8000 in place 0.84–0.90×, converted 0.89–0.90×). An earlier
+/// session had measured the opposite at N = 8000 (in place 2.44 s, converted 2.80 s).
 pub const PDPOTRF_IN_PLACE: std::ops::RangeInclusive<i32> = 128..=512;
 
+/// Tile width of the distributed Cholesky and the solves: `HETLA_NB` when set; otherwise the
+/// caller's block size when it is a workable tile width for the routine (`workable`), because
+/// then every tile already is where the caller's block is, on any grid, and the routine works in
+/// place in the caller's local arrays (no conversion); otherwise the routine's default, and the
+/// conversion moves the data. LU and QR solves take blocks from 32 (narrow is cheap there);
+/// Cholesky from 128 ([`PDPOTRF_IN_PLACE`]).
 pub fn caller_aligned_nb(
     cfg: &Config,
     routine: &str,
