@@ -387,7 +387,7 @@ pub const PDPOTRF_IN_PLACE: std::ops::RangeInclusive<i32> = 128..=512;
 /// caller's block size when it is a workable tile width for the routine (`workable`), because
 /// then every tile already is where the caller's block is, on any grid, and the routine works in
 /// place in the caller's local arrays (no conversion); otherwise the routine's default, and the
-/// conversion moves the data. LU and QR solves take blocks from 32 (narrow is cheap there);
+/// conversion moves the data. The solves take blocks from 32 (narrow is cheap there);
 /// Cholesky from 128 ([`PDPOTRF_IN_PLACE`]).
 pub fn caller_aligned_nb(
     cfg: &Config,
