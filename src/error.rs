@@ -1,4 +1,5 @@
-//! The three kinds of failure a call can end with, kept apart (STYLE.md): a bad argument (reported
+//! The three kinds of failure a call can end with, kept apart so that each reaches the caller the
+//! way LAPACK reports it (ARCHITECTURE.md, "No panic crosses the C boundary"): a bad argument (reported
 //! through `xerbla_`), a numerical failure with a whole-matrix index (LAPACK's `INFO > 0`), and a
 //! failure of the runtime itself (a panicking kernel, a missing backend symbol).
 

@@ -127,7 +127,7 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
     // Files are read and written outside the lock (a fork in another thread must not find it
     // held for long).
     if STATE.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
-        let loaded = load(&cfg.learn);
+        let loaded = load(cfg);
         STATE.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(loaded);
     }
     let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
@@ -193,8 +193,8 @@ pub(crate) fn record(flops: f64, seconds: f64) {
 }
 
 /// The cache file for this machine, or `None` when learning stays in memory.
-fn cache_file(learn: &Learn) -> Option<PathBuf> {
-    let Learn::Dir(dir) = learn else {
+fn cache_file(cfg: &Config) -> Option<PathBuf> {
+    let Learn::Dir(dir) = &cfg.learn else {
         return None;
     };
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
@@ -202,9 +202,8 @@ fn cache_file(learn: &Learn) -> Option<PathBuf> {
         .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(str::to_string))
         .unwrap_or_default();
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let threads = crate::config::get().threads;
     let backend = crate::backend::describe();
-    let key = fnv(format!("{cpu}|{cores}|{threads}|{backend}").as_bytes());
+    let key = fnv(format!("{cpu}|{cores}|{}|{backend}", cfg.threads).as_bytes());
     Some(dir.join(format!("breakeven-{key:016x}.json")))
 }
 
@@ -213,8 +212,8 @@ fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
-fn load(learn: &Learn) -> State {
-    let file = cache_file(learn);
+fn load(cfg: &Config) -> State {
+    let file = cache_file(cfg);
     let learned = file
         .as_ref()
         .and_then(|f| std::fs::read_to_string(f).ok())

@@ -297,7 +297,8 @@ pub struct Plan {
 }
 
 /// Every reason a distributed call can be forwarded for, by code.
-const REASONS: [&str; 6] = ["nested", "disabled", "small", "no-mpi", "mpi-not-open-mpi", "mpi-incomplete"];
+const REASONS: [&str; 7] =
+    ["nested", "disabled", "small", "no-mpi", "mpi-not-open-mpi", "mpi-incomplete", "slower"];
 
 impl Plan {
     /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
@@ -376,6 +377,19 @@ pub fn lu_qr_nb(cfg: &Config, n: i32, caller_nb: i32, p: i32, q: i32) -> usize {
     want.min(cap.max(32))
 }
 
+/// PDPOTRF on one process row (1×Q, Q > 1) from this order on is forwarded (`reason=slower`)
+/// unless `HETLA_MIN_N` is set: there the reference is faster. Measured with `bench/scalapack.sh`
+/// on 2 ranks of one worker each (2026-11-24, hetla / reference): N = 8000 on 1×2, NB = 32
+/// 0.96×, 64 0.84–0.96× (in place or converted), 128 0.89×; N = 6000, NB = 32 1.21×, 64 0.98×;
+/// N = 4000 1.02–1.27× at every NB; the same N = 8000 on 2×1 1.17×. A limit from one machine,
+/// to be replaced by a measurement where the library runs, agreed across the grid.
+pub const PDPOTRF_ONE_ROW_MAX_N: i32 = 7000;
+
+/// `Some("slower")` when PDPOTRF on this grid and order is forwarded by [`PDPOTRF_ONE_ROW_MAX_N`].
+pub fn pdpotrf_one_row_large(cfg: &Config, nprow: i32, npcol: i32, n: i32) -> Option<&'static str> {
+    (cfg.min_n.is_none() && nprow == 1 && npcol > 1 && n >= PDPOTRF_ONE_ROW_MAX_N).then_some("slower")
+}
+
 /// Caller block sizes PDPOTRF works on in place (no conversion). Below 128 the tile kernels lose
 /// more than a conversion to hetla's tiles costs (`bench/scalapack.sh`, 1×2 grid, caller NB = 64,
 /// interleaved rounds on 2026-11-24: N = 4000 in place 0.85–0.93× the reference, converted to
@@ -435,6 +449,20 @@ pub fn info_result(info: i32) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pdpotrf_on_one_row_forwards_large_orders_unless_forced() {
+        let mut cfg = Config::with_threads(1);
+        assert_eq!(pdpotrf_one_row_large(&cfg, 1, 2, 8000), Some("slower"));
+        assert_eq!(pdpotrf_one_row_large(&cfg, 1, 2, 6000), None);
+        assert_eq!(pdpotrf_one_row_large(&cfg, 2, 1, 8000), None);
+        assert_eq!(pdpotrf_one_row_large(&cfg, 1, 1, 8000), None);
+        cfg.min_n = Some(0);
+        assert_eq!(pdpotrf_one_row_large(&cfg, 1, 2, 8000), None);
+        // The reason survives the plan's broadcast encoding.
+        let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid };
+        assert_eq!(Plan::decode(&plan.encode()), plan);
+    }
 
     #[test]
     fn numroc_matches_the_definition() {
