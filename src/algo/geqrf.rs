@@ -42,14 +42,7 @@ use crate::runtime::{Seq, Task};
 use crate::tile::TiledMatrix;
 use std::collections::HashMap;
 
-/// Where a panel is factored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Panel {
-    /// On its tiles (which must be in one place).
-    InPlace,
-    /// In a buffer the tiles are gathered into, then scattered back.
-    Gathered,
-}
+pub use super::Panel;
 
 /// The QR's tasks, submitted to `g` in program order; returns each panel's TT buffer (T in its
 /// leading kb×kb, tau in column 0 of rows kb..2·kb).

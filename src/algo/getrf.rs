@@ -1,42 +1,62 @@
 //! Tile LU with partial pivoting, right-looking, with LAPACK's GEPP semantics (the blocked
 //! DGETRF of LAPACK, run as tile tasks in the manner of seeds 000 §3 and PLASMA's pzgetrf; not
 //! the incremental or tournament pivoting of the tile-QR papers, whose pivots differ from
-//! LAPACK's).
+//! LAPACK's): one task generator for every runtime (`dgetrf`/`dgesv` in shared memory, `pdgetrf`
+//! on every rank, `hetla-sim`).
 //!
-//! Tiles may be uniform or hybrid (`tile::Part`, thin host and wide device tile columns); rows are
-//! cut like columns, so with o = `col_offset(k)` tile (k, k) starts at (o, o). For panel k
-//! (columns o .. o + kb, kb = min(`tile_cols(k)`, K − o), K = min(M, N)):
+//! Rows are cut like columns, so with o = `col_offset(k)` tile (k, k) starts at (o, o). For panel
+//! k (tile column k, w its width, mk = M − o rows, r = min(w, mk) pivots):
 //!
-//! 1. GETRF on the tall panel `A[o.., o..o+kb]`: one task owning tile column k from tile
-//!    row k down. It chooses the pivots over the whole remaining column, as GEPP does, and stores
-//!    them as whole-matrix 1-based row indices in `ipiv[o..o+kb]`. When tile column k is
-//!    wider than kb (only for M < N, where the panel is the last tile row) the same call factors
-//!    the whole kb×w block, which applies the swaps and the unit-lower solve to the rest of it.
-//! 2. LASWP of those kb interchanges on rows o..M of every other tile column j: for j > k
-//!    before the trailing update, and for j < k too, because LAPACK's `ipiv` describes
-//!    P·A = L·U with the *final* L, whose rows carry every later interchange.
-//! 3. For j > k: `A[k][j] ← L[k][k]⁻¹·A[k][j]` (TRSM, unit lower), then
-//!    `A[i][j] −= A[i][k]·A[k][j]` for i > k (GEMM).
+//! 1. PANEL: GEPP on the mk×w block (DGETRF: it picks the pivots over the whole remaining column,
+//!    as LAPACK does, and when w > r, M < N's last panel, applies them and the unit-lower solve to
+//!    the rest of the block). The pivots, their composite permutation and the panel's INFO go to
+//!    a small pivot buffer (`DeviceOp::LuPanel`). [`Panel::InPlace`] factors the tiles themselves
+//!    (they must be one block: shared memory); [`Panel::Gathered`] copies them into a buffer P
+//!    first, factors P and scatters it back, so P crosses the network once per rank that needs L.
+//! 2. Every other tile column j gets the r interchanges on rows o..M (left of the panel too,
+//!    because LAPACK's `ipiv` describes P·A = L·U with the *final* L, whose rows carry every later
+//!    interchange); right of it then U(k, j) = L(k, k)⁻¹·A(k, j) (unit lower TRSM) and
+//!    A(i, j) −= L(i, k)·U(k, j) for i > k (GEMM). How, depends on where the column's tiles are
+//!    ([`Graph::place`]):
+//!    * **one place** (shared memory; a process row of ranks): with `fused`, one task per block
+//!      of adjacent tile columns of one place (up to `chunk` columns; column k+1 alone, the
+//!      look-ahead) does all three on data that stays in cache (`DeviceOp::LuUpdate`; left of the
+//!      panel `DeviceOp::Laswp`), reading L from the panel's tiles or from P. Without `fused`
+//!      (devices in shared memory) the interchanges, the TRSM and the GEMM are separate device
+//!      kernels (`Laswp`, `Trsm`, `Gemm`) on single tile columns.
+//!    * **several places** (2-D block-cyclic ranks): the pivots are only known at run time, so
+//!      the graph is built not to depend on them: every task and message exists whatever the
+//!      pivots are. The interchanges leave in the top block (rows 0..r) rows from anywhere below,
+//!      but every row from r on ends up unchanged or holding an original top row
+//!      (`kernels::Perm`). So each other place copies the rows it gives to the top block into a
+//!      buffer X (`LuExtract`); the place of tile (k, j) builds W (`LuNewTop`): the new tile
+//!      (k, j), solved with L(k, k) right of the panel, and below it the old top rows; then each
+//!      place updates its tiles of the column in one task (`LuFill`): tile (k, j) ← W, the rows
+//!      that receive an old top row, and right of the panel the GEMM with L(i, k).
 //!
-//! Lookahead comes from priorities (`algo::prio`): column k+1's swaps and updates outrank the
-//! rest of step k, so panel k+1 can start while the trailing update of step k is still running;
-//! the swaps on columns left of the panel matter to nobody until the end and run last.
+//! Lookahead comes from priorities ([`prio`]): column k+1's work outranks the rest of step k, so
+//! panel k+1 can start while the trailing update of step k is still running; the interchanges
+//! left of the panel matter to nobody until the end and run last.
 //!
-//! INFO: a panel reporting a zero pivot at local column i gives the whole-matrix index o + i;
-//! the smallest over all panels is kept (it is the first, since panels run in order). Like
-//! LAPACK, the factorization still completes; the caller turns a positive INFO into
-//! `Error::Numerical` once the sequence has drained.
+//! INFO: each panel's pivot buffer holds its INFO (first zero pivot, local); the whole-matrix
+//! INFO is the smallest `o + local`, read after the run. Like LAPACK, the factorization still
+//! completes; a zero pivot is not a failure of the task graph.
 
 use super::prio;
-use crate::device::{DeviceOp, Tiles};
+pub use super::Panel;
+use crate::device::LuSrc;
+use crate::graph::{Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{self, Diag, Dir, Side, Trans, Uplo};
+use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::{Seq, Task};
 use crate::tile::TiledMatrix;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 
 /// LAPACK's INFO for an LU factorization in progress: the whole-matrix index of the first exactly
-/// zero pivot, 0 while there is none. Shared between the panel tasks and the caller.
+/// zero pivot, 0 while there is none. Shared between the tasks that read the pivot buffers and
+/// the caller.
 #[derive(Clone, Debug, Default)]
 pub struct ZeroPivot(Arc<AtomicI32>);
 
@@ -46,7 +66,7 @@ impl ZeroPivot {
     }
 
     /// Keeps the smaller of the recorded index and `i` (> 0).
-    fn record(&self, i: i32) {
+    pub fn record(&self, i: i32) {
         debug_assert!(i > 0);
         let _ = self
             .0
@@ -64,10 +84,319 @@ impl ZeroPivot {
     }
 }
 
+/// How a runtime wants the LU's tasks cut.
+#[derive(Clone, Copy, Debug)]
+pub struct Lu {
+    pub panel: Panel,
+    /// One task per column block does interchanges, TRSM and GEMM (hosts); else separate device
+    /// kernels per tile column (needs [`Panel::InPlace`]).
+    pub fused: bool,
+    /// Tile columns of one place per fused task, at most (column k+1 is always alone).
+    pub chunk: usize,
+}
+
+/// One panel of the run: its pivot buffer (r×4, see `DeviceOp::LuPanel`), its first row o and
+/// its number of pivots r.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub piv: TileId,
+    pub off: usize,
+    pub r: usize,
+}
+
+impl Step {
+    /// The pivots as 0-based whole-matrix rows and the whole-matrix INFO (0 if none), from the
+    /// pivot buffer's column-major values.
+    pub fn read(&self, buf: &[f64]) -> (Vec<usize>, i32) {
+        let rows = (0..self.r).map(|t| self.off + buf[t] as usize - 1).collect();
+        let local = buf[3 * self.r] as i32;
+        (rows, if local > 0 { self.off as i32 + local } else { 0 })
+    }
+}
+
+/// The X and W buffers of tile columns on several places, per (place, tile column), reused from
+/// step to step (their versions order the uses).
+#[derive(Default)]
+struct RowBuffers {
+    x: HashMap<(usize, usize), TileId>,
+    w: HashMap<(usize, usize), TileId>,
+}
+
+/// The LU's tasks, submitted to `g` in program order; returns each panel's [`Step`].
+pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
+    assert!(lu.fused || lu.panel == Panel::InPlace, "separate device kernels read L from the panel's tiles");
+    let t = g.tiling().clone();
+    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let kmin = m.min(t.n());
+    let panels = (0..nt).take_while(|&k| t.col_offset(k) < kmin).count();
+    let maxw = (0..nt).map(|j| t.cols(j)).chain((0..mt).map(|i| t.rows(i))).max().unwrap_or(0);
+    let mut bufs = RowBuffers::default();
+    let mut steps = Vec::with_capacity(panels);
+    for k in 0..panels {
+        if g.stopped() {
+            break;
+        }
+        let off = t.col_offset(k);
+        assert_eq!(t.row_offset(k), off, "LU needs rows and columns cut alike");
+        let (w, mk) = (t.cols(k), m - off);
+        let r = w.min(mk);
+        let diag = t.id(k, k);
+        let col: Vec<TileId> = (k..mt).map(|i| t.id(i, k)).collect();
+        let c = col.len();
+        let pv = g.buffer(r, 4, diag);
+        steps.push(Step { piv: pv, off, r });
+        let pp = prio(nt, k, 3);
+        // 1. The panel; `l` is where the updates read L from.
+        let l: Vec<TileId> = match lu.panel {
+            Panel::InPlace => {
+                let writes: Vec<TileId> = col.iter().copied().chain([pv]).collect();
+                let op = Op::LuPanel { a: Tiles::stack(0, c), piv: Tiles::one(c) };
+                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &writes, reads: &[] });
+                col.clone()
+            }
+            Panel::Gathered => {
+                let p = g.buffer(mk, w, diag);
+                let op = Op::QrGather { p: Tiles::one(0), col: Tiles::stack(1, c) };
+                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p], reads: &col });
+                let op = Op::LuPanel { a: Tiles::one(0), piv: Tiles::one(1) };
+                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p, pv], reads: &[] });
+                for i in k..mt {
+                    let op =
+                        Op::QrScatter { a: Tiles::one(0), src: Tiles::one(1), row: t.row_offset(i) - off };
+                    let (writes, dims) = ([t.id(i, k)], [t.rows(i), w, 0]);
+                    g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &writes, reads: &[p] });
+                }
+                vec![p]
+            }
+        };
+        // 2. The other tile columns: right of the panel (k + 1 first), then left of it.
+        let mut one_place: Vec<(usize, Vec<usize>)> = Vec::new(); // (side, columns) to cut into blocks
+        for j in (k + 1..nt).chain(0..k) {
+            let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+            for i in k..mt {
+                let pl = g.place(t.id(i, j));
+                match groups.iter_mut().find(|gr| gr.0 == pl) {
+                    Some(gr) => gr.1.push(i),
+                    None => groups.push((pl, vec![i])),
+                }
+            }
+            if groups.len() > 1 {
+                several_places(g, &t, k, j, pv, &groups, maxw, &mut bufs);
+                continue;
+            }
+            let side = if j == k + 1 {
+                0
+            } else if j > k {
+                1
+            } else {
+                2
+            };
+            match one_place.last_mut() {
+                Some((s, js)) if *s == side && side != 0 => js.push(j),
+                _ => one_place.push((side, vec![j])),
+            }
+        }
+        for (side, js) in one_place {
+            // Blocks of adjacent columns of one place: each place's columns of this side, in order.
+            let mut by_place: Vec<(usize, Vec<usize>)> = Vec::new();
+            for &j in &js {
+                let pl = g.place(t.id(k, j));
+                match by_place.iter_mut().find(|b| b.0 == pl) {
+                    Some(b) => b.1.push(j),
+                    None => by_place.push((pl, vec![j])),
+                }
+            }
+            let per = if lu.fused { lu.chunk.max(1) } else { 1 };
+            for (_, cols) in by_place {
+                for block in cols.chunks(per) {
+                    one_place_block(g, &t, k, block, side == 2, pv, &l, lu.fused);
+                }
+            }
+        }
+    }
+    steps
+}
+
+/// The interchanges (and right of the panel the TRSM and GEMM) of panel k on the adjacent tile
+/// columns `js` of one place.
+#[allow(clippy::too_many_arguments)]
+fn one_place_block(
+    g: &mut impl Graph,
+    t: &crate::graph::Tiling,
+    k: usize,
+    js: &[usize],
+    left: bool,
+    pv: TileId,
+    l: &[TileId],
+    fused: bool,
+) {
+    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let off = t.col_offset(k);
+    let (mk, r) = (m - off, t.cols(k).min(m - off));
+    let tiles: Vec<TileId> =
+        js.iter().flat_map(|&j| (k..mt).map(move |i| (i, j))).map(|(i, j)| t.id(i, j)).collect();
+    let width: usize = js.iter().map(|&j| t.cols(j)).sum();
+    let c = tiles.len();
+    let pri = if left { 0 } else { prio(nt, js[0], 2) };
+    if left || !fused {
+        // The interchanges alone (left of the panel; or the first of three device kernels).
+        for &j in if fused { &js[..1] } else { js } {
+            let (writes, wd): (Vec<TileId>, usize) = if fused {
+                (tiles.clone(), width)
+            } else {
+                ((k..mt).map(|i| t.id(i, j)).collect(), t.cols(j))
+            };
+            let op = Op::Laswp {
+                a: Tiles::stack(0, writes.len()),
+                ipiv: Tiles::one(writes.len()),
+                ipiv_base: 0,
+                count: r,
+                dir: Dir::Forward,
+            };
+            g.submit(Spec { op, prio: pri, step: k, dims: [mk, wd, r], writes: &writes, reads: &[pv] });
+        }
+        if left {
+            return;
+        }
+    }
+    if fused {
+        let reads: Vec<TileId> = l.iter().copied().chain([pv]).collect();
+        let op = Op::LuUpdate {
+            a: Tiles::stack(0, c),
+            l: Tiles::stack(c, l.len()),
+            piv: Tiles::one(c + l.len()),
+            r,
+        };
+        g.submit(Spec { op, prio: pri, step: k, dims: [mk, width, r], writes: &tiles, reads: &reads });
+        return;
+    }
+    // Separate kernels: U(k, j) = L(k, k)⁻¹·A(k, j), then one GEMM over the tiles below.
+    let j = js[0];
+    let nn = t.cols(j);
+    let op = Op::Trsm {
+        side: Side::Left,
+        uplo: Uplo::Lower,
+        trans: Trans::No,
+        diag: Diag::Unit,
+        alpha: 1.0,
+        a: Tiles::one(1),
+        b: Tiles::one(0),
+    };
+    g.submit(Spec { op, prio: pri, step: k, dims: [r, nn, 0], writes: &[t.id(k, j)], reads: &[t.id(k, k)] });
+    if k + 1 < mt {
+        let below = mt - k - 1;
+        let writes: Vec<TileId> = (k + 1..mt).map(|i| t.id(i, j)).collect();
+        let reads: Vec<TileId> = (k + 1..mt).map(|i| t.id(i, k)).chain([t.id(k, j)]).collect();
+        let op = Op::Gemm {
+            ta: Trans::No,
+            tb: Trans::No,
+            alpha: -1.0,
+            a: Tiles::stack(below, below),
+            b: Tiles::one(2 * below),
+            beta: 1.0,
+            c: Tiles::stack(0, below),
+            k: r,
+        };
+        let dims = [m - t.row_offset(k + 1), nn, r];
+        g.submit(Spec { op, prio: prio(nt, j, 0), step: k, dims, writes: &writes, reads: &reads });
+    }
+}
+
+/// Panel k's interchanges (and right of the panel the TRSM and GEMM) on tile column j, whose
+/// tiles k.. are in several places (`groups`: place and tile rows, the place of tile (k, j)
+/// first): X per other place, W on the place of tile (k, j), one fill task per place.
+#[allow(clippy::too_many_arguments)]
+fn several_places(
+    g: &mut impl Graph,
+    t: &crate::graph::Tiling,
+    k: usize,
+    j: usize,
+    pv: TileId,
+    groups: &[(usize, Vec<usize>)],
+    maxw: usize,
+    bufs: &mut RowBuffers,
+) {
+    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let off = t.col_offset(k);
+    let (mk, r, h, jb) = (m - off, t.cols(k).min(m - off), t.rows(k), t.cols(j));
+    let right = j > k;
+    assert!(!right || r == h, "right of a panel, tile row k is as tall as the panel is wide");
+    let (p_top, p_fill) = if right { (prio(nt, j, 2), prio(nt, j, 1)) } else { (0, 0) };
+    let rel = |i: usize| t.row_offset(i) - off;
+    // a. The rows each other place gives to the top block.
+    let mut xs: Vec<(usize, TileId)> = Vec::new();
+    for (pl, rows) in &groups[1..] {
+        let x = *bufs.x.entry((*pl, j)).or_insert_with(|| g.buffer(maxw, jb, t.id(rows[0], j)));
+        let reads: Vec<TileId> = std::iter::once(pv).chain(rows.iter().map(|&i| t.id(i, j))).collect();
+        let op = Op::LuExtract {
+            x: Tiles::one(0),
+            piv: Tiles::one(1),
+            c: Tiles::stack(2, rows.len()),
+            offs: rows.iter().map(|&i| rel(i)).collect(),
+        };
+        g.submit(Spec { op, prio: p_top, step: k, dims: [r, jb, 0], writes: &[x], reads: &reads });
+        xs.push((*pl, x));
+    }
+    // b. W on the place of tile (k, j).
+    let wb = *bufs.w.entry((groups[0].0, j)).or_insert_with(|| g.buffer(2 * maxw, jb, t.id(k, j)));
+    let mine: Vec<usize> = groups[0].1.iter().copied().filter(|&i| i > k).collect();
+    let mut others: Vec<TileId> = mine.iter().map(|&i| t.id(i, j)).collect();
+    others.extend(xs.iter().map(|&(_, x)| x));
+    let from: Vec<LuSrc> = (k..mt)
+        .map(|i| {
+            if i == k {
+                LuSrc::Old
+            } else if let Some(p) = mine.iter().position(|&x| x == i) {
+                LuSrc::Tile(p)
+            } else {
+                let pl = g.place(t.id(i, j));
+                LuSrc::Extracted(mine.len() + xs.iter().position(|&(q, _)| q == pl).expect("an X per place"))
+            }
+        })
+        .collect();
+    let offs: Vec<usize> = (k..mt).map(rel).chain([mk]).collect();
+    let no = others.len();
+    let mut reads: Vec<TileId> = vec![t.id(k, j), pv];
+    reads.extend(&others);
+    if right {
+        reads.push(t.id(k, k));
+    }
+    let op = Op::LuNewTop {
+        w: Tiles::one(0),
+        old: Tiles::one(1),
+        piv: Tiles::one(2),
+        others: Tiles::stack(3, no),
+        from,
+        offs,
+        l: right.then_some(Tiles::one(3 + no)),
+    };
+    let dims = [r, jb, if right { r } else { 0 }];
+    g.submit(Spec { op, prio: p_top, step: k, dims, writes: &[wb], reads: &reads });
+    // c. Each place's tiles of the column.
+    for (_, rows) in groups {
+        let writes: Vec<TileId> = rows.iter().map(|&i| t.id(i, j)).collect();
+        let below: Vec<TileId> =
+            if right { rows.iter().filter(|&&i| i > k).map(|&i| t.id(i, k)).collect() } else { vec![] };
+        let nr = writes.len();
+        let reads: Vec<TileId> = [wb, pv].into_iter().chain(below.iter().copied()).collect();
+        let op = Op::LuFill {
+            c: Tiles::stack(0, nr),
+            w: Tiles::one(nr),
+            piv: Tiles::one(nr + 1),
+            l: (!below.is_empty()).then_some(Tiles::stack(nr + 2, below.len())),
+            rows: rows.iter().map(|&i| (rel(i), t.rows(i))).collect(),
+            h,
+        };
+        let height: usize = rows.iter().map(|&i| t.rows(i)).sum();
+        g.submit(Spec { op, prio: p_fill, step: k, dims: [height, jb, r], writes: &writes, reads: &reads });
+    }
+}
+
 /// Factors the M×N matrix `a` (rows and columns cut by the same partition) in place as
 /// P·A = L·U, writing LAPACK's row interchanges into `ipiv` (min(M, N)×1, its rows cut like A's)
-/// and the first zero pivot into `info`.
-pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &ZeroPivot) {
+/// and the first zero pivot into `info`. The pivot buffers live in `store`, which must outlive
+/// the sequence.
+pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &ZeroPivot, store: &Buffers) {
     let (a, ipiv) = (*a, *ipiv);
     assert!(a.square_tiles(), "LU needs rows and columns cut alike");
     let kmin = a.m.min(a.n);
@@ -75,174 +404,27 @@ pub fn getrf(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, info: &Ze
         ipiv.m == kmin && ipiv.n == 1 && ipiv.rows == a.rows,
         "ipiv must be min(M,N)×1 with A's row tiles"
     );
-    let (mt, nt) = (a.mt(), a.nt());
-    let kt = a.cols.count(kmin);
-    for k in 0..kt {
-        if seq.failed() {
-            return;
-        }
-        let off = a.col_offset(k);
-        let kb = a.tile_cols(k).min(kmin - off);
-        let rows = a.m - off;
-
-        let info_k = info.clone();
-        let t = Task::new("getrf")
-            .prio(prio(nt, k, 3))
-            .dims(rows, a.tile_cols(k), 0)
-            .rw_range(&a, k..mt, k..k + 1)
-            .write(&ipiv, k, 0);
-        seq.submit(t, move |c| {
-            let mut piv = c.tile_mut(&ipiv, k, 0);
-            let local = kernels::getrf(c.region_mut(&a, k..mt, k..k + 1), piv.sub_mut(0, 0, kb, 1));
-            if local > 0 {
-                info_k.record((off as i32) + local);
+    let mut g = SharedGraph::with_buffers(seq, &a, store);
+    let lu = Lu { panel: Panel::InPlace, fused: !seq.has_devices(), chunk: 1 };
+    for (k, s) in generate(&mut g, &lu).into_iter().enumerate() {
+        let pv = g.buffer_matrix(s.piv);
+        let info = info.clone();
+        // LAPACK's ipiv (whole-matrix rows, 1-based) and INFO from the pivot buffer, at the end.
+        let task = Task::new("pivots").prio(0).dims(s.r, 1, 0).read(&pv, 0, 0).write(&ipiv, k, 0);
+        seq.submit(task, move |c| {
+            let v = c.tile(&pv, 0, 0);
+            let buf: Vec<f64> = (0..4).flat_map(|col| (0..s.r).map(move |t| v.get(t, col))).collect();
+            let (rows, zero) = s.read(&buf);
+            let mut p = c.tile_mut(&ipiv, k, 0);
+            assert_eq!(p.m, s.r, "ipiv's tile k holds panel k's pivots");
+            for (t, &row) in rows.iter().enumerate() {
+                p.set(t, 0, row as i32 + 1);
             }
-            // Block-local pivots become whole-matrix row indices, as LAPACK stores them.
-            for r in 0..kb {
-                let p = piv.get(r, 0);
-                piv.set(r, 0, p + off as i32);
+            if zero > 0 {
+                info.record(zero);
             }
             Ok(())
         });
-
-        // Without devices, each column right of the panel is updated by one task: its row
-        // interchanges, the TRSM of its U rows and the GEMM below them, on data that stays in
-        // cache from one to the next (LAPACK's order on one column block).
-        let fused = !seq.has_devices();
-        if fused {
-            for j in k + 1..nt {
-                let nn = a.tile_cols(j);
-                let t = Task::new("update")
-                    .prio(prio(nt, j, 2))
-                    .dims(rows, nn, kb)
-                    .read(&ipiv, k, 0)
-                    .read_range(&a, k..mt, k..k + 1)
-                    .rw_range(&a, k..mt, j..j + 1);
-                seq.submit(t, move |c| {
-                    let piv = c.tile(&ipiv, k, 0);
-                    let local: Vec<i32> = (0..kb).map(|r| piv.get(r, 0) - off as i32).collect();
-                    let col = c.region_mut(&a, k..mt, j..j + 1);
-                    let l = c.region(&a, k..mt, k..k + 1);
-                    update_column(col, l, kb, &local);
-                    Ok(())
-                });
-            }
-        }
-        for j in (0..nt).filter(|&j| j != k && !(fused && j > k)) {
-            // Right of the panel the swaps gate the update (lookahead order); left of it they
-            // only fix up L and can wait until everything else is done.
-            let p = if j > k { prio(nt, j, 2) } else { 0 };
-            let op = DeviceOp::Laswp {
-                a: Tiles::stack(1, mt - k),
-                ipiv: Tiles::one(0),
-                ipiv_base: off as i32,
-                count: kb,
-                dir: Dir::Forward,
-            };
-            let t = Task::new("laswp")
-                .prio(p)
-                .dims(rows, a.tile_cols(j), kb)
-                .read(&ipiv, k, 0)
-                .rw_range(&a, k..mt, j..j + 1)
-                .device_op(op);
-            seq.submit(t, move |c| {
-                let piv = c.tile(&ipiv, k, 0);
-                let local: Vec<i32> = (0..kb).map(|r| piv.get(r, 0) - off as i32).collect();
-                kernels::laswp(c.region_mut(&a, k..mt, j..j + 1), &local, Dir::Forward);
-                Ok(())
-            });
-        }
-
-        for j in (k + 1..nt).filter(|_| !fused) {
-            let nn = a.tile_cols(j);
-            let op = DeviceOp::Trsm {
-                side: Side::Left,
-                uplo: Uplo::Lower,
-                trans: Trans::No,
-                diag: Diag::Unit,
-                alpha: 1.0,
-                a: Tiles::one(0),
-                b: Tiles::one(1),
-            };
-            let t = Task::new("trsm")
-                .prio(prio(nt, j, 2))
-                .dims(kb, nn, 0)
-                .read(&a, k, k)
-                .rw(&a, k, j)
-                .device_op(op);
-            seq.submit(t, move |c| {
-                let l = c.tile(&a, k, k).sub(0, 0, kb, kb);
-                let mut u = c.tile_mut(&a, k, j);
-                let (um, un) = (u.m, u.n);
-                // Tile row k has exactly kb rows whenever a column right of the panel exists.
-                debug_assert_eq!(um, kb);
-                kernels::trsm(
-                    Side::Left,
-                    Uplo::Lower,
-                    Trans::No,
-                    Diag::Unit,
-                    1.0,
-                    l,
-                    u.sub_mut(0, 0, kb, un),
-                );
-                Ok(())
-            });
-            // The update of the tiles below U(k, j), as one GEMM over the column: the backend
-            // packs U(k, j) once and runs one large kernel instead of one per tile.
-            if k + 1 < mt {
-                let below = mt - k - 1;
-                let t = Task::new("gemm")
-                    .prio(prio(nt, j, 0))
-                    .dims(a.m - a.row_offset(k + 1), nn, kb)
-                    .read_range(&a, k + 1..mt, k..k + 1)
-                    .read(&a, k, j)
-                    .rw_range(&a, k + 1..mt, j..j + 1)
-                    .device_op(DeviceOp::Gemm {
-                        ta: Trans::No,
-                        tb: Trans::No,
-                        alpha: -1.0,
-                        a: Tiles::stack(0, below),
-                        b: Tiles::one(below),
-                        beta: 1.0,
-                        c: Tiles::stack(below + 1, below),
-                        k: kb,
-                    });
-                seq.submit(t, move |c| {
-                    let l = c.region(&a, k + 1..mt, k..k + 1);
-                    let u = c.tile(&a, k, j);
-                    kernels::gemm(
-                        Trans::No,
-                        Trans::No,
-                        -1.0,
-                        l.sub(0, 0, l.m, kb),
-                        u.sub(0, 0, kb, u.n),
-                        1.0,
-                        c.region_mut(&a, k + 1..mt, j..j + 1),
-                    );
-                    Ok(())
-                });
-            }
-        }
-    }
-}
-
-/// One column block's part of an LU step: the panel's interchanges `piv` (block-local, 1-based)
-/// on `col` (rows o.. of a column right of the panel), U ← L₁₁⁻¹·U (unit lower, the panel's top
-/// kb×kb of `l`), then the rows below U −= L₂₁·U.
-fn update_column(mut col: crate::tile::ViewMut<f64>, l: crate::tile::View<f64>, kb: usize, piv: &[i32]) {
-    kernels::laswp(col.sub_mut(0, 0, col.m, col.n), piv, Dir::Forward);
-    let (mut u, below) = col.split_rows(kb);
-    kernels::trsm(
-        Side::Left,
-        Uplo::Lower,
-        Trans::No,
-        Diag::Unit,
-        1.0,
-        l.sub(0, 0, kb, kb),
-        u.sub_mut(0, 0, kb, u.n),
-    );
-    if below.m > 0 {
-        kernels::gemm(Trans::No, Trans::No, -1.0, l.sub(kb, 0, l.m - kb, kb), u.as_view(), 1.0, below);
     }
 }
 
@@ -297,20 +479,6 @@ mod tests {
     use crate::error::Error;
     use crate::tile::Part;
 
-    /// The backend's DGETRF on a copy: (factors, ipiv, info).
-    fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, Vec<i32>, i32) {
-        let mut f = a.to_vec();
-        let mut ipiv = vec![0i32; m.min(n).max(1)];
-        let mut info = 0;
-        // SAFETY: `f` holds an m×n matrix with leading dimension ld >= max(1, m), `ipiv` min(m,n)
-        // entries.
-        unsafe {
-            bk::dgetrf(&(m as i32), &(n as i32), f.as_mut_ptr(), &(ld as i32), ipiv.as_mut_ptr(), &mut info)
-        };
-        ipiv.truncate(m.min(n));
-        (f, ipiv, info)
-    }
-
     /// Runs the tile LU on `a` in place; returns (ipiv, sequence result, INFO).
     fn tile_getrf(
         m: usize,
@@ -338,7 +506,8 @@ mod tests {
             unsafe { TiledMatrix::from_raw_parts(ipiv.as_mut_ptr(), k, 1, k.max(1), part, Part::uniform(1)) };
         let info = ZeroPivot::new();
         let seq = Seq::new(&cfg(threads));
-        getrf(&seq, &ta, &tp, &info);
+        let store = Buffers::default();
+        getrf(&seq, &ta, &tp, &info, &store);
         let r = seq.wait();
         ipiv.truncate(k);
         (ipiv, r, info.get())
@@ -395,6 +564,42 @@ mod tests {
         let res = lu_residual(m, n, &a0, &a, ld, &piv);
         assert!(res < 10.0, "m {m} n {n} nb {nb}: scaled residual {res}");
         assert_untouched_outside(&a0, &a, m, n, ld, None);
+    }
+
+    /// The generator with blocks of several tile columns per update task (as the ranks of one
+    /// process row run it) on the shared-memory runtime: the same pivots as the backend, factors
+    /// equal to rounding, nothing outside the matrix touched.
+    #[test]
+    fn column_blocks_give_the_backend_pivots() {
+        for &(m, n, nb, chunk) in &[(37, 37, 4, 3), (50, 23, 5, 2), (23, 50, 5, 4), (64, 64, 8, 8)] {
+            let ld = m + 2;
+            let a0 = Rng::new((m * 7 + n * 3 + chunk) as u64).matrix(m, n, ld);
+            let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
+            let mut a = a0.clone();
+            let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, ld, nb, nb) };
+            let store = Buffers::default();
+            let seq = Seq::new(&cfg(3));
+            let mut g = SharedGraph::with_buffers(&seq, &ta, &store);
+            let steps = generate(&mut g, &Lu { panel: Panel::InPlace, fused: true, chunk });
+            let bufs: Vec<TiledMatrix<f64>> = steps.iter().map(|s| g.buffer_matrix(s.piv)).collect();
+            drop(g);
+            seq.wait().unwrap();
+            let mut piv = Vec::new();
+            let mut info = 0;
+            for (s, b) in steps.iter().zip(&bufs) {
+                let buf = store.values(b);
+                let (rows, zero) = s.read(&buf);
+                piv.extend(rows.iter().map(|&r| r as i32 + 1));
+                if info == 0 {
+                    info = zero;
+                }
+            }
+            assert_eq!((piv.clone(), info), (piv_ref, info_ref), "m {m} n {n} nb {nb} chunk {chunk}");
+            let d = a.iter().zip(&f).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+            assert!(d < 1e-12, "m {m} n {n} nb {nb} chunk {chunk}: factors differ by {d}");
+            assert!(lu_residual(m, n, &a0, &a, ld, &piv) < 10.0);
+            assert_untouched_outside(&a0, &a, m, n, ld, None);
+        }
     }
 
     #[test]
@@ -696,7 +901,8 @@ mod tests {
         let mut c = cfg(3).with_emulated(2, 1 << 20);
         c.host_share = Some(0.25);
         let seq = Seq::new(&c);
-        getrf(&seq, &ta, &tp, &ZeroPivot::new());
+        let store = Buffers::default();
+        getrf(&seq, &ta, &tp, &ZeroPivot::new(), &store);
         let (r, stats) = seq.wait_stats();
         r.unwrap();
         assert_eq!(ipiv, piv_ref);

@@ -329,3 +329,24 @@ pub fn qr_residuals(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, tau: &[
     }
     (res, fnorm(&o, k, k, k) / (m as f64 * eps()))
 }
+
+/// The backend's DGETRF on a copy: (factors, ipiv, info).
+pub fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, Vec<i32>, i32) {
+    let mut f = a.to_vec();
+    let mut ipiv = vec![0i32; m.min(n).max(1)];
+    let mut info = 0;
+    // SAFETY: `f` holds an m×n matrix with leading dimension ld >= max(1, m), `ipiv` min(m,n)
+    // entries.
+    unsafe {
+        crate::backend::lapack::dgetrf(
+            &(m as i32),
+            &(n as i32),
+            f.as_mut_ptr(),
+            &(ld as i32),
+            ipiv.as_mut_ptr(),
+            &mut info,
+        )
+    };
+    ipiv.truncate(m.min(n));
+    (f, ipiv, info)
+}

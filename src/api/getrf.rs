@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Trans;
+use crate::runtime::shared::Buffers;
 use crate::tile::{Part, Raw};
 
 fn numerical(info: i32) -> Result<(), Error> {
@@ -39,10 +40,11 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     let nb = cfg.nb_for("dgetrf", kmin);
     let (a, ipiv) = (a.matrix(mu, nu, ld), ipiv.matrix(kmin, 1, kmin));
     let info = ZeroPivot::new();
+    let store = Buffers::default();
     let work = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
     let r = run_tiles_on_devices(cfg, "dgetrf", nb, work, |seq, p| {
         info.clear();
-        algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info)
+        algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info, &store)
     });
     rep.finish("dgetrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
     r?;
@@ -126,10 +128,11 @@ pub fn dgesv(
     // untouched when the factor is singular. Each cuts the arrays by its own partition (ipiv
     // holds whole-matrix row indices, whatever the tiles).
     let info = ZeroPivot::new();
+    let store = Buffers::default();
     let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
     let mut r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
         info.clear();
-        algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info)
+        algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info, &store)
     });
     if r.is_ok() && info.get() == 0 && nr > 0 {
         r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {

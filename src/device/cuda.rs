@@ -1233,15 +1233,15 @@ impl Device for Cuda {
                 DeviceOp::Laswp { ipiv, ipiv_base, count, .. } => {
                     let p = args[ipiv.first];
                     assert!(
-                        ipiv.count == 1 && p.elem == 4 && p.m * p.n >= count,
-                        "LASWP pivots: one i32 tile"
+                        ipiv.count == 1 && p.elem == 8 && p.m >= count,
+                        "LASWP pivots: column 0 of one f64 tile"
                     );
-                    let mut v = vec![0i32; count];
+                    let mut v = vec![0f64; count];
                     // Through the pinned out slot (an async copy into pageable memory would be
                     // synchronous), in slot-sized pieces; the compute stream (which waited for the
                     // copies in) is drained before each piece is read.
-                    for (off, len) in chunks(count * 4) {
-                        // SAFETY: the pivot tile holds at least `count` i32; the slot holds
+                    for (off, len) in chunks(count * 8) {
+                        // SAFETY: the pivot tile holds at least `count` f64; the slot holds
                         // SLOT_BYTES ≥ `len` and is only used under the lane's lock.
                         unsafe {
                             ck(
@@ -1261,7 +1261,7 @@ impl Device for Cuda {
                             );
                         }
                     }
-                    v.iter().map(|x| x - ipiv_base).collect()
+                    v.iter().map(|&x| x as i32 - ipiv_base).collect()
                 }
                 _ => Vec::new(),
             };

@@ -160,15 +160,6 @@ impl<'e> Operands<'e> for EmuOperands<'e> {
             .collect()
     }
 
-    fn pivots(&mut self, t: Tiles, count: usize) -> Vec<i32> {
-        let p = self.args[t.first];
-        assert!(t.count == 1 && p.elem == 4 && p.m * p.n >= count, "pivots: one i32 tile");
-        let src = self.dev.at(&p.buf) as *const i32;
-        // SAFETY: the pivot tile holds at least `count` i32 (asserted) and is locked for this
-        // task, which only reads it.
-        (0..count).map(|r| unsafe { *src.add(r) }).collect()
-    }
-
     fn output(&mut self, _: Tiles) -> crate::tile::ViewMut<'e, f64> {
         unreachable!("ops with a second output run on the host only (DeviceOp::on_device)")
     }

@@ -347,7 +347,12 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::QrScatter { .. }
         | DeviceOp::QrVtc { .. }
         | DeviceOp::QrTw { .. }
-        | DeviceOp::QrVw { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
+        | DeviceOp::QrVw { .. }
+        | DeviceOp::LuPanel { .. }
+        | DeviceOp::LuUpdate { .. }
+        | DeviceOp::LuExtract { .. }
+        | DeviceOp::LuNewTop { .. }
+        | DeviceOp::LuFill { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
     }
     b.finish()
 }
@@ -522,12 +527,13 @@ pub(crate) mod tests {
         let mut all = data.to_vec();
         for (p, s) in shapes.iter().enumerate() {
             let is_piv = ipiv.as_ref().is_some_and(|(q, _)| *q == p);
-            let (elem, bytes) = if is_piv { (4, 4 * s.m * s.n) } else { (8, 8 * s.m * s.n) };
+            let (elem, bytes) = (8, 8 * s.m * s.n);
             let buf = dev.alloc(bytes.max(1)).unwrap();
             let mut host: Vec<u8> = Vec::new();
             if is_piv {
+                // Pivots travel as f64 (exact small integers), as the LU's pivot buffers hold them.
                 for v in &ipiv.as_ref().unwrap().1 {
-                    host.extend_from_slice(&v.to_ne_bytes());
+                    host.extend_from_slice(&(*v as f64).to_ne_bytes());
                 }
             } else {
                 for v in &data[p] {
@@ -721,7 +727,7 @@ pub(crate) mod tests {
     #[test]
     fn laswp_both_directions_on_a_stack() {
         let mut rng = Rng::new(15);
-        // Block of 3 tiles (5+5+3 rows) × 4 columns, pivots in a 5×1 i32 tile with base 10.
+        // Block of 3 tiles (5+5+3 rows) × 4 columns, pivots in a 5×1 f64 tile with base 10.
         let shapes = [Shape { m: 5, n: 1 }, Shape { m: 5, n: 4 }, Shape { m: 5, n: 4 }, Shape { m: 3, n: 4 }];
         let data: Vec<_> = shapes.iter().map(|s| rand(&mut rng, s.m, s.n)).collect();
         let ipiv = vec![13, 11, 23, 14, 15];

@@ -79,8 +79,9 @@ pub enum DeviceOp {
     /// Cholesky of one square tile. A local failure at column i becomes
     /// `Error::Numerical(info_base + i)`.
     Potrf { uplo: Uplo, a: Tiles, info_base: i32 },
-    /// Row interchanges on a block `a` (a stack of tiles): `count` pivots read from the i32 tile
-    /// `ipiv`, each minus `ipiv_base`, are block-local 1-based rows (LASWP of an LU step).
+    /// Row interchanges on a block `a` (a stack of tiles): `count` pivots read from column 0 of
+    /// the f64 tile `ipiv` (exact small integers), each minus `ipiv_base`, are block-local
+    /// 1-based rows (LASWP of an LU step).
     Laswp { a: Tiles, ipiv: Tiles, ipiv_base: i32, count: usize, dir: Dir },
     /// C ← (I − V·Tᵀ·Vᵀ)·C (DLARFB 'L','T','F','C'); V and C are stacks of the same rows, `k`
     /// reflectors, T the leading k×k of its tile.
@@ -106,6 +107,56 @@ pub enum DeviceOp {
     /// C ← C − V·W, V the rows `off..` of the first `k` columns of `v` (unit lower trapezoidal
     /// where `off` = 0), W the leading k×n of `w`.
     QrVw { c: Tiles, v: Tiles, k: usize, w: Tiles, off: usize },
+
+    // LU with partial pivoting (`algo::getrf`): host-only ops. A panel's pivot buffer `piv`
+    // (at least r×4, r = the panel's pivots) holds, per top position t < r, the block-local
+    // 1-based pivot in column 0, in column 1 the panel row that ends at t after all r
+    // interchanges, in column 2 (when that row is r or below) the top row that ends in its
+    // place, else −1, and in entry (0, 3) the panel's INFO (first zero pivot, 1-based, or 0);
+    // all exact small integers (`kernels::getrf::Perm`).
+    /// GEPP (DGETRF) on the block `a` (a stack): r = min(rows, columns) pivots; the pivot
+    /// buffer written as above. Two outputs: `a` and `piv`.
+    LuPanel { a: Tiles, piv: Tiles },
+    /// One block of whole tile columns right of panel k (tile rows k.. of each, column by column,
+    /// one block in memory): the panel's `r` interchanges from `piv`, then its top r rows ←
+    /// L₁₁⁻¹·(them) (unit lower, the leading r×r of `l`) and the rows below −= L₂₁·(top rows),
+    /// L₂₁ the rows r.. of `l`'s first r columns.
+    LuUpdate { a: Tiles, l: Tiles, piv: Tiles, r: usize },
+    /// `x` row t ← the row that ends at top position t, for t < r, when it lies in one of the
+    /// tiles `c` (each a block of its own; tile c starts `offs[c]` rows below the panel's top).
+    LuExtract { x: Tiles, piv: Tiles, c: Tiles, offs: Vec<usize> },
+    /// W of one tile column of a panel step whose tiles are in several places: rows 0..h (h =
+    /// `old`'s height, tile (k, j)) get the new tile (k, j), every row that ends there from where
+    /// `from` says (tile row k + i of the column: `from[i]`; tile row i starts `offs[i]` rows
+    /// below the panel's top), then, when `l` (tile (k, k)) is given, its top r rows ←
+    /// L₁₁⁻¹·(them); rows h..h + r get the old top rows (what the rows below receive).
+    LuNewTop {
+        w: Tiles,
+        old: Tiles,
+        piv: Tiles,
+        others: Tiles,
+        from: Vec<LuSrc>,
+        offs: Vec<usize>,
+        l: Option<Tiles>,
+    },
+    /// The tiles `c` (one block: tile rows of one column in one place; tile b starts `rows[b].0`
+    /// rows below the panel's top and has `rows[b].1` rows) after a panel step on several places:
+    /// a first tile that is tile row k (`rows[0].0` = 0) ← rows 0..h of W (h = tile row k's
+    /// height); every other row that the interchanges move a top row into ← that row (W's rows
+    /// h..); then, when `l` is given (the panel's L at the rows of the tiles below tile row k),
+    /// those tiles −= L·(W's top r rows).
+    LuFill { c: Tiles, w: Tiles, piv: Tiles, l: Option<Tiles>, rows: Vec<(usize, usize)>, h: usize },
+}
+
+/// Where [`DeviceOp::LuNewTop`] finds the rows of one tile row of the column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LuSrc {
+    /// Tile row k itself (`old`).
+    Old,
+    /// Position p of `others`: the tile, read at its own rows.
+    Tile(usize),
+    /// Position p of `others`: an [`DeviceOp::LuExtract`] buffer, read at row t for top position t.
+    Extracted(usize),
 }
 
 impl DeviceOp {
@@ -120,19 +171,23 @@ impl DeviceOp {
             DeviceOp::QrVtc { s, .. } => s,
             DeviceOp::QrTw { w, .. } => w,
             DeviceOp::QrVw { c, .. } => c,
+            DeviceOp::LuPanel { a, .. } | DeviceOp::LuUpdate { a, .. } => a,
+            DeviceOp::LuExtract { x, .. } => x,
+            DeviceOp::LuNewTop { w, .. } => w,
+            DeviceOp::LuFill { c, .. } => c,
         }
     }
 
-    /// Whether a device may run the op (the QR ops run on the host only).
+    /// Whether a device may run the op (the QR and LU ops run on the host only).
     pub fn on_device(&self) -> bool {
-        !matches!(
+        matches!(
             self,
-            DeviceOp::QrPanel { .. }
-                | DeviceOp::QrGather { .. }
-                | DeviceOp::QrScatter { .. }
-                | DeviceOp::QrVtc { .. }
-                | DeviceOp::QrTw { .. }
-                | DeviceOp::QrVw { .. }
+            DeviceOp::Gemm { .. }
+                | DeviceOp::Syrk { .. }
+                | DeviceOp::Trsm { .. }
+                | DeviceOp::Potrf { .. }
+                | DeviceOp::Laswp { .. }
+                | DeviceOp::Larfb { .. }
         )
     }
 
@@ -151,6 +206,13 @@ impl DeviceOp {
             DeviceOp::QrVtc { s, v, c, .. } => vec![s, v, c],
             DeviceOp::QrTw { w, t, others, .. } => vec![w, t, others],
             DeviceOp::QrVw { c, v, w, .. } => vec![c, v, w],
+            DeviceOp::LuPanel { a, piv } => vec![a, piv],
+            DeviceOp::LuUpdate { a, l, piv, .. } => vec![a, l, piv],
+            DeviceOp::LuExtract { x, piv, c, .. } => vec![x, piv, c],
+            DeviceOp::LuNewTop { w, old, piv, others, l, .. } => {
+                [w, old, piv, others].into_iter().chain(l).collect()
+            }
+            DeviceOp::LuFill { c, w, piv, l, .. } => [c, w, piv].into_iter().chain(l).collect(),
         }
     }
 
@@ -169,6 +231,11 @@ impl DeviceOp {
             DeviceOp::QrVtc { .. } => "qr-vtc",
             DeviceOp::QrTw { .. } => "qr-tw",
             DeviceOp::QrVw { .. } => "qr-vw",
+            DeviceOp::LuPanel { .. } => "getrf",
+            DeviceOp::LuUpdate { .. } => "update",
+            DeviceOp::LuExtract { .. } => "lu-extract",
+            DeviceOp::LuNewTop { .. } => "lu-newtop",
+            DeviceOp::LuFill { .. } => "lu-fill",
         }
     }
 

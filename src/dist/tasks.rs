@@ -333,124 +333,6 @@ impl<'a> DistSeq<'a> {
         self.copies.insert((ri, v), h.into());
         Some(h.into())
     }
-
-    /// A task that reads tiles `reads` and updates tile `wi` (matrix tiles and extra tiles alike,
-    /// by id), run by `wi`'s owner with views of the inputs (in the order given) and of `wi`.
-    pub fn submit_ids<F>(
-        &mut self,
-        name: &'static str,
-        prio: i64,
-        dims: [usize; 3],
-        reads: &[usize],
-        wi: usize,
-        body: F,
-    ) where
-        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
-    {
-        let owner = self.grid.owner[wi];
-        let inputs: Vec<Option<LocalTile>> = reads.iter().map(|&r| self.input(r, owner, prio + 1)).collect();
-        if owner == self.me {
-            let out = self.grid.local[wi].expect("the owner holds its tile");
-            let ins: Vec<LocalTile> =
-                inputs.into_iter().map(|h| h.expect("inputs resolved on the owner")).collect();
-            let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]).rw(&out.m, out.i, out.j);
-            for h in &ins {
-                t = t.read(&h.m, h.i, h.j);
-            }
-            self.seq.submit(t, move |c| {
-                let views: Vec<View<f64>> = ins.iter().map(|h| c.tile(&h.m, h.i, h.j)).collect();
-                body(&views, c.tile_mut(&out.m, out.i, out.j))
-            });
-        }
-        self.version[wi] += 1;
-    }
-
-    /// A task that reads tiles `reads` and updates every tile of `writes` (all on one rank, which
-    /// runs it), with views of the inputs and of the outputs in the orders given: for work that
-    /// touches many tiles of one rank a little (row interchanges), where a task per tile would
-    /// cost more than the work.
-    pub fn submit_multi<F>(
-        &mut self,
-        name: &'static str,
-        prio: i64,
-        dims: [usize; 3],
-        reads: &[usize],
-        writes: &[usize],
-        body: F,
-    ) where
-        F: FnOnce(&[View<f64>], Vec<ViewMut<f64>>) -> Result<(), Error> + Send + 'static,
-    {
-        let owner = self.grid.owner[writes[0]];
-        assert!(writes.iter().all(|&w| self.grid.owner[w] == owner), "hetla: a task's outputs on two ranks");
-        let inputs: Vec<Option<LocalTile>> = reads.iter().map(|&r| self.input(r, owner, prio + 1)).collect();
-        if owner == self.me {
-            let outs: Vec<LocalTile> =
-                writes.iter().map(|&w| self.grid.local[w].expect("the owner holds its tile")).collect();
-            let ins: Vec<LocalTile> =
-                inputs.into_iter().map(|h| h.expect("inputs resolved on the owner")).collect();
-            let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]);
-            for h in &outs {
-                t = t.rw(&h.m, h.i, h.j);
-            }
-            for h in &ins {
-                t = t.read(&h.m, h.i, h.j);
-            }
-            self.seq.submit(t, move |c| {
-                let views: Vec<View<f64>> = ins.iter().map(|h| c.tile(&h.m, h.i, h.j)).collect();
-                body(&views, outs.iter().map(|h| c.tile_mut(&h.m, h.i, h.j)).collect())
-            });
-        }
-        for &w in writes {
-            self.version[w] += 1;
-        }
-    }
-
-    /// A task whose output is a *run*: a block of this rank's tiles adjacent in its local matrix
-    /// (local tiles (i..i+r, j..j+c), given column by column: e.g. the tiles of one tile column on
-    /// one process row, or of several tile columns of one process column), and whose inputs are
-    /// runs too (a run of one tile may be any tile or buffer, local or received; a longer run must
-    /// be local and adjacent like the output). The body gets one view per input run and one of
-    /// the output run, each a single strided block: one kernel call instead of one task per tile
-    /// where the tiles are on one rank anyway.
-    pub fn submit_runs<F>(
-        &mut self,
-        name: &'static str,
-        prio: i64,
-        dims: [usize; 3],
-        reads: &[&[usize]],
-        writes: &[usize],
-        body: F,
-    ) where
-        F: FnOnce(&[View<f64>], ViewMut<f64>) -> Result<(), Error> + Send + 'static,
-    {
-        let owner = self.grid.owner[writes[0]];
-        let inputs: Vec<Vec<Option<LocalTile>>> =
-            reads.iter().map(|run| run.iter().map(|&r| self.input(r, owner, prio + 1)).collect()).collect();
-        if owner == self.me {
-            let outs: Vec<LocalTile> =
-                writes.iter().map(|&w| self.grid.local[w].expect("the owner holds its tile")).collect();
-            let ins: Vec<Vec<LocalTile>> = inputs
-                .into_iter()
-                .map(|run| run.into_iter().map(|h| h.expect("inputs resolved on the owner")).collect())
-                .collect();
-            let mut t = Task::new(name).prio(prio).dims(dims[0], dims[1], dims[2]);
-            for h in &outs {
-                t = t.rw(&h.m, h.i, h.j);
-            }
-            for h in ins.iter().flatten() {
-                t = t.read(&h.m, h.i, h.j);
-            }
-            let out = Run::of(&outs);
-            let runs: Vec<Run> = ins.iter().map(|r| Run::of(r)).collect();
-            self.seq.submit(t, move |c| {
-                let views: Vec<View<f64>> = runs.iter().map(|r| r.view(c)).collect();
-                body(&views, out.view_mut(c))
-            });
-        }
-        for &w in writes {
-            self.version[w] += 1;
-        }
-    }
 }
 
 /// Owner-computes for task generators: a task runs on the rank owning its outputs (all on one
@@ -550,9 +432,6 @@ impl<'a> Operands<'a> for DistOperands<'_, 'a> {
             }
         }
         pieces
-    }
-    fn pivots(&mut self, _: Tiles, _: usize) -> Vec<i32> {
-        unreachable!("no distributed generator has an integer operand")
     }
     fn output(&mut self, t: Tiles) -> ViewMut<'a, f64> {
         Run::of(&self.tiles[t.positions()]).view_mut(self.c)

@@ -4,7 +4,8 @@
 //! the simulator costs it by [`Op::flops`].
 
 use super::{Op, Tiles};
-use crate::kernels::{self, Side, Trans};
+use crate::device::LuSrc;
+use crate::kernels::{self, Diag, Dir, Perm, Side, Trans, Uplo};
 use crate::tile::{View, ViewMut};
 
 /// How a runtime hands an op its inputs. An operand ([`Tiles`]: declared positions) comes as one
@@ -13,8 +14,6 @@ use crate::tile::{View, ViewMut};
 pub trait Operands<'a> {
     /// Operand `t`, read-only, as vertically stacked pieces (together `t`'s rows).
     fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>>;
-    /// The first `count` i32 values of operand `t` (LASWP's pivots).
-    fn pivots(&mut self, t: Tiles, count: usize) -> Vec<i32>;
     /// Operand `t`, writable, as one block: a second output of an op that writes two
     /// ([`Op::QrPanel`]'s `tt`), declared written by the task and distinct from its output.
     fn output(&mut self, t: Tiles) -> ViewMut<'a, f64>;
@@ -90,7 +89,8 @@ impl Op {
             }
             Op::Potrf { uplo, .. } => return kernels::potrf(uplo, out),
             Op::Laswp { ipiv, ipiv_base, count, dir, .. } => {
-                let piv: Vec<i32> = ins.pivots(ipiv, count).into_iter().map(|p| p - ipiv_base).collect();
+                let pv = whole(&ins.input(ipiv), &mut b1);
+                let piv: Vec<i32> = (0..count).map(|t| pv.get(t, 0) as i32 - ipiv_base).collect();
                 kernels::laswp(out, &piv, dir);
             }
             Op::Larfb { v, k, t, .. } => {
@@ -104,8 +104,144 @@ impl Op {
             | Op::QrVtc { .. }
             | Op::QrTw { .. }
             | Op::QrVw { .. } => self.compute_qr(ins, out),
+            Op::LuPanel { .. }
+            | Op::LuUpdate { .. }
+            | Op::LuExtract { .. }
+            | Op::LuNewTop { .. }
+            | Op::LuFill { .. } => self.compute_lu(ins, out),
         }
         0
+    }
+
+    /// The LU ops (`algo::getrf`). A zero pivot is no failure here (LAPACK's DGETRF goes on):
+    /// the panel's INFO travels in its pivot buffer.
+    fn compute_lu<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) {
+        let (mut b1, mut b2) = (Vec::new(), Vec::new());
+        match *self {
+            Op::LuPanel { piv, .. } => {
+                let r = out.m.min(out.n);
+                let mut p = vec![0i32; r];
+                let info = kernels::getrf_slice(out, &mut p);
+                let mut pv = ins.output(piv);
+                assert!(pv.m >= r && pv.n >= 4, "a pivot buffer of r×4 at least");
+                let perm = Perm::of(&p);
+                for (t, &pt) in p.iter().enumerate() {
+                    pv.set(t, 0, pt as f64);
+                    pv.set(t, 1, perm.src[t] as f64);
+                    pv.set(t, 2, perm.fill[t].map_or(-1.0, |f| f as f64));
+                }
+                pv.set(0, 3, info as f64);
+            }
+            Op::LuUpdate { l, piv, r, .. } => {
+                let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
+                kernels::laswp(out.sub_mut(0, 0, out.m, out.n), &pivots, Dir::Forward);
+                let lv = whole(&ins.input(l), &mut b2);
+                let (mut u, below) = out.split_rows(r);
+                let n = u.n;
+                kernels::trsm(
+                    Side::Left,
+                    Uplo::Lower,
+                    Trans::No,
+                    Diag::Unit,
+                    1.0,
+                    lv.sub(0, 0, r, r),
+                    u.sub_mut(0, 0, r, n),
+                );
+                if below.m > 0 {
+                    let lb = lv.sub(r, 0, below.m, r);
+                    kernels::gemm(Trans::No, Trans::No, -1.0, lb, u.as_view(), 1.0, below);
+                }
+            }
+            Op::LuExtract { piv, c, ref offs, .. } => {
+                let pv = whole(&ins.input(piv), &mut b1);
+                let (_, perm) = read_pivots(pv, pv.m);
+                let tiles: Vec<View<f64>> = c.positions().map(|p| one(ins, p)).collect();
+                for (t, &s) in perm.src.iter().enumerate() {
+                    for (tile, &o) in tiles.iter().zip(offs) {
+                        if (o..o + tile.m).contains(&s) {
+                            copy_row(tile, s - o, &mut out, t);
+                        }
+                    }
+                }
+            }
+            Op::LuNewTop { old, piv, others, ref from, ref offs, l, .. } => {
+                let pv = whole(&ins.input(piv), &mut b1);
+                let r = pv.m;
+                let (_, perm) = read_pivots(pv, r);
+                let old = whole(&ins.input(old), &mut b2);
+                let (h, n) = (old.m, old.n);
+                let oth: Vec<View<f64>> = others.positions().map(|p| one(ins, p)).collect();
+                kernels::copy(old, out.sub_mut(0, 0, h, n));
+                for (t, &s) in perm.src.iter().enumerate() {
+                    // The tile row holding panel row s.
+                    let i = offs.partition_point(|&o| o <= s) - 1;
+                    match from[i] {
+                        LuSrc::Old => copy_row(&old, s, &mut out, t),
+                        LuSrc::Tile(p) => copy_row(&oth[p], s - offs[i], &mut out, t),
+                        LuSrc::Extracted(p) => copy_row(&oth[p], t, &mut out, t),
+                    }
+                    if let Some(f) = perm.fill[t] {
+                        if s < h {
+                            copy_row(&old, f, &mut out, s);
+                        }
+                    }
+                }
+                for t in 0..r {
+                    copy_row(&old, t, &mut out, h + t);
+                }
+                if let Some(l) = l {
+                    let lv = one(ins, l.first);
+                    kernels::trsm(
+                        Side::Left,
+                        Uplo::Lower,
+                        Trans::No,
+                        Diag::Unit,
+                        1.0,
+                        lv.sub(0, 0, r, r),
+                        out.sub_mut(0, 0, r, n),
+                    );
+                }
+            }
+            Op::LuFill { w, piv, l, ref rows, h, .. } => {
+                let pv = whole(&ins.input(piv), &mut b1);
+                let r = pv.m;
+                let (_, perm) = read_pivots(pv, r);
+                let wv = whole(&ins.input(w), &mut b2);
+                let n = out.n;
+                let top = rows[0].0 == 0;
+                if top {
+                    kernels::copy(wv.sub(0, 0, h, n), out.sub_mut(0, 0, h, n));
+                }
+                // Where each tile starts in the block.
+                let starts: Vec<usize> =
+                    rows.iter().scan(0, |at, &(_, rr)| Some(std::mem::replace(at, *at + rr))).collect();
+                for (&s, &f) in perm.src.iter().zip(&perm.fill) {
+                    let Some(f) = f else { continue };
+                    for (&(o, rr), &st) in rows.iter().zip(&starts) {
+                        if s >= h && (o..o + rr).contains(&s) {
+                            copy_row(&wv, h + f, &mut out, st + s - o);
+                        }
+                    }
+                }
+                if let Some(l) = l {
+                    let b0 = if top { h } else { 0 };
+                    let mut b3 = Vec::new();
+                    let lv = whole(&ins.input(l), &mut b3);
+                    let below = out.m - b0;
+                    let c = out.sub_mut(b0, 0, below, n);
+                    kernels::gemm(
+                        Trans::No,
+                        Trans::No,
+                        -1.0,
+                        lv.sub(0, 0, below, r),
+                        wv.sub(0, 0, r, n),
+                        1.0,
+                        c,
+                    );
+                }
+            }
+            _ => unreachable!("compute_lu is called with the LU ops only"),
+        }
     }
 
     /// The Householder QR ops (`algo::geqrf`).
@@ -181,8 +317,41 @@ impl Op {
             Op::QrGather { .. } | Op::QrScatter { .. } => 0.0,
             Op::QrVtc { .. } | Op::QrVw { .. } => 2.0 * m * n * k,
             Op::QrTw { .. } => m * n * k,
+            // DGETRF's count for an m×n panel.
+            Op::LuPanel { .. } => {
+                let r = m.min(n);
+                m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
+            }
+            // dims [rows, columns, r]: the TRSM of the top r rows and the GEMM below them.
+            Op::LuUpdate { .. } => k * k * n + 2.0 * (m - k).max(0.0) * n * k,
+            Op::LuExtract { .. } => 0.0,
+            Op::LuNewTop { l, .. } => l.map_or(0.0, |_| k * k * n),
+            Op::LuFill { l, .. } => l.map_or(0.0, |_| 2.0 * m * n * k),
         }
     }
+}
+
+/// Operand position `p` as one block.
+fn one<'a>(ins: &mut impl Operands<'a>, p: usize) -> View<'a, f64> {
+    let pieces = ins.input(Tiles::one(p));
+    assert_eq!(pieces.len(), 1, "a single tile comes as one block");
+    pieces[0]
+}
+
+/// Row `si` of `a` into row `di` of `b` (the first `b.n` columns).
+fn copy_row(a: &View<f64>, si: usize, b: &mut ViewMut<f64>, di: usize) {
+    for c in 0..b.n {
+        b.set(di, c, a.get(si, c));
+    }
+}
+
+/// The first `r` pivots of a pivot buffer (column 0) and the permutation it records (columns 1
+/// and 2), as [`Op::LuPanel`] wrote them.
+fn read_pivots(v: View<f64>, r: usize) -> (Vec<i32>, Perm) {
+    let piv = (0..r).map(|t| v.get(t, 0) as i32).collect();
+    let src = (0..r).map(|t| v.get(t, 1) as usize).collect();
+    let fill = (0..r).map(|t| v.get(t, 2)).map(|f| (f >= 0.0).then_some(f as usize)).collect();
+    (piv, Perm { src, fill })
 }
 
 #[cfg(test)]
@@ -198,9 +367,6 @@ mod tests {
     impl<'a> Operands<'a> for Pieces<'a> {
         fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>> {
             self.blocks[t.first].clone()
-        }
-        fn pivots(&mut self, _: Tiles, _: usize) -> Vec<i32> {
-            unreachable!()
         }
         fn output(&mut self, _: Tiles) -> ViewMut<'a, f64> {
             unreachable!()

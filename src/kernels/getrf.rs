@@ -37,3 +37,81 @@ pub fn getrf_slice(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
     unsafe { bk::dgetrf(&fi(a.m), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
     info
 }
+
+/// The composite row permutation of one panel's interchanges (1-based pivots `piv`, one per top
+/// position, applied in order, as DLASWP does): for each top position t < r, the panel row that
+/// ends at t (`src`) and, when that row comes from r or below, the top row that ends in its place
+/// (`fill`). Every row from r on ends up unchanged or holding an original top row: a row moved
+/// down is never moved again, since each later interchange swaps a row of the top block with a
+/// row at or below its own position. Rows are relative to the panel's first.
+pub struct Perm {
+    pub src: Vec<usize>,
+    pub fill: Vec<Option<usize>>,
+}
+
+impl Perm {
+    pub fn of(piv: &[i32]) -> Perm {
+        let r = piv.len();
+        // Only the rows the interchanges touch: position -> the original row now there.
+        let mut at: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        for (s, &pv) in piv.iter().enumerate() {
+            let t = pv as usize - 1;
+            if t != s {
+                let a = *at.get(&s).unwrap_or(&s);
+                let b = *at.get(&t).unwrap_or(&t);
+                at.insert(s, b);
+                at.insert(t, a);
+            }
+        }
+        let src: Vec<usize> = (0..r).map(|t| *at.get(&t).unwrap_or(&t)).collect();
+        let fill = src.iter().map(|&s| (s >= r).then(|| at[&s])).collect();
+        Perm { src, fill }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Perm;
+    use crate::algo::testutil::Rng;
+
+    /// The sequential interchanges applied to rows 0..len: the original row at each position.
+    fn applied(piv: &[i32], len: usize) -> Vec<usize> {
+        let mut rows: Vec<usize> = (0..len).collect();
+        for (s, &pv) in piv.iter().enumerate() {
+            rows.swap(s, pv as usize - 1);
+        }
+        rows
+    }
+
+    #[test]
+    fn perm_matches_the_sequential_interchanges() {
+        let mut rng = Rng::new(7);
+        for case in 0..2000 {
+            let len = 1 + case % 23;
+            let r = 1 + (case / 23) % len.min(9);
+            // Pivots as GEPP makes them: piv(s) - 1 >= s; often inside the top block.
+            let piv: Vec<i32> = (0..r)
+                .map(|s| {
+                    let u = (rng.next() + 1.0) / 2.0;
+                    let hi = if case % 3 == 0 { r } else { len };
+                    (s + (u * (hi - s) as f64) as usize + 1) as i32
+                })
+                .collect();
+            let want = applied(&piv, len);
+            let perm = Perm::of(&piv);
+            // Rebuild the final rows from the top sources and the fills only.
+            let mut got: Vec<usize> = (0..len).collect();
+            for t in 0..r {
+                got[t] = perm.src[t];
+                match perm.fill[t] {
+                    Some(f) => {
+                        assert!(perm.src[t] >= r && f < r, "case {case}: {piv:?}");
+                        got[perm.src[t]] = f;
+                    }
+                    None => assert!(perm.src[t] < r, "case {case}: {piv:?}"),
+                }
+            }
+            assert_eq!(got, want, "case {case}: pivots {piv:?}");
+        }
+    }
+}

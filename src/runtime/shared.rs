@@ -26,6 +26,13 @@ impl Buffers {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).push(w);
         t
     }
+
+    /// The values of buffer `t` of this store (column-major), read once the sequences that use
+    /// it have been waited for.
+    pub fn values(&self, t: &TiledMatrix<f64>) -> Vec<f64> {
+        let all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        all.iter().find(|w| w.tiles().id() == t.id()).expect("a buffer of this store").as_slice().to_vec()
+    }
 }
 
 /// A generator's view of one tiled matrix in this process (and of its buffers, when it has a
@@ -94,20 +101,22 @@ impl<'a> Operands<'a> for SharedOperands<'_, 'a> {
     fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>> {
         blocks(self.pos, t).into_iter().map(|(m, i, j, n)| self.c.region(&m, i..i + n, j..j + 1)).collect()
     }
-    fn pivots(&mut self, _: Tiles, _: usize) -> Vec<i32> {
-        unreachable!("no generator run on a shared graph has an integer operand")
-    }
     fn output(&mut self, t: Tiles) -> ViewMut<'a, f64> {
         one_block(self.c, self.pos, t)
     }
 }
 
-/// Operand `t` as one writable block.
+/// Operand `t` as one writable block: the same tile rows of consecutive tile columns of one
+/// matrix, column by column (one tile column, or several side by side).
 fn one_block<'a>(c: &Ctx<'a>, pos: &[Pos], t: Tiles) -> ViewMut<'a, f64> {
-    match blocks(pos, t)[..] {
-        [(m, i, j, n)] => c.region_mut(&m, i..i + n, j..j + 1),
-        _ => panic!("operand {t:?} is written but is not one block"),
-    }
+    let b = blocks(pos, t);
+    let (m, i, j, n) = b[0];
+    let side_by_side = b
+        .iter()
+        .enumerate()
+        .all(|(d, &(m2, i2, j2, n2))| m2.id() == m.id() && i2 == i && n2 == n && j2 == j + d);
+    assert!(side_by_side, "operand {t:?} is written but is not one block");
+    c.region_mut(&m, i..i + n, j..j + b.len())
 }
 
 impl Graph for SharedGraph<'_> {

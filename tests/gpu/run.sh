@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh [KIT]: hetla's CUDA paths on a machine with a real NVIDIA GPU, from the kit that
+# tests/gpu/kit.sh built (default target/gpu-kit; the GPU machine needs no Rust toolchain).
+# Not part of scripts/test.sh: CI has no GPU. Steps, each under its own time limit:
+#   env     the GPU, the driver and where the CUDA libraries are (added to LD_LIBRARY_PATH)
+#   smoke   one verbose dpotrf/dgetrf/dgeqrf of n = 3000 on the GPU (HETLA_HOST_SHARE=0), checked
+#           against OpenBLAS by bench/out/driver
+#   unit    the library's unit tests with every configuration on the GPUs (HETLA_TEST_GPUS=all),
+#           less the tests that assert their own device set (as scripts/test.sh skips them)
+#   ffi     ffi-tests/run.sh (C call sites; needs gcc there), every tile call on the GPU
+#   lapack  tests/lapack_suite.sh with LAPACK_SUITE_CUDA=1: xlintstd with every call on tiles,
+#           on the host and on the GPU
+# GPU_STEPS picks steps (default "smoke unit ffi lapack"). Logs under target/gpu-run/.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+KIT=$(cd "${1:-target/gpu-kit}" && pwd)
+LOGS=target/gpu-run
+mkdir -p "$LOGS" target/release bench/out
+cp "$KIT/lib/libhetla.so" target/release/libhetla.so
+cp "$KIT/bin/driver" "$KIT/bin/cusolver_ref" bench/out/
+STEPS=${GPU_STEPS:-smoke unit ffi lapack}
+
+echo "== env"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 4
+cudirs=$(find /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/nvidia/lib64 /opt /usr/lib \
+    -maxdepth 7 \( -name 'libcublas.so*' -o -name 'libcusolver.so*' -o -name 'libcuda.so*' \) 2>/dev/null |
+    xargs -r -n1 dirname | awk '!seen[$0]++' | paste -sd: -)
+echo "CUDA library folders: $cudirs"
+export LD_LIBRARY_PATH="$KIT/lib${cudirs:+:$cudirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+echo "gcc: $(command -v gcc || echo missing); cores: $(nproc)"
+unset HETLA_VERBOSE HETLA_TRACE HETLA_EMULATE_GPUS HETLA_HOST_SHARE HETLA_NB HETLA_MIN_N
+
+passed=0
+failed=0
+result() { # NAME RC
+    if [ "$2" -eq 0 ]; then echo "[PASS] gpu $1"; passed=$((passed + 1)); else echo "[FAIL] gpu $1 (exit $2)"; failed=$((failed + 1)); fi
+}
+for s in $STEPS; do
+    t0=$(date +%s)
+    case $s in
+    smoke)
+        HETLA_VERBOSE=1 HETLA_MIN_N=0 HETLA_GPUS=all HETLA_HOST_SHARE=0 timeout 120 bench/out/driver \
+            --routines dpotrf,dgetrf,dgeqrf --sizes 3000 --reps 1 --out "$LOGS/smoke.csv" >"$LOGS/smoke.log" 2>&1
+        rc=$?
+        grep -E '^hetla: (cuda|no CUDA)|dev=|panick' "$LOGS/smoke.log" | sort -u | head -n 12
+        cat "$LOGS/smoke.csv" 2>/dev/null
+        [ "$rc" -eq 0 ] && ! grep -q 'dev=cuda0' "$LOGS/smoke.log" && rc=3 # ran, but not on the GPU
+        grep -q panicked "$LOGS/smoke.log" && rc=4
+        result smoke "$rc"
+        ;;
+    unit)
+        skips=()
+        for t in $(grep -v '^#' tests/gpu/own_devices.txt); do skips+=(--skip "$t"); done
+        HETLA_TEST_GPUS=all timeout 200 "$KIT/bin/hetla-unit" --exact "${skips[@]}" >"$LOGS/unit.log" 2>&1
+        rc=$?
+        grep -E '^test result|FAILED|panicked' "$LOGS/unit.log" | head -n 30
+        result unit "$rc"
+        ;;
+    ffi)
+        HETLA_GPUS=all HETLA_DEVICE_FORCE=1 HETLA_DEVICE_NB=16 HETLA_HOST_SHARE=0 FFI_TIMEOUT=60 \
+            FFI_RSS_N=480 FFI_RSS_CALLS=120 timeout 200 bash ffi-tests/run.sh >"$LOGS/ffi.log" 2>&1
+        rc=$?
+        grep -E '^\[FAIL\]|^ffi-tests:' "$LOGS/ffi.log" | head -n 30
+        cat ffi-tests/build/logs/*.err 2>/dev/null | grep -m 3 -E 'dev=cuda0' | cut -c1-200
+        result ffi "$rc"
+        ;;
+    lapack)
+        LAPACK_TEST_DIR="$KIT/lapack" LAPACK_SUITE_CUDA=1 HETLA_DEVICE_NB=16 HETLA_HOST_SHARE=0 \
+            LAPACK_SUITE_TIMEOUT=100 timeout 220 bash tests/lapack_suite.sh >"$LOGS/lapack.log" 2>&1
+        rc=$?
+        grep -E '^\[FAIL\]|^lapack-suite:|    \|' "$LOGS/lapack.log" | head -n 40
+        result lapack "$rc"
+        ;;
+    *) echo "unknown step $s"; result "$s" 1 ;;
+    esac
+    echo "== $s took $(($(date +%s) - t0)) s"
+done
+echo "gpu: $passed passed, $failed failed"
+[ $failed -eq 0 ]
