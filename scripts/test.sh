@@ -145,19 +145,12 @@ done
 # The fake CUDA (tests/fakecuda): the fixture's own tests, then the unit tests on hetla's CUDA
 # device over 1 and 2 fake GPUs. Skipped there, because a configuration built in code gets the
 # fake GPUs on top of what it names: tests that assert their own device set, memory sizes or cost
-# model (they run in cargo-test and unit-emu*).
+# model (listed in tests/gpu/own_devices.txt, which tests/gpu/run.sh skips on a real GPU too;
+# they run in cargo-test and unit-emu*).
 runner fakecuda-selftest tests/fakecuda/selftest.sh
 FAKE=$PWD/target/fakecuda
-own_devices=(
-    algo::geqrf::tests::trailing_updates_run_on_the_devices_and_evict_when_short_of_memory
-    algo::potrf::tests::ample_memory_moves_each_tile_in_once_and_back_once
-    algo::potrf::tests::device_memory_smaller_than_the_matrix_evicts_and_stays_right
-    algo::potrf::tests::trace_shows_device_tasks_and_transfers
-    algo::potrf::tests::without_devices_there_is_no_device_bookkeeping
-    api::tests::device_calls_cut_hybrid_tiles_and_say_so_host_calls_keep_uniform_tiles
-    api::tests::the_cost_model_keeps_small_calls_on_the_host_unless_forced
-    device::tests::cost_model_keeps_tiny_calls_on_the_host
-)
+own_devices=()
+while read -r t; do [ -n "$t" ] && [ "${t#\#}" = "$t" ] && own_devices+=("$t"); done <tests/gpu/own_devices.txt
 skips=()
 for t in "${own_devices[@]}"; do skips+=(--skip "$t"); done
 for g in 1 2; do

@@ -50,7 +50,7 @@ for s in $STEPS; do
         ;;
     unit)
         skips=()
-        for t in $(grep -v '^#' tests/gpu/own_devices.txt); do skips+=(--skip "$t"); done
+        while read -r t; do [ -n "$t" ] && [ "${t#\#}" = "$t" ] && skips+=(--skip "$t"); done <tests/gpu/own_devices.txt
         HETLA_TEST_GPUS=all timeout 200 "$KIT/bin/hetla-unit" --exact "${skips[@]}" >"$LOGS/unit.log" 2>&1
         rc=$?
         grep -E '^test result|FAILED|panicked' "$LOGS/unit.log" | head -n 30
