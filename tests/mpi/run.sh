@@ -116,13 +116,14 @@ ROUND=100 run pdgetrf 4 3 linked C 2 2
 ROUND=100 run pdgeqrf 2 8 preload R 2 1
 ROUND=100 run pdgetrs 4 5 linked C 2 1 1
 
-# Ranks whose environments disagree (rank 0 runs tiles of 3, rank 1 would forward every call and
-# use tiles of 5): process (0, 0)'s decisions are the grid's, so every call runs on tiles of 3 on
-# both ranks and nothing hangs (each run under the same timeout).
+# Ranks whose environments disagree (rank 0 runs tiles of 3 on one thread, rank 1 would forward
+# every call and use tiles of 5 on two threads): process (0, 0)'s decisions are the grid's, so
+# every call runs on tiles of 3 on both ranks and nothing hangs (each run under the same timeout).
 for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs; do
     exe=$work/$t.linked
-    out=$(timeout 300 mpirun --oversubscribe -np 1 -x HETLA_MIN_N=0 -x HETLA_NB=3 -x HETLA_VERBOSE=1 "$exe" R 1 2 : \
-        -np 1 -x HETLA_MIN_N=1000000 -x HETLA_NB=5 -x HETLA_VERBOSE=1 "$exe" R 1 2 2>&1) || true
+    out=$(timeout 300 mpirun --oversubscribe -np 1 -x HETLA_MIN_N=0 -x HETLA_NB=3 -x HETLA_NUM_THREADS=1 \
+        -x HETLA_VERBOSE=1 "$exe" R 1 2 : -np 1 -x HETLA_MIN_N=1000000 -x HETLA_NB=5 -x HETLA_NUM_THREADS=2 \
+        -x HETLA_VERBOSE=1 "$exe" R 1 2 2>&1) || true
     summary=$(grep -E "^${t}_test:" <<<"$out" || echo "no summary")
     tiles=$(grep -c "hetla: $t .*path=tiles" <<<"$out" || true)
     # (PDGETRS forwards calls whose IPIV is not a permutation of sub(A)'s rows, on every rank:
