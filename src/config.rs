@@ -47,6 +47,9 @@ pub struct Config {
     /// `None`: the library's choice ([`crate::api::scalapack::lu_qr_shape`]). Process (0, 0)'s
     /// setting is the grid's.
     pub dist_layout: Option<DistLayout>,
+    /// How LU calls pivot (`HETLA_LU`: `gepp`, LAPACK's partial pivoting, the default; `calu`,
+    /// tournament pivoting). Process (0, 0)'s setting is the grid's.
+    pub lu: Pivoting,
     /// Test hook (`HETLA_TEST_FAULT=R`): on rank R of a grid, the first task of every
     /// distributed call fails as an internal error would (the job must then abort, not hang).
     pub test_fault: Option<usize>,
@@ -59,6 +62,27 @@ pub enum DistLayout {
     Grid,
     /// Whole tile columns dealt over all P·Q ranks (one process row).
     Row,
+}
+
+/// The pivoting of the LU routines (`HETLA_LU`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Pivoting {
+    /// Partial pivoting: LAPACK's DGETRF pivots, exactly.
+    #[default]
+    Gepp,
+    /// Communication-avoiding LU: tournament pivoting in each panel (TSLU). A valid `ipiv`, but
+    /// not GEPP's.
+    Calu,
+}
+
+impl Pivoting {
+    /// Its name in the verbose lines (`pivot=`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Pivoting::Gepp => "gepp",
+            Pivoting::Calu => "calu",
+        }
+    }
 }
 
 /// Which CUDA devices `HETLA_GPUS` selects.
@@ -199,6 +223,7 @@ impl Config {
             device_force: false,
             device_nb: None,
             dist_layout: None,
+            lu: Pivoting::Gepp,
             test_fault: None,
         };
         test_cuda(c)
@@ -269,6 +294,12 @@ impl Config {
             "row" => Some(DistLayout::Row),
             _ => None,
         });
+        c.lu = parse_var("HETLA_LU", |s| match s.to_ascii_lowercase().as_str() {
+            "gepp" => Some(Pivoting::Gepp),
+            "calu" => Some(Pivoting::Calu),
+            _ => None,
+        })
+        .unwrap_or_default();
         c
     }
 }

@@ -332,6 +332,9 @@ pub fn qr_residuals(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, tau: &[
 
 /// The backend's DGETRF on a copy: (factors, ipiv, info).
 pub fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, Vec<i32>, i32) {
+    // Single-threaded: OpenBLAS 0.3.21's threaded DGETRF was seen writing into a neighbouring
+    // allocation here (m = n = 1000, ld = 1001, 2 threads).
+    let _blas = crate::backend::BlasThreadsGuard::new();
     let mut f = a.to_vec();
     let mut ipiv = vec![0i32; m.min(n).max(1)];
     let mut info = 0;
@@ -349,4 +352,56 @@ pub fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, V
     };
     ipiv.truncate(m.min(n));
     (f, ipiv, info)
+}
+
+/// LU's backward error ‖P·A − L·U‖₁ / (‖A‖₁·max(m, n)·ε) of the factors in `f` (L unit lower,
+/// U upper, as DGETRF leaves them) with LAPACK's interchanges `ipiv` (1-based), by BLAS.
+pub fn lu_backward_error(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, ipiv: &[i32]) -> f64 {
+    use crate::kernels::{gemm, Trans};
+    use crate::tile::{View, ViewMut};
+    let k = m.min(n);
+    let mut l = vec![0.0; m * k];
+    let mut u = vec![0.0; k * n];
+    for j in 0..k {
+        l[j + j * m] = 1.0;
+        for i in j + 1..m {
+            l[i + j * m] = f[i + j * ld];
+        }
+    }
+    for j in 0..n {
+        for i in 0..=j.min(k - 1) {
+            u[i + j * k] = f[i + j * ld];
+        }
+    }
+    // P·A, then P·A − L·U.
+    let mut pa: Vec<f64> =
+        (0..n).flat_map(|j| (0..m).map(move |i| (i, j))).map(|(i, j)| a[i + j * ld]).collect();
+    for (r, &p) in ipiv.iter().enumerate() {
+        let p = p as usize - 1;
+        for j in 0..n {
+            pa.swap(r + j * m, p + j * m);
+        }
+    }
+    if k > 0 {
+        gemm(
+            Trans::No,
+            Trans::No,
+            -1.0,
+            View::from_slice(&l, m, k, m),
+            View::from_slice(&u, k, n, k.max(1)),
+            1.0,
+            ViewMut::from_slice(&mut pa, m, n, m),
+        );
+    }
+    let norm1 = |x: &[f64], lda: usize| {
+        (0..n).map(|j| (0..m).map(|i| x[i + j * lda].abs()).sum::<f64>()).fold(0.0, f64::max)
+    };
+    norm1(&pa, m) / (norm1(a, ld).max(f64::MIN_POSITIVE) * m.max(n) as f64 * eps())
+}
+
+/// Growth factor max|U| / max|A| of LU factors `f` (U in the upper trapezoid).
+pub fn lu_growth(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize) -> f64 {
+    let amax = (0..n).flat_map(|j| (0..m).map(move |i| a[i + j * ld].abs())).fold(0.0, f64::max);
+    let umax = (0..n).flat_map(|j| (0..=j.min(m - 1)).map(move |i| f[i + j * ld].abs())).fold(0.0, f64::max);
+    umax / amax.max(f64::MIN_POSITIVE)
 }

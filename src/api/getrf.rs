@@ -34,7 +34,7 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0);
     if let Some(why) = forward_reason(cfg, "dgetrf", kmin) {
         let info = forward::dgetrf(m, n, a, lda, ipiv);
-        rep.finish("dgetrf", format_args!("m={m} n={n}"), Path::Forward, Some(why), flops);
+        rep.finish("dgetrf", format_args!("m={m} n={n} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
     let nb = cfg.nb_for("dgetrf", kmin);
@@ -44,9 +44,22 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     let work = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
     let r = run_tiles_on_devices(cfg, "dgetrf", nb, work, |seq, p| {
         info.clear();
-        algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info, &store)
+        algo::getrf::getrf(
+            seq,
+            cfg.lu,
+            &a.tiled_parts(p, p),
+            &ipiv.tiled_parts(p, Part::uniform(1)),
+            &info,
+            &store,
+        )
     });
-    rep.finish("dgetrf", format_args!("m={m} n={n} nb={nb}"), Path::Tiles, None, flops);
+    rep.finish(
+        "dgetrf",
+        format_args!("m={m} n={n} nb={nb} pivot={}", cfg.lu.name()),
+        Path::Tiles,
+        None,
+        flops,
+    );
     r?;
     numerical(info.get())
 }
@@ -117,7 +130,7 @@ pub fn dgesv(
     let flops = 2.0 * nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64;
     if let Some(why) = forward_reason(cfg, "dgesv", n as usize) {
         let info = forward::dgesv(n, nrhs, a, lda, ipiv, b, ldb);
-        rep.finish("dgesv", format_args!("n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
+        rep.finish("dgesv", format_args!("n={n} nrhs={nrhs} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
     let nb = cfg.nb_for("dgesv", n as usize);
@@ -132,7 +145,14 @@ pub fn dgesv(
     let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
     let mut r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
         info.clear();
-        algo::getrf::getrf(seq, &a.tiled_parts(p, p), &ipiv.tiled_parts(p, Part::uniform(1)), &info, &store)
+        algo::getrf::getrf(
+            seq,
+            cfg.lu,
+            &a.tiled_parts(p, p),
+            &ipiv.tiled_parts(p, Part::uniform(1)),
+            &info,
+            &store,
+        )
     });
     if r.is_ok() && info.get() == 0 && nr > 0 {
         r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
@@ -141,7 +161,13 @@ pub fn dgesv(
             algo::getrf::getrs(seq, Trans::No, &ta, &tp, &tb)
         });
     }
-    rep.finish("dgesv", format_args!("n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
+    rep.finish(
+        "dgesv",
+        format_args!("n={n} nrhs={nrhs} nb={nb} pivot={}", cfg.lu.name()),
+        Path::Tiles,
+        None,
+        flops,
+    );
     r?;
     numerical(info.get())
 }

@@ -352,7 +352,11 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::LuUpdate { .. }
         | DeviceOp::LuExtract { .. }
         | DeviceOp::LuNewTop { .. }
-        | DeviceOp::LuFill { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
+        | DeviceOp::LuFill { .. }
+        | DeviceOp::CaluLeaf { .. }
+        | DeviceOp::CaluMerge { .. }
+        | DeviceOp::CaluRoot { .. }
+        | DeviceOp::CaluTop { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
     }
     b.finish()
 }

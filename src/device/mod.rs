@@ -145,7 +145,35 @@ pub enum DeviceOp {
     /// height); every other row that the interchanges move a top row into ← that row (W's rows
     /// h..); then, when `l` is given (the panel's L at the rows of the tiles below tile row k),
     /// those tiles −= L·(W's top r rows).
-    LuFill { c: Tiles, w: Tiles, piv: Tiles, l: Option<Tiles>, rows: Vec<(usize, usize)>, h: usize },
+    /// With `solve` (CALU's panel column) the rows below the panel's top r instead become
+    /// L₂₁ ← (them)·U₁₁⁻¹, U₁₁ the upper triangle of W's top r×r (a zero pivot divides nothing,
+    /// as in LAPACK's DGETF2).
+    LuFill {
+        c: Tiles,
+        w: Tiles,
+        piv: Tiles,
+        l: Option<Tiles>,
+        rows: Vec<(usize, usize)>,
+        h: usize,
+        solve: bool,
+    },
+
+    // Tournament pivoting (CALU's TSLU panel, `algo::getrf`): host-only ops. A candidate buffer
+    // holds up to w candidate rows of a w-wide panel: their values as they were before the panel
+    // was factored (columns 0..w) and their panel row (column w; −1 in unused rows).
+    /// GEPP on a copy of the block `a` (tile b of it starting `rows[b].0` rows below the panel's
+    /// top, `rows[b].1` rows): its min(rows, w) pivot rows, in pivot order, into `cand`.
+    CaluLeaf { cand: Tiles, a: Tiles, rows: Vec<(usize, usize)> },
+    /// The candidates of `cand` and of each of `others` (each a block of its own) stacked, GEPP on
+    /// a copy: the first min(count, w) pivot rows, in pivot order, into `cand`.
+    CaluMerge { cand: Tiles, others: Tiles },
+    /// The final candidates (`cand`, the r winners): GEPP on their values gives the order of the
+    /// top rows and L₁₁, U₁₁ (into `f`, r×w); the interchanges that bring them to the top, their
+    /// permutation and INFO into the pivot buffer `piv`. Two outputs: `f` and `piv`.
+    CaluRoot { f: Tiles, piv: Tiles, cand: Tiles },
+    /// W of the panel column: rows 0..h the panel's tile (k, k) after the interchanges, with the
+    /// top r rows from `f` (L₁₁ and U₁₁); rows h..h + r the old top rows.
+    CaluTop { w: Tiles, old: Tiles, piv: Tiles, f: Tiles },
 }
 
 /// Where [`DeviceOp::LuNewTop`] finds the rows of one tile row of the column.
@@ -175,6 +203,9 @@ impl DeviceOp {
             DeviceOp::LuExtract { x, .. } => x,
             DeviceOp::LuNewTop { w, .. } => w,
             DeviceOp::LuFill { c, .. } => c,
+            DeviceOp::CaluLeaf { cand, .. } | DeviceOp::CaluMerge { cand, .. } => cand,
+            DeviceOp::CaluRoot { f, .. } => f,
+            DeviceOp::CaluTop { w, .. } => w,
         }
     }
 
@@ -213,6 +244,10 @@ impl DeviceOp {
                 [w, old, piv, others].into_iter().chain(l).collect()
             }
             DeviceOp::LuFill { c, w, piv, l, .. } => [c, w, piv].into_iter().chain(l).collect(),
+            DeviceOp::CaluLeaf { cand, a, .. } => vec![cand, a],
+            DeviceOp::CaluMerge { cand, others } => vec![cand, others],
+            DeviceOp::CaluRoot { f, piv, cand } => vec![f, piv, cand],
+            DeviceOp::CaluTop { w, old, piv, f } => vec![w, old, piv, f],
         }
     }
 
@@ -236,6 +271,10 @@ impl DeviceOp {
             DeviceOp::LuExtract { .. } => "lu-extract",
             DeviceOp::LuNewTop { .. } => "lu-newtop",
             DeviceOp::LuFill { .. } => "lu-fill",
+            DeviceOp::CaluLeaf { .. } => "calu-leaf",
+            DeviceOp::CaluMerge { .. } => "calu-merge",
+            DeviceOp::CaluRoot { .. } => "calu-root",
+            DeviceOp::CaluTop { .. } => "calu-top",
         }
     }
 

@@ -24,7 +24,7 @@ use super::Stats;
 use crate::algo::getrf::{generate, Lu, Panel, Step};
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
-use crate::config::Config;
+use crate::config::{Config, Pivoting};
 use crate::error::Error;
 use crate::tile::Raw;
 use std::cell::RefCell;
@@ -33,8 +33,8 @@ use std::cell::RefCell;
 pub const CHUNK: usize = 256;
 
 /// How the distributed runtime cuts the LU for tiles of `nb` columns.
-pub fn lu_tasks(nb: usize) -> Lu {
-    Lu { panel: Panel::Gathered, fused: true, chunk: (CHUNK / nb.max(1)).max(1) }
+pub fn lu_tasks(pivot: Pivoting, nb: usize) -> Lu {
+    Lu { pivot, panel: Panel::Gathered, fused: true, chunk: (CHUNK / nb.max(1)).max(1) }
 }
 
 /// PDGETRF on tiles for a process inside the grid; the arguments have passed the checks and
@@ -52,6 +52,7 @@ pub fn pdgetrf(
     g: &GridInfo,
     nb: usize,
     shape: Shape,
+    pivot: Pivoting,
 ) -> (Result<(), Error>, Stats) {
     let (mu, nu) = (m as usize, n as usize);
     let kmin = mu.min(nu);
@@ -66,7 +67,7 @@ pub fn pdgetrf(
         nb,
         shape,
         |_, _, _| (),
-        |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(nb)),
+        |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb)),
         |fin: &Finished| {
             // Each panel's pivots and INFO from the one rank that factored it, zeros elsewhere.
             let mut local_info = i32::MAX;
@@ -138,7 +139,7 @@ mod tests {
                     _ => {}
                 }
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
-                for lu in [lu_tasks(nb), Lu { chunk: 1, ..lu_tasks(nb) }] {
+                for lu in [lu_tasks(Pivoting::Gepp, nb), Lu { chunk: 1, ..lu_tasks(Pivoting::Gepp, nb) }] {
                     let mut a = a0.clone();
                     let steps = Mutex::new(Vec::new());
                     let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
@@ -166,6 +167,66 @@ mod tests {
                     let d = a.iter().zip(&f).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
                     assert!(d < 1e-11, "{what}: factors differ from the reference by {d}");
                 }
+            }
+        }
+    }
+
+    /// CALU on in-process ranks: the tournament runs over the places of the panel column (one
+    /// leaf per process row on 2-D grids, per tile on one process row), so the panel is never
+    /// gathered on one rank; a valid ipiv, INFO as LAPACK's on exactly singular matrices (zero
+    /// columns), the backward error within 4× of the reference GEPP's, every message received.
+    #[test]
+    fn calu_on_local_ranks() {
+        for &(p, q) in &[(1, 1), (1, 2), (2, 1), (2, 2), (3, 2), (4, 1)] {
+            for &(m, n, nb, zero) in &[
+                (37, 23, 5, None),
+                (23, 37, 5, None),
+                (40, 40, 8, None),
+                (60, 30, 4, Some(11)),
+                (30, 30, 4, Some(0)),
+            ] {
+                let what = format!("grid {p}x{q} m {m} n {n} nb {nb} zero column {zero:?}");
+                let mut a0 = Rng::new((m * 17 + n * 5 + nb + p * 7 + q) as u64).matrix(m, n, m);
+                if let Some(j) = zero {
+                    (0..m).for_each(|i| a0[i + j * m] = 0.0);
+                }
+                let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
+                let mut a = a0.clone();
+                let steps = Mutex::new(Vec::new());
+                let lu = lu_tasks(Pivoting::Calu, nb);
+                let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
+                    *steps.lock().unwrap() = generate(ds, &lu)
+                });
+                assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
+                let sent: usize = runs.iter().map(|r| r.sent).sum();
+                let received: usize = runs.iter().map(|r| r.received).sum();
+                assert_eq!(sent, received, "{what}: every message sent is received");
+                let mut piv = vec![0i32; m.min(n)];
+                let mut info = 0;
+                for s in steps.lock().unwrap().iter() {
+                    let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(&s.piv)).collect();
+                    let (rows, z) = s.read(holders[0].as_slice());
+                    for (t, &row) in rows.iter().enumerate() {
+                        piv[s.off + t] = row as i32 + 1;
+                    }
+                    if info == 0 {
+                        info = z;
+                    }
+                }
+                assert_eq!(info, info_ref, "{what}: INFO");
+                assert!(
+                    piv.iter().enumerate().all(|(t, &x)| x as usize > t && x as usize <= m),
+                    "{what}: ipiv {piv:?}"
+                );
+                assert!(a.iter().all(|x| x.is_finite()), "{what}: NaN or Inf");
+                let (ec, eg) = (
+                    lu_backward_error(m, n, &a0, &a, m, &piv),
+                    lu_backward_error(m, n, &a0, &f, m, &piv_ref),
+                );
+                assert!(
+                    ec <= 4.0 * eg.max(0.25) && ec < 10.0,
+                    "{what}: backward error {ec} against GEPP's {eg}"
+                );
             }
         }
     }

@@ -109,6 +109,9 @@ impl Op {
             | Op::LuExtract { .. }
             | Op::LuNewTop { .. }
             | Op::LuFill { .. } => self.compute_lu(ins, out),
+            Op::CaluLeaf { .. } | Op::CaluMerge { .. } | Op::CaluRoot { .. } | Op::CaluTop { .. } => {
+                return self.compute_calu(ins, out)
+            }
         }
         0
     }
@@ -122,15 +125,7 @@ impl Op {
                 let r = out.m.min(out.n);
                 let mut p = vec![0i32; r];
                 let info = kernels::getrf_slice(out, &mut p);
-                let mut pv = ins.output(piv);
-                assert!(pv.m >= r && pv.n >= 4, "a pivot buffer of r×4 at least");
-                let perm = Perm::of(&p);
-                for (t, &pt) in p.iter().enumerate() {
-                    pv.set(t, 0, pt as f64);
-                    pv.set(t, 1, perm.src[t] as f64);
-                    pv.set(t, 2, perm.fill[t].map_or(-1.0, |f| f as f64));
-                }
-                pv.set(0, 3, info as f64);
+                write_pivots(ins.output(piv), &p, info);
             }
             Op::LuUpdate { l, piv, r, .. } => {
                 let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
@@ -202,7 +197,7 @@ impl Op {
                     );
                 }
             }
-            Op::LuFill { w, piv, l, ref rows, h, .. } => {
+            Op::LuFill { w, piv, l, ref rows, h, solve, .. } => {
                 let pv = whole(&ins.input(piv), &mut b1);
                 let r = pv.m;
                 let (_, perm) = read_pivots(pv, r);
@@ -221,6 +216,14 @@ impl Op {
                         if s >= h && (o..o + rr).contains(&s) {
                             copy_row(&wv, h + f, &mut out, st + s - o);
                         }
+                    }
+                }
+                if solve {
+                    // CALU's panel column: the rows below the top r (tile k's too) ← ·U₁₁⁻¹.
+                    let b0 = if top { r } else { 0 };
+                    let below = out.m - b0;
+                    if below > 0 {
+                        kernels::trsm_right_upper_zero_safe(wv.sub(0, 0, r, r), out.sub_mut(b0, 0, below, r));
                     }
                 }
                 if let Some(l) = l {
@@ -326,8 +329,122 @@ impl Op {
             Op::LuUpdate { .. } => k * k * n + 2.0 * (m - k).max(0.0) * n * k,
             Op::LuExtract { .. } => 0.0,
             Op::LuNewTop { l, .. } => l.map_or(0.0, |_| k * k * n),
-            Op::LuFill { l, .. } => l.map_or(0.0, |_| 2.0 * m * n * k),
+            Op::LuFill { l, solve, .. } => {
+                l.map_or(0.0, |_| 2.0 * m * n * k) + if solve { m * k * k } else { 0.0 }
+            }
+            // dims [rows, w, 0]: GEPP on the rows×w block; a merge's rows are the candidates.
+            Op::CaluLeaf { .. } | Op::CaluMerge { .. } | Op::CaluRoot { .. } => {
+                let r = m.min(n);
+                m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
+            }
+            Op::CaluTop { .. } => 0.0,
         }
+    }
+
+    /// The tournament-pivoting ops (CALU's panel). Returns 0: INFO travels in the pivot buffer.
+    fn compute_calu<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) -> i32 {
+        let mut b1 = Vec::new();
+        match *self {
+            Op::CaluLeaf { a, ref rows, .. } => {
+                let blk = whole(&ins.input(a), &mut b1);
+                let w = out.n - 1;
+                assert_eq!(blk.n, w, "a candidate buffer is one column wider than the panel");
+                // Panel row of each block row.
+                let ids: Vec<f64> = rows.iter().flat_map(|&(o, h)| (o..o + h).map(|x| x as f64)).collect();
+                assert_eq!(ids.len(), blk.m, "the rows of a leaf's tiles");
+                let cands: Vec<(View<f64>, usize, f64)> = (0..blk.m).map(|i| (blk, i, ids[i])).collect();
+                nominate(&cands, w, out);
+            }
+            Op::CaluMerge { others, .. } => {
+                let w = out.n - 1;
+                let own: Vec<f64> = (0..w + 1)
+                    .flat_map(|c| (0..out.m).map(move |i| (i, c)))
+                    .map(|(i, c)| out.get(i, c))
+                    .collect();
+                let mine = View::from_slice(&own, out.m, w + 1, out.m.max(1));
+                let oth: Vec<View<f64>> = others.positions().map(|p| one(ins, p)).collect();
+                let mut cands: Vec<(View<f64>, usize, f64)> = Vec::new();
+                for v in std::iter::once(&mine).chain(&oth) {
+                    cands.extend((0..v.m).filter(|&i| v.get(i, w) >= 0.0).map(|i| (*v, i, v.get(i, w))));
+                }
+                nominate(&cands, w, out);
+            }
+            Op::CaluRoot { piv, cand, .. } => {
+                let cv = one(ins, cand.first);
+                let w = cv.n - 1;
+                let r = out.m;
+                assert!((0..r).all(|t| cv.get(t, w) >= 0.0), "the root holds r winners");
+                // GEPP on the winners: the order of the top rows, L₁₁ and U₁₁.
+                kernels::copy(cv.sub(0, 0, r, w), out.sub_mut(0, 0, r, w));
+                let mut p = vec![0i32; r];
+                let info = kernels::getrf_slice(out, &mut p);
+                let mut order: Vec<usize> = (0..r).collect();
+                for (t, &pt) in p.iter().enumerate() {
+                    order.swap(t, pt as usize - 1);
+                }
+                let src: Vec<usize> = order.iter().map(|&x| cv.get(x, w) as usize).collect();
+                let ipiv = kernels::interchanges_to_top(&src);
+                write_pivots(ins.output(piv), &ipiv, info);
+            }
+            Op::CaluTop { old, piv, f, .. } => {
+                let pv = whole(&ins.input(piv), &mut b1);
+                let r = pv.m;
+                let (_, perm) = read_pivots(pv, r);
+                let old = one(ins, old.first);
+                let fv = one(ins, f.first);
+                let (h, n) = (old.m, old.n);
+                kernels::copy(old, out.sub_mut(0, 0, h, n));
+                kernels::copy(fv.sub(0, 0, r, n), out.sub_mut(0, 0, r, n));
+                for (&s, &fl) in perm.src.iter().zip(&perm.fill) {
+                    if let Some(fl) = fl {
+                        if s < h {
+                            copy_row(&old, fl, &mut out, s);
+                        }
+                    }
+                }
+                for t in 0..r {
+                    copy_row(&old, t, &mut out, h + t);
+                }
+            }
+            _ => unreachable!("compute_calu is called with the CALU ops only"),
+        }
+        0
+    }
+}
+
+/// GEPP on a copy of the candidate rows `cands` (a view, its row, the row's panel row; the first
+/// `w` columns are the values): the first min(count, w) pivot rows, in pivot order, into the
+/// candidate buffer `out` (values and panel row; −1 in the rows left over).
+fn nominate(cands: &[(View<f64>, usize, f64)], w: usize, mut out: ViewMut<f64>) {
+    let m = cands.len();
+    let mut s = vec![0.0; m * w];
+    for (i, (v, row, _)) in cands.iter().enumerate() {
+        for c in 0..w {
+            s[i + c * m] = v.get(*row, c);
+        }
+    }
+    let c = m.min(w);
+    let mut p = vec![0i32; c];
+    kernels::getrf_slice(ViewMut::from_slice(&mut s, m, w, m.max(1)), &mut p);
+    let mut order: Vec<usize> = (0..m).collect();
+    for (t, &pt) in p.iter().enumerate() {
+        order.swap(t, pt as usize - 1);
+    }
+    let mut vals = vec![0.0; c * w];
+    for (t, &i) in order[..c].iter().enumerate() {
+        let (v, row, _) = cands[i];
+        for col in 0..w {
+            vals[t + col * c] = v.get(row, col);
+        }
+    }
+    for t in 0..out.m {
+        out.set(t, w, -1.0);
+    }
+    for (t, &i) in order[..c].iter().enumerate() {
+        for col in 0..w {
+            out.set(t, col, vals[t + col * c]);
+        }
+        out.set(t, w, cands[i].2);
     }
 }
 
@@ -343,6 +460,19 @@ fn copy_row(a: &View<f64>, si: usize, b: &mut ViewMut<f64>, di: usize) {
     for c in 0..b.n {
         b.set(di, c, a.get(si, c));
     }
+}
+
+/// A panel's pivot buffer (see `DeviceOp::LuPanel`): the interchanges `ipiv` (block-local,
+/// 1-based), their composite permutation and the panel's INFO.
+fn write_pivots(mut pv: ViewMut<f64>, ipiv: &[i32], info: i32) {
+    assert!(pv.m >= ipiv.len() && pv.n >= 4, "a pivot buffer of r×4 at least");
+    let perm = Perm::of(ipiv);
+    for (t, &p) in ipiv.iter().enumerate() {
+        pv.set(t, 0, p as f64);
+        pv.set(t, 1, perm.src[t] as f64);
+        pv.set(t, 2, perm.fill[t].map_or(-1.0, |f| f as f64));
+    }
+    pv.set(0, 3, info as f64);
 }
 
 /// The first `r` pivots of a pivot buffer (column 0) and the permutation it records (columns 1

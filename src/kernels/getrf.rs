@@ -38,6 +38,64 @@ pub fn getrf_slice(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
     info
 }
 
+/// LAPACK-style interchanges (1-based, applied in order) that bring panel rows `src[0]`,
+/// `src[1]`, ... to the top positions 0, 1, ... (CALU's winners): interchange t swaps position t
+/// with wherever row `src[t]` is by then.
+pub fn interchanges_to_top(src: &[usize]) -> Vec<i32> {
+    // Only the positions the interchanges touch: row -> position and position -> row.
+    let mut pos_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut row_at: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut ipiv = Vec::with_capacity(src.len());
+    for (t, &want) in src.iter().enumerate() {
+        let p = *pos_of.get(&want).unwrap_or(&want);
+        ipiv.push(p as i32 + 1);
+        if p != t {
+            let at_t = *row_at.get(&t).unwrap_or(&t);
+            row_at.insert(t, want);
+            row_at.insert(p, at_t);
+            pos_of.insert(want, t);
+            pos_of.insert(at_t, p);
+        }
+    }
+    ipiv
+}
+
+/// C ← C·U⁻¹ with U the upper triangle of the square `u` (non-unit): one TRSM, unless a diagonal
+/// entry is exactly zero; then column by column as LAPACK's DGETF2 scales its L, a zero pivot
+/// dividing nothing (CALU's L₂₁ of an exactly singular panel).
+pub fn trsm_right_upper_zero_safe(u: crate::tile::View<f64>, mut c: ViewMut<f64>) {
+    let r = u.m;
+    assert!(u.n >= r && c.n == r, "U is r×r and C has r columns");
+    if (0..r).all(|t| u.get(t, t) != 0.0) {
+        super::trsm(
+            super::Side::Right,
+            super::Uplo::Upper,
+            super::Trans::No,
+            super::Diag::NonUnit,
+            1.0,
+            u.sub(0, 0, r, r),
+            c,
+        );
+        return;
+    }
+    for t in 0..r {
+        let d = u.get(t, t);
+        if d != 0.0 {
+            for i in 0..c.m {
+                c.set(i, t, c.get(i, t) / d);
+            }
+        }
+        for j in t + 1..r {
+            let ut = u.get(t, j);
+            if ut != 0.0 {
+                for i in 0..c.m {
+                    c.set(i, j, c.get(i, j) - c.get(i, t) * ut);
+                }
+            }
+        }
+    }
+}
+
 /// The composite row permutation of one panel's interchanges (1-based pivots `piv`, one per top
 /// position, applied in order, as DLASWP does): for each top position t < r, the panel row that
 /// ends at t (`src`) and, when that row comes from r or below, the top row that ends in its place
@@ -71,7 +129,7 @@ impl Perm {
 
 #[cfg(test)]
 mod tests {
-    use super::Perm;
+    use super::{interchanges_to_top, Perm};
     use crate::algo::testutil::Rng;
 
     /// The sequential interchanges applied to rows 0..len: the original row at each position.
@@ -81,6 +139,29 @@ mod tests {
             rows.swap(s, pv as usize - 1);
         }
         rows
+    }
+
+    #[test]
+    fn interchanges_bring_the_winners_to_the_top() {
+        let mut rng = Rng::new(11);
+        for case in 0..500 {
+            let len = 2 + case % 31;
+            let r = 1 + case % len.min(8);
+            // r distinct rows in a random order.
+            let mut rows: Vec<usize> = (0..len).collect();
+            for i in (1..len).rev() {
+                let j = (((rng.next() + 1.0) / 2.0) * (i + 1) as f64) as usize;
+                rows.swap(i, j.min(i));
+            }
+            let src = &rows[..r];
+            let ipiv = interchanges_to_top(src);
+            let got = applied(&ipiv, len);
+            assert_eq!(&got[..r], src, "case {case}");
+            assert!(
+                ipiv.iter().enumerate().all(|(t, &p)| p as usize > t),
+                "case {case}: LAPACK ipiv(t) >= t"
+            );
+        }
     }
 
     #[test]

@@ -63,7 +63,12 @@ pub fn pdgetrf(
         let info = fwd::pdgetrf(m, n, a, ia, ja, &desca.0, ipiv);
         rep.finish(
             "pdgetrf",
-            format_args!("m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
+            format_args!(
+                "m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{} pivot=gepp",
+                desca.mb(),
+                g.nprow,
+                g.npcol
+            ),
             Path::Forward,
             Some(why),
             flops,
@@ -71,11 +76,16 @@ pub fn pdgetrf(
         return info_result(info);
     }
     let nb = plan.nb;
-    let (r, st) = crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb, plan.shape);
+    let (r, st) =
+        crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb, plan.shape, plan.pivot);
     super::report_tiles(
         &rep,
         "pdgetrf",
-        format_args!("m={m} n={n} ia={ia} ja={ja} layout={}", super::layout_name(plan.shape)),
+        format_args!(
+            "m={m} n={n} ia={ia} ja={ja} layout={} pivot={}",
+            super::layout_name(plan.shape),
+            plan.pivot.name()
+        ),
         desca,
         &g,
         nb,

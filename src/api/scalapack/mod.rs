@@ -14,7 +14,7 @@ pub mod getrf;
 pub mod potrf;
 
 use crate::backend::blacs;
-use crate::config::{Config, DistLayout};
+use crate::config::{Config, DistLayout, Pivoting};
 use crate::dist::redistribute::Shape;
 use crate::error::Error;
 
@@ -294,6 +294,8 @@ pub struct Plan {
     pub nb: usize,
     /// The tile layout (the LU's and QR's choice, [`lu_qr_shape`]; the caller's grid for the others).
     pub shape: Shape,
+    /// The LU's pivoting (`HETLA_LU`).
+    pub pivot: Pivoting,
 }
 
 /// Every reason a distributed call can be forwarded for, by code.
@@ -304,16 +306,16 @@ impl Plan {
     /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
     pub fn local(cfg: &Config, routine: &'static str, size: usize, nb: usize) -> Plan {
         let forward = crate::api::forward_reason(cfg, routine, size).or_else(crate::dist::unsupported_reason);
-        Plan { forward, nb, shape: Shape::Grid }
+        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu }
     }
-    fn encode(&self) -> [i32; 3] {
+    fn encode(&self) -> [i32; 4] {
         let code = match self.forward {
             None => 0,
             Some(r) => {
                 REASONS.iter().position(|&x| x == r).map_or(REASONS.len() as i32 + 1, |i| i as i32 + 1)
             }
         };
-        [code, self.nb as i32, (self.shape == Shape::OneRow) as i32]
+        [code, self.nb as i32, (self.shape == Shape::OneRow) as i32, (self.pivot == Pivoting::Calu) as i32]
     }
     fn decode(v: &[i32]) -> Plan {
         let forward = match v[0] {
@@ -321,7 +323,8 @@ impl Plan {
             c => Some(REASONS.get(c as usize - 1).copied().unwrap_or("root-decided")),
         };
         let shape = if v[2] == 1 { Shape::OneRow } else { Shape::Grid };
-        Plan { forward, nb: v[1].max(1) as usize, shape }
+        let pivot = if v[3] == 1 { Pivoting::Calu } else { Pivoting::Gepp };
+        Plan { forward, nb: v[1].max(1) as usize, shape, pivot }
     }
 }
 
@@ -460,7 +463,7 @@ mod tests {
         cfg.min_n = Some(0);
         assert_eq!(pdpotrf_one_row_large(&cfg, 1, 2, 8000), None);
         // The reason survives the plan's broadcast encoding.
-        let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid };
+        let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu };
         assert_eq!(Plan::decode(&plan.encode()), plan);
     }
 
