@@ -19,7 +19,8 @@
 #   fortran-tests fortran-tests/run.sh: a FORTRAN 77 program, relinked and LD_PRELOADed
 #   ffi-tests-emu2, fortran-tests-emu3: the same with 2 and 3 emulated accelerators
 #   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla, on
-#                 the host and with 1, 2 and 3 emulated accelerators
+#                 the host, with CALU (HETLA_LU=calu) on the host and 2 emulated accelerators, and
+#                 with 1, 2 and 3 emulated accelerators
 #   fakecuda-sites tests/fakecuda/sites.sh: the C and Fortran call sites on 1 fake GPU and on 2
 #                 fake GPUs of 48K (evictions), every tile call forced onto them
 #   lapack-suite-fakecuda tests/lapack_suite.sh with LAPACK_SUITE_FAKECUDA: xlintstd on 1 fake
@@ -39,6 +40,8 @@
 #                 shipped .dat files on 8 ranks, hetla preloaded with every call on tiles
 #                 (HETLA_MIN_N=0, HETLA_NB=4), against a baseline run without hetla; each run
 #                 under a 120 s timeout (they take seconds), so a hang fails the step
+#   scalapack-suite-calu, scalapack-suite-calu-grid: xdlu again with HETLA_LU=calu, on the default
+#                 layout and on 2-D tiles (the tournament across ranks)
 #   sim           tests/sim.sh: hetla-sim end to end (calibrate, predictions, trace, refusals)
 #   valgrind      tests/valgrind/run.sh: memcheck of a C program calling the eight LAPACK routines
 #                 on tiles (2 threads): no error, nothing definitely lost
@@ -175,6 +178,11 @@ if [ $build_ok = 1 ]; then
     step mpi-tests bash tests/mpi/run.sh
     runner mpi-fortran tests/mpi/fortran.sh
     NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 runner scalapack-suite tests/scalapack_suite.sh
+    # xdlu with CALU on both layouts: the tournament within one rank (row) and across ranks (grid).
+    NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu TESTERS=xdlu runner scalapack-suite-calu \
+        tests/scalapack_suite.sh
+    NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu HETLA_DIST_LAYOUT=grid TESTERS=xdlu \
+        runner scalapack-suite-calu-grid tests/scalapack_suite.sh
     runner sim tests/sim.sh
     runner valgrind tests/valgrind/run.sh
     runner install tests/install.sh
@@ -182,7 +190,8 @@ if [ $build_ok = 1 ]; then
     runner tune tests/tune/run.sh
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 lapack-suite fakecuda-sites \
-        lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite sim valgrind \
+        lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite \
+        scalapack-suite-calu scalapack-suite-calu-grid sim valgrind \
         install nompi tune; do
         record "$s" 0 1 0
     done

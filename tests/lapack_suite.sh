@@ -11,6 +11,8 @@
 #   baseline  without hetla, to record what a pass looks like on this machine;
 #   host      with LD_PRELOAD=target/release/libhetla.so, HETLA_MIN_N=0 and a small HETLA_NB
 #             (default 8) so that every call that can go down the tile path does;
+#   calu, calu-emu2  the host run and one on 2 emulated accelerators with HETLA_LU=calu (CALU's
+#             tournament pivoting in every LU);
 #   emu1..3   the same with 1, 2 and 3 emulated accelerators, every call sent to them
 #             (HETLA_DEVICE_FORCE=1), the last with 16K of device memory so tiles get evicted;
 #   fake1, fake2 (only, with the baseline, when LAPACK_SUITE_FAKECUDA=DIR is set): hetla's CUDA
@@ -237,6 +239,19 @@ if [ "${LAPACK_SUITE_CUDA:-0}" = 1 ]; then
 fi
 
 check_variant host
+# CALU (tournament pivoting) instead of partial pivoting in every LU: DGE and DLS must pass the
+# same tests (xlintstd checks residuals, not the pivots), on the host and on 2 emulated devices.
+check_variant calu HETLA_LU=calu
+check_variant calu-emu2 HETLA_LU=calu HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1
+check_devices calu-emu2 2
+for v in calu calu-emu2; do
+    lines=$(grep -c '^hetla: dgetrf .*path=tiles' "$OUT/$v.err")
+    if [ "$lines" -gt 0 ] && ! grep '^hetla: dgetrf .*path=tiles' "$OUT/$v.err" | grep -qv 'pivot=calu'; then
+        pass "$v: every tiled dgetrf says pivot=calu ($lines calls)"
+    else
+        fail "$v: tiled dgetrf calls without pivot=calu (or none on tiles)"
+    fi
+done
 # HETLA_DEVICE_FORCE=1 sends even the suite's small matrices to the devices, which the cost
 # model would otherwise keep on the host; the last variant's tiny memory forces evictions.
 check_variant emu1 HETLA_EMULATE_GPUS=1 HETLA_DEVICE_FORCE=1
