@@ -97,6 +97,9 @@ pub struct Lu {
     pub fused: bool,
     /// Tile columns of one place per fused task, at most (column k+1 is always alone).
     pub chunk: usize,
+    /// CALU: leaves of a panel column that is in one place, at most (the threads that can run
+    /// them side by side; each further leaf costs a merge).
+    pub leaves: usize,
 }
 
 /// One panel of the run: its pivot buffer (r×4, see `DeviceOp::LuPanel`), its first row o and
@@ -153,7 +156,7 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
         // 1. The panel; `l` is where the updates read L from.
         let l: Vec<TileId> = match (lu.pivot, lu.panel) {
             (Pivoting::Calu, _) => {
-                tslu_panel(g, &t, k, pv, maxw, &mut bufs);
+                tslu_panel(g, &t, k, pv, maxw, lu.leaves, &mut bufs);
                 col.clone()
             }
             (Pivoting::Gepp, Panel::InPlace) => {
@@ -225,8 +228,9 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
     steps
 }
 
-/// CALU's panel k (TSLU, seed 004 after Grigori, Demmel and Xiang): each leaf (a tile of the
-/// panel column where the column is in one place, else each place's tiles of it) nominates its
+/// CALU's panel k (TSLU, seed 004 after Grigori, Demmel and Xiang): each leaf (a run of adjacent
+/// tiles of the panel column where the column is in one place, as many leaves as run side by
+/// side; else each place's tiles of it) nominates its
 /// GEPP pivot rows; a binary tree of GEPP on stacked candidates picks the w winners (the
 /// diagonal's leaf first, so the root is on the place of tile (k, k)); the root orders them and
 /// factors them (L₁₁, U₁₁) and writes the interchanges into the pivot buffer `pv`; then the
@@ -237,6 +241,7 @@ fn tslu_panel(
     k: usize,
     pv: TileId,
     maxw: usize,
+    nleaves: usize,
     bufs: &mut RowBuffers,
 ) {
     let (m, mt, nt) = (t.m(), t.mt(), t.nt());
@@ -253,9 +258,11 @@ fn tslu_panel(
             None => groups.push((pl, vec![i])),
         }
     }
-    // One place: a leaf per tile (parallel leaves, tile-sized fills); else a leaf per place.
+    // One place: up to `nleaves` leaves of adjacent tiles (as many as run side by side: each
+    // further leaf costs a merge); else a leaf per place.
     let leaves: Vec<Vec<usize>> = if groups.len() == 1 {
-        (k..mt).map(|i| vec![i]).collect()
+        let rows: Vec<usize> = (k..mt).collect();
+        rows.chunks(rows.len().div_ceil(nleaves.max(1))).map(|c| c.to_vec()).collect()
     } else {
         groups.iter().map(|gr| gr.1.clone()).collect()
     };
@@ -487,9 +494,11 @@ fn several_places(
 /// P·A = L·U, writing LAPACK's row interchanges into `ipiv` (min(M, N)×1, its rows cut like A's)
 /// and the first zero pivot into `info`, by partial pivoting or CALU's tournament pivoting. The
 /// pivot buffers live in `store`, which must outlive the sequence.
+#[allow(clippy::too_many_arguments)]
 pub fn getrf(
     seq: &Seq,
     pivot: Pivoting,
+    threads: usize,
     a: &TiledMatrix<f64>,
     ipiv: &TiledMatrix<i32>,
     info: &ZeroPivot,
@@ -503,7 +512,7 @@ pub fn getrf(
         "ipiv must be min(M,N)×1 with A's row tiles"
     );
     let mut g = SharedGraph::with_buffers(seq, &a, store);
-    let lu = Lu { pivot, panel: Panel::InPlace, fused: !seq.has_devices(), chunk: 1 };
+    let lu = Lu { pivot, panel: Panel::InPlace, fused: !seq.has_devices(), chunk: 1, leaves: threads };
     for (k, s) in generate(&mut g, &lu).into_iter().enumerate() {
         let pv = g.buffer_matrix(s.piv);
         let info = info.clone();
@@ -606,7 +615,7 @@ mod tests {
         let info = ZeroPivot::new();
         let seq = Seq::new(&cfg(threads));
         let store = Buffers::default();
-        getrf(&seq, Pivoting::Gepp, &ta, &tp, &info, &store);
+        getrf(&seq, Pivoting::Gepp, 3, &ta, &tp, &info, &store);
         let r = seq.wait();
         ipiv.truncate(k);
         (ipiv, r, info.get())
@@ -679,8 +688,10 @@ mod tests {
             let store = Buffers::default();
             let seq = Seq::new(&cfg(3));
             let mut g = SharedGraph::with_buffers(&seq, &ta, &store);
-            let steps =
-                generate(&mut g, &Lu { pivot: Pivoting::Gepp, panel: Panel::InPlace, fused: true, chunk });
+            let steps = generate(
+                &mut g,
+                &Lu { pivot: Pivoting::Gepp, panel: Panel::InPlace, fused: true, chunk, leaves: 1 },
+            );
             let bufs: Vec<TiledMatrix<f64>> = steps.iter().map(|s| g.buffer_matrix(s.piv)).collect();
             drop(g);
             seq.wait().unwrap();
@@ -716,7 +727,7 @@ mod tests {
         // Single-threaded backend under the tasks, as the library's entry points arrange.
         let _blas = crate::backend::BlasThreadsGuard::new();
         let seq = Seq::new(&cfg(3));
-        getrf(&seq, pivot, &ta, &tp, &info, &store);
+        getrf(&seq, pivot, 3, &ta, &tp, &info, &store);
         seq.wait().unwrap();
         ipiv.truncate(k);
         (ipiv, info.get())
@@ -1155,7 +1166,7 @@ mod tests {
         c.host_share = Some(0.25);
         let seq = Seq::new(&c);
         let store = Buffers::default();
-        getrf(&seq, Pivoting::Gepp, &ta, &tp, &ZeroPivot::new(), &store);
+        getrf(&seq, Pivoting::Gepp, 3, &ta, &tp, &ZeroPivot::new(), &store);
         let (r, stats) = seq.wait_stats();
         r.unwrap();
         assert_eq!(ipiv, piv_ref);

@@ -47,6 +47,7 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
         algo::getrf::getrf(
             seq,
             cfg.lu,
+            cfg.threads,
             &a.tiled_parts(p, p),
             &ipiv.tiled_parts(p, Part::uniform(1)),
             &info,
@@ -148,6 +149,7 @@ pub fn dgesv(
         algo::getrf::getrf(
             seq,
             cfg.lu,
+            cfg.threads,
             &a.tiled_parts(p, p),
             &ipiv.tiled_parts(p, Part::uniform(1)),
             &info,

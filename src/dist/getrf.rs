@@ -32,9 +32,10 @@ use std::cell::RefCell;
 /// Columns of one update task on a process row, about: the backend packs L once per block.
 pub const CHUNK: usize = 256;
 
-/// How the distributed runtime cuts the LU for tiles of `nb` columns.
-pub fn lu_tasks(pivot: Pivoting, nb: usize) -> Lu {
-    Lu { pivot, panel: Panel::Gathered, fused: true, chunk: (CHUNK / nb.max(1)).max(1) }
+/// How the distributed runtime cuts the LU for tiles of `nb` columns on ranks of `threads`
+/// workers.
+pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize) -> Lu {
+    Lu { pivot, panel: Panel::Gathered, fused: true, chunk: (CHUNK / nb.max(1)).max(1), leaves: threads }
 }
 
 /// PDGETRF on tiles for a process inside the grid; the arguments have passed the checks and
@@ -67,7 +68,7 @@ pub fn pdgetrf(
         nb,
         shape,
         |_, _, _| (),
-        |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb)),
+        |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads)),
         |fin: &Finished| {
             // Each panel's pivots and INFO from the one rank that factored it, zeros elsewhere.
             let mut local_info = i32::MAX;
@@ -139,7 +140,9 @@ mod tests {
                     _ => {}
                 }
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
-                for lu in [lu_tasks(Pivoting::Gepp, nb), Lu { chunk: 1, ..lu_tasks(Pivoting::Gepp, nb) }] {
+                for lu in
+                    [lu_tasks(Pivoting::Gepp, nb, 2), Lu { chunk: 1, ..lu_tasks(Pivoting::Gepp, nb, 2) }]
+                {
                     let mut a = a0.clone();
                     let steps = Mutex::new(Vec::new());
                     let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
@@ -193,7 +196,7 @@ mod tests {
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
                 let mut a = a0.clone();
                 let steps = Mutex::new(Vec::new());
-                let lu = lu_tasks(Pivoting::Calu, nb);
+                let lu = lu_tasks(Pivoting::Calu, nb, 2);
                 let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
                     *steps.lock().unwrap() = generate(ds, &lu)
                 });

@@ -352,22 +352,24 @@ impl Op {
                 // Panel row of each block row.
                 let ids: Vec<f64> = rows.iter().flat_map(|&(o, h)| (o..o + h).map(|x| x as f64)).collect();
                 assert_eq!(ids.len(), blk.m, "the rows of a leaf's tiles");
-                let cands: Vec<(View<f64>, usize, f64)> = (0..blk.m).map(|i| (blk, i, ids[i])).collect();
-                nominate(&cands, w, out);
+                nominate(&[(blk, ids)], w, out);
             }
             Op::CaluMerge { others, .. } => {
                 let w = out.n - 1;
-                let own: Vec<f64> = (0..w + 1)
-                    .flat_map(|c| (0..out.m).map(move |i| (i, c)))
-                    .map(|(i, c)| out.get(i, c))
-                    .collect();
+                // The candidates are the leading rows of each buffer (panel row ≥ 0).
+                let count = |v: &View<f64>| (0..v.m).take_while(|&i| v.get(i, w) >= 0.0).count();
+                let mut own = vec![0.0; out.m * (w + 1)];
+                kernels::copy(out.as_view(), ViewMut::from_slice(&mut own, out.m, w + 1, out.m.max(1)));
                 let mine = View::from_slice(&own, out.m, w + 1, out.m.max(1));
                 let oth: Vec<View<f64>> = others.positions().map(|p| one(ins, p)).collect();
-                let mut cands: Vec<(View<f64>, usize, f64)> = Vec::new();
-                for v in std::iter::once(&mine).chain(&oth) {
-                    cands.extend((0..v.m).filter(|&i| v.get(i, w) >= 0.0).map(|i| (*v, i, v.get(i, w))));
-                }
-                nominate(&cands, w, out);
+                let blocks: Vec<(View<f64>, Vec<f64>)> = std::iter::once(&mine)
+                    .chain(&oth)
+                    .map(|v| {
+                        let c = count(v);
+                        (v.sub(0, 0, c, w), (0..c).map(|i| v.get(i, w)).collect())
+                    })
+                    .collect();
+                nominate(&blocks, w, out);
             }
             Op::CaluRoot { piv, cand, .. } => {
                 let cv = one(ins, cand.first);
@@ -412,39 +414,35 @@ impl Op {
     }
 }
 
-/// GEPP on a copy of the candidate rows `cands` (a view, its row, the row's panel row; the first
-/// `w` columns are the values): the first min(count, w) pivot rows, in pivot order, into the
-/// candidate buffer `out` (values and panel row; −1 in the rows left over).
-fn nominate(cands: &[(View<f64>, usize, f64)], w: usize, mut out: ViewMut<f64>) {
-    let m = cands.len();
-    let mut s = vec![0.0; m * w];
-    for (i, (v, row, _)) in cands.iter().enumerate() {
-        for c in 0..w {
-            s[i + c * m] = v.get(*row, c);
-        }
+/// GEPP on a copy of the candidate rows (`blocks`: values, the first `w` columns, stacked, and
+/// each row's panel row): the first min(count, w) pivot rows, in pivot order, into the candidate
+/// buffer `out` (values and panel row; −1 in the rows left over).
+fn nominate(blocks: &[(View<f64>, Vec<f64>)], w: usize, mut out: ViewMut<f64>) {
+    let m: usize = blocks.iter().map(|b| b.0.m).sum();
+    let ld = m.max(1);
+    let mut orig = vec![0.0; ld * w];
+    let mut at = 0;
+    for (v, _) in blocks {
+        kernels::copy(v.sub(0, 0, v.m, w), ViewMut::from_slice(&mut orig[at..], v.m, w, ld));
+        at += v.m;
     }
+    let ids: Vec<f64> = blocks.iter().flat_map(|b| b.1.iter().copied()).collect();
+    let mut s = orig.clone();
     let c = m.min(w);
     let mut p = vec![0i32; c];
-    kernels::getrf_slice(ViewMut::from_slice(&mut s, m, w, m.max(1)), &mut p);
+    kernels::getrf_slice(ViewMut::from_slice(&mut s, m, w, ld), &mut p);
     let mut order: Vec<usize> = (0..m).collect();
     for (t, &pt) in p.iter().enumerate() {
         order.swap(t, pt as usize - 1);
     }
-    let mut vals = vec![0.0; c * w];
-    for (t, &i) in order[..c].iter().enumerate() {
-        let (v, row, _) = cands[i];
-        for col in 0..w {
-            vals[t + col * c] = v.get(row, col);
+    for col in 0..w {
+        let src = &orig[col * ld..];
+        for (t, &i) in order[..c].iter().enumerate() {
+            out.set(t, col, src[i]);
         }
     }
     for t in 0..out.m {
-        out.set(t, w, -1.0);
-    }
-    for (t, &i) in order[..c].iter().enumerate() {
-        for col in 0..w {
-            out.set(t, col, vals[t + col * c]);
-        }
-        out.set(t, w, cands[i].2);
+        out.set(t, w, if t < c { ids[order[t]] } else { -1.0 });
     }
 }
 
