@@ -20,8 +20,10 @@ pub struct Machine {
     pub source: String,
     /// Cores per node.
     pub cores: usize,
-    /// Per-core GFLOP/s of each host kernel (`gemm`, `syrk`, `trsm`, `potrf`) on e×e tiles, all
-    /// cores busy; `gemm_tall` and `trsm_tall` for blocks of TALL·e rows (a tile column's update).
+    /// Per-core GFLOP/s of each host kernel on e×e tiles, all cores busy, by the name the trace
+    /// shows (`graph::Op::name`: `gemm`, `syrk`, `trsm`, `potrf`; the QR's `geqrf` panel,
+    /// `larfb`, `qr-vtc`, `qr-tw`, `qr-vw`); `NAME_tall` for blocks of TALL·e rows (a tile
+    /// column's update or panel).
     pub host: BTreeMap<String, RateTable>,
     /// Seconds the runtime spends per task besides the kernel (scheduling, dependencies).
     pub task_overhead_s: f64,
@@ -70,6 +72,24 @@ impl Machine {
     }
 }
 
+/// The kernels [`calibrate`] measures (the `_tall` ones on blocks of [`TALL`] tiles).
+pub const KERNELS: &[&str] = &[
+    "gemm",
+    "syrk",
+    "trsm",
+    "potrf",
+    "gemm_tall",
+    "trsm_tall",
+    "geqrf",
+    "geqrf_tall",
+    "larfb",
+    "larfb_tall",
+    "qr-vtc",
+    "qr-vtc_tall",
+    "qr-tw",
+    "qr-vw",
+];
+
 /// Tile edges calibrated.
 const EDGES: [usize; 8] = [32, 64, 96, 128, 192, 256, 384, 512];
 
@@ -79,7 +99,7 @@ const EDGES: [usize; 8] = [32, 64, 96, 128, 192, 256, 384, 512];
 pub fn calibrate(cores: usize) -> Machine {
     let _blas = BlasThreadsGuard::new();
     let mut host = BTreeMap::new();
-    for name in ["gemm", "syrk", "trsm", "potrf", "gemm_tall", "trsm_tall"] {
+    for &name in KERNELS {
         let table: RateTable = EDGES.iter().map(|&e| (e, concurrent_rate(name, e, cores) / 1e9)).collect();
         host.insert(name.to_string(), table);
     }
@@ -109,18 +129,31 @@ const TALL: usize = 8;
 /// flop/s per core of kernel `name` on e×e tiles (TALL·e×e blocks for the `_tall` kernels) with
 /// `cores` threads each running it.
 fn concurrent_rate(name: &'static str, e: usize, cores: usize) -> f64 {
-    let flops = match name {
-        "gemm" => 2.0 * (e * e * e) as f64,
-        "gemm_tall" => 2.0 * (TALL * e * e * e) as f64,
-        "trsm_tall" => (TALL * e * e * e) as f64,
-        "syrk" | "trsm" => (e * e * e) as f64,
-        _ => (e * e * e) as f64 / 3.0,
-    };
+    let flops = kernel_flops(name, e);
     let total: f64 = std::thread::scope(|s| {
         let hs: Vec<_> = (0..cores).map(|_| s.spawn(move || one_core_rate(name, e, flops))).collect();
         hs.into_iter().map(|h| h.join().expect("calibration thread")).sum()
     });
     total / cores as f64
+}
+
+/// Flops of one run of kernel `name` at edge `e` as [`one_core_rate`] runs it. The QR kernels
+/// are counted by [`Op::flops`], the count the simulator divides by the rate.
+fn kernel_flops(name: &str, e: usize) -> f64 {
+    use crate::graph::{Op, Tiles};
+    let h = if name.ends_with("_tall") { TALL * e } else { e };
+    let one = Tiles::one(0);
+    match name.trim_end_matches("_tall") {
+        "gemm" => 2.0 * (h * e * e) as f64,
+        "trsm" | "syrk" => (h * e * e) as f64,
+        "potrf" => (e * e * e) as f64 / 3.0,
+        "geqrf" => Op::QrPanel { a: one, kb: e, tt: one }.flops([h, e, 0]),
+        "larfb" => Op::Larfb { v: one, k: e, t: one, c: one }.flops([h, e, e]),
+        "qr-vtc" => Op::QrVtc { s: one, v: one, k: e, c: one, offs: vec![0] }.flops([e, e, h]),
+        "qr-tw" => Op::QrTw { w: one, t: one, k: e, others: one }.flops([e, e, e]),
+        "qr-vw" => Op::QrVw { c: one, v: one, k: e, w: one, off: 0 }.flops([h, e, e]),
+        other => unreachable!("no calibration for {other}"),
+    }
 }
 
 fn one_core_rate(name: &str, e: usize, flops: f64) -> f64 {
@@ -138,62 +171,109 @@ fn one_core_rate(name: &str, e: usize, flops: f64) -> f64 {
             b[i + j * ld] = ((i * 7 + j * 3) % 11) as f64 * 0.1;
         }
     }
-    let mut run = || match name {
-        "gemm_tall" => kernels::gemm(
-            Trans::No,
-            Trans::Yes,
-            -1.0,
-            View::from_slice(&b, m, e, ld),
-            View::from_slice(&a, e, e, ld),
-            1.0,
+    // The QR kernels work with real reflectors: V (in `v`, m×e) and T (in `t`) from a panel of A,
+    // so that applying them again and again keeps C's size (H is orthogonal).
+    let mut v = a.clone();
+    let mut t = vec![0.0; ld * e];
+    let mut tau = vec![0.0; e];
+    kernels::geqrf_panel(
+        ViewMut::from_slice(&mut v, m, e, ld),
+        e,
+        ViewMut::from_slice(&mut tau, e, 1, e),
+        ViewMut::from_slice(&mut t, e, e, ld),
+    );
+    let mut run = || match name.trim_end_matches("_tall") {
+        "geqrf" => {
+            c.copy_from_slice(&a);
+            kernels::geqrf_panel(
+                ViewMut::from_slice(&mut c, m, e, ld),
+                e,
+                ViewMut::from_slice(&mut tau, e, 1, e),
+                ViewMut::from_slice(&mut b, e, e, ld),
+            )
+        }
+        "larfb" => kernels::larfb(
+            View::from_slice(&v, m, e, ld),
+            e,
+            View::from_slice(&t, e, e, ld),
             ViewMut::from_slice(&mut c, m, e, ld),
         ),
-        "trsm_tall" => {
+        "qr-vtc" => kernels::vt_c(
+            View::from_slice(&v, m, e, ld),
+            e,
+            true,
+            View::from_slice(&b, m, e, ld),
+            0.0,
+            ViewMut::from_slice(&mut c, e, e, ld),
+        ),
+        "qr-tw" => {
             c.copy_from_slice(&b);
-            kernels::trsm(
-                Side::Right,
-                Uplo::Lower,
+            kernels::tt_w(View::from_slice(&t, e, e, ld), ViewMut::from_slice(&mut c, e, e, ld))
+        }
+        "qr-vw" => kernels::c_minus_vw(
+            View::from_slice(&v, m, e, ld),
+            e,
+            true,
+            View::from_slice(&b, e, e, ld),
+            ViewMut::from_slice(&mut c, m, e, ld),
+        ),
+        _ => match name {
+            "gemm_tall" => kernels::gemm(
+                Trans::No,
                 Trans::Yes,
-                Diag::NonUnit,
-                1.0,
+                -1.0,
+                View::from_slice(&b, m, e, ld),
                 View::from_slice(&a, e, e, ld),
+                1.0,
                 ViewMut::from_slice(&mut c, m, e, ld),
-            )
-        }
-        "gemm" => kernels::gemm(
-            Trans::No,
-            Trans::Yes,
-            -1.0,
-            View::from_slice(&a, e, e, ld),
-            View::from_slice(&b, e, e, ld),
-            1.0,
-            ViewMut::from_slice(&mut c, e, e, ld),
-        ),
-        "syrk" => kernels::syrk(
-            Uplo::Lower,
-            Trans::No,
-            -1.0,
-            View::from_slice(&b, e, e, ld),
-            1.0,
-            ViewMut::from_slice(&mut c, e, e, ld),
-        ),
-        "trsm" => {
-            c.copy_from_slice(&b);
-            kernels::trsm(
-                Side::Right,
-                Uplo::Lower,
+            ),
+            "trsm_tall" => {
+                c.copy_from_slice(&b);
+                kernels::trsm(
+                    Side::Right,
+                    Uplo::Lower,
+                    Trans::Yes,
+                    Diag::NonUnit,
+                    1.0,
+                    View::from_slice(&a, e, e, ld),
+                    ViewMut::from_slice(&mut c, m, e, ld),
+                )
+            }
+            "gemm" => kernels::gemm(
+                Trans::No,
                 Trans::Yes,
-                Diag::NonUnit,
-                1.0,
+                -1.0,
                 View::from_slice(&a, e, e, ld),
+                View::from_slice(&b, e, e, ld),
+                1.0,
                 ViewMut::from_slice(&mut c, e, e, ld),
-            )
-        }
-        _ => {
-            c.copy_from_slice(&a);
-            let info = kernels::potrf(Uplo::Lower, ViewMut::from_slice(&mut c, e, e, ld));
-            assert_eq!(info, 0, "calibration matrix is positive definite");
-        }
+            ),
+            "syrk" => kernels::syrk(
+                Uplo::Lower,
+                Trans::No,
+                -1.0,
+                View::from_slice(&b, e, e, ld),
+                1.0,
+                ViewMut::from_slice(&mut c, e, e, ld),
+            ),
+            "trsm" => {
+                c.copy_from_slice(&b);
+                kernels::trsm(
+                    Side::Right,
+                    Uplo::Lower,
+                    Trans::Yes,
+                    Diag::NonUnit,
+                    1.0,
+                    View::from_slice(&a, e, e, ld),
+                    ViewMut::from_slice(&mut c, e, e, ld),
+                )
+            }
+            _ => {
+                c.copy_from_slice(&a);
+                let info = kernels::potrf(Uplo::Lower, ViewMut::from_slice(&mut c, e, e, ld));
+                assert_eq!(info, 0, "calibration matrix is positive definite");
+            }
+        },
     };
     run();
     // The median of several short windows, so that a neighbour's burst on a shared machine
