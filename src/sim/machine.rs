@@ -41,6 +41,14 @@ pub struct Machine {
     pub net_latency_s: f64,
     /// Host memory copy rate (bytes per second), for layout conversions.
     pub memcpy_bw: f64,
+    /// CPU work of a message, in passes over its bytes at `memcpy_bw`: on the sending rank
+    /// (hetla's send task packs the tile into a new buffer) and on the receiving rank's master
+    /// (MPI's copy when the ranks share a node's memory, the new receive buffer, the unpack into
+    /// the local copy). Absent: free.
+    #[serde(default)]
+    pub send_copies: f64,
+    #[serde(default)]
+    pub recv_copies: f64,
 }
 
 /// Kernel `name`'s rate at tile edge `s` in `table`, flop/s.
@@ -104,6 +112,7 @@ pub fn calibrate(cores: usize) -> Machine {
         host.insert(name.to_string(), table);
     }
     let memcpy_bw = measure_memcpy();
+    let (send_copies, recv_copies) = measure_message_copies(memcpy_bw);
     Machine {
         name: "this machine".into(),
         source: format!("hetla-sim calibrate: {cores} cores, measured on this machine"),
@@ -115,11 +124,14 @@ pub fn calibrate(cores: usize) -> Machine {
         gpu_memory: 0.0,
         link_bw: 1.0,
         link_latency_s: 0.0,
-        // Ranks on one node exchange tiles through shared memory: the send task packs the tile,
-        // MPI copies it into and out of its shared segment, the receiver unpacks it: four copies.
-        net_bw: memcpy_bw / 4.0,
+        // Ranks on one node exchange tiles through shared memory: MPI moves a message with
+        // one copy (Open MPI's vader BTL, single-copy CMA), made by the receiver, which is
+        // counted in `recv_copies` too; packing and unpacking are CPU work of the ranks.
+        net_bw: memcpy_bw,
         net_latency_s: 5e-6,
         memcpy_bw,
+        send_copies,
+        recv_copies,
     }
 }
 
@@ -309,6 +321,53 @@ fn measure_task_overhead(cores: usize) -> f64 {
     }
     seq.wait().expect("empty tasks");
     t0.elapsed().as_secs_f64() / n as f64 * cores as f64
+}
+
+/// What a message of one 256×256 tile costs the two ranks' cores, in passes at `memcpy_bw`, as
+/// hetla's distributed runtime handles it (`dist::comm`, `backend::mpi`): the sender packs the
+/// tile (columns of a larger array) into a new buffer; the receiver allocates a zeroed buffer,
+/// MPI copies the message into it (shared memory: one copy, by the receiver) and the runtime
+/// unpacks it into the local tile. Medians of several windows.
+fn measure_message_copies(memcpy_bw: f64) -> (f64, f64) {
+    const E: usize = 256;
+    const LD: usize = 4096;
+    let tile = vec![1.0f64; LD * E];
+    let mut dst = vec![0.0f64; LD * E];
+    let bytes = (E * E * 8) as f64;
+    let median = |f: &mut dyn FnMut()| {
+        let mut v: Vec<f64> = (0..7)
+            .map(|_| {
+                let t0 = Instant::now();
+                let mut reps = 0usize;
+                while t0.elapsed().as_secs_f64() < 0.02 || reps < 2 {
+                    f();
+                    reps += 1;
+                }
+                t0.elapsed().as_secs_f64() / reps as f64
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let mut sent: Vec<f64> = Vec::new();
+    let send = median(&mut || {
+        let mut buf = Vec::with_capacity(E * E + 1);
+        buf.push(0.0);
+        for j in 0..E {
+            buf.extend_from_slice(&tile[j * LD..j * LD + E]);
+        }
+        sent = std::hint::black_box(buf);
+    });
+    let recv = median(&mut || {
+        let mut buf = vec![0.0f64; E * E + 1];
+        buf.copy_from_slice(&sent);
+        for j in 0..E {
+            dst[j * LD..j * LD + E].copy_from_slice(&buf[1 + j * E..1 + (j + 1) * E]);
+        }
+        std::hint::black_box(&dst);
+    });
+    let pass = bytes / memcpy_bw;
+    (send / pass, recv / pass)
 }
 
 fn measure_memcpy() -> f64 {

@@ -196,7 +196,12 @@ struct TileState {
 enum Ev {
     /// Task i ends (the number tells a superseded end time from the current one).
     Done(usize, u32),
+    /// Message id is at its destination, to be taken in by the master (or the comm thread).
     Arrive(usize),
+    /// Rank r's master has taken in the messages it was receiving.
+    Taken(usize),
+    /// Message id has been taken in by rank's communication thread (`--comm-thread`).
+    Received(usize),
 }
 
 fn key(t: f64) -> u64 {
@@ -392,6 +397,36 @@ pub fn simulate(m: &Machine, rec: &Recorder, setup: &Setup) -> Prediction {
         pred.net_bytes += msgs[id].2;
     }
     let shared = setup.emulated_gpus;
+    // Messages cost the ranks' cores: the sender packs (with the task that produced the tile),
+    // the receiving master takes them in between its tasks (`recv_copies` passes each), after
+    // its bounded idle sleep when it was idle (`runtime::POLL_SLEEP`; half of it on average).
+    let pass = |bytes: f64| bytes / m.memcpy_bw;
+    let mut inbox: Vec<Vec<usize>> = vec![Vec::new(); ranks];
+    let mut taking: Vec<Vec<usize>> = vec![Vec::new(); ranks];
+    let mut comm_free = vec![0.0f64; ranks];
+    let poll_delay = crate::runtime::POLL_SLEEP.as_secs_f64() / 2.0;
+    // The master of rank r takes in what has arrived, if it is between tasks (core 0 free).
+    let take = |r: usize,
+                now: f64,
+                idle: bool,
+                inbox: &mut Vec<Vec<usize>>,
+                taking: &mut Vec<Vec<usize>>,
+                free_cores: &mut Vec<usize>,
+                core_free_list: &mut Vec<Vec<usize>>,
+                master_until: &mut Vec<f64>,
+                events: &mut BinaryHeap<Reverse<(u64, Ev)>>| {
+        if inbox[r].is_empty() || !taking[r].is_empty() {
+            return;
+        }
+        let Some(pos) = core_free_list[r].iter().position(|&c| c == 0) else { return };
+        core_free_list[r].remove(pos);
+        free_cores[r] -= 1;
+        let cost: f64 = inbox[r].iter().map(|&id| m.recv_copies * pass(msgs[id].2)).sum();
+        let end = now + if idle { poll_delay } else { 0.0 } + cost;
+        master_until[r] = end;
+        taking[r] = std::mem::take(&mut inbox[r]);
+        events.push(Reverse((key(end), Ev::Taken(r))));
+    };
     // A copy over a GPU's link: on the link's timeline, or for an emulated GPU as work of the
     // thread that makes it (`extra`, seconds at full speed).
     let copy = |l: usize, at: f64, bytes: f64, link_free: &mut Vec<f64>, extra: &mut f64| -> f64 {
@@ -435,7 +470,9 @@ pub fn simulate(m: &Machine, rec: &Recorder, setup: &Setup) -> Prediction {
                         }
                     }
                 }
-                let dur = extra + m.task_overhead_s + t.op.flops(t.dims) / op_rate(&m.host, &t.op, t.dims);
+                let pack: f64 = msgs_from[i].iter().map(|&id| m.send_copies * pass(msgs[id].2)).sum();
+                let dur =
+                    extra + pack + m.task_overhead_s + t.op.flops(t.dims) / op_rate(&m.host, &t.op, t.dims);
                 free_cores[r] -= 1;
                 let core = core_free_list[r].pop().expect("a free core");
                 core_of[i] = core;
@@ -572,27 +609,73 @@ pub fn simulate(m: &Machine, rec: &Recorder, setup: &Setup) -> Prediction {
                     e.dur = now - e.start;
                     reschedule(r, now, &running, &work, &mut gen, &mut events);
                 }
-                match res[i] {
-                    Res::Host(r) => {
-                        free_cores[r] += 1;
-                        core_free_list[r].push(core_of[i]);
-                    }
-                    Res::Gpu(r, d) => gpu_busy[r * setup.gpus + d] = false,
-                }
-                wake.extend(after[i].iter().copied());
                 for &id in &msgs_from[i] {
                     pred.net_bytes += msgs[id].2;
                     send(id, now, &mut net_free, &master_until, &mut events);
                 }
+                match res[i] {
+                    Res::Host(r) => {
+                        free_cores[r] += 1;
+                        core_free_list[r].push(core_of[i]);
+                        if core_of[i] == 0 && !setup.comm_thread {
+                            // Between tasks the master polls first.
+                            take(
+                                r,
+                                now,
+                                false,
+                                &mut inbox,
+                                &mut taking,
+                                &mut free_cores,
+                                &mut core_free_list,
+                                &mut master_until,
+                                &mut events,
+                            );
+                        }
+                    }
+                    Res::Gpu(r, d) => gpu_busy[r * setup.gpus + d] = false,
+                }
+                wake.extend(after[i].iter().copied());
             }
             Ev::Arrive(id) => {
                 let dst = msgs[id].1;
-                if master_until[dst] > now {
-                    // Taken in when the receiving master next looks.
-                    events.push(Reverse((key(master_until[dst]), Ev::Arrive(id))));
+                let cost = m.recv_copies * pass(msgs[id].2);
+                if setup.comm_thread {
+                    // A thread of its own takes messages in, one after the other.
+                    comm_free[dst] = comm_free[dst].max(now) + cost;
+                    events.push(Reverse((key(comm_free[dst]), Ev::Received(id))));
                 } else {
+                    inbox[dst].push(id);
+                    take(
+                        dst,
+                        now,
+                        true,
+                        &mut inbox,
+                        &mut taking,
+                        &mut free_cores,
+                        &mut core_free_list,
+                        &mut master_until,
+                        &mut events,
+                    );
+                }
+            }
+            Ev::Received(id) => wake.extend(msg_waiters[id].iter().copied()),
+            Ev::Taken(r) => {
+                for id in std::mem::take(&mut taking[r]) {
                     wake.extend(msg_waiters[id].iter().copied());
                 }
+                free_cores[r] += 1;
+                core_free_list[r].push(0);
+                take(
+                    r,
+                    now,
+                    false,
+                    &mut inbox,
+                    &mut taking,
+                    &mut free_cores,
+                    &mut core_free_list,
+                    &mut master_until,
+                    &mut events,
+                );
             }
         }
         for j in wake {
@@ -644,6 +727,8 @@ mod tests {
             net_bw: 8.0,
             net_latency_s: 1.0,
             memcpy_bw: 1e9,
+            send_copies: 0.0,
+            recv_copies: 0.0,
         }
     }
 
@@ -666,6 +751,15 @@ mod tests {
         let mut rec = Recorder::on_grid(t.clone(), s.grid);
         rec.tasks = tasks.to_vec();
         simulate(m, &rec, s)
+    }
+
+    /// Half the idle master's bounded sleep: the mean delay before it sees an arrival.
+    fn poll() -> f64 {
+        crate::runtime::POLL_SLEEP.as_secs_f64() / 2.0
+    }
+
+    fn near(got: f64, want: f64) {
+        assert!((got - want).abs() < 1e-9, "{got} vs {want}");
     }
 
     fn setup(grid: (usize, usize), cores: usize, gpus: usize, host_share: f64) -> Setup {
@@ -706,7 +800,8 @@ mod tests {
         let p = sim(&toy(), &t, &tasks, &setup((1, 2), 1, 0, 1.0));
         assert_eq!(p.messages, 1);
         assert_eq!(p.net_bytes, 8.0);
-        assert_eq!(p.time_s, 5.0);
+        // Rank 1's master was idle: it sees the message after half its bounded sleep.
+        near(p.time_s, 5.0 + poll());
     }
 
     #[test]
@@ -719,7 +814,7 @@ mod tests {
         let mut long = gemm(2, &[], 9);
         long.dims = [1, 1, 3];
         let tasks = vec![long, gemm(0, &[], 0), gemm(1, &[0], 0)];
-        assert_eq!(sim(&toy(), &t, &tasks, &setup((1, 2), 2, 0, 1.0)).time_s, 6.0);
+        near(sim(&toy(), &t, &tasks, &setup((1, 2), 2, 0, 1.0)).time_s, 6.0 + poll());
         // With a communication thread (and one more core so two still compute) it leaves at 1 s:
         // the reader runs 3 → 4 while the long task ends at 3.
         let mut s = setup((1, 2), 3, 0, 1.0);
@@ -788,7 +883,7 @@ mod tests {
         let p = simulate(&toy(), &rec, &setup((1, 2), 1, 0, 1.0));
         assert_eq!((p.messages, p.net_bytes), (1, 48.0));
         // 1 s on rank 1, then 1 s + 48 bytes at 8 per s, then 1 s on rank 0.
-        assert_eq!(p.time_s, 9.0);
+        near(p.time_s, 9.0 + poll());
     }
 
     #[test]
@@ -809,5 +904,31 @@ mod tests {
         assert_eq!(larfb, 0);
         assert_eq!(vtc, 2 * 10);
         assert_eq!(vw, 5 * 4 + 4 * 3 + 3 * 2 + 2);
+    }
+
+    #[test]
+    fn message_copies_cost_the_sender_and_the_receiving_master_between_its_tasks() {
+        // 1×3 tiles on a 1×2 grid, one core per rank, a pass over a tile takes 1 s; the sender
+        // makes one pass, the receiver two. Rank 0: A writes tile 0 (1 s) and packs it (1 s);
+        // the message leaves at 2 and arrives at 4. Rank 1: B (tile 1, 5 s) keeps the master
+        // busy until 5; it then takes the message in (2 s, no task meanwhile) and C, reading tile
+        // 0, runs 7 → 8.
+        let t = Tiling::uniform(1, 1, 3, 1);
+        let mut long = gemm(1, &[], 9);
+        long.dims = [1, 1, 5];
+        let tasks = vec![gemm(0, &[], 0), long, gemm(1, &[0], 0)];
+        let mut m = toy();
+        m.memcpy_bw = 8.0;
+        m.send_copies = 1.0;
+        m.recv_copies = 2.0;
+        let p = sim(&m, &t, &tasks, &setup((1, 2), 1, 0, 1.0));
+        assert_eq!(p.time_s, 8.0);
+        let start = |task: usize| p.events.iter().find(|e| e.task == task).map(|e| (e.start, e.dur));
+        assert_eq!((start(0), start(2)), (Some((0.0, 2.0)), Some((7.0, 1.0))));
+        // A thread of its own (a second core) takes it in while B runs (4 → 6): C, after B and
+        // the message, runs 6 → 7.
+        let mut s = setup((1, 2), 2, 0, 1.0);
+        s.comm_thread = true;
+        assert_eq!(sim(&m, &t, &tasks, &s).time_s, 7.0);
     }
 }
