@@ -49,6 +49,11 @@ pub struct Machine {
     pub send_copies: f64,
     #[serde(default)]
     pub recv_copies: f64,
+    /// Extra passes at `memcpy_bw` that writing host memory costs the first time it is touched
+    /// (page faults, the kernel zeroing the page): what an emulated accelerator pays for the
+    /// part of its fresh arena a call fills (`device::emulated`). Absent: none.
+    #[serde(default)]
+    pub first_touch_passes: f64,
 }
 
 /// Kernel `name`'s rate at tile edge `s` in `table`, flop/s.
@@ -132,6 +137,7 @@ pub fn calibrate(cores: usize) -> Machine {
         memcpy_bw,
         send_copies,
         recv_copies,
+        first_touch_passes: measure_first_touch(memcpy_bw),
     }
 }
 
@@ -141,9 +147,17 @@ const TALL: usize = 8;
 /// flop/s per core of kernel `name` on e×e tiles (TALL·e×e blocks for the `_tall` kernels) with
 /// `cores` threads each running it.
 fn concurrent_rate(name: &'static str, e: usize, cores: usize) -> f64 {
-    let flops = kernel_flops(name, e);
+    let tiles = if name.ends_with("_tall") { TALL } else { 1 };
+    concurrent_rate_at(name.trim_end_matches("_tall"), e, tiles, cores)
+}
+
+/// flop/s per core of kernel `name` (without `_tall`) on blocks `tiles`·e tall with `cores`
+/// threads each running it.
+fn concurrent_rate_at(name: &'static str, e: usize, tiles: usize, cores: usize) -> f64 {
+    let flops = kernel_flops(name, e, tiles * e);
     let total: f64 = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..cores).map(|_| s.spawn(move || one_core_rate(name, e, flops))).collect();
+        let hs: Vec<_> =
+            (0..cores).map(|_| s.spawn(move || one_core_rate(name, e, tiles * e, flops))).collect();
         hs.into_iter().map(|h| h.join().expect("calibration thread")).sum()
     });
     total / cores as f64
@@ -151,11 +165,10 @@ fn concurrent_rate(name: &'static str, e: usize, cores: usize) -> f64 {
 
 /// Flops of one run of kernel `name` at edge `e` as [`one_core_rate`] runs it. The QR kernels
 /// are counted by [`Op::flops`], the count the simulator divides by the rate.
-fn kernel_flops(name: &str, e: usize) -> f64 {
+fn kernel_flops(name: &str, e: usize, h: usize) -> f64 {
     use crate::graph::{Op, Tiles};
-    let h = if name.ends_with("_tall") { TALL * e } else { e };
     let one = Tiles::one(0);
-    match name.trim_end_matches("_tall") {
+    match name {
         "gemm" => 2.0 * (h * e * e) as f64,
         "trsm" | "syrk" => (h * e * e) as f64,
         "potrf" => (e * e * e) as f64 / 3.0,
@@ -168,12 +181,11 @@ fn kernel_flops(name: &str, e: usize) -> f64 {
     }
 }
 
-fn one_core_rate(name: &str, e: usize, flops: f64) -> f64 {
+fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
     // The tiles live inside a large column-major array, as hetla's tiles live in the caller's
     // matrix (leading dimension LD, not the tile edge).
     const LD: usize = 4096;
-    let ld = LD.max(TALL * e);
-    let m = if name.ends_with("_tall") { TALL * e } else { e };
+    let ld = LD.max(m);
     let mut a = vec![0.0; ld * e];
     let mut b = vec![0.0; ld * e];
     let mut c = vec![0.0; ld * e];
@@ -194,7 +206,7 @@ fn one_core_rate(name: &str, e: usize, flops: f64) -> f64 {
         ViewMut::from_slice(&mut tau, e, 1, e),
         ViewMut::from_slice(&mut t, e, e, ld),
     );
-    let mut run = || match name.trim_end_matches("_tall") {
+    let mut run = || match name {
         "geqrf" => {
             c.copy_from_slice(&a);
             kernels::geqrf_panel(
@@ -230,7 +242,7 @@ fn one_core_rate(name: &str, e: usize, flops: f64) -> f64 {
             ViewMut::from_slice(&mut c, m, e, ld),
         ),
         _ => match name {
-            "gemm_tall" => kernels::gemm(
+            "gemm" if m > e => kernels::gemm(
                 Trans::No,
                 Trans::Yes,
                 -1.0,
@@ -239,7 +251,7 @@ fn one_core_rate(name: &str, e: usize, flops: f64) -> f64 {
                 1.0,
                 ViewMut::from_slice(&mut c, m, e, ld),
             ),
-            "trsm_tall" => {
+            "trsm" if m > e => {
                 c.copy_from_slice(&b);
                 kernels::trsm(
                     Side::Right,
@@ -325,22 +337,27 @@ fn measure_task_overhead(cores: usize) -> f64 {
 
 /// What a message of one 256×256 tile costs the two ranks' cores, in passes at `memcpy_bw`, as
 /// hetla's distributed runtime handles it (`dist::comm`, `backend::mpi`): the sender packs the
-/// tile (columns of a larger array) into a new buffer; the receiver allocates a zeroed buffer,
-/// MPI copies the message into it (shared memory: one copy, by the receiver) and the runtime
-/// unpacks it into the local tile. Medians of several windows.
+/// tile (columns of a larger array, just written, so in cache) into a new buffer; the receiver
+/// allocates a zeroed buffer, MPI copies the message into it from the sender's memory (shared
+/// memory: one copy, by the receiver; the source is not in this core's cache, so the sources
+/// rotate over more memory than the caches hold) and the runtime unpacks it into the local copy
+/// (likewise not in cache). Medians of several windows.
 fn measure_message_copies(memcpy_bw: f64) -> (f64, f64) {
     const E: usize = 256;
     const LD: usize = 4096;
+    // Sources and destinations of the receive rotate over 128 tiles' worth (64 MiB).
+    const ROT: usize = 128;
     let tile = vec![1.0f64; LD * E];
-    let mut dst = vec![0.0f64; LD * E];
+    let remote: Vec<Vec<f64>> = (0..ROT).map(|_| vec![1.0f64; E * E + 1]).collect();
+    let mut local: Vec<Vec<f64>> = (0..ROT).map(|_| vec![0.0f64; E * E]).collect();
     let bytes = (E * E * 8) as f64;
-    let median = |f: &mut dyn FnMut()| {
+    let median = |f: &mut dyn FnMut(usize)| {
         let mut v: Vec<f64> = (0..7)
             .map(|_| {
                 let t0 = Instant::now();
                 let mut reps = 0usize;
                 while t0.elapsed().as_secs_f64() < 0.02 || reps < 2 {
-                    f();
+                    f(reps % ROT);
                     reps += 1;
                 }
                 t0.elapsed().as_secs_f64() / reps as f64
@@ -349,25 +366,47 @@ fn measure_message_copies(memcpy_bw: f64) -> (f64, f64) {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let mut sent: Vec<f64> = Vec::new();
-    let send = median(&mut || {
+    let send = median(&mut |_| {
         let mut buf = Vec::with_capacity(E * E + 1);
         buf.push(0.0);
         for j in 0..E {
             buf.extend_from_slice(&tile[j * LD..j * LD + E]);
         }
-        sent = std::hint::black_box(buf);
+        std::hint::black_box(buf);
     });
-    let recv = median(&mut || {
+    let recv = median(&mut |r| {
         let mut buf = vec![0.0f64; E * E + 1];
-        buf.copy_from_slice(&sent);
-        for j in 0..E {
-            dst[j * LD..j * LD + E].copy_from_slice(&buf[1 + j * E..1 + (j + 1) * E]);
-        }
-        std::hint::black_box(&dst);
+        buf.copy_from_slice(&remote[r]);
+        local[r].copy_from_slice(&buf[1..]);
+        std::hint::black_box(&local[r]);
     });
     let pass = bytes / memcpy_bw;
     (send / pass, recv / pass)
+}
+
+/// Extra passes (at `memcpy_bw`) of copying 64 MiB into freshly allocated zeroed memory, as an
+/// emulated accelerator's arena is (`std::alloc::alloc_zeroed`: pages mapped on first touch),
+/// against copying into memory already touched. Median of 5.
+fn measure_first_touch(memcpy_bw: f64) -> f64 {
+    let n = 8 << 20;
+    let src = vec![1.0f64; n];
+    let mut v: Vec<f64> = (0..5)
+        .map(|_| {
+            let t0 = Instant::now();
+            let mut dst = vec![0.0f64; n];
+            dst.copy_from_slice(&src);
+            std::hint::black_box(&dst);
+            let fresh = t0.elapsed().as_secs_f64();
+            let t1 = Instant::now();
+            dst.copy_from_slice(&src);
+            std::hint::black_box(&dst);
+            let warm = t1.elapsed().as_secs_f64();
+            drop(dst);
+            (fresh - warm).max(0.0) / ((n * 8) as f64 / memcpy_bw)
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 fn measure_memcpy() -> f64 {

@@ -337,6 +337,8 @@ pub fn simulate(m: &Machine, rec: &Recorder, setup: &Setup) -> Prediction {
     let mut tiles: HashMap<(usize, TileId), TileState> = HashMap::new();
     let mut resident: Vec<HashMap<TileId, f64>> = vec![HashMap::new(); ranks * setup.gpus.max(1)];
     let mut used = vec![0.0f64; ranks * setup.gpus.max(1)];
+    // The most an emulated GPU's arena has held: memory beyond it is touched for the first time.
+    let mut peak = vec![0.0f64; ranks * setup.gpus.max(1)];
     let mut last_use: u64 = 0;
     let mut lru: Vec<HashMap<TileId, u64>> = vec![HashMap::new(); ranks * setup.gpus.max(1)];
     let mut left = deps.clone();
@@ -551,6 +553,10 @@ pub fn simulate(m: &Machine, rec: &Recorder, setup: &Setup) -> Prediction {
                     st.on.push(d);
                     resident[g].insert(id, b);
                     used[g] += b;
+                    if shared && used[g] > peak[g] {
+                        extra += m.first_touch_passes * pass(used[g] - peak[g]);
+                        peak[g] = used[g];
+                    }
                 }
                 for &id in &t.writes {
                     let st = tiles.entry((r, id)).or_default();
@@ -729,6 +735,7 @@ mod tests {
             memcpy_bw: 1e9,
             send_copies: 0.0,
             recv_copies: 0.0,
+            first_touch_passes: 0.0,
         }
     }
 
@@ -870,6 +877,13 @@ mod tests {
         // With two cores each thread has its own: as fast as the real GPU here.
         emu.cores = 2;
         assert_eq!(sim(&m, &t, &tasks, &emu).time_s, 3.0);
+        // Filling the fresh arena costs its first touch once: one more pass over the tile (1 s).
+        m.memcpy_bw = 8.0;
+        m.first_touch_passes = 1.0;
+        assert_eq!(sim(&m, &t, &tasks, &emu).time_s, 4.0);
+        // A second task on the same tile finds it resident: no copy, no first touch (+1 s).
+        let again = vec![gemm(0, &[], 0), gemm(1, &[], 0), gemm(1, &[], 0)];
+        assert_eq!(sim(&m, &t, &again, &emu).time_s, 5.0);
     }
 
     #[test]
