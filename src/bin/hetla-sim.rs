@@ -133,13 +133,15 @@ fn main() {
     };
     let nf = n as f64;
     let flops = if routine.ends_with("geqrf") { 4.0 * nf * nf * nf / 3.0 } else { nf * nf * nf / 3.0 };
-    // Converting the caller's blocks to tiles and back when they differ: the local part (the
-    // triangle for Cholesky, all of it for QR) is copied twice each way and most of it crosses
-    // the network.
+    // Converting the caller's blocks to tiles and back when they differ (`dist::redistribute`):
+    // each way, of a rank's part (the triangle for Cholesky, all of it for QR), what stays on
+    // the rank is copied once and what moves (most of it) is packed, sent and unpacked; the tile
+    // store the data goes into is freshly allocated, so filling it also pays the first touch.
     let convert = |part: f64, ranks: usize| {
         let bytes = part * nf * nf * 8.0 / ranks as f64;
         let remote = 1.0 - 1.0 / ranks as f64;
-        2.0 * (2.0 * bytes / machine.memcpy_bw + remote * bytes / machine.net_bw)
+        let passes = 2.0 * (1.0 + 2.0 * remote) + machine.first_touch_passes;
+        passes * bytes / machine.memcpy_bw + 2.0 * remote * bytes / machine.net_bw
     };
     // The host's share of a rank's tile columns for modelled GPUs, from the GEMM rates.
     let gpu_share = |nb_host: usize, nb_gpu: usize| {
