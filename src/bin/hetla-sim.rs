@@ -17,7 +17,7 @@ use hetla::dist::redistribute::Shape;
 use hetla::graph::Tiling;
 use hetla::kernels::Uplo;
 use hetla::runtime::placement::{column_share, hybrid_part};
-use hetla::sim::machine::{calibrate, rate, Machine};
+use hetla::sim::machine::{calibrate, calibrate_watched, rate, Machine};
 use hetla::sim::{simulate, Recorder, Setup};
 use hetla::tile::Part;
 use std::collections::HashMap;
@@ -69,11 +69,17 @@ fn main() {
 
     if routine == "calibrate" {
         let out = opt.get("out").cloned().unwrap_or_else(default_machine_path);
-        let m = calibrate(cores_here());
+        let (m, other) = calibrate_watched(cores_here());
         if let Some(dir) = std::path::Path::new(&out).parent() {
             let _ = std::fs::create_dir_all(dir);
         }
         m.save(&out).unwrap_or_else(|e| fail(&e));
+        if let Some(o) = other.filter(|&o| o > 0.05) {
+            eprintln!(
+                "hetla-sim: warning: other work used {:.0}% of the CPU time during the calibration, so its rates are low; calibrate again when the machine is quiet",
+                o * 100.0
+            );
+        }
         let g = |s| rate(&m.host, "gemm", s) / 1e9;
         println!(
             "hetla-sim: calibrated {} cores: gemm {:.1} GFLOP/s per core at nb=64, {:.1} at nb=256; task overhead {:.1} us; wrote {out}",

@@ -110,6 +110,45 @@ const EDGES: [usize; 8] = [32, 64, 96, 128, 192, 256, 384, 512];
 /// at once (each on its own tiles, single-threaded BLAS, as the runtime's workers do), the
 /// runtime's cost per task, and the memory copy rate. No GPU is measured (`gpus` = 0).
 pub fn calibrate(cores: usize) -> Machine {
+    calibrate_watched(cores).0
+}
+
+/// [`calibrate`], and the share of the machine's CPU time that other work (other processes, the
+/// hypervisor's steal) used meanwhile: rates measured beside other work are low, so a share
+/// above a few percent means "calibrate again when the machine is quiet". `None` without
+/// `/proc`.
+pub fn calibrate_watched(cores: usize) -> (Machine, Option<f64>) {
+    let before = cpu_ticks();
+    let mut m = calibrate_now(cores);
+    let other = match (before, cpu_ticks()) {
+        (Some((t0, b0, s0)), Some((t1, b1, s1))) if t1 > t0 => {
+            Some(((b1 - b0).saturating_sub(s1 - s0)) as f64 / (t1 - t0) as f64)
+        }
+        _ => None,
+    };
+    if let Some(o) = other {
+        m.source += &format!("; other work used {:.0}% of the CPU time meanwhile", o * 100.0);
+    }
+    (m, other)
+}
+
+/// CPU clock ticks so far: all of the machine's (idle included), its busy ones (steal included),
+/// and this process's.
+fn cpu_ticks() -> Option<(u64, u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let f: Vec<u64> =
+        stat.lines().next()?.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    // user nice system idle iowait irq softirq steal (guest time is already in user).
+    let total: u64 = f.iter().take(8).sum();
+    let busy = total - f.get(3)? - f.get(4)?;
+    let me = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest: Vec<&str> = me.rsplit_once(')')?.1.split_whitespace().collect();
+    // Fields 14 and 15 (utime, stime); `rest` starts at field 3.
+    let own = rest.get(11)?.parse::<u64>().ok()? + rest.get(12)?.parse::<u64>().ok()?;
+    Some((total, busy, own))
+}
+
+fn calibrate_now(cores: usize) -> Machine {
     let _blas = BlasThreadsGuard::new();
     let mut host = BTreeMap::new();
     for &name in KERNELS {
