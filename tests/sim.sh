@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # tests/sim.sh: hetla-sim end to end (its scheduling rules are unit-tested in src/sim/).
-#   calibrate      writes a machine file that loads back and has every kernel table
-#   predict        dpotrf, dgeqrf and pdpotrf from that file and from the shipped machine files print
-#                  their line with a positive time, and --trace writes one event per task
-#   refuse         a routine that is not simulated, and --gpus on a machine without GPU rates,
-#                  are refused with exit status 2
+#   calibrate      writes a machine file that loads back and has every kernel table (the QR's
+#                  too) and the message costs
+#   predict        dpotrf, dgeqrf, pdpotrf and pdgeqrf from that file and from the shipped machine
+#                  files print their line with a positive time, dpotrf with --emulated-gpus on the
+#                  library's hybrid tiles, and --trace writes one event per task
+#   refuse         a routine that is not simulated, --gpus on a machine without GPU rates, and
+#                  --emulated-gpus for a distributed routine are refused with exit status 2
 # Prints [PASS]/[FAIL] lines and `sim: N passed, M failed`. Needs `cargo build --release` first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,12 +31,16 @@ check() { # NAME COMMAND...: passes when the command succeeds
 check calibrate bash -c "$SIM calibrate --out $T/m.json && python3 -c '
 import json, sys
 m = json.load(open(\"$T/m.json\"))
-for k in (\"gemm\", \"syrk\", \"trsm\", \"potrf\", \"gemm_tall\", \"trsm_tall\"):
+for k in (\"gemm\", \"syrk\", \"trsm\", \"potrf\", \"gemm_tall\", \"trsm_tall\", \"geqrf\", \"geqrf_tall\",
+          \"larfb\", \"larfb_tall\", \"qr-vtc\", \"qr-vtc_tall\", \"qr-tw\", \"qr-vw\"):
     assert len(m[\"host\"][k]) > 0 and all(r > 0 for _, r in m[\"host\"][k]), k
 assert m[\"cores\"] > 0 and m[\"task_overhead_s\"] > 0
+assert m[\"send_copies\"] > 0 and m[\"recv_copies\"] > 0
 '"
 for args in "dpotrf --n 2000 --machine $T/m.json" "dgeqrf --n 1500 --machine $T/m.json" "pdpotrf --n 2000 --grid 2x2 --user-nb 64 --cores 1 --machine $T/m.json" \
-    "dpotrf --n 20000 --machine sim/machines/keeneland.json" "pdpotrf --n 30000 --grid 2x3 --nb 1000 --machine sim/machines/h100-node.json --comm-thread"; do
+    "pdgeqrf --n 2000 --grid 1x2 --user-nb 64 --cores 1 --machine $T/m.json" "pdgeqrf --n 2000 --grid 3x3 --nb 100 --user-nb 100 --machine $T/m.json" \
+    "dpotrf --n 20000 --machine sim/machines/keeneland.json" "pdpotrf --n 30000 --grid 2x3 --nb 1000 --machine sim/machines/h100-node.json --comm-thread" \
+    "pdgeqrf --n 20000 --grid 2x2 --nb 1000 --user-nb 1000 --machine sim/machines/keeneland.json"; do
     check "predict: $args" bash -c "$SIM $args > $T/line && cat $T/line && t=\$(sed -n 's/.*predicted_time=\([0-9.e+-]*\) s.*/\1/p' $T/line) && [ -n \"\$t\" ] && awk -v t=\"\$t\" 'BEGIN { exit !(t > 0) }'"
 done
 check "trace: one event per task" bash -c "$SIM dpotrf --n 1500 --nb 100 --machine $T/m.json --trace $T/t.json > $T/line && python3 -c '
@@ -43,6 +49,12 @@ ev = json.load(open(\"$T/t.json\"))[\"traceEvents\"]
 n = int(re.search(r\"tasks=(\d+)\", open(\"$T/line\").read()).group(1))
 assert len(ev) == n == 15 * 16 * 17 // 6, (len(ev), n)
 '"
+check "emulated: dpotrf on the library's hybrid tiles, both devices" bash -c "$SIM dpotrf --n 3000 --cores 2 --emulated-gpus 2 --machine $T/m.json --trace $T/e.json > $T/line && cat $T/line && grep -q ' gpus=2 emulated cost_model=[a-z]* tiles=B512/b256x1 ' $T/line && python3 -c '
+import json
+ev = json.load(open(\"$T/e.json\"))[\"traceEvents\"]
+assert {e[\"tid\"] for e in ev} >= {2, 3}, \"both emulated devices run tasks\"
+'"
+check "refuse: --emulated-gpus for pdpotrf" bash -c "$SIM pdpotrf --n 1000 --grid 1x2 --emulated-gpus 2 --machine $T/m.json; [ \$? -eq 2 ]"
 check "refuse: dgetrf is not simulated" bash -c "$SIM dgetrf --n 100 --machine $T/m.json; [ \$? -eq 2 ]"
 check "refuse: --gpus without GPU rates" bash -c "$SIM dpotrf --n 100 --gpus 1 --machine $T/m.json; [ \$? -eq 2 ]"
 echo "sim: $passed passed, $failed failed"

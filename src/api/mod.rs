@@ -73,6 +73,19 @@ fn device_tile(
     }
 }
 
+/// The hybrid partition a call of `routine` with host tiles of `nb` cuts its matrices by when it
+/// runs on `devices` (big tiles from [`device_tile`], the host's share of each from
+/// [`device::host_share`]), or `None` when the host would keep every column. `hetla-sim` asks
+/// this too, so that it simulates the library's own choice.
+pub fn device_part(
+    cfg: &Config,
+    routine: &str,
+    nb: usize,
+    devices: &[std::sync::Arc<dyn device::Device>],
+) -> Option<Part> {
+    placement::hybrid_part(device_tile(cfg, routine, nb, devices), nb, device::host_share(cfg, devices))
+}
+
 /// Like [`run_tiles`] with tiles of `nb` (the caller chose it with [`Config::nb_for`]), but on the host and the configured devices when the cost model of
 /// [`device::worth_using`] says `work` pays for its transfers (or `cfg.device_force`).
 ///
@@ -104,8 +117,7 @@ pub(crate) fn run_tiles_on_devices<R>(
             TILES.with(|t| *t.borrow_mut() = None);
         }
         if had_devices && (cfg.device_force || device::worth_using(cfg, &devices, work)) {
-            let big = device_tile(cfg, routine, nb, &devices);
-            if let Some(p) = placement::hybrid_part(big, nb, device::host_share(cfg, &devices)) {
+            if let Some(p) = device_part(cfg, routine, nb, &devices) {
                 part = p;
                 plan = Some(Plan { devices, host_share: placement::column_share(&p) });
                 TILES.with(|t| *t.borrow_mut() = Some(p.describe()));

@@ -2,28 +2,33 @@
 //!
 //! ```text
 //! hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G]
-//!           [--machine FILE] [--trace FILE] [--comm-thread]
+//!           [--emulated-gpus G] [--machine FILE] [--trace FILE] [--comm-thread]
 //! hetla-sim calibrate [--out FILE]
 //! ```
 //! See the README's "Simulator" section.
 
 use hetla::algo::geqrf::{self, Panel};
 use hetla::algo::potrf::{self, Granularity};
+use hetla::api::device_part;
+use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape};
 use hetla::config::{default_device_nb, Config};
+use hetla::device;
+use hetla::dist::redistribute::Shape;
 use hetla::graph::Tiling;
 use hetla::kernels::Uplo;
 use hetla::runtime::placement::{column_share, hybrid_part};
-use hetla::sim::machine::{calibrate, rate, Machine};
+use hetla::sim::machine::{calibrate, calibrate_watched, rate, Machine};
 use hetla::sim::{simulate, Recorder, Setup};
 use hetla::tile::Part;
 use std::collections::HashMap;
 use std::process::exit;
 
-const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--machine FILE] [--trace FILE] [--comm-thread]
+const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--emulated-gpus G] [--machine FILE] [--trace FILE] [--comm-thread]
        hetla-sim calibrate [--out FILE]
-ROUTINE: dpotrf or dgeqrf (shared memory, one node), or pdpotrf (a PxQ grid of ranks, one per node);
---comm-thread: what if a thread of its own drove MPI on each rank (one core fewer computes);
-the other routines are not simulated yet.";
+ROUTINE: dpotrf or dgeqrf (shared memory, one node), or pdpotrf or pdgeqrf (a PxQ grid of ranks,
+one per node); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
+which share the cores; --comm-thread: what if a thread of its own drove MPI on each rank (one
+core fewer computes); the other routines are not simulated yet.";
 
 fn fail(msg: &str) -> ! {
     eprintln!("hetla-sim: {msg}\n{USAGE}");
@@ -64,11 +69,17 @@ fn main() {
 
     if routine == "calibrate" {
         let out = opt.get("out").cloned().unwrap_or_else(default_machine_path);
-        let m = calibrate(cores_here());
+        let (m, other) = calibrate_watched(cores_here());
         if let Some(dir) = std::path::Path::new(&out).parent() {
             let _ = std::fs::create_dir_all(dir);
         }
         m.save(&out).unwrap_or_else(|e| fail(&e));
+        if let Some(o) = other.filter(|&o| o > 0.05) {
+            eprintln!(
+                "hetla-sim: warning: other work used {:.0}% of the CPU time during the calibration, so its rates are low; calibrate again when the machine is quiet",
+                o * 100.0
+            );
+        }
         let g = |s| rate(&m.host, "gemm", s) / 1e9;
         println!(
             "hetla-sim: calibrated {} cores: gemm {:.1} GFLOP/s per core at nb=64, {:.1} at nb=256; task overhead {:.1} us; wrote {out}",
@@ -97,6 +108,21 @@ fn main() {
     };
     let Some(n) = num("n") else { fail("--n is required") };
     let cores = num("cores").unwrap_or(machine.cores);
+    let emulated = num("emulated-gpus").unwrap_or(0);
+    // The library's own choices: its tile size for the routine with this many threads per rank.
+    let mut cfg = Config::with_threads(cores);
+    let mut machine = machine;
+    if emulated > 0 {
+        if opt.contains_key("gpus") {
+            fail("--gpus and --emulated-gpus exclude each other");
+        }
+        if routine != "dpotrf" && routine != "dgeqrf" {
+            fail("--emulated-gpus is for the shared-memory routines (dpotrf, dgeqrf)");
+        }
+        let mem = cfg.emulate_gpu_mem;
+        cfg = cfg.with_emulated(emulated, mem);
+        machine = emulated_machine(&machine, emulated, cfg.emulate_gpu_mem as f64);
+    }
     let gpus = num("gpus").unwrap_or(machine.gpus);
     if gpus > 0 && machine.gpu.is_empty() {
         fail("--gpus > 0 needs a machine file with GPU rates");
@@ -111,35 +137,72 @@ fn main() {
             (v[0], v[1])
         }
     };
-    // The library's own choices: its tile size for the routine and this many threads.
-    let cfg = Config::with_threads(machine.cores);
-    let (tiling, setup, gran, convert_s, nb) = match routine.as_str() {
+    let nf = n as f64;
+    let flops = if routine.ends_with("geqrf") { 4.0 * nf * nf * nf / 3.0 } else { nf * nf * nf / 3.0 };
+    // Converting the caller's blocks to tiles and back when they differ (`dist::redistribute`):
+    // each way, of a rank's part (the triangle for Cholesky, all of it for QR), what stays on
+    // the rank is copied once and what moves (most of it) is packed, sent and unpacked; the tile
+    // store the data goes into is freshly allocated, so filling it also pays the first touch.
+    let convert = |part: f64, ranks: usize| {
+        let bytes = part * nf * nf * 8.0 / ranks as f64;
+        let remote = 1.0 - 1.0 / ranks as f64;
+        let passes = 2.0 * (1.0 + 2.0 * remote) + machine.first_touch_passes;
+        passes * bytes / machine.memcpy_bw + 2.0 * remote * bytes / machine.net_bw
+    };
+    // The host's share of a rank's tile columns for modelled GPUs, from the GEMM rates.
+    let gpu_share = |nb_host: usize, nb_gpu: usize| {
+        if gpus == 0 {
+            return 1.0;
+        }
+        let r_cpu = rate(&machine.host, "gemm", nb_host) * cores as f64;
+        let r_gpu = rate(&machine.gpu, "gemm", nb_gpu) * gpus as f64;
+        r_cpu / (r_cpu + r_gpu)
+    };
+    let mut extra = String::new();
+    let (tiling, setup, convert_s, nb) = match routine.as_str() {
         "dpotrf" | "dgeqrf" => {
             if (p, q) != (1, 1) {
-                fail(&format!("{routine} runs on one node; use pdpotrf with --grid"));
+                fail(&format!("{routine} runs on one node; use pdpotrf or pdgeqrf with --grid"));
             }
             let nb = num("nb").unwrap_or_else(|| cfg.nb_for(&routine, n));
             let mut part = Part::uniform(nb);
             let mut share = 1.0;
-            if gpus > 0 {
+            if emulated > 0 {
+                // The library's own partition for these devices (api::run_tiles_on_devices), and
+                // whether its cost model would use them without HETLA_DEVICE_FORCE.
+                let devices = device::open(&cfg);
+                let work = device::Work { flops, bytes: 8.0 * nf * nf };
+                extra = format!(
+                    " cost_model={}",
+                    if device::worth_using(&cfg, &devices, work) { "devices" } else { "host" }
+                );
+                if let Some(hp) = device_part(&cfg, &routine, nb, &devices) {
+                    part = hp;
+                    share = column_share(&hp);
+                    extra += &format!(" tiles={}", hp.describe());
+                }
+            } else if gpus > 0 {
                 // As api::run_tiles_on_devices: big tiles for the GPU, thin host tiles, the
                 // host's share from the GEMM rates.
                 let big = default_device_nb(&routine).max(nb);
-                let r_cpu = rate(&machine.host, "gemm", nb) * cores as f64;
-                let r_gpu = rate(&machine.gpu, "gemm", big) * gpus as f64;
-                if let Some(hp) = hybrid_part(big, nb, r_cpu / (r_cpu + r_gpu)) {
+                if let Some(hp) = hybrid_part(big, nb, gpu_share(nb, big)) {
                     part = hp;
                     share = column_share(&hp);
+                    extra = format!(" tiles={}", hp.describe());
                 }
             }
+            let gpus = if share < 1.0 { gpus } else { 0 };
             let t = Tiling::of_parts(n, n, &part, &part);
-            (
-                t,
-                Setup { grid: (1, 1), cores, gpus, host_share: share, distributed: false, comm_thread },
-                Granularity::Tiles,
-                0.0,
-                nb,
-            )
+            let setup = Setup {
+                grid: (1, 1),
+                cores,
+                gpus,
+                host_share: share,
+                distributed: false,
+                comm_thread,
+                emulated_gpus: emulated > 0,
+            };
+            (t, setup, 0.0, nb)
         }
         "pdpotrf" => {
             let user_nb = num("user-nb").unwrap_or(64);
@@ -150,54 +213,67 @@ fn main() {
                 user_nb as i32,
                 hetla::api::scalapack::PDPOTRF_IN_PLACE,
             ));
-            let gran = if p == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };
-            // Conversion from the caller's blocks to tiles and back when they differ: the local
-            // triangle is copied twice each way and most of it crosses the network.
-            let convert_s = if nb == user_nb {
-                0.0
-            } else {
-                let bytes = (n * n) as f64 * 8.0 / 2.0 / (p * q) as f64;
-                let remote = 1.0 - 1.0 / (p * q) as f64;
-                2.0 * (2.0 * bytes / machine.memcpy_bw + remote * bytes / machine.net_bw)
-            };
-            let share = if gpus > 0 {
-                let r_cpu = rate(&machine.host, "gemm", nb) * cores as f64;
-                let r_gpu = rate(&machine.gpu, "gemm", nb) * gpus as f64;
-                r_cpu / (r_cpu + r_gpu)
-            } else {
-                1.0
-            };
+            let convert_s = if nb == user_nb { 0.0 } else { convert(0.5, p * q) };
             let t = Tiling::uniform(n, nb, n, nb);
-            (
-                t,
-                Setup { grid: (p, q), cores, gpus, host_share: share, distributed: true, comm_thread },
-                gran,
-                convert_s,
-                nb,
-            )
+            let setup = Setup {
+                grid: (p, q),
+                cores,
+                gpus,
+                host_share: gpu_share(nb, nb),
+                distributed: true,
+                comm_thread,
+                emulated_gpus: false,
+            };
+            (t, setup, convert_s, nb)
+        }
+        "pdgeqrf" => {
+            // The library's layout (whole tile columns over all ranks on small grids) and tile.
+            let user_nb = num("user-nb").unwrap_or(64);
+            let shape = lu_qr_shape(&cfg, p as i32, q as i32);
+            let (tp, tq) = if shape == Shape::OneRow { (1, p * q) } else { (p, q) };
+            let nb = num("nb").unwrap_or_else(|| lu_qr_nb(&cfg, n as i32, user_nb as i32, tp as i32, tq as i32));
+            extra = format!(" layout={}", layout_name(shape));
+            let convert_s = if nb == user_nb && (tp, tq) == (p, q) { 0.0 } else { convert(1.0, p * q) };
+            let t = Tiling::uniform(n, nb, n, nb);
+            let setup = Setup {
+                grid: (tp, tq),
+                cores,
+                gpus,
+                host_share: gpu_share(nb, nb),
+                distributed: true,
+                comm_thread,
+                emulated_gpus: false,
+            };
+            (t, setup, convert_s, nb)
         }
         other => fail(&format!(
-            "{other}: not simulated yet (dpotrf, dgeqrf and pdpotrf run on the task-graph interface so far)"
+            "{other}: not simulated yet (dpotrf, dgeqrf, pdpotrf and pdgeqrf run on the task-graph interface so far)"
         )),
     };
-    let mut rec = Recorder::new(tiling.clone());
-    let nf = n as f64;
-    let flops = if routine == "dgeqrf" {
-        // The QR ops without a calibrated table (the panel, DLARFB) are costed at the GEMM rate.
-        geqrf::generate(&mut rec, Panel::InPlace);
-        4.0 * nf * nf * nf / 3.0
-    } else {
-        potrf::generate(&mut rec, Uplo::Lower, gran);
-        nf * nf * nf / 3.0
-    };
-    let pred = simulate(&machine, &tiling, &rec.tasks, &setup);
+    let mut rec = Recorder::on_grid(tiling, setup.grid);
+    match routine.as_str() {
+        "dgeqrf" => {
+            geqrf::generate(&mut rec, Panel::InPlace);
+        }
+        "pdgeqrf" => {
+            geqrf::generate(&mut rec, Panel::Gathered);
+        }
+        "pdpotrf" => {
+            let gran = if p == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };
+            potrf::generate(&mut rec, Uplo::Lower, gran);
+        }
+        _ => potrf::generate(&mut rec, Uplo::Lower, Granularity::Tiles),
+    }
+    let pred = simulate(&machine, &rec, &setup);
     let time = pred.time_s + convert_s;
     if let Some(f) = opt.get("trace") {
         std::fs::write(f, pred.chrome_trace()).unwrap_or_else(|e| fail(&format!("{f}: {e}")));
     }
+    let (gp, gq) = setup.grid;
     println!(
-        "hetla-sim: {routine} n={n} nb={nb} grid={p}x{q} cores={cores} gpus={gpus}{} machine=\"{}\" tasks={} messages={} net_MB={:.1} link_MB={:.1} evictions={} convert_s={convert_s:.3} predicted_time={time:.4} s gflops={:.1}",
-        if comm_thread { " comm-thread" } else { "" },
+        "hetla-sim: {routine} n={n} nb={nb} grid={gp}x{gq} cores={cores} gpus={}{}{extra} machine=\"{}\" tasks={} messages={} net_MB={:.1} link_MB={:.1} evictions={} convert_s={convert_s:.3} predicted_time={time:.4} s gflops={:.1}",
+        setup.gpus,
+        if emulated > 0 { " emulated" } else if comm_thread { " comm-thread" } else { "" },
         machine.name,
         pred.tasks,
         pred.messages,
@@ -206,4 +282,19 @@ fn main() {
         pred.evictions,
         flops / time / 1e9
     );
+}
+
+/// `m` with `g` emulated accelerators (`device::emulated`) of `memory` bytes: their kernels are
+/// the host's BLAS (the host's per-core rates, on cores shared with the host workers: see
+/// `Setup::emulated_gpus`), their copies are host memory copies.
+fn emulated_machine(m: &Machine, g: usize, memory: f64) -> Machine {
+    Machine {
+        name: format!("{} with {g} emulated accelerators", m.name),
+        gpus: g,
+        gpu: m.host.clone(),
+        gpu_memory: memory,
+        link_bw: m.memcpy_bw,
+        link_latency_s: 0.0,
+        ..m.clone()
+    }
 }

@@ -40,13 +40,43 @@ pub struct SimTask {
 pub struct Recorder {
     pub tiling: Tiling,
     pub tasks: Vec<SimTask>,
-    /// Shapes of the buffers the generator asked for (ids from mt·nt on).
-    pub buffers: Vec<(usize, usize)>,
+    /// The buffers the generator asked for (ids from mt·nt on): rows, columns, and the matrix
+    /// tile each is kept with (on that tile's rank, as `dist` keeps them).
+    pub buffers: Vec<(usize, usize, TileId)>,
+    /// The P×Q grid of ranks the tiles are dealt over ((1, 1): one place); [`Graph::place`]
+    /// answers with the rank, so that a generator cuts its work by rank as on `dist`.
+    pub grid: (usize, usize),
 }
 
 impl Recorder {
+    /// A recorder for one place (shared memory).
     pub fn new(tiling: Tiling) -> Self {
-        Recorder { tiling, tasks: Vec::new(), buffers: Vec::new() }
+        Recorder::on_grid(tiling, (1, 1))
+    }
+    /// A recorder for a P×Q grid of ranks: tile (i, j) on rank (i mod P)·Q + j mod Q.
+    pub fn on_grid(tiling: Tiling, grid: (usize, usize)) -> Self {
+        assert!(grid.0 > 0 && grid.1 > 0, "an empty grid");
+        Recorder { tiling, tasks: Vec::new(), buffers: Vec::new(), grid }
+    }
+    /// The rank holding tile or buffer `id`.
+    pub fn rank(&self, id: TileId) -> usize {
+        let (p, q) = self.grid;
+        let mt = self.tiling.mt();
+        let main = mt * self.tiling.nt();
+        let id = if id < main { id } else { self.buffers[id - main].2 };
+        ((id % mt) % p) * q + (id / mt) % q
+    }
+    /// Bytes of tile or buffer `id`.
+    pub fn bytes(&self, id: TileId) -> f64 {
+        let mt = self.tiling.mt();
+        let main = mt * self.tiling.nt();
+        let (r, c) = if id < main {
+            (self.tiling.rows(id % mt), self.tiling.cols(id / mt))
+        } else {
+            let b = self.buffers[id - main];
+            (b.0, b.1)
+        };
+        (r * c * 8) as f64
     }
 }
 
@@ -63,9 +93,13 @@ impl Graph for Recorder {
             reads: t.reads.to_vec(),
         });
     }
-    fn buffer(&mut self, rows: usize, cols: usize, _with: TileId) -> TileId {
-        self.buffers.push((rows, cols));
+    fn buffer(&mut self, rows: usize, cols: usize, with: TileId) -> TileId {
+        assert!(with < self.tiling.mt() * self.tiling.nt(), "a buffer is kept with a matrix tile");
+        self.buffers.push((rows, cols, with));
         self.tiling.mt() * self.tiling.nt() + self.buffers.len() - 1
+    }
+    fn place(&self, id: TileId) -> usize {
+        self.rank(id)
     }
 }
 
@@ -85,6 +119,10 @@ pub struct Setup {
     /// What-if: a thread of its own drives the network on every rank (the papers' design; one
     /// core fewer computes), instead of hetla's master between the tasks it runs itself.
     pub comm_thread: bool,
+    /// The GPUs are emulated accelerators (`device::emulated`): each is a thread that runs its
+    /// kernels (the host's BLAS) and its copies on the same `cores` as the host workers; when
+    /// more threads are busy than there are cores, each runs at cores/busy of its speed.
+    pub emulated_gpus: bool,
 }
 
 /// What a simulated run predicts.
@@ -156,8 +194,14 @@ struct TileState {
 /// Time-ordered events; f64 times as ordered bits (all non-negative).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
-    Done(usize),
+    /// Task i ends (the number tells a superseded end time from the current one).
+    Done(usize, u32),
+    /// Message id is at its destination, to be taken in by the master (or the comm thread).
     Arrive(usize),
+    /// Rank r's master has taken in the messages it was receiving.
+    Taken(usize),
+    /// Message id has been taken in by rank's communication thread (`--comm-thread`).
+    Received(usize),
 }
 
 fn key(t: f64) -> u64 {
@@ -170,12 +214,13 @@ fn edge(dims: [usize; 3]) -> usize {
 }
 
 /// The rate of `op` with `dims` from `table`: the kernel at the task's tile edge (its smallest
-/// dimension), from the `_tall` table when the block is at least 4 edges tall and the machine
-/// has one (a tile column's update is one tall kernel, faster than a tile's).
+/// dimension), from the `_tall` table when the block is at least 4 edges tall (its largest
+/// dimension: the rows of a tile column's update or panel, the height summed by QR-VTC) and the
+/// machine has one (a tile column's update is one tall kernel, faster than a tile's).
 fn op_rate(table: &std::collections::BTreeMap<String, machine::RateTable>, op: &Op, dims: [usize; 3]) -> f64 {
     let e = edge(dims);
     let name = op.name();
-    if dims[0] >= 4 * e {
+    if dims.iter().copied().max().unwrap_or(0) >= 4 * e {
         let tall = format!("{name}_tall");
         if table.contains_key(&tall) {
             return rate(table, &tall, e);
@@ -184,15 +229,18 @@ fn op_rate(table: &std::collections::BTreeMap<String, machine::RateTable>, op: &
     rate(table, name, e)
 }
 
-/// Simulates `tasks` (generated over `tiling`) on `m` laid out as `setup`.
-pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) -> Prediction {
+/// Simulates the graph `rec` recorded on `m` laid out as `setup` (whose grid must be the
+/// recorder's).
+pub fn simulate(m: &Machine, rec: &Recorder, setup: &Setup) -> Prediction {
+    assert_eq!(setup.grid, rec.grid, "hetla-sim: the graph was recorded for another grid");
+    let tasks = &rec.tasks[..];
+    let tiling = &rec.tiling;
     let (p, q) = setup.grid;
     let ranks = p * q;
     let mt = tiling.mt();
     let main = mt * tiling.nt();
-    let tile_rank = |id: TileId| if id < main { ((id % mt) % p) * q + (id / mt) % q } else { 0 };
-    let tile_bytes =
-        |id: TileId| if id < main { (tiling.rows(id % mt) * tiling.cols(id / mt) * 8) as f64 } else { 0.0 };
+    let tile_rank = |id: TileId| rec.rank(id);
+    let tile_bytes = |id: TileId| rec.bytes(id);
     let place = Placement::new(setup.host_share, setup.gpus);
     let res_of = |t: &SimTask| -> Res {
         let w = t.writes[0];
@@ -289,9 +337,43 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
     let mut tiles: HashMap<(usize, TileId), TileState> = HashMap::new();
     let mut resident: Vec<HashMap<TileId, f64>> = vec![HashMap::new(); ranks * setup.gpus.max(1)];
     let mut used = vec![0.0f64; ranks * setup.gpus.max(1)];
+    // The most an emulated GPU's arena has held: memory beyond it is touched for the first time.
+    let mut peak = vec![0.0f64; ranks * setup.gpus.max(1)];
     let mut last_use: u64 = 0;
     let mut lru: Vec<HashMap<TileId, u64>> = vec![HashMap::new(); ranks * setup.gpus.max(1)];
     let mut left = deps.clone();
+    // Emulated GPUs: the threads running tasks (host workers and device threads) share the
+    // rank's cores, each at cores/busy of its speed when more are busy than there are cores
+    // (processor sharing). `running` holds each rank's running tasks, `work` what is left of a
+    // task in seconds at full speed, updated whenever the number running changes; `gen` tells a
+    // task's current completion event from the superseded ones.
+    let mut running: Vec<Vec<usize>> = vec![Vec::new(); ranks];
+    let mut work = vec![0.0f64; n];
+    let mut gen = vec![0u32; n];
+    let mut shared_since = vec![0.0f64; ranks];
+    let mut event_of = vec![usize::MAX; n];
+    let speed = |busy: usize| (setup.cores as f64 / busy.max(1) as f64).min(1.0);
+    // Brings the tasks running on `r` up to `now` at their current speed.
+    let advance = |r: usize, now: f64, running: &[Vec<usize>], work: &mut Vec<f64>, since: &mut Vec<f64>| {
+        let s = speed(running[r].len());
+        for &i in &running[r] {
+            work[i] = (work[i] - (now - since[r]) * s).max(0.0);
+        }
+        since[r] = now;
+    };
+    // New completion events for every task running on `r`, at the speed they now run at.
+    let reschedule = |r: usize,
+                      now: f64,
+                      running: &[Vec<usize>],
+                      work: &[f64],
+                      gen: &mut Vec<u32>,
+                      events: &mut BinaryHeap<Reverse<(u64, Ev)>>| {
+        let s = speed(running[r].len());
+        for &i in &running[r] {
+            gen[i] += 1;
+            events.push(Reverse((key(now + work[i] / s), Ev::Done(i, gen[i]))));
+        }
+    };
     let push_ready =
         |i: usize,
          host_ready: &mut Vec<BinaryHeap<(i64, Reverse<usize>)>>,
@@ -316,22 +398,67 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
         send(id, 0.0, &mut net_free, &master_until, &mut events);
         pred.net_bytes += msgs[id].2;
     }
+    let shared = setup.emulated_gpus;
+    // Messages cost the ranks' cores: the sender packs (with the task that produced the tile),
+    // the receiving master takes them in between its tasks (`recv_copies` passes each), after
+    // its bounded idle sleep when it was idle (`runtime::POLL_SLEEP`; half of it on average).
+    let pass = |bytes: f64| bytes / m.memcpy_bw;
+    let mut inbox: Vec<Vec<usize>> = vec![Vec::new(); ranks];
+    let mut taking: Vec<Vec<usize>> = vec![Vec::new(); ranks];
+    let mut comm_free = vec![0.0f64; ranks];
+    let poll_delay = crate::runtime::POLL_SLEEP.as_secs_f64() / 2.0;
+    // The master of rank r takes in what has arrived, if it is between tasks (core 0 free).
+    let take = |r: usize,
+                now: f64,
+                idle: bool,
+                inbox: &mut Vec<Vec<usize>>,
+                taking: &mut Vec<Vec<usize>>,
+                free_cores: &mut Vec<usize>,
+                core_free_list: &mut Vec<Vec<usize>>,
+                master_until: &mut Vec<f64>,
+                events: &mut BinaryHeap<Reverse<(u64, Ev)>>| {
+        if inbox[r].is_empty() || !taking[r].is_empty() {
+            return;
+        }
+        let Some(pos) = core_free_list[r].iter().position(|&c| c == 0) else { return };
+        core_free_list[r].remove(pos);
+        free_cores[r] -= 1;
+        let cost: f64 = inbox[r].iter().map(|&id| m.recv_copies * pass(msgs[id].2)).sum();
+        let end = now + if idle { poll_delay } else { 0.0 } + cost;
+        master_until[r] = end;
+        taking[r] = std::mem::take(&mut inbox[r]);
+        events.push(Reverse((key(end), Ev::Taken(r))));
+    };
+    // A copy over a GPU's link: on the link's timeline, or for an emulated GPU as work of the
+    // thread that makes it (`extra`, seconds at full speed).
+    let copy = |l: usize, at: f64, bytes: f64, link_free: &mut Vec<f64>, extra: &mut f64| -> f64 {
+        let t = m.link_latency_s + bytes / m.link_bw;
+        if shared {
+            *extra += t;
+            at
+        } else {
+            link_free[l] = at.max(link_free[l]) + t;
+            link_free[l]
+        }
+    };
     let mut now = 0.0f64;
     loop {
         // Dispatch whatever can start now.
         for r in 0..ranks {
+            let mut started = false;
+            if shared {
+                advance(r, now, &running, &mut work, &mut shared_since);
+            }
             while free_cores[r] > 0 {
                 let Some((_, Reverse(i))) = host_ready[r].pop() else { break };
                 let t = &tasks[i];
                 // Tiles a device holds come back first (over that device's link).
                 let mut start = now;
+                let mut extra = 0.0;
                 for &id in t.writes.iter().chain(&t.reads) {
                     let st = tiles.entry((r, id)).or_default();
                     if let Some(d) = st.holder {
-                        let l = r * setup.gpus + d;
-                        let s0 = start.max(link_free[l]);
-                        link_free[l] = s0 + m.link_latency_s + tile_bytes(id) / m.link_bw;
-                        start = link_free[l];
+                        start = copy(r * setup.gpus + d, start, tile_bytes(id), &mut link_free, &mut extra);
                         pred.link_bytes += tile_bytes(id);
                         st.holder = None;
                     }
@@ -345,7 +472,9 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
                         }
                     }
                 }
-                let dur = m.task_overhead_s + t.op.flops(t.dims) / op_rate(&m.host, &t.op, t.dims);
+                let pack: f64 = msgs_from[i].iter().map(|&id| m.send_copies * pass(msgs[id].2)).sum();
+                let dur =
+                    extra + pack + m.task_overhead_s + t.op.flops(t.dims) / op_rate(&m.host, &t.op, t.dims);
                 free_cores[r] -= 1;
                 let core = core_free_list[r].pop().expect("a free core");
                 core_of[i] = core;
@@ -353,6 +482,7 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
                     master_until[r] = start + dur;
                 }
                 pred.flops += t.op.flops(t.dims);
+                event_of[i] = pred.events.len();
                 pred.events.push(Event {
                     task: i,
                     name: t.op.name(),
@@ -362,7 +492,13 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
                     dur,
                     dims: t.dims,
                 });
-                events.push(Reverse((key(start + dur), Ev::Done(i))));
+                if shared {
+                    work[i] = dur;
+                    running[r].push(i);
+                    started = true;
+                } else {
+                    events.push(Reverse((key(start + dur), Ev::Done(i, 0))));
+                }
             }
             for d in 0..setup.gpus {
                 let g = r * setup.gpus + d;
@@ -372,6 +508,7 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
                 let Some((_, Reverse(i))) = gpu_ready[g].pop() else { continue };
                 let t = &tasks[i];
                 let mut ready_at = now;
+                let mut extra = 0.0;
                 for &id in t.writes.iter().chain(&t.reads) {
                     let b = tile_bytes(id);
                     last_use += 1;
@@ -400,29 +537,26 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
                         st.on.retain(|&x| x != d);
                         if st.holder == Some(d) {
                             st.holder = None;
-                            let s0 = ready_at.max(link_free[g]);
-                            link_free[g] = s0 + m.link_latency_s + vb / m.link_bw;
-                            ready_at = link_free[g];
+                            ready_at = copy(g, ready_at, vb, &mut link_free, &mut extra);
                             pred.link_bytes += vb;
                         }
                     }
                     let st = tiles.entry((r, id)).or_default();
                     if let Some(h) = st.holder.filter(|&h| h != d) {
                         // Through the host from the device holding it.
-                        let l = r * setup.gpus + h;
-                        let s0 = ready_at.max(link_free[l]);
-                        link_free[l] = s0 + m.link_latency_s + b / m.link_bw;
-                        ready_at = link_free[l];
+                        ready_at = copy(r * setup.gpus + h, ready_at, b, &mut link_free, &mut extra);
                         pred.link_bytes += b;
                         st.holder = None;
                     }
-                    let s0 = ready_at.max(link_free[g]);
-                    link_free[g] = s0 + m.link_latency_s + b / m.link_bw;
-                    ready_at = ready_at.max(link_free[g]);
+                    ready_at = ready_at.max(copy(g, ready_at, b, &mut link_free, &mut extra));
                     pred.link_bytes += b;
                     st.on.push(d);
                     resident[g].insert(id, b);
                     used[g] += b;
+                    if shared && used[g] > peak[g] {
+                        extra += m.first_touch_passes * pass(used[g] - peak[g]);
+                        peak[g] = used[g];
+                    }
                 }
                 for &id in &t.writes {
                     let st = tiles.entry((r, id)).or_default();
@@ -438,9 +572,12 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
                     st.on = vec![d];
                     st.holder = Some(d);
                 }
-                let dur = t.op.flops(t.dims) / op_rate(&m.gpu, &t.op, t.dims);
+                // An emulated GPU's thread does the runtime's work per task as a host worker does.
+                let overhead = if shared { m.task_overhead_s } else { 0.0 };
+                let dur = extra + overhead + t.op.flops(t.dims) / op_rate(&m.gpu, &t.op, t.dims);
                 gpu_busy[g] = true;
                 pred.flops += t.op.flops(t.dims);
+                event_of[i] = pred.events.len();
                 pred.events.push(Event {
                     task: i,
                     name: t.op.name(),
@@ -450,35 +587,101 @@ pub fn simulate(m: &Machine, tiling: &Tiling, tasks: &[SimTask], setup: &Setup) 
                     dur,
                     dims: t.dims,
                 });
-                events.push(Reverse((key(ready_at + dur), Ev::Done(i))));
+                if shared {
+                    work[i] = dur;
+                    running[r].push(i);
+                    started = true;
+                } else {
+                    events.push(Reverse((key(ready_at + dur), Ev::Done(i, 0))));
+                }
+            }
+            if started {
+                reschedule(r, now, &running, &work, &mut gen, &mut events);
             }
         }
         let Some(Reverse((tk, ev))) = events.pop() else { break };
+        if matches!(ev, Ev::Done(i, g) if g != gen[i]) {
+            continue; // superseded: the task's speed changed since
+        }
         now = f64::from_bits(tk);
         let mut wake: Vec<usize> = Vec::new();
         match ev {
-            Ev::Done(i) => {
-                match res[i] {
-                    Res::Host(r) => {
-                        free_cores[r] += 1;
-                        core_free_list[r].push(core_of[i]);
-                    }
-                    Res::Gpu(r, d) => gpu_busy[r * setup.gpus + d] = false,
+            Ev::Done(i, _) => {
+                let r = rank_of(res[i]);
+                if shared {
+                    advance(r, now, &running, &mut work, &mut shared_since);
+                    running[r].retain(|&x| x != i);
+                    let e = &mut pred.events[event_of[i]];
+                    e.dur = now - e.start;
+                    reschedule(r, now, &running, &work, &mut gen, &mut events);
                 }
-                wake.extend(after[i].iter().copied());
                 for &id in &msgs_from[i] {
                     pred.net_bytes += msgs[id].2;
                     send(id, now, &mut net_free, &master_until, &mut events);
                 }
+                match res[i] {
+                    Res::Host(r) => {
+                        free_cores[r] += 1;
+                        core_free_list[r].push(core_of[i]);
+                        if core_of[i] == 0 && !setup.comm_thread {
+                            // Between tasks the master polls first.
+                            take(
+                                r,
+                                now,
+                                false,
+                                &mut inbox,
+                                &mut taking,
+                                &mut free_cores,
+                                &mut core_free_list,
+                                &mut master_until,
+                                &mut events,
+                            );
+                        }
+                    }
+                    Res::Gpu(r, d) => gpu_busy[r * setup.gpus + d] = false,
+                }
+                wake.extend(after[i].iter().copied());
             }
             Ev::Arrive(id) => {
                 let dst = msgs[id].1;
-                if master_until[dst] > now {
-                    // Taken in when the receiving master next looks.
-                    events.push(Reverse((key(master_until[dst]), Ev::Arrive(id))));
+                let cost = m.recv_copies * pass(msgs[id].2);
+                if setup.comm_thread {
+                    // A thread of its own takes messages in, one after the other.
+                    comm_free[dst] = comm_free[dst].max(now) + cost;
+                    events.push(Reverse((key(comm_free[dst]), Ev::Received(id))));
                 } else {
+                    inbox[dst].push(id);
+                    take(
+                        dst,
+                        now,
+                        true,
+                        &mut inbox,
+                        &mut taking,
+                        &mut free_cores,
+                        &mut core_free_list,
+                        &mut master_until,
+                        &mut events,
+                    );
+                }
+            }
+            Ev::Received(id) => wake.extend(msg_waiters[id].iter().copied()),
+            Ev::Taken(r) => {
+                for id in std::mem::take(&mut taking[r]) {
                     wake.extend(msg_waiters[id].iter().copied());
                 }
+                free_cores[r] += 1;
+                core_free_list[r].push(0);
+                take(
+                    r,
+                    now,
+                    false,
+                    &mut inbox,
+                    &mut taking,
+                    &mut free_cores,
+                    &mut core_free_list,
+                    &mut master_until,
+                    &mut events,
+                );
             }
         }
         for j in wake {
@@ -530,6 +733,9 @@ mod tests {
             net_bw: 8.0,
             net_latency_s: 1.0,
             memcpy_bw: 1e9,
+            send_copies: 0.0,
+            recv_copies: 0.0,
+            first_touch_passes: 0.0,
         }
     }
 
@@ -547,8 +753,32 @@ mod tests {
         SimTask { op, prio, dims: [1, 1, 1], writes: vec![w], reads: r.to_vec() }
     }
 
+    /// Simulates `tasks` over `t`, recorded for the setup's grid (no buffers).
+    fn sim(m: &Machine, t: &Tiling, tasks: &[SimTask], s: &Setup) -> Prediction {
+        let mut rec = Recorder::on_grid(t.clone(), s.grid);
+        rec.tasks = tasks.to_vec();
+        simulate(m, &rec, s)
+    }
+
+    /// Half the idle master's bounded sleep: the mean delay before it sees an arrival.
+    fn poll() -> f64 {
+        crate::runtime::POLL_SLEEP.as_secs_f64() / 2.0
+    }
+
+    fn near(got: f64, want: f64) {
+        assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+    }
+
     fn setup(grid: (usize, usize), cores: usize, gpus: usize, host_share: f64) -> Setup {
-        Setup { grid, cores, gpus, host_share, distributed: grid != (1, 1), comm_thread: false }
+        Setup {
+            grid,
+            cores,
+            gpus,
+            host_share,
+            distributed: grid != (1, 1),
+            comm_thread: false,
+            emulated_gpus: false,
+        }
     }
 
     #[test]
@@ -557,12 +787,12 @@ mod tests {
         let t = Tiling::uniform(4, 1, 1, 1);
         let tasks = vec![gemm(0, &[], 0), gemm(1, &[0], 0), gemm(2, &[], 0), gemm(3, &[], 0)];
         // One core: 4 s in a row.
-        assert_eq!(simulate(&toy(), &t, &tasks, &setup((1, 1), 1, 0, 1.0)).time_s, 4.0);
+        assert_eq!(sim(&toy(), &t, &tasks, &setup((1, 1), 1, 0, 1.0)).time_s, 4.0);
         // Two cores: tasks 0 and 2 at t=0, then 1 (needs 0) and 3: 2 s.
-        assert_eq!(simulate(&toy(), &t, &tasks, &setup((1, 1), 2, 0, 1.0)).time_s, 2.0);
+        assert_eq!(sim(&toy(), &t, &tasks, &setup((1, 1), 2, 0, 1.0)).time_s, 2.0);
         // Priorities: with one core, the urgent independent task runs first.
         let tasks = vec![gemm(0, &[], 0), gemm(1, &[], 5)];
-        let p = simulate(&toy(), &Tiling::uniform(2, 1, 1, 1), &tasks, &setup((1, 1), 1, 0, 1.0));
+        let p = sim(&toy(), &Tiling::uniform(2, 1, 1, 1), &tasks, &setup((1, 1), 1, 0, 1.0));
         let start = |task: usize| p.events.iter().find(|e| e.task == task).map(|e| e.start);
         assert_eq!((start(1), start(0)), (Some(0.0), Some(1.0)));
     }
@@ -574,10 +804,11 @@ mod tests {
         // then they run one after the other on rank 1's core: 1 + 2 + 1 + 1 = 5 s.
         let t = Tiling::uniform(1, 1, 2, 1);
         let tasks = vec![gemm(0, &[], 0), gemm(1, &[0], 0), gemm(1, &[0], 0)];
-        let p = simulate(&toy(), &t, &tasks, &setup((1, 2), 1, 0, 1.0));
+        let p = sim(&toy(), &t, &tasks, &setup((1, 2), 1, 0, 1.0));
         assert_eq!(p.messages, 1);
         assert_eq!(p.net_bytes, 8.0);
-        assert_eq!(p.time_s, 5.0);
+        // Rank 1's master was idle: it sees the message after half its bounded sleep.
+        near(p.time_s, 5.0 + poll());
     }
 
     #[test]
@@ -590,12 +821,12 @@ mod tests {
         let mut long = gemm(2, &[], 9);
         long.dims = [1, 1, 3];
         let tasks = vec![long, gemm(0, &[], 0), gemm(1, &[0], 0)];
-        assert_eq!(simulate(&toy(), &t, &tasks, &setup((1, 2), 2, 0, 1.0)).time_s, 6.0);
+        near(sim(&toy(), &t, &tasks, &setup((1, 2), 2, 0, 1.0)).time_s, 6.0 + poll());
         // With a communication thread (and one more core so two still compute) it leaves at 1 s:
         // the reader runs 3 → 4 while the long task ends at 3.
         let mut s = setup((1, 2), 3, 0, 1.0);
         s.comm_thread = true;
-        assert_eq!(simulate(&toy(), &t, &tasks, &s).time_s, 4.0);
+        assert_eq!(sim(&toy(), &t, &tasks, &s).time_s, 4.0);
     }
 
     #[test]
@@ -607,7 +838,7 @@ mod tests {
         let tasks = vec![gemm(0, &[], 0), gemm(1, &[], 0), gemm(2, &[], 0)];
         let mut m = toy();
         m.gpu_memory = 24.0;
-        let p = simulate(&m, &t, &tasks, &setup((1, 1), 1, 1, 0.0));
+        let p = sim(&m, &t, &tasks, &setup((1, 1), 1, 1, 0.0));
         assert_eq!(p.evictions, 0);
         assert_eq!(p.time_s, 7.5);
         let start = |p: &Prediction, task: usize| p.events.iter().find(|e| e.task == task).map(|e| e.start);
@@ -616,10 +847,102 @@ mod tests {
         // device holds, so it is written back (3 → 4 s) before tile 2 comes in (4 → 5 s); at the
         // end tiles 1 and 2 go back (5.5 → 7.5 s). The same bytes cross the link.
         m.gpu_memory = 16.0;
-        let q = simulate(&m, &t, &tasks, &setup((1, 1), 1, 1, 0.0));
+        let q = sim(&m, &t, &tasks, &setup((1, 1), 1, 1, 0.0));
         assert_eq!(q.evictions, 1);
         assert_eq!(start(&q, 2), Some(5.0));
         assert_eq!(q.time_s, 7.5);
         assert_eq!((p.link_bytes, q.link_bytes), (48.0, 48.0));
+    }
+
+    #[test]
+    fn emulated_gpus_share_the_cores_with_the_host_workers() {
+        // 1×2 tiles; host share 0.5 with one GPU: column 0 is the host's, column 1 the GPU's.
+        // Each task is 1 s of kernel at host and GPU rates alike; a copy takes 1 s.
+        let t = Tiling::uniform(1, 1, 2, 1);
+        let tasks = vec![gemm(0, &[], 0), gemm(1, &[], 0)];
+        let mut m = toy();
+        m.gpu = m.host.clone();
+        // A real GPU: the host task 0 → 1 s; copy in 0 → 1, kernel 1 → 2, written back 2 → 3.
+        let real = setup((1, 1), 1, 1, 0.5);
+        assert_eq!(sim(&m, &t, &tasks, &real).time_s, 3.0);
+        // Emulated on one core: the host task (1 s of work) and the device thread (2 s: its copy
+        // and its kernel) share the core at half speed until 2 s, when the host task ends; the
+        // device thread's last 1 s runs at full speed (2 → 3), the write-back 3 → 4.
+        let mut emu = real;
+        emu.emulated_gpus = true;
+        let p = sim(&m, &t, &tasks, &emu);
+        assert_eq!(p.time_s, 4.0);
+        let dur = |task: usize| p.events.iter().find(|e| e.task == task).map(|e| (e.start, e.dur));
+        assert_eq!((dur(0), dur(1)), (Some((0.0, 2.0)), Some((0.0, 3.0))));
+        // With two cores each thread has its own: as fast as the real GPU here.
+        emu.cores = 2;
+        assert_eq!(sim(&m, &t, &tasks, &emu).time_s, 3.0);
+        // Filling the fresh arena costs its first touch once: one more pass over the tile (1 s).
+        m.memcpy_bw = 8.0;
+        m.first_touch_passes = 1.0;
+        assert_eq!(sim(&m, &t, &tasks, &emu).time_s, 4.0);
+        // A second task on the same tile finds it resident: no copy, no first touch (+1 s).
+        let again = vec![gemm(0, &[], 0), gemm(1, &[], 0), gemm(1, &[], 0)];
+        assert_eq!(sim(&m, &t, &again, &emu).time_s, 5.0);
+    }
+
+    #[test]
+    fn buffers_are_kept_on_their_tiles_rank_and_move_with_their_size() {
+        // 1×2 tiles of 1×1 on a 1×2 grid: tile 0 on rank 0, tile 1 on rank 1. A 3×2 buffer kept
+        // with tile 1 is on rank 1; a task on rank 0 reading it receives one 48-byte message.
+        let mut rec = Recorder::on_grid(Tiling::uniform(1, 1, 2, 1), (1, 2));
+        let b = rec.buffer(3, 2, 1);
+        assert_eq!((b, rec.place(b), rec.place(0), rec.bytes(b)), (2, 1, 0, 48.0));
+        rec.tasks = vec![gemm(b, &[], 0), gemm(0, &[b], 0)];
+        let p = simulate(&toy(), &rec, &setup((1, 2), 1, 0, 1.0));
+        assert_eq!((p.messages, p.net_bytes), (1, 48.0));
+        // 1 s on rank 1, then 1 s + 48 bytes at 8 per s, then 1 s on rank 0.
+        near(p.time_s, 9.0 + poll());
+    }
+
+    #[test]
+    fn the_qr_generator_splits_updates_by_rank_on_a_recorded_grid() {
+        use crate::algo::geqrf::{generate, Panel};
+        let count = |grid: (usize, usize)| {
+            let mut rec = Recorder::on_grid(Tiling::uniform(40, 8, 40, 8), grid);
+            generate(&mut rec, Panel::Gathered);
+            let n = |name: &str| rec.tasks.iter().filter(|t| t.op.name() == name).count();
+            (n("larfb"), n("qr-vtc"), n("qr-vw"))
+        };
+        // One place, or one process row: one DLARFB per panel and later tile column (4+3+2+1).
+        assert_eq!(count((1, 1)), (10, 0, 0));
+        assert_eq!(count((1, 2)), (10, 0, 0));
+        // Two process rows: tile rows alternate between the ranks, so every update spans both
+        // and is split (a partial sum per rank and column, C −= V·W per tile); no DLARFB is left.
+        let (larfb, vtc, vw) = count((2, 1));
+        assert_eq!(larfb, 0);
+        assert_eq!(vtc, 2 * 10);
+        assert_eq!(vw, 5 * 4 + 4 * 3 + 3 * 2 + 2);
+    }
+
+    #[test]
+    fn message_copies_cost_the_sender_and_the_receiving_master_between_its_tasks() {
+        // 1×3 tiles on a 1×2 grid, one core per rank, a pass over a tile takes 1 s; the sender
+        // makes one pass, the receiver two. Rank 0: A writes tile 0 (1 s) and packs it (1 s);
+        // the message leaves at 2 and arrives at 4. Rank 1: B (tile 1, 5 s) keeps the master
+        // busy until 5; it then takes the message in (2 s, no task meanwhile) and C, reading tile
+        // 0, runs 7 → 8.
+        let t = Tiling::uniform(1, 1, 3, 1);
+        let mut long = gemm(1, &[], 9);
+        long.dims = [1, 1, 5];
+        let tasks = vec![gemm(0, &[], 0), long, gemm(1, &[0], 0)];
+        let mut m = toy();
+        m.memcpy_bw = 8.0;
+        m.send_copies = 1.0;
+        m.recv_copies = 2.0;
+        let p = sim(&m, &t, &tasks, &setup((1, 2), 1, 0, 1.0));
+        assert_eq!(p.time_s, 8.0);
+        let start = |task: usize| p.events.iter().find(|e| e.task == task).map(|e| (e.start, e.dur));
+        assert_eq!((start(0), start(2)), (Some((0.0, 2.0)), Some((7.0, 1.0))));
+        // A thread of its own (a second core) takes it in while B runs (4 → 6): C, after B and
+        // the message, runs 6 → 7.
+        let mut s = setup((1, 2), 2, 0, 1.0);
+        s.comm_thread = true;
+        assert_eq!(sim(&m, &t, &tasks, &s).time_s, 7.0);
     }
 }
