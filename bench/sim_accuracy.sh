@@ -10,12 +10,14 @@
 #
 # Cases (names for CASES):
 #   dpotrf      dpotrf n=4000, 2 threads (bench/out/driver, median of 5)
+#   dgetrf      dgetrf n=4000, 2 threads (median of 5)
 #   dgeqrf      dgeqrf n=4000, 2 threads (median of 5)
 #   dpotrf-emu  dpotrf n=3000, 2 threads and 2 emulated accelerators (HETLA_EMULATE_GPUS=2,
 #               HETLA_DEVICE_FORCE=1; median of 5); the case fails unless the verbose line shows
 #               both devices running tasks on hybrid tiles
 #   pdpotrf     pdpotrf N=4000, 1x2 grid, caller NB=64, mpirun -np 2 (bench/scalapack.sh, one
 #               worker per rank, median of 3)
+#   pdgetrf     pdgetrf N=4000, 1x2 grid, caller NB=64, mpirun -np 2 (median of 3)
 #   pdgeqrf     pdgeqrf N=4000, 1x2 grid, caller NB=64, mpirun -np 2 (median of 3)
 # Each is predicted by hetla-sim from the calibration made first (bench/out/machine.json).
 # Writes bench/out/sim_accuracy.md (with the load average before and after each measurement: a
@@ -27,7 +29,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 bash bench/build.sh >/dev/null
 SIM=target/release/hetla-sim
 OUT=bench/out
-CASES=${CASES:-"dpotrf dgeqrf dpotrf-emu pdpotrf pdgeqrf"}
+CASES=${CASES:-"dpotrf dgetrf dgeqrf dpotrf-emu pdpotrf pdgetrf pdgeqrf"}
 if [ "${SIM_SKIP_CALIBRATE:-0}" != 1 ]; then
     # Rates measured beside other work are low: calibrate again (up to 5 times) while hetla-sim
     # warns that other work took CPU time during the calibration.
@@ -91,8 +93,16 @@ for c in $CASES; do
         pred=$(predict pdgeqrf --n 4000 --grid 1x2 --user-nb 64 --cores 1)
         name="pdgeqrf N=4000, 1x2 grid, NB=64, np 2"
         ;;
-    # dgetrf, pdgetrf: to be added here once the LU runs on the task-graph interface (hetla-sim
-    # refuses them until then): dgetrf n=4000 with 2 threads, pdgetrf N=4000 1x2 NB=64 np 2.
+    dgetrf)
+        meas=$(driver dgetrf 4000)
+        pred=$(predict dgetrf --n 4000 --cores 2)
+        name="dgetrf n=4000, 2 threads"
+        ;;
+    pdgetrf)
+        meas=$(scalapack pdgetrf)
+        pred=$(predict pdgetrf --n 4000 --grid 1x2 --user-nb 64 --cores 1)
+        name="pdgetrf N=4000, 1x2 grid, NB=64, np 2"
+        ;;
     *)
         echo "sim_accuracy: unknown case $c" >&2
         exit 2

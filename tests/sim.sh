@@ -2,7 +2,7 @@
 # tests/sim.sh: hetla-sim end to end (its scheduling rules are unit-tested in src/sim/).
 #   calibrate      writes a machine file that loads back and has every kernel table (the QR's
 #                  too) and the message costs
-#   predict        dpotrf, dgeqrf, pdpotrf and pdgeqrf from that file and from the shipped machine
+#   predict        dpotrf, dgetrf (GEPP and CALU), dgeqrf, pdpotrf, pdgetrf and pdgeqrf from that file and from the shipped machine
 #                  files print their line with a positive time, dpotrf with --emulated-gpus on the
 #                  library's hybrid tiles, and --trace writes one event per task
 #   refuse         a routine that is not simulated, --gpus on a machine without GPU rates, and
@@ -37,7 +37,9 @@ for k in (\"gemm\", \"syrk\", \"trsm\", \"potrf\", \"gemm_tall\", \"trsm_tall\",
 assert m[\"cores\"] > 0 and m[\"task_overhead_s\"] > 0
 assert m[\"send_copies\"] > 0 and m[\"recv_copies\"] > 0
 '"
-for args in "dpotrf --n 2000 --machine $T/m.json" "dgeqrf --n 1500 --machine $T/m.json" "pdpotrf --n 2000 --grid 2x2 --user-nb 64 --cores 1 --machine $T/m.json" \
+for args in "dpotrf --n 2000 --machine $T/m.json" "dgeqrf --n 1500 --machine $T/m.json" "dgetrf --n 2000 --machine $T/m.json" \
+    "dgetrf --n 2000 --lu calu --machine $T/m.json" "dgetrf --n 3000 --cores 2 --emulated-gpus 2 --machine $T/m.json" \
+    "pdgetrf --n 2000 --grid 1x2 --user-nb 64 --cores 1 --machine $T/m.json" "pdgetrf --n 2000 --grid 2x2 --nb 100 --user-nb 100 --lu calu --machine $T/m.json" "pdpotrf --n 2000 --grid 2x2 --user-nb 64 --cores 1 --machine $T/m.json" \
     "pdgeqrf --n 2000 --grid 1x2 --user-nb 64 --cores 1 --machine $T/m.json" "pdgeqrf --n 2000 --grid 3x3 --nb 100 --user-nb 100 --machine $T/m.json" \
     "dpotrf --n 20000 --machine sim/machines/keeneland.json" "pdpotrf --n 30000 --grid 2x3 --nb 1000 --machine sim/machines/h100-node.json --comm-thread" \
     "pdgeqrf --n 20000 --grid 2x2 --nb 1000 --user-nb 1000 --machine sim/machines/keeneland.json"; do
@@ -55,7 +57,8 @@ ev = json.load(open(\"$T/e.json\"))[\"traceEvents\"]
 assert {e[\"tid\"] for e in ev} >= {2, 3}, \"both emulated devices run tasks\"
 '"
 check "refuse: --emulated-gpus for pdpotrf" bash -c "$SIM pdpotrf --n 1000 --grid 1x2 --emulated-gpus 2 --machine $T/m.json; [ \$? -eq 2 ]"
-check "refuse: dgetrf is not simulated" bash -c "$SIM dgetrf --n 100 --machine $T/m.json; [ \$? -eq 2 ]"
+check "refuse: dpotrs is not simulated" bash -c "$SIM dpotrs --n 100 --machine $T/m.json; [ \$? -eq 2 ]"
+check "refuse: --lu other than gepp or calu" bash -c "$SIM dgetrf --n 100 --lu tslu --machine $T/m.json; [ \$? -eq 2 ]"
 check "refuse: --gpus without GPU rates" bash -c "$SIM dpotrf --n 100 --gpus 1 --machine $T/m.json; [ \$? -eq 2 ]"
 echo "sim: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -8,11 +8,14 @@
 //! See the README's "Simulator" section.
 
 use hetla::algo::geqrf::{self, Panel};
+use hetla::algo::getrf::{self, Lu};
 use hetla::algo::potrf::{self, Granularity};
 use hetla::api::device_part;
 use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape};
+use hetla::config::Pivoting;
 use hetla::config::{default_device_nb, Config};
 use hetla::device;
+use hetla::dist::getrf::lu_tasks;
 use hetla::dist::redistribute::Shape;
 use hetla::graph::Tiling;
 use hetla::kernels::Uplo;
@@ -23,10 +26,10 @@ use hetla::tile::Part;
 use std::collections::HashMap;
 use std::process::exit;
 
-const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--emulated-gpus G] [--machine FILE] [--trace FILE] [--comm-thread]
+const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--emulated-gpus G] [--lu gepp|calu] [--machine FILE] [--trace FILE] [--comm-thread]
        hetla-sim calibrate [--out FILE]
-ROUTINE: dpotrf or dgeqrf (shared memory, one node), or pdpotrf or pdgeqrf (a PxQ grid of ranks,
-one per node); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
+ROUTINE: dpotrf, dgetrf or dgeqrf (shared memory, one node), or pdpotrf, pdgetrf or pdgeqrf (a
+PxQ grid of ranks, one per node); --lu gepp|calu: the LU's pivoting (HETLA_LU); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
 which share the cores; --comm-thread: what if a thread of its own drove MPI on each rank (one
 core fewer computes); the other routines are not simulated yet.";
 
@@ -111,13 +114,14 @@ fn main() {
     let emulated = num("emulated-gpus").unwrap_or(0);
     // The library's own choices: its tile size for the routine with this many threads per rank.
     let mut cfg = Config::with_threads(cores);
+    let mut extra = String::new();
     let mut machine = machine;
     if emulated > 0 {
         if opt.contains_key("gpus") {
             fail("--gpus and --emulated-gpus exclude each other");
         }
-        if routine != "dpotrf" && routine != "dgeqrf" {
-            fail("--emulated-gpus is for the shared-memory routines (dpotrf, dgeqrf)");
+        if !["dpotrf", "dgetrf", "dgeqrf"].contains(&routine.as_str()) {
+            fail("--emulated-gpus is for the shared-memory routines (dpotrf, dgetrf, dgeqrf)");
         }
         let mem = cfg.emulate_gpu_mem;
         cfg = cfg.with_emulated(emulated, mem);
@@ -138,7 +142,22 @@ fn main() {
         }
     };
     let nf = n as f64;
-    let flops = if routine.ends_with("geqrf") { 4.0 * nf * nf * nf / 3.0 } else { nf * nf * nf / 3.0 };
+    let flops = if routine.ends_with("geqrf") {
+        4.0 * nf * nf * nf / 3.0
+    } else if routine.ends_with("getrf") {
+        2.0 * nf * nf * nf / 3.0
+    } else {
+        nf * nf * nf / 3.0
+    };
+    let pivot = match opt.get("lu").map(|s| s.as_str()) {
+        None => cfg.lu,
+        Some("gepp") => Pivoting::Gepp,
+        Some("calu") => Pivoting::Calu,
+        Some(x) => fail(&format!("--lu {x}: gepp or calu")),
+    };
+    if pivot == Pivoting::Calu {
+        extra += " pivot=calu";
+    }
     // Converting the caller's blocks to tiles and back when they differ (`dist::redistribute`):
     // each way, of a rank's part (the triangle for Cholesky, all of it for QR), what stays on
     // the rank is copied once and what moves (most of it) is packed, sent and unpacked; the tile
@@ -158,9 +177,8 @@ fn main() {
         let r_gpu = rate(&machine.gpu, "gemm", nb_gpu) * gpus as f64;
         r_cpu / (r_cpu + r_gpu)
     };
-    let mut extra = String::new();
     let (tiling, setup, convert_s, nb) = match routine.as_str() {
-        "dpotrf" | "dgeqrf" => {
+        "dpotrf" | "dgetrf" | "dgeqrf" => {
             if (p, q) != (1, 1) {
                 fail(&format!("{routine} runs on one node; use pdpotrf or pdgeqrf with --grid"));
             }
@@ -172,7 +190,7 @@ fn main() {
                 // whether its cost model would use them without HETLA_DEVICE_FORCE.
                 let devices = device::open(&cfg);
                 let work = device::Work { flops, bytes: 8.0 * nf * nf };
-                extra = format!(
+                extra += &format!(
                     " cost_model={}",
                     if device::worth_using(&cfg, &devices, work) { "devices" } else { "host" }
                 );
@@ -188,7 +206,7 @@ fn main() {
                 if let Some(hp) = hybrid_part(big, nb, gpu_share(nb, big)) {
                     part = hp;
                     share = column_share(&hp);
-                    extra = format!(" tiles={}", hp.describe());
+                    extra += &format!(" tiles={}", hp.describe());
                 }
             }
             let gpus = if share < 1.0 { gpus } else { 0 };
@@ -226,13 +244,13 @@ fn main() {
             };
             (t, setup, convert_s, nb)
         }
-        "pdgeqrf" => {
+        "pdgeqrf" | "pdgetrf" => {
             // The library's layout (whole tile columns over all ranks on small grids) and tile.
             let user_nb = num("user-nb").unwrap_or(64);
             let shape = lu_qr_shape(&cfg, p as i32, q as i32);
             let (tp, tq) = if shape == Shape::OneRow { (1, p * q) } else { (p, q) };
             let nb = num("nb").unwrap_or_else(|| lu_qr_nb(&cfg, n as i32, user_nb as i32, tp as i32, tq as i32));
-            extra = format!(" layout={}", layout_name(shape));
+            extra += &format!(" layout={}", layout_name(shape));
             let convert_s = if nb == user_nb && (tp, tq) == (p, q) { 0.0 } else { convert(1.0, p * q) };
             let t = Tiling::uniform(n, nb, n, nb);
             let setup = Setup {
@@ -247,7 +265,7 @@ fn main() {
             (t, setup, convert_s, nb)
         }
         other => fail(&format!(
-            "{other}: not simulated yet (dpotrf, dgeqrf, pdpotrf and pdgeqrf run on the task-graph interface so far)"
+            "{other}: not simulated (dpotrf, dgetrf, dgeqrf, pdpotrf, pdgetrf and pdgeqrf run on the task-graph interface)"
         )),
     };
     let mut rec = Recorder::on_grid(tiling, setup.grid);
@@ -257,6 +275,15 @@ fn main() {
         }
         "pdgeqrf" => {
             geqrf::generate(&mut rec, Panel::Gathered);
+        }
+        "dgetrf" => {
+            // As algo::getrf::getrf: panels in place, one task per column on the host, separate
+            // device kernels when devices take part.
+            let fused = setup.gpus == 0;
+            getrf::generate(&mut rec, &Lu { pivot, panel: Panel::InPlace, fused, chunk: 1, leaves: cores });
+        }
+        "pdgetrf" => {
+            getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores));
         }
         "pdpotrf" => {
             let gran = if p == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };

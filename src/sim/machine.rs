@@ -101,6 +101,10 @@ pub const KERNELS: &[&str] = &[
     "qr-vtc_tall",
     "qr-tw",
     "qr-vw",
+    "getrf",
+    "getrf_tall",
+    "update",
+    "update_tall",
 ];
 
 /// Tile edges calibrated.
@@ -216,6 +220,8 @@ fn kernel_flops(name: &str, e: usize, h: usize) -> f64 {
         "qr-vtc" => Op::QrVtc { s: one, v: one, k: e, c: one, offs: vec![0] }.flops([e, e, h]),
         "qr-tw" => Op::QrTw { w: one, t: one, k: e, others: one }.flops([e, e, e]),
         "qr-vw" => Op::QrVw { c: one, v: one, k: e, w: one, off: 0 }.flops([h, e, e]),
+        "getrf" => Op::LuPanel { a: one, piv: one }.flops([h, e, 0]),
+        "update" => Op::LuUpdate { a: one, l: one, piv: one, r: e }.flops([h, e, e]),
         other => unreachable!("no calibration for {other}"),
     }
 }
@@ -245,7 +251,36 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
         ViewMut::from_slice(&mut tau, e, 1, e),
         ViewMut::from_slice(&mut t, e, e, ld),
     );
+    // The LU kernels: a factored panel (L and its pivots) of A.
+    let mut lfac = a.clone();
+    let mut piv = vec![0i32; e.min(m)];
+    kernels::getrf_slice(ViewMut::from_slice(&mut lfac, m, e, ld), &mut piv);
     let mut run = || match name {
+        "getrf" => {
+            c.copy_from_slice(&a);
+            let mut p = vec![0i32; e.min(m)];
+            kernels::getrf_slice(ViewMut::from_slice(&mut c, m, e, ld), &mut p);
+        }
+        "update" => {
+            // One column block of an LU step (`Op::LuUpdate`): interchanges, TRSM, GEMM below.
+            c.copy_from_slice(&b);
+            let mut cv = ViewMut::from_slice(&mut c, m, e, ld);
+            kernels::laswp(cv.sub_mut(0, 0, m, e), &piv, kernels::Dir::Forward);
+            let (mut u, below) = cv.split_rows(e.min(m));
+            let lv = View::from_slice(&lfac, m, e, ld);
+            kernels::trsm(
+                Side::Left,
+                Uplo::Lower,
+                Trans::No,
+                Diag::Unit,
+                1.0,
+                lv.sub(0, 0, e, e),
+                u.sub_mut(0, 0, e, e),
+            );
+            if below.m > 0 {
+                kernels::gemm(Trans::No, Trans::No, -1.0, lv.sub(e, 0, m - e, e), u.as_view(), 1.0, below);
+            }
+        }
         "geqrf" => {
             c.copy_from_slice(&a);
             kernels::geqrf_panel(
