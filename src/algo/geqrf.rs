@@ -79,13 +79,12 @@ pub fn generate(g: &mut impl Graph, panel: Panel) -> Vec<TileId> {
             }
             Panel::Gathered => {
                 let p = g.buffer(mk, w, diag);
-                let op = Op::QrGather { p: Tiles::one(0), col: Tiles::stack(1, c) };
+                let op = Op::Gather { p: Tiles::one(0), col: Tiles::stack(1, c) };
                 g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p], reads: &col });
                 let op = Op::QrPanel { a: Tiles::one(0), kb, tt: Tiles::one(1) };
                 g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p, tt], reads: &[] });
                 for i in k..mt {
-                    let op =
-                        Op::QrScatter { a: Tiles::one(0), src: Tiles::one(1), row: t.row_offset(i) - off };
+                    let op = Op::Scatter { a: Tiles::one(0), src: Tiles::one(1), row: t.row_offset(i) - off };
                     let (writes, dims) = ([t.id(i, k)], [t.rows(i), w, 0]);
                     g.submit(Spec { op, prio: prio(nt, k, 1), step: k, dims, writes: &writes, reads: &[p] });
                 }

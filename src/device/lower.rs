@@ -343,8 +343,8 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
             }
         }
         DeviceOp::QrPanel { .. }
-        | DeviceOp::QrGather { .. }
-        | DeviceOp::QrScatter { .. }
+        | DeviceOp::Gather { .. }
+        | DeviceOp::Scatter { .. }
         | DeviceOp::QrVtc { .. }
         | DeviceOp::QrTw { .. }
         | DeviceOp::QrVw { .. }

@@ -87,16 +87,18 @@ pub enum DeviceOp {
     /// reflectors, T the leading k×k of its tile.
     Larfb { v: Tiles, k: usize, t: Tiles, c: Tiles },
 
+    // Gathered panels (the QR's and the LU's on ranks): host-only ops.
+    /// `p` ← the rows of the stack `col`, one below the other (a panel gathered in one buffer).
+    Gather { p: Tiles, col: Tiles },
+    /// `a` ← rows `row .. row + a.m` of `src` (a gathered panel's rows back into their tile).
+    Scatter { a: Tiles, src: Tiles, row: usize },
+
     // Householder QR (`algo::geqrf`): host-only ops ([`DeviceOp::on_device`] is false), so no
     // device ever receives them.
     /// DGEQRF on the block `a` (a stack): its first `kb` columns become R above the diagonal and
     /// the reflectors below it, the rest of the block (when wider) gets Hᵀ; T (kb×kb) goes to the
     /// leading rows of `tt`, tau to column 0 of its rows kb..2·kb. Two outputs: `a` and `tt`.
     QrPanel { a: Tiles, kb: usize, tt: Tiles },
-    /// `p` ← the rows of the stack `col`, one below the other (a panel gathered in one buffer).
-    QrGather { p: Tiles, col: Tiles },
-    /// `a` ← rows `row .. row + a.m` of `src` (a gathered panel's rows back into their tile).
-    QrScatter { a: Tiles, src: Tiles, row: usize },
     /// S ← Σ_t V_tᵀ·C_t over the `offs.len()` tiles of `c` (each a block of its own, not a
     /// stack), V_t the rows `offs[t]..` of the first `k` columns of `v` (unit lower trapezoidal
     /// where `offs[t]` = 0); S is the leading k×n of `s`.
@@ -194,8 +196,8 @@ impl DeviceOp {
             DeviceOp::Gemm { c, .. } | DeviceOp::Syrk { c, .. } | DeviceOp::Larfb { c, .. } => c,
             DeviceOp::Trsm { b, .. } => b,
             DeviceOp::Potrf { a, .. } | DeviceOp::Laswp { a, .. } => a,
-            DeviceOp::QrPanel { a, .. } | DeviceOp::QrScatter { a, .. } => a,
-            DeviceOp::QrGather { p, .. } => p,
+            DeviceOp::QrPanel { a, .. } | DeviceOp::Scatter { a, .. } => a,
+            DeviceOp::Gather { p, .. } => p,
             DeviceOp::QrVtc { s, .. } => s,
             DeviceOp::QrTw { w, .. } => w,
             DeviceOp::QrVw { c, .. } => c,
@@ -232,8 +234,8 @@ impl DeviceOp {
             DeviceOp::Laswp { a, ipiv, .. } => vec![a, ipiv],
             DeviceOp::Larfb { v, t, c, .. } => vec![v, t, c],
             DeviceOp::QrPanel { a, tt, .. } => vec![a, tt],
-            DeviceOp::QrGather { p, col } => vec![p, col],
-            DeviceOp::QrScatter { a, src, .. } => vec![a, src],
+            DeviceOp::Gather { p, col } => vec![p, col],
+            DeviceOp::Scatter { a, src, .. } => vec![a, src],
             DeviceOp::QrVtc { s, v, c, .. } => vec![s, v, c],
             DeviceOp::QrTw { w, t, others, .. } => vec![w, t, others],
             DeviceOp::QrVw { c, v, w, .. } => vec![c, v, w],
@@ -261,8 +263,8 @@ impl DeviceOp {
             DeviceOp::Laswp { .. } => "laswp",
             DeviceOp::Larfb { .. } => "larfb",
             DeviceOp::QrPanel { .. } => "geqrf",
-            DeviceOp::QrGather { .. } => "qr-gather",
-            DeviceOp::QrScatter { .. } => "qr-scatter",
+            DeviceOp::Gather { .. } => "gather",
+            DeviceOp::Scatter { .. } => "scatter",
             DeviceOp::QrVtc { .. } => "qr-vtc",
             DeviceOp::QrTw { .. } => "qr-tw",
             DeviceOp::QrVw { .. } => "qr-vw",

@@ -99,8 +99,8 @@ impl Op {
                 kernels::larfb(vv, k, tv, out);
             }
             Op::QrPanel { .. }
-            | Op::QrGather { .. }
-            | Op::QrScatter { .. }
+            | Op::Gather { .. }
+            | Op::Scatter { .. }
             | Op::QrVtc { .. }
             | Op::QrTw { .. }
             | Op::QrVw { .. } => self.compute_qr(ins, out),
@@ -257,7 +257,7 @@ impl Op {
                 // The block's columns beyond kb (a last panel wider than its reflectors) get Hᵀ.
                 kernels::geqrf_panel(out, kb, tau, t);
             }
-            Op::QrGather { col, .. } => {
+            Op::Gather { col, .. } => {
                 let mut r0 = 0;
                 for p in ins.input(col) {
                     kernels::copy(p, out.sub_mut(r0, 0, p.m, p.n));
@@ -265,7 +265,7 @@ impl Op {
                 }
                 assert_eq!(r0, out.m, "a gathered panel fills its buffer");
             }
-            Op::QrScatter { src, row, .. } => {
+            Op::Scatter { src, row, .. } => {
                 let (m, n) = (out.m, out.n);
                 kernels::copy(whole(&ins.input(src), &mut b1).sub(row, 0, m, n), out);
             }
@@ -317,7 +317,7 @@ impl Op {
             Op::Larfb { .. } => 4.0 * m * n * k,
             // DGEQRF's count for an m×n panel whose n columns are all reflectors.
             Op::QrPanel { .. } => 2.0 * m * n * n - 2.0 * n * n * n / 3.0,
-            Op::QrGather { .. } | Op::QrScatter { .. } => 0.0,
+            Op::Gather { .. } | Op::Scatter { .. } => 0.0,
             Op::QrVtc { .. } | Op::QrVw { .. } => 2.0 * m * n * k,
             Op::QrTw { .. } => m * n * k,
             // DGETRF's count for an m×n panel.
