@@ -140,7 +140,12 @@ impl Graph for SharedGraph<'_> {
             task = task.read(&a, i, j);
         }
         let op = t.op;
-        if op.on_device() {
+        // A device kernel's operands are stacks of one tile column each; a block of several
+        // tile columns side by side (the LU's column blocks) is host work.
+        let one_column = |t: Tiles| {
+            pos[t.positions()].iter().all(|p| p.0.id() == pos[t.first].0.id() && p.2 == pos[t.first].2)
+        };
+        if op.on_device() && op.operands().into_iter().all(one_column) {
             task = task.device_op(op.clone());
         }
         self.seq.submit(task, move |c| {
