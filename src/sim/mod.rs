@@ -14,9 +14,15 @@
 //!
 //! Kernel times are flops / rate, the rate read from the machine's table for the kernel at the
 //! task's tile edge (its smallest dimension), plus the runtime's measured cost per task on the
-//! host. What is not modelled: copies overlapping the kernels of the same GPU (a device task's
-//! copies are on its critical path), memory bandwidth shared between cores beyond what the
-//! calibration measured with all cores busy, and contention inside the network.
+//! host. A message also costs CPU time: the sender packs it (with the task that produced the
+//! tile) and the receiving rank's master takes it in between the tasks it runs, before it picks
+//! the next one, or after half its bounded idle sleep (`runtime::POLL_SLEEP`) when it was idle
+//! (or a communication thread does, `Setup::comm_thread`). Emulated GPUs are threads sharing the
+//! rank's cores with the host workers (processor sharing); their copies, and the first touch of
+//! the arena memory they fill, are work of their threads. What is not modelled: copies
+//! overlapping the kernels of the same GPU (a device task's copies are on its critical path),
+//! memory bandwidth shared between cores beyond what the calibration measured with all cores
+//! busy, and contention inside the network.
 
 pub mod machine;
 
