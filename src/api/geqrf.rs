@@ -103,7 +103,7 @@ pub fn dgeqrf(
     let nb = cfg.nb_for("dgeqrf", n as usize);
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let (a, tau) = (a.matrix(mu, nu, lda as usize), tau.matrix(ku, 1, ku));
-    let cost = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
+    let cost = Work { flops, bytes: 8.0 * (mu * nu) as f64, cols: nu };
     let r = run_tiles_on_devices(cfg, "dgeqrf", nb, cost, |seq, p| {
         let store = crate::runtime::shared::Buffers::default();
         algo::geqrf::geqrf(seq, &a.tiled_parts(p, p), Some(&tau.tiled_parts(p, Part::uniform(1))), &store);

@@ -41,7 +41,7 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     let (a, ipiv) = (a.matrix(mu, nu, ld), ipiv.matrix(kmin, 1, kmin));
     let info = ZeroPivot::new();
     let store = Buffers::default();
-    let work = Work { flops, bytes: 8.0 * (mu * nu) as f64 };
+    let work = Work { flops, bytes: 8.0 * (mu * nu) as f64, cols: nu };
     let r = run_tiles_on_devices(cfg, "dgetrf", nb, work, |seq, p| {
         info.clear();
         algo::getrf::getrf(
@@ -101,7 +101,7 @@ pub fn dgetrs(
     let (nu, nr) = (n as usize, nrhs as usize);
     let (a, ipiv, b) =
         (a.matrix(nu, nu, lda as usize), ipiv.matrix(nu, 1, nu), b.matrix(nu, nr, ldb as usize));
-    let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64, cols: nu };
     let r = run_tiles_on_devices(cfg, "dgetrs", nb, work, |seq, p| {
         let (ta, tp, tb) = (a.tiled_parts(p, p), ipiv.tiled_parts(p, Part::uniform(1)), b.tiled_parts(p, p));
         algo::getrf::getrs(seq, op, &ta, &tp, &tb)
@@ -143,7 +143,7 @@ pub fn dgesv(
     // holds whole-matrix row indices, whatever the tiles).
     let info = ZeroPivot::new();
     let store = Buffers::default();
-    let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64 };
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64, cols: nu };
     let mut r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
         info.clear();
         algo::getrf::getrf(

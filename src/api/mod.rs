@@ -11,7 +11,7 @@ pub mod tune;
 pub mod workspace;
 
 use crate::backend::BlasThreadsGuard;
-use crate::config::Config;
+use crate::config::{Config, Pivoting};
 use crate::device::{self, DevStats, Plan, Work};
 use crate::error::Error;
 use crate::runtime::{placement, Seq};
@@ -117,9 +117,19 @@ pub(crate) fn run_tiles_on_devices<R>(
             TILES.with(|t| *t.borrow_mut() = None);
         }
         if had_devices && (cfg.device_force || device::worth_using(cfg, &devices, work)) {
-            if let Some(p) = device_part(cfg, routine, nb, &devices) {
+            if cfg.lu == Pivoting::Calu && matches!(routine, "dgetrf" | "dgesv") {
+                // CALU's split (seed 004): uniform device-sized tiles, the host keeping d of
+                // them from the panel on (d/N = its share of the combined rate), the devices
+                // the rest; one updated column comes back each step.
+                let big = device_tile(cfg, routine, nb, &devices);
+                let h = device::host_share(cfg, &devices);
+                let d = placement::Placement::sliding_width(work.cols.div_ceil(big), h);
+                part = Part::uniform(big);
+                plan = Some(Plan { devices, host_share: h, window: Some(d) });
+                TILES.with(|t| *t.borrow_mut() = Some(format!("B{big}/sliding{d}")));
+            } else if let Some(p) = device_part(cfg, routine, nb, &devices) {
                 part = p;
-                plan = Some(Plan { devices, host_share: placement::column_share(&p) });
+                plan = Some(Plan { devices, host_share: placement::column_share(&p), window: None });
                 TILES.with(|t| *t.borrow_mut() = Some(p.describe()));
             }
         }
@@ -231,7 +241,7 @@ mod tests {
     use super::*;
     use crate::algo::testutil::*;
     use crate::kernels::Uplo;
-    use crate::tile::TiledMatrix;
+    use crate::tile::{Raw, TiledMatrix};
 
     /// Runs a lower tile Cholesky through `run_tiles_on_devices`; returns the device counters,
     /// the `tiles=` verbose field and the partition used.
@@ -259,7 +269,7 @@ mod tests {
     #[test]
     fn the_cost_model_keeps_small_calls_on_the_host_unless_forced() {
         let n = 40;
-        let work = Work { flops: (n * n * n) as f64 / 3.0, bytes: (8 * n * n) as f64 };
+        let work = Work { flops: (n * n * n) as f64 / 3.0, bytes: (8 * n * n) as f64, cols: n };
         let mut c = Config::with_threads(2).with_emulated(2, 1 << 20);
         c.host_share = Some(0.0);
         c.nb = Some(8);
@@ -270,14 +280,14 @@ mod tests {
         assert!(s.iter().all(|d| d.tasks > 0 && d.bytes_in > 0 && d.bytes_out > 0), "{s:?}");
         // A call the model says pays (as if it were huge) uses the devices without forcing.
         c.device_force = false;
-        let big = Work { flops: 1e15, bytes: 8e6 };
+        let big = Work { flops: 1e15, bytes: 8e6, cols: 1000 };
         assert_eq!(chol(&c, n, big).len(), 2);
     }
 
     #[test]
     fn device_calls_cut_hybrid_tiles_and_say_so_host_calls_keep_uniform_tiles() {
         let n = 61;
-        let work = Work { flops: (n * n * n) as f64 / 3.0, bytes: (8 * n * n) as f64 };
+        let work = Work { flops: (n * n * n) as f64 / 3.0, bytes: (8 * n * n) as f64, cols: n };
         // Host only: uniform nb tiles, no device fields, whatever the devices would have done.
         let mut c = Config::with_threads(2);
         c.nb = Some(8);
@@ -302,6 +312,50 @@ mod tests {
         assert_eq!(part, Part::uniform(16));
         assert!(fields.starts_with(" tiles=nb16 dev="), "{fields}");
         assert!(stats.iter().all(|s| s.tasks > 0), "{stats:?}");
+    }
+
+    /// CALU on devices takes seed 004's split: uniform device-sized tiles, the host keeping d of
+    /// them from the panel on (d/N = its share), the devices the rest; each step exactly one
+    /// updated column comes back, so the bytes copied out are those N − d columns, once each.
+    #[test]
+    fn calu_on_devices_moves_one_column_back_per_step() {
+        let (m, n, nb) = (300, 300, 16);
+        let mut c = Config::with_threads(2).with_emulated(2, 64 << 20);
+        c.device_force = true;
+        c.host_share = Some(0.25);
+        c.nb = Some(nb);
+        c.min_n = Some(0);
+        c.lu = Pivoting::Calu;
+        let a0 = Rng::new(5).matrix(m, n, m);
+        let mut a = a0.clone();
+        let mut piv = vec![0i32; n];
+        // SAFETY: a is m×n with leading dimension m, piv holds min(m, n) entries.
+        let r = crate::api::getrf::dgetrf(
+            &c,
+            m as i32,
+            n as i32,
+            unsafe { Raw::new(a.as_mut_ptr()) },
+            m as i32,
+            unsafe { Raw::new(piv.as_mut_ptr()) },
+        );
+        assert_eq!(r, Ok(()));
+        assert!(lu_backward_error(m, n, &a0, &a, m, &piv) < 10.0);
+        // Emulated devices: B = 2·nb = 32, N = 10 tile columns, d = round(0.25·10) = 3 (rounding
+        // 2.5 up).
+        let (big, cols) = (2 * nb, n.div_ceil(2 * nb));
+        let d = placement::Placement::sliding_width(cols, 0.25);
+        assert_eq!(TILES.with(|t| t.borrow_mut().take()), Some(format!("B{big}/sliding{d}")));
+        let stats = DEV_STATS.with(|s| s.borrow().clone());
+        assert_eq!(stats.len(), 2);
+        assert!(stats.iter().all(|s| s.tasks > 0 && s.evictions == 0), "{stats:?}");
+        let out: u64 = stats.iter().map(|s| s.bytes_out).sum();
+        let want: u64 = (d..cols).map(|j| (m * big.min(n - j * big) * 8) as u64).sum();
+        assert_eq!(
+            out,
+            want,
+            "bytes copied out: the {} columns right of the first window, once each",
+            cols - d
+        );
     }
 
     #[test]

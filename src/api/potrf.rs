@@ -37,7 +37,7 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
     }
     let nb = cfg.nb_for("dpotrf", nu);
     let a = a.matrix(nu, nu, ld);
-    let work = Work { flops, bytes: 8.0 * (nu * nu) as f64 };
+    let work = Work { flops, bytes: 8.0 * (nu * nu) as f64, cols: nu };
     let r = run_tiles_on_devices(cfg, "dpotrf", nb, work, |seq, p| {
         algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p))
     });
@@ -79,7 +79,7 @@ pub fn dpotrs(
     let nb = cfg.nb_for("dpotrs", n as usize);
     let (nu, ru) = (n as usize, nrhs as usize);
     let (a, b) = (a.matrix(nu, nu, lda as usize), b.matrix(nu, ru, ldb as usize));
-    let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64 };
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64, cols: nu };
     let r = run_tiles_on_devices(cfg, "dpotrs", nb, work, |seq, p| {
         algo::potrs::potrs(seq, ul, &a.tiled_parts(p, p), &b.tiled_parts(p, p))
     });
@@ -125,7 +125,7 @@ pub fn dposv(
     // Like LAPACK, B is left untouched when the factorization fails, so the solve is generated
     // only after the factorization has succeeded. Each sequence cuts the arrays by its own
     // partition.
-    let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64 };
+    let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64, cols: nu };
     let mut r = run_tiles_on_devices(cfg, "dposv", nb, work, |seq, p| {
         algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p))
     });

@@ -189,7 +189,7 @@ fn main() {
                 // The library's own partition for these devices (api::run_tiles_on_devices), and
                 // whether its cost model would use them without HETLA_DEVICE_FORCE.
                 let devices = device::open(&cfg);
-                let work = device::Work { flops, bytes: 8.0 * nf * nf };
+                let work = device::Work { flops, bytes: 8.0 * nf * nf, cols: n };
                 extra += &format!(
                     " cost_model={}",
                     if device::worth_using(&cfg, &devices, work) { "devices" } else { "host" }

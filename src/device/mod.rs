@@ -424,13 +424,20 @@ pub struct Plan {
     pub devices: Vec<Arc<dyn Device>>,
     /// Fraction of tile columns kept on the host, 0..=1.
     pub host_share: f64,
+    /// CALU's split (seed 004): the host owns the `d` tile columns from the step's panel on and
+    /// the devices the rest, so each step one updated column moves back to the host
+    /// ([`crate::runtime::placement::Placement::owner_at`]); `None`: the static split by
+    /// `host_share`.
+    pub window: Option<usize>,
 }
 
-/// Work of one call for the cost model: nominal flops and bytes of the matrices it touches.
+/// Work of one call for the cost model: nominal flops and bytes of the matrices it touches, and
+/// its matrix's columns (for splits that depend on them).
 #[derive(Clone, Copy, Debug)]
 pub struct Work {
     pub flops: f64,
     pub bytes: f64,
+    pub cols: usize,
 }
 
 /// The devices `cfg` asks for, opened for one sequence: the CUDA devices `cfg.gpus` selects
@@ -572,10 +579,14 @@ mod tests {
         cfg.emulate_gpus = 1;
         let devs = open(&cfg);
         // A 4×4 Cholesky: nothing to gain, everything to move.
-        assert!(!worth_using(&cfg, &devs, Work { flops: 21.0, bytes: 128.0 }));
+        assert!(!worth_using(&cfg, &devs, Work { flops: 21.0, bytes: 128.0, cols: 4 }));
         // A large one: the saved compute dwarfs the transfers.
         let n = 8000.0f64;
-        assert!(worth_using(&cfg, &devs, Work { flops: n * n * n / 3.0, bytes: 8.0 * n * n }));
-        assert!(!worth_using(&cfg, &[], Work { flops: n * n * n, bytes: 1.0 }));
+        assert!(worth_using(
+            &cfg,
+            &devs,
+            Work { flops: n * n * n / 3.0, bytes: 8.0 * n * n, cols: n as usize }
+        ));
+        assert!(!worth_using(&cfg, &[], Work { flops: n * n * n, bytes: 1.0, cols: 1 }));
     }
 }

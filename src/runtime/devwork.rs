@@ -34,7 +34,10 @@ impl DevState {
         let n = plan.devices.len();
         DevState {
             dir: Arc::new(Directory::new(&plan.devices, tracing)),
-            placement: Placement::new(plan.host_share, n),
+            placement: match plan.window {
+                Some(d) => Placement::sliding(n, d),
+                None => Placement::new(plan.host_share, n),
+            },
             devices: plan.devices,
             queues: (0..n).map(|_| BinaryHeap::new()).collect(),
             cvs: (0..n).map(|_| Arc::new(Condvar::new())).collect(),
@@ -42,12 +45,12 @@ impl DevState {
         }
     }
 
-    /// Where a task with device kernel `op` runs: the owner of the tile column of its output's
-    /// first tile, `None` for the host.
-    pub fn place(&self, op: &DeviceOp, accesses: &[TileUse]) -> Option<usize> {
+    /// Where a task of algorithm step `step` with device kernel `op` runs: the owner of the tile
+    /// column of its output's first tile, `None` for the host.
+    pub fn place(&self, op: &DeviceOp, accesses: &[TileUse], step: Option<usize>) -> Option<usize> {
         let writes: Vec<bool> = accesses.iter().map(|u| u.mode.writes()).collect();
         op.validate(&writes);
-        self.placement.owner(key_column(accesses[op.output().first].key))
+        self.placement.owner_at(key_column(accesses[op.output().first].key), step)
     }
 
     /// Queues a ready task on device `d` and wakes its thread.

@@ -191,7 +191,7 @@ impl Seq {
         let devices = crate::device::open(cfg);
         let plan = (!devices.is_empty()).then(|| {
             let host_share = crate::device::host_share(cfg, &devices);
-            Plan { devices, host_share }
+            Plan { devices, host_share, window: None }
         });
         Seq::with_plan(cfg, plan)
     }

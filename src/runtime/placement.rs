@@ -59,11 +59,36 @@ pub fn key_column(key: u64) -> usize {
 pub struct Placement {
     host_share: f64,
     devices: usize,
+    window: Option<usize>,
 }
 
 impl Placement {
     pub fn new(host_share: f64, devices: usize) -> Self {
-        Placement { host_share: host_share.clamp(0.0, 1.0), devices }
+        Placement { host_share: host_share.clamp(0.0, 1.0), devices, window: None }
+    }
+
+    /// CALU's split (seed 004, Donfack, Tomov and Dongarra): at step k the host owns tile
+    /// columns k..k+d (the panel and the next d − 1 columns) and the devices the columns from
+    /// k + d on, 1-D cyclically; columns left of the panel stay the host's. So each step one
+    /// updated column (k + d) comes back from a device, and the host always works on d columns.
+    pub fn sliding(devices: usize, d: usize) -> Self {
+        Placement { host_share: 1.0, devices, window: Some(d.max(1)) }
+    }
+
+    /// The columns the host keeps in [`Placement::sliding`] for a matrix of `cols` tile columns
+    /// and a host share `h` of the combined rate: d/N = h (the seed's d/N = P·g₁/(P·g₁ + g₂)),
+    /// at least one column (the panel's).
+    pub fn sliding_width(cols: usize, h: f64) -> usize {
+        ((h.clamp(0.0, 1.0) * cols as f64).round() as usize).max(1)
+    }
+
+    /// Owner of tile column `j` for a task of algorithm step `step` (tasks without a step count
+    /// as step 0): [`Placement::owner`], or the sliding split.
+    pub fn owner_at(&self, j: usize, step: Option<usize>) -> Option<usize> {
+        match self.window {
+            Some(d) if self.devices > 0 => (j >= step.unwrap_or(0) + d).then(|| j % self.devices),
+            _ => self.owner(j),
+        }
     }
 
     /// Owner of tile column `j`: `None` for the host, `Some(d)` for device d.
@@ -104,6 +129,26 @@ mod tests {
             assert!((dev - n as f64 * 0.63).abs() <= 1.0, "n {n}: {dev} device columns");
         }
         assert_eq!(key_column((5u64 << 40) | (77 << 20) | 3), 77);
+    }
+
+    #[test]
+    fn the_sliding_split_keeps_d_columns_from_the_panel_on_the_host() {
+        let p = Placement::sliding(2, 3);
+        // Step 0: columns 0..3 host, then devices cyclically.
+        let own: Vec<_> = (0..7).map(|j| p.owner_at(j, Some(0))).collect();
+        assert_eq!(own, vec![None, None, None, Some(1), Some(0), Some(1), Some(0)]);
+        // Step 2: columns 0..5 host (left of the panel and the window), 5.. devices.
+        let own: Vec<_> = (0..7).map(|j| p.owner_at(j, Some(2))).collect();
+        assert_eq!(own, vec![None, None, None, None, None, Some(1), Some(0)]);
+        // From step k to k + 1 exactly one column (k + d) changes owner, to the host.
+        for k in 0..20 {
+            let moved: Vec<usize> =
+                (0..40).filter(|&j| p.owner_at(j, Some(k)) != p.owner_at(j, Some(k + 1))).collect();
+            assert_eq!(moved, vec![k + 3]);
+            assert_eq!(p.owner_at(k + 3, Some(k + 1)), None);
+        }
+        assert_eq!(Placement::sliding_width(20, 0.24), 5);
+        assert_eq!(Placement::sliding_width(20, 0.0), 1);
     }
 
     #[test]

@@ -371,7 +371,7 @@ impl SeqHandle {
             }
         }
         let device = match (&st.dev, &task.op) {
-            (Some(dev), Some(op)) => dev.place(op, &task.accesses),
+            (Some(dev), Some(op)) => dev.place(op, &task.accesses, task.step),
             _ => None,
         };
         st.nodes.insert(
