@@ -68,41 +68,14 @@ pub fn generate(g: &mut impl Graph, panel: Panel) -> Vec<TileId> {
         let c = col.len();
         let tt = g.buffer(2 * kb, w, diag);
         tts.push(tt);
-        let pp = prio(nt, k, 3);
         // Where the updates read V from.
-        let v: Vec<TileId> = match panel {
-            Panel::InPlace => {
-                let writes: Vec<TileId> = col.iter().copied().chain([tt]).collect();
-                let op = Op::QrPanel { a: Tiles::stack(0, c), kb, tt: Tiles::one(c) };
-                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &writes, reads: &[] });
-                col.clone()
-            }
-            Panel::Gathered => {
-                let p = g.buffer(mk, w, diag);
-                let op = Op::Gather { p: Tiles::one(0), col: Tiles::stack(1, c) };
-                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p], reads: &col });
-                let op = Op::QrPanel { a: Tiles::one(0), kb, tt: Tiles::one(1) };
-                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p, tt], reads: &[] });
-                for i in k..mt {
-                    let op = Op::Scatter { a: Tiles::one(0), src: Tiles::one(1), row: t.row_offset(i) - off };
-                    let (writes, dims) = ([t.id(i, k)], [t.rows(i), w, 0]);
-                    g.submit(Spec { op, prio: prio(nt, k, 1), step: k, dims, writes: &writes, reads: &[p] });
-                }
-                vec![p]
-            }
-        };
+        let factor = |a, tt| Op::QrPanel { a, kb, tt };
+        let v = super::factor_panel(g, &t, k, panel, tt, factor, prio(nt, k, 1));
         for j in k + 1..nt {
             let jb = t.cols(j);
             let pri = if j == k + 1 { prio(nt, k, 2) } else { prio(nt, j, 0) };
             // Tile rows k.. of column j by place, the diagonal's place first.
-            let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-            for i in k..mt {
-                let pl = g.place(t.id(i, j));
-                match groups.iter_mut().find(|gr| gr.0 == pl) {
-                    Some(gr) => gr.1.push(i),
-                    None => groups.push((pl, vec![i])),
-                }
-            }
+            let groups = super::rows_by_place(g, &t, k, j);
             if groups.len() == 1 {
                 let cj: Vec<TileId> = (k..mt).map(|i| t.id(i, j)).collect();
                 let reads: Vec<TileId> = v.iter().copied().chain([tt]).collect();

@@ -149,47 +149,23 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
         let r = w.min(mk);
         let diag = t.id(k, k);
         let col: Vec<TileId> = (k..mt).map(|i| t.id(i, k)).collect();
-        let c = col.len();
         let pv = g.buffer(r, 4, diag);
         steps.push(Step { piv: pv, off, r });
-        let pp = prio(nt, k, 3);
         // 1. The panel; `l` is where the updates read L from.
         let l: Vec<TileId> = match (lu.pivot, lu.panel) {
             (Pivoting::Calu, _) => {
                 tslu_panel(g, &t, k, pv, maxw, lu.leaves, &mut bufs);
                 col.clone()
             }
-            (Pivoting::Gepp, Panel::InPlace) => {
-                let writes: Vec<TileId> = col.iter().copied().chain([pv]).collect();
-                let op = Op::LuPanel { a: Tiles::stack(0, c), piv: Tiles::one(c) };
-                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &writes, reads: &[] });
-                col.clone()
-            }
-            (Pivoting::Gepp, Panel::Gathered) => {
-                let p = g.buffer(mk, w, diag);
-                let op = Op::Gather { p: Tiles::one(0), col: Tiles::stack(1, c) };
-                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p], reads: &col });
-                let op = Op::LuPanel { a: Tiles::one(0), piv: Tiles::one(1) };
-                g.submit(Spec { op, prio: pp, step: k, dims: [mk, w, 0], writes: &[p, pv], reads: &[] });
-                for i in k..mt {
-                    let op = Op::Scatter { a: Tiles::one(0), src: Tiles::one(1), row: t.row_offset(i) - off };
-                    let (writes, dims) = ([t.id(i, k)], [t.rows(i), w, 0]);
-                    g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &writes, reads: &[p] });
-                }
-                vec![p]
+            (Pivoting::Gepp, panel) => {
+                let factor = |a, piv| Op::LuPanel { a, piv };
+                super::factor_panel(g, &t, k, panel, pv, factor, prio(nt, k, 2))
             }
         };
         // 2. The other tile columns: right of the panel (k + 1 first), then left of it.
         let mut one_place: Vec<(usize, Vec<usize>)> = Vec::new(); // (side, columns) to cut into blocks
         for j in (k + 1..nt).chain(0..k) {
-            let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-            for i in k..mt {
-                let pl = g.place(t.id(i, j));
-                match groups.iter_mut().find(|gr| gr.0 == pl) {
-                    Some(gr) => gr.1.push(i),
-                    None => groups.push((pl, vec![i])),
-                }
-            }
+            let groups = super::rows_by_place(g, &t, k, j);
             if groups.len() > 1 {
                 several_places(g, &t, k, j, pv, &groups, maxw, &mut bufs);
                 continue;
@@ -249,14 +225,7 @@ fn tslu_panel(
     let r = w.min(mk);
     let (h, diag, pp) = (t.rows(k), t.id(k, k), prio(nt, k, 3));
     let rel = |i: usize| t.row_offset(i) - off;
-    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-    for i in k..mt {
-        let pl = g.place(t.id(i, k));
-        match groups.iter_mut().find(|gr| gr.0 == pl) {
-            Some(gr) => gr.1.push(i),
-            None => groups.push((pl, vec![i])),
-        }
-    }
+    let groups = super::rows_by_place(g, t, k, k);
     // One place: up to `nleaves` leaves of adjacent tiles (as many as run side by side: each
     // further leaf costs a merge); else a leaf per place.
     let leaves: Vec<Vec<usize>> = if groups.len() == 1 {

@@ -14,6 +14,7 @@ pub mod tileqr;
 pub mod trsm;
 
 pub(crate) use crate::graph::prio;
+use crate::graph::{Graph, Op, Spec, TileId, Tiles, Tiling};
 
 /// Where a panel is factored (QR and LU).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,3 +27,61 @@ pub enum Panel {
 
 #[cfg(test)]
 pub(crate) mod testutil;
+
+/// Tile rows `k..` of tile column `j` grouped by place ([`Graph::place`]), places in order of
+/// first appearance (tile (k, j)'s first).
+pub(crate) fn rows_by_place(g: &impl Graph, t: &Tiling, k: usize, j: usize) -> Vec<(usize, Vec<usize>)> {
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for i in k..t.mt() {
+        let pl = g.place(t.id(i, j));
+        match groups.iter_mut().find(|gr| gr.0 == pl) {
+            Some(gr) => gr.1.push(i),
+            None => groups.push((pl, vec![i])),
+        }
+    }
+    groups
+}
+
+/// Panel k (tile rows k.. of tile column k) factored by the op `factor(a, second)` makes, which
+/// writes the panel block `a` and a second output `second` (a buffer): in place on the tiles
+/// ([`Panel::InPlace`]), or gathered into a buffer P on the place of tile (k, k), factored there
+/// and scattered back at priority `scatter_prio` ([`Panel::Gathered`]). Returns where the
+/// factored panel is read from: its tiles, or P.
+pub(crate) fn factor_panel(
+    g: &mut impl Graph,
+    t: &Tiling,
+    k: usize,
+    panel: Panel,
+    second: TileId,
+    factor: impl Fn(Tiles, Tiles) -> Op,
+    scatter_prio: i64,
+) -> Vec<TileId> {
+    let (mt, nt) = (t.mt(), t.nt());
+    let off = t.col_offset(k);
+    let (w, mk) = (t.cols(k), t.m() - off);
+    let diag = t.id(k, k);
+    let col: Vec<TileId> = (k..mt).map(|i| t.id(i, k)).collect();
+    let c = col.len();
+    let (pp, dims) = (prio(nt, k, 3), [mk, w, 0]);
+    match panel {
+        Panel::InPlace => {
+            let writes: Vec<TileId> = col.iter().copied().chain([second]).collect();
+            let op = factor(Tiles::stack(0, c), Tiles::one(c));
+            g.submit(Spec { op, prio: pp, step: k, dims, writes: &writes, reads: &[] });
+            col
+        }
+        Panel::Gathered => {
+            let p = g.buffer(mk, w, diag);
+            let op = Op::Gather { p: Tiles::one(0), col: Tiles::stack(1, c) };
+            g.submit(Spec { op, prio: pp, step: k, dims, writes: &[p], reads: &col });
+            let op = factor(Tiles::one(0), Tiles::one(1));
+            g.submit(Spec { op, prio: pp, step: k, dims, writes: &[p, second], reads: &[] });
+            for i in k..mt {
+                let op = Op::Scatter { a: Tiles::one(0), src: Tiles::one(1), row: t.row_offset(i) - off };
+                let (writes, dims) = ([t.id(i, k)], [t.rows(i), w, 0]);
+                g.submit(Spec { op, prio: scatter_prio, step: k, dims, writes: &writes, reads: &[p] });
+            }
+            vec![p]
+        }
+    }
+}

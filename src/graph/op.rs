@@ -5,7 +5,7 @@
 
 use super::{Op, Tiles};
 use crate::device::LuSrc;
-use crate::kernels::{self, Diag, Dir, Perm, Side, Trans, Uplo};
+use crate::kernels::{self, Diag, Perm, Side, Trans, Uplo};
 use crate::tile::{View, ViewMut};
 
 /// How a runtime hands an op its inputs. An operand ([`Tiles`]: declared positions) comes as one
@@ -129,23 +129,7 @@ impl Op {
             }
             Op::LuUpdate { l, piv, r, .. } => {
                 let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
-                kernels::laswp(out.sub_mut(0, 0, out.m, out.n), &pivots, Dir::Forward);
-                let lv = whole(&ins.input(l), &mut b2);
-                let (mut u, below) = out.split_rows(r);
-                let n = u.n;
-                kernels::trsm(
-                    Side::Left,
-                    Uplo::Lower,
-                    Trans::No,
-                    Diag::Unit,
-                    1.0,
-                    lv.sub(0, 0, r, r),
-                    u.sub_mut(0, 0, r, n),
-                );
-                if below.m > 0 {
-                    let lb = lv.sub(r, 0, below.m, r);
-                    kernels::gemm(Trans::No, Trans::No, -1.0, lb, u.as_view(), 1.0, below);
-                }
+                kernels::lu_update(whole(&ins.input(l), &mut b2), &pivots, out);
             }
             Op::LuExtract { piv, c, ref offs, .. } => {
                 let pv = whole(&ins.input(piv), &mut b1);

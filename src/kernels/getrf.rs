@@ -38,6 +38,30 @@ pub fn getrf_slice(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
     info
 }
 
+/// One block of columns beside an LU panel, as DGETRF's blocked loop updates it: the panel's
+/// interchanges `piv` (block-local, 1-based) on `c` (its rows from the panel's top), then its top
+/// r rows ← L₁₁⁻¹·(them) (unit lower) and the rows below −= L₂₁·(top rows), with L the panel's
+/// rows (r = `piv.len()` columns used).
+pub fn lu_update(l: crate::tile::View<f64>, piv: &[i32], mut c: ViewMut<f64>) {
+    use super::{Diag, Side, Trans, Uplo};
+    let r = piv.len();
+    let (m, n) = (c.m, c.n);
+    super::laswp(c.sub_mut(0, 0, m, n), piv, super::Dir::Forward);
+    let (mut u, below) = c.split_rows(r);
+    super::trsm(
+        Side::Left,
+        Uplo::Lower,
+        Trans::No,
+        Diag::Unit,
+        1.0,
+        l.sub(0, 0, r, r),
+        u.sub_mut(0, 0, r, n),
+    );
+    if below.m > 0 {
+        super::gemm(Trans::No, Trans::No, -1.0, l.sub(r, 0, below.m, r), u.as_view(), 1.0, below);
+    }
+}
+
 /// LAPACK-style interchanges (1-based, applied in order) that bring panel rows `src[0]`,
 /// `src[1]`, ... to the top positions 0, 1, ... (CALU's winners): interchange t swaps position t
 /// with wherever row `src[t]` is by then.

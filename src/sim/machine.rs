@@ -262,24 +262,13 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
             kernels::getrf_slice(ViewMut::from_slice(&mut c, m, e, ld), &mut p);
         }
         "update" => {
-            // One column block of an LU step (`Op::LuUpdate`): interchanges, TRSM, GEMM below.
+            // One column block of an LU step (`Op::LuUpdate`).
             c.copy_from_slice(&b);
-            let mut cv = ViewMut::from_slice(&mut c, m, e, ld);
-            kernels::laswp(cv.sub_mut(0, 0, m, e), &piv, kernels::Dir::Forward);
-            let (mut u, below) = cv.split_rows(e.min(m));
-            let lv = View::from_slice(&lfac, m, e, ld);
-            kernels::trsm(
-                Side::Left,
-                Uplo::Lower,
-                Trans::No,
-                Diag::Unit,
-                1.0,
-                lv.sub(0, 0, e, e),
-                u.sub_mut(0, 0, e, e),
+            kernels::lu_update(
+                View::from_slice(&lfac, m, e, ld),
+                &piv,
+                ViewMut::from_slice(&mut c, m, e, ld),
             );
-            if below.m > 0 {
-                kernels::gemm(Trans::No, Trans::No, -1.0, lv.sub(e, 0, m - e, e), u.as_view(), 1.0, below);
-            }
         }
         "geqrf" => {
             c.copy_from_slice(&a);
