@@ -113,6 +113,12 @@ fn class_of(size: usize) -> i32 {
 /// `Some(reason)` to forward, `None` to run on tiles. Marks the call as a probe when it is one.
 pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option<&'static str> {
     PROBE.with(|p| p.set(None));
+    // CALU's LU is another algorithm than partial pivoting: it learns its break-even apart.
+    let routine = match (cfg.lu, routine) {
+        (crate::config::Pivoting::Calu, "dgetrf") => "dgetrf-calu",
+        (crate::config::Pivoting::Calu, "dgesv") => "dgesv-calu",
+        _ => routine,
+    };
     let base = default_min_n(routine);
     if matches!(cfg.learn, Learn::Off) {
         return (size < base).then_some("small");
@@ -300,6 +306,20 @@ mod tests {
         assert_eq!(drive(&cfg, 600, 9, 0.5), [false, true, false, true, false, true, false, false, false]);
         // And so does every other class, whatever its neighbours chose.
         assert_eq!(drive(&cfg, 2000, 7, 0.5), [false, true, false, true, false, true, false]);
+    }
+
+    #[test]
+    fn calu_learns_apart_from_partial_pivoting() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        // Partial pivoting: tiles faster, learned.
+        assert_eq!(drive(&cfg, 1000, 7, 1.5).last(), Some(&true));
+        // CALU in the same size class starts its own trials, and here the backend wins.
+        let calu = Config { lu: crate::config::Pivoting::Calu, ..cfg.clone() };
+        assert_eq!(drive(&calu, 1000, 9, 0.5), [false, true, false, true, false, true, false, false, false]);
+        // Each keeps its own decision.
+        assert_eq!(decide(&cfg, "dgetrf", 1000), None);
+        assert_eq!(decide(&calu, "dgetrf", 1000), Some("learned"));
     }
 
     #[test]
