@@ -388,9 +388,24 @@ pub fn lu_qr_nb(cfg: &Config, n: i32, caller_nb: i32, p: i32, q: i32) -> usize {
 /// to be replaced by a measurement where the library runs, agreed across the grid.
 pub const PDPOTRF_ONE_ROW_MAX_N: i32 = 7000;
 
-/// `Some("slower")` when PDPOTRF on this grid and order is forwarded by [`PDPOTRF_ONE_ROW_MAX_N`].
-pub fn pdpotrf_one_row_large(cfg: &Config, nprow: i32, npcol: i32, n: i32) -> Option<&'static str> {
-    (cfg.min_n.is_none() && nprow == 1 && npcol > 1 && n >= PDPOTRF_ONE_ROW_MAX_N).then_some("slower")
+/// Caller block sizes from which PDPOTRF on one process row is forwarded at any order (unless
+/// `HETLA_MIN_N` is set): the reference's own blocking is at least as fast there. Measured on
+/// 2026-11-25 (`SWEEP=1x2:32,64,128 ROUTINES=pdpotrf REPS=5 bench/scalapack.sh`, N = 4000, two
+/// rounds, hetla / reference): NB = 32 0.98–1.00×, 64 0.88–0.93× (converted to tiles of 128,
+/// 192, 256 or 384: 0.89–1.00×), 128 0.95× in place; NB = 16 1.20×, and 1.43× on 2×1.
+pub const PDPOTRF_ONE_ROW_MIN_NB: i32 = 32;
+
+/// `Some("slower")` when PDPOTRF on this grid, order and caller block size is forwarded by
+/// [`PDPOTRF_ONE_ROW_MAX_N`] or [`PDPOTRF_ONE_ROW_MIN_NB`].
+pub fn pdpotrf_one_row_slower(
+    cfg: &Config,
+    nprow: i32,
+    npcol: i32,
+    n: i32,
+    caller_nb: i32,
+) -> Option<&'static str> {
+    let one_row = cfg.min_n.is_none() && nprow == 1 && npcol > 1;
+    (one_row && (n >= PDPOTRF_ONE_ROW_MAX_N || caller_nb >= PDPOTRF_ONE_ROW_MIN_NB)).then_some("slower")
 }
 
 /// Caller block sizes PDPOTRF works on in place (no conversion). Below 128 the tile kernels lose
@@ -454,14 +469,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pdpotrf_on_one_row_forwards_large_orders_unless_forced() {
+    fn pdpotrf_on_one_row_forwards_large_orders_and_blocks_unless_forced() {
         let mut cfg = Config::with_threads(1);
-        assert_eq!(pdpotrf_one_row_large(&cfg, 1, 2, 8000), Some("slower"));
-        assert_eq!(pdpotrf_one_row_large(&cfg, 1, 2, 6000), None);
-        assert_eq!(pdpotrf_one_row_large(&cfg, 2, 1, 8000), None);
-        assert_eq!(pdpotrf_one_row_large(&cfg, 1, 1, 8000), None);
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 8000, 16), Some("slower"));
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 6000, 16), None);
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 32), Some("slower"));
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 64), Some("slower"));
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 2, 1, 8000, 64), None);
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 1, 8000, 64), None);
         cfg.min_n = Some(0);
-        assert_eq!(pdpotrf_one_row_large(&cfg, 1, 2, 8000), None);
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 8000, 64), None);
         // The reason survives the plan's broadcast encoding.
         let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu };
         assert_eq!(Plan::decode(&plan.encode()), plan);
