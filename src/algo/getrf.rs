@@ -121,6 +121,30 @@ impl Step {
     }
 }
 
+/// The factorization's pivots, as 0-based whole-matrix rows (0 for the panels whose buffer
+/// `buffer` does not have), and its INFO (the first zero pivot among them, if any), from the
+/// pivot buffers of `steps` (min(M, N) pivots in all).
+pub fn gather_pivots(
+    steps: &[Step],
+    kmin: usize,
+    mut buffer: impl FnMut(TileId) -> Option<Vec<f64>>,
+) -> (Vec<i32>, Option<i32>) {
+    let mut rows = vec![0i32; kmin];
+    let mut info: Option<i32> = None;
+    for s in steps {
+        if let Some(buf) = buffer(s.piv) {
+            let (r, zero) = s.read(&buf);
+            for (t, &row) in r.iter().enumerate() {
+                rows[s.off + t] = row as i32;
+            }
+            if zero > 0 {
+                info = Some(info.map_or(zero, |i| i.min(zero)));
+            }
+        }
+    }
+    (rows, info)
+}
+
 /// The X and W buffers of tile columns on several places, per (place, tile column), reused from
 /// step to step (their versions order the uses).
 #[derive(Default)]
@@ -162,40 +186,29 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
                 super::factor_panel(g, &t, k, panel, pv, factor, prio(nt, k, 2))
             }
         };
-        // 2. The other tile columns: right of the panel (k + 1 first), then left of it.
-        let mut one_place: Vec<(usize, Vec<usize>)> = Vec::new(); // (side, columns) to cut into blocks
+        // 2. The other tile columns: right of the panel (k + 1 first), then left of it; columns
+        // in several places at once, those in one place in blocks of adjacent columns of a place.
+        let (mut next, mut right, mut left) = (false, Vec::new(), Vec::new());
         for j in (k + 1..nt).chain(0..k) {
             let groups = super::rows_by_place(g, &t, k, j);
             if groups.len() > 1 {
                 several_places(g, &t, k, j, pv, &groups, maxw, &mut bufs);
-                continue;
-            }
-            let side = if j == k + 1 {
-                0
+            } else if j == k + 1 {
+                next = true;
             } else if j > k {
-                1
+                right.push(j);
             } else {
-                2
-            };
-            match one_place.last_mut() {
-                Some((s, js)) if *s == side && side != 0 => js.push(j),
-                _ => one_place.push((side, vec![j])),
+                left.push(j);
             }
         }
-        for (side, js) in one_place {
-            // Blocks of adjacent columns of one place: each place's columns of this side, in order.
-            let mut by_place: Vec<(usize, Vec<usize>)> = Vec::new();
-            for &j in &js {
-                let pl = g.place(t.id(k, j));
-                match by_place.iter_mut().find(|b| b.0 == pl) {
-                    Some(b) => b.1.push(j),
-                    None => by_place.push((pl, vec![j])),
-                }
-            }
-            let per = if lu.fused { lu.chunk.max(1) } else { 1 };
-            for (_, cols) in by_place {
+        if next {
+            one_place_block(g, &t, k, &[k + 1], false, pv, &l, lu.fused);
+        }
+        let per = if lu.fused { lu.chunk.max(1) } else { 1 };
+        for (cols, is_left) in [(right, false), (left, true)] {
+            for (_, cols) in super::by_place(g, cols.iter().map(|&j| (j, t.id(k, j)))) {
                 for block in cols.chunks(per) {
-                    one_place_block(g, &t, k, block, side == 2, pv, &l, lu.fused);
+                    one_place_block(g, &t, k, block, is_left, pv, &l, lu.fused);
                 }
             }
         }
@@ -663,16 +676,9 @@ mod tests {
             let bufs: Vec<TiledMatrix<f64>> = steps.iter().map(|s| g.buffer_matrix(s.piv)).collect();
             drop(g);
             seq.wait().unwrap();
-            let mut piv = Vec::new();
-            let mut info = 0;
-            for (s, b) in steps.iter().zip(&bufs) {
-                let buf = store.values(b);
-                let (rows, zero) = s.read(&buf);
-                piv.extend(rows.iter().map(|&r| r as i32 + 1));
-                if info == 0 {
-                    info = zero;
-                }
-            }
+            let of: HashMap<TileId, TiledMatrix<f64>> = steps.iter().map(|s| s.piv).zip(bufs).collect();
+            let (rows, info) = gather_pivots(&steps, m.min(n), |id| Some(store.values(&of[&id])));
+            let (piv, info): (Vec<i32>, i32) = (rows.iter().map(|&r| r + 1).collect(), info.unwrap_or(0));
             assert_eq!((piv.clone(), info), (piv_ref, info_ref), "m {m} n {n} nb {nb} chunk {chunk}");
             let d = a.iter().zip(&f).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
             assert!(d < 1e-12, "m {m} n {n} nb {nb} chunk {chunk}: factors differ by {d}");

@@ -28,18 +28,26 @@ pub enum Panel {
 #[cfg(test)]
 pub(crate) mod testutil;
 
-/// Tile rows `k..` of tile column `j` grouped by place ([`Graph::place`]), places in order of
-/// first appearance (tile (k, j)'s first).
-pub(crate) fn rows_by_place(g: &impl Graph, t: &Tiling, k: usize, j: usize) -> Vec<(usize, Vec<usize>)> {
+/// `items` grouped by the place ([`Graph::place`]) of the tile each names, places in order of
+/// first appearance, items in their order.
+pub(crate) fn by_place(
+    g: &impl Graph,
+    items: impl IntoIterator<Item = (usize, TileId)>,
+) -> Vec<(usize, Vec<usize>)> {
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-    for i in k..t.mt() {
-        let pl = g.place(t.id(i, j));
+    for (x, id) in items {
+        let pl = g.place(id);
         match groups.iter_mut().find(|gr| gr.0 == pl) {
-            Some(gr) => gr.1.push(i),
-            None => groups.push((pl, vec![i])),
+            Some(gr) => gr.1.push(x),
+            None => groups.push((pl, vec![x])),
         }
     }
     groups
+}
+
+/// Tile rows `k..` of tile column `j` grouped by place (tile (k, j)'s place first).
+pub(crate) fn rows_by_place(g: &impl Graph, t: &Tiling, k: usize, j: usize) -> Vec<(usize, Vec<usize>)> {
+    by_place(g, (k..t.mt()).map(|i| (i, t.id(i, j))))
 }
 
 /// Panel k (tile rows k.. of tile column k) factored by the op `factor(a, second)` makes, which

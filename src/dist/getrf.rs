@@ -21,7 +21,7 @@
 use super::redistribute::Shape;
 use super::tiles2d::{self, Finished};
 use super::Stats;
-use crate::algo::getrf::{generate, Lu, Panel, Step};
+use crate::algo::getrf::{gather_pivots, generate, Lu, Panel, Step};
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
 use crate::config::{Config, Pivoting};
@@ -71,19 +71,10 @@ pub fn pdgetrf(
         |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads)),
         |fin: &Finished| {
             // Each panel's pivots and INFO from the one rank that factored it, zeros elsewhere.
-            let mut local_info = i32::MAX;
-            let mut mine = vec![0i32; kmin];
-            for s in steps.borrow().iter() {
-                if let Some(buf) = fin.buffers.get(&s.piv) {
-                    let (rows, zero) = s.read(buf.as_slice());
-                    for (t, &row) in rows.iter().enumerate() {
-                        mine[s.off + t] = row as i32;
-                    }
-                    if zero > 0 {
-                        local_info = local_info.min(zero);
-                    }
-                }
-            }
+            let (mine, local_info) = gather_pivots(&steps.borrow(), kmin, |id| {
+                fin.buffers.get(&id).map(|b| b.as_slice().to_vec())
+            });
+            let local_info = local_info.unwrap_or(i32::MAX);
             let mut info = i32::MAX;
             fin.grid.comm.all_reduce_into(&local_info, &mut info, SystemOperation::min());
             let mut piv = vec![0i32; kmin];
@@ -107,10 +98,21 @@ pub fn pdgetrf(
 
 #[cfg(test)]
 mod tests {
-    use super::super::tasks::local_ranks;
+    use super::super::tasks::{local_ranks, SeqRun};
     use super::*;
     use crate::algo::testutil::*;
     use std::sync::Mutex;
+
+    /// LAPACK's ipiv (1-based) and INFO (0 if none) from the ranks' pivot buffers; each panel's
+    /// buffer is on exactly one rank.
+    fn pivots_of(runs: &[SeqRun], steps: &[Step], kmin: usize, what: &str) -> (Vec<i32>, i32) {
+        let (rows, info) = gather_pivots(steps, kmin, |id| {
+            let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(&id)).collect();
+            assert_eq!(holders.len(), 1, "{what}: a panel's pivots are on one rank");
+            Some(holders[0].as_slice().to_vec())
+        });
+        (rows.iter().map(|&r| r + 1).collect(), info.unwrap_or(0))
+    }
 
     /// The LU generator on in-process ranks (2-D grids: X/W buffers for the rows that cross
     /// process rows; one process row: column blocks), gathered panels: the backend's pivots and
@@ -152,19 +154,7 @@ mod tests {
                     let sent: usize = runs.iter().map(|r| r.sent).sum();
                     let received: usize = runs.iter().map(|r| r.received).sum();
                     assert_eq!(sent, received, "{what}: every message sent is received");
-                    let mut piv = vec![0i32; m.min(n)];
-                    let mut info = 0;
-                    for s in steps.lock().unwrap().iter() {
-                        let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(&s.piv)).collect();
-                        assert_eq!(holders.len(), 1, "{what}: a panel's pivots are on one rank");
-                        let (rows, zero) = s.read(holders[0].as_slice());
-                        for (t, &row) in rows.iter().enumerate() {
-                            piv[s.off + t] = row as i32 + 1;
-                        }
-                        if info == 0 {
-                            info = zero;
-                        }
-                    }
+                    let (piv, info) = pivots_of(&runs, &steps.lock().unwrap(), m.min(n), &what);
                     assert_eq!(piv, piv_ref, "{what}: pivots");
                     assert_eq!(info, info_ref, "{what}: INFO");
                     let d = a.iter().zip(&f).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
@@ -204,18 +194,7 @@ mod tests {
                 let sent: usize = runs.iter().map(|r| r.sent).sum();
                 let received: usize = runs.iter().map(|r| r.received).sum();
                 assert_eq!(sent, received, "{what}: every message sent is received");
-                let mut piv = vec![0i32; m.min(n)];
-                let mut info = 0;
-                for s in steps.lock().unwrap().iter() {
-                    let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(&s.piv)).collect();
-                    let (rows, z) = s.read(holders[0].as_slice());
-                    for (t, &row) in rows.iter().enumerate() {
-                        piv[s.off + t] = row as i32 + 1;
-                    }
-                    if info == 0 {
-                        info = z;
-                    }
-                }
+                let (piv, info) = pivots_of(&runs, &steps.lock().unwrap(), m.min(n), &what);
                 assert_eq!(info, info_ref, "{what}: INFO");
                 assert!(
                     piv.iter().enumerate().all(|(t, &x)| x as usize > t && x as usize <= m),

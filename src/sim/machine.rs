@@ -304,63 +304,41 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
             View::from_slice(&b, e, e, ld),
             ViewMut::from_slice(&mut c, m, e, ld),
         ),
-        _ => match name {
-            "gemm" if m > e => kernels::gemm(
-                Trans::No,
-                Trans::Yes,
-                -1.0,
-                View::from_slice(&b, m, e, ld),
-                View::from_slice(&a, e, e, ld),
-                1.0,
-                ViewMut::from_slice(&mut c, m, e, ld),
-            ),
-            "trsm" if m > e => {
-                c.copy_from_slice(&b);
-                kernels::trsm(
-                    Side::Right,
-                    Uplo::Lower,
-                    Trans::Yes,
-                    Diag::NonUnit,
-                    1.0,
-                    View::from_slice(&a, e, e, ld),
-                    ViewMut::from_slice(&mut c, m, e, ld),
-                )
-            }
-            "gemm" => kernels::gemm(
-                Trans::No,
-                Trans::Yes,
-                -1.0,
-                View::from_slice(&a, e, e, ld),
-                View::from_slice(&b, e, e, ld),
-                1.0,
-                ViewMut::from_slice(&mut c, e, e, ld),
-            ),
-            "syrk" => kernels::syrk(
+        // Square (m = e) or tall (m = TALL·e) blocks alike.
+        "gemm" => kernels::gemm(
+            Trans::No,
+            Trans::Yes,
+            -1.0,
+            View::from_slice(&b, m, e, ld),
+            View::from_slice(&a, e, e, ld),
+            1.0,
+            ViewMut::from_slice(&mut c, m, e, ld),
+        ),
+        "trsm" => {
+            c.copy_from_slice(&b);
+            kernels::trsm(
+                Side::Right,
                 Uplo::Lower,
-                Trans::No,
-                -1.0,
-                View::from_slice(&b, e, e, ld),
+                Trans::Yes,
+                Diag::NonUnit,
                 1.0,
-                ViewMut::from_slice(&mut c, e, e, ld),
-            ),
-            "trsm" => {
-                c.copy_from_slice(&b);
-                kernels::trsm(
-                    Side::Right,
-                    Uplo::Lower,
-                    Trans::Yes,
-                    Diag::NonUnit,
-                    1.0,
-                    View::from_slice(&a, e, e, ld),
-                    ViewMut::from_slice(&mut c, e, e, ld),
-                )
-            }
-            _ => {
-                c.copy_from_slice(&a);
-                let info = kernels::potrf(Uplo::Lower, ViewMut::from_slice(&mut c, e, e, ld));
-                assert_eq!(info, 0, "calibration matrix is positive definite");
-            }
-        },
+                View::from_slice(&a, e, e, ld),
+                ViewMut::from_slice(&mut c, m, e, ld),
+            )
+        }
+        "syrk" => kernels::syrk(
+            Uplo::Lower,
+            Trans::No,
+            -1.0,
+            View::from_slice(&b, e, e, ld),
+            1.0,
+            ViewMut::from_slice(&mut c, e, e, ld),
+        ),
+        _ => {
+            c.copy_from_slice(&a);
+            let info = kernels::potrf(Uplo::Lower, ViewMut::from_slice(&mut c, e, e, ld));
+            assert_eq!(info, 0, "calibration matrix is positive definite");
+        }
     };
     run();
     // The median of several short windows, so that a neighbour's burst on a shared machine
