@@ -39,11 +39,23 @@ pub fn info_of(r: &Result<(), Error>) -> i32 {
     }
 }
 
-/// Writes one line on stderr with a single write, so that lines from several threads or MPI ranks
-/// sharing the terminal never interleave in the middle (`eprintln!` may write a line in pieces).
+/// Writes one line on stderr with a single `write`, so that lines from several threads or MPI
+/// ranks sharing the terminal never interleave in the middle (`eprintln!` may write a line in
+/// pieces). It takes no lock: a forked child must be able to print while the parent's other
+/// threads were printing at the moment of the fork (Rust's stderr lock would stay held there).
 pub(crate) fn say(args: std::fmt::Arguments) {
-    use std::io::Write;
     let mut line = std::fmt::format(args);
     line.push('\n');
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    let mut rest = line.as_bytes();
+    while !rest.is_empty() {
+        // SAFETY: writes from a live byte slice to file descriptor 2; nothing is retained.
+        let n = unsafe { libc::write(2, rest.as_ptr().cast(), rest.len()) };
+        if n > 0 {
+            rest = &rest[n as usize..];
+        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        } else {
+            break;
+        }
+    }
 }

@@ -14,6 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs `f` for routine `name` (LAPACK's upper-case name, as `xerbla_` expects) and returns INFO.
 pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
+    crate::fork::install();
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => 0,
         Ok(Err(Error::Arg(pos))) => {
@@ -41,6 +42,7 @@ pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
 /// [`crate::dist::abort_job`]: the other processes of the grid may be waiting for messages from
 /// this one, and a distributed call must never hang.
 pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
+    crate::fork::install();
     crate::dist::set_call(name);
     let r = catch_unwind(AssertUnwindSafe(f));
     let internal = match &r {

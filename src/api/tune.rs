@@ -87,12 +87,17 @@ struct Learned {
     routines: BTreeMap<String, BTreeMap<i32, Class>>,
 }
 
-struct State {
+pub(crate) struct State {
     learned: Learned,
     file: Option<PathBuf>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+/// The learner's lock (also taken around a fork, by [`crate::fork`]).
+pub(crate) fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
+    STATE.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 thread_local! {
     /// The probe this thread's current call is (routine, class, tiles?), taken by [`record`].
@@ -132,11 +137,11 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
     let c = class_of(size);
     // Files are read and written outside the lock (a fork in another thread must not find it
     // held for long).
-    if STATE.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
+    if lock().is_none() {
         let loaded = load(cfg);
-        STATE.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(loaded);
+        lock().get_or_insert(loaded);
     }
-    let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = lock();
     let st = guard.get_or_insert_with(|| State { learned: Learned::default(), file: None });
     let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
     let tiles = match k.decision() {
@@ -182,7 +187,7 @@ pub(crate) fn record(flops: f64, seconds: f64) {
         return;
     }
     let snapshot = {
-        let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = lock();
         let Some(st) = guard.as_mut() else {
             return;
         };

@@ -13,7 +13,7 @@ pub mod forward;
 pub mod lapack;
 pub mod mpi;
 pub mod scalapack;
-mod threads;
+pub(crate) mod threads;
 
 pub use threads::BlasThreadsGuard;
 

@@ -7,7 +7,7 @@
 
 use std::sync::{Mutex, OnceLock};
 
-struct Saved {
+pub(crate) struct Saved {
     active: usize,
     saved: i32,
 }
@@ -30,13 +30,30 @@ fn fns() -> Option<(GetFn, SetFn)> {
     })
 }
 
+/// The saved thread count's lock (also taken around a fork, by [`crate::fork`]).
+pub(crate) fn lock() -> std::sync::MutexGuard<'static, Saved> {
+    STATE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// In a forked child: the calls that had set the BLAS to one thread ran in the parent's other
+/// threads, which the child does not have. Give the program its own setting back and count none.
+pub(crate) fn after_fork_in_child(st: &mut Saved) {
+    if st.active > 0 {
+        if let Some((_, set)) = fns() {
+            // SAFETY: as in `BlasThreadsGuard`; the child's one thread runs it.
+            unsafe { set(st.saved) };
+        }
+    }
+    st.active = 0;
+}
+
 /// While alive, the backend BLAS runs single-threaded; dropping the last guard restores the
 /// thread count the application had.
 pub struct BlasThreadsGuard(());
 
 impl BlasThreadsGuard {
     pub fn new() -> Self {
-        let mut st = STATE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = lock();
         if st.active == 0 {
             if let Some((get, set)) = fns() {
                 // SAFETY: plain calls into OpenBLAS's thread-count API.
@@ -59,7 +76,7 @@ impl Default for BlasThreadsGuard {
 
 impl Drop for BlasThreadsGuard {
     fn drop(&mut self) {
-        let mut st = STATE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = lock();
         st.active -= 1;
         if st.active == 0 {
             if let Some((_, set)) = fns() {

@@ -32,6 +32,7 @@ use crate::error::Error;
 use crate::tile::{Elem, TiledMatrix, View, ViewMut};
 use std::ops::Range;
 
+pub(crate) use pool::after_fork_in_child;
 pub use pool::external::{Held, Releaser, POLL_SLEEP};
 pub(crate) use pool::in_task;
 pub(crate) use pool::tid as trace_tid;

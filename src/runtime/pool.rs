@@ -150,11 +150,7 @@ fn pool(threads: usize) -> &'static Pool {
         // SAFETY: a published pool is leaked (never freed), so it lives for the process.
         return unsafe { &*cur };
     }
-    static ATFORK: std::sync::Once = std::sync::Once::new();
-    ATFORK.call_once(|| {
-        // SAFETY: registers a plain extern "C" function with no arguments as the child handler.
-        unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
-    });
+    crate::fork::install();
     let fresh: &'static Pool =
         Box::leak(Box::new(Pool { state: Mutex::new(Shared { seqs: HashMap::new() }), cv: Condvar::new() }));
     match POOL.compare_exchange(
@@ -181,9 +177,10 @@ fn pool(threads: usize) -> &'static Pool {
     }
 }
 
-/// `pthread_atfork` child handler: forget the parent's pool (leaked: its memory is the child's
-/// copy, its threads are gone), so that the child's first tile call starts a pool of its own.
-extern "C" fn after_fork_in_child() {
+/// In a forked child ([`crate::fork`]): forget the parent's pool (leaked: its memory is the
+/// child's copy, its threads are gone), so that the child's first tile call starts a pool of its
+/// own.
+pub(crate) fn after_fork_in_child() {
     POOL.store(std::ptr::null_mut(), Ordering::Release);
 }
 

@@ -36,6 +36,11 @@ pub(crate) fn enabled(cfg: &Config) -> bool {
 /// Files this process has started (written their opening bracket to), so later calls append.
 static STARTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+/// The started files' lock (also taken around a fork, by [`crate::fork`]).
+pub(crate) fn lock() -> std::sync::MutexGuard<'static, Vec<String>> {
+    STARTED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// MPI rank and size (0 and 1 for a process without MPI).
 fn rank() -> (i64, i64) {
     match crate::backend::mpi::world_rank_size() {
@@ -72,7 +77,7 @@ pub(crate) fn record(path: &str, events: Vec<Event>) {
     if lines.is_empty() {
         return;
     }
-    let mut started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut started = lock();
     let first = !started.contains(&path);
     let write = || -> std::io::Result<()> {
         use std::io::{Seek, SeekFrom};

@@ -23,6 +23,11 @@ pub(crate) const MAX_BUFFERS: usize = 64;
 
 static KEPT: Mutex<Vec<Vec<f64>>> = Mutex::new(Vec::new());
 
+/// The cache's lock (also taken around a fork, by [`crate::fork`]).
+pub(crate) fn lock() -> std::sync::MutexGuard<'static, Vec<Vec<f64>>> {
+    KEPT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The most bytes the cache keeps.
 fn budget() -> usize {
     static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -50,7 +55,7 @@ fn budget() -> usize {
 /// else a new one.
 pub fn take(len: usize) -> Vec<f64> {
     if len * 8 >= MIN_BYTES {
-        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = lock();
         let best = (0..kept.len()).filter(|&i| kept[i].capacity() >= len).min_by_key(|&i| kept[i].capacity());
         if let Some(i) = best {
             let mut v = kept.swap_remove(i);
@@ -71,7 +76,7 @@ pub fn give(v: Vec<f64>) {
     if bytes < MIN_BYTES || bytes > budget {
         return;
     }
-    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut kept = lock();
     kept.push(v);
     kept.sort_by_key(|b| std::cmp::Reverse(b.capacity()));
     let mut total = 0;
