@@ -5,6 +5,7 @@
 //! distributed and the simulated runtimes alike; `gels`'s tile QR and `potrs` still submit to a
 //! [`crate::runtime::Seq`] directly.
 
+pub mod bt;
 pub mod gels;
 pub mod geqrf;
 pub mod getrf;

@@ -356,7 +356,9 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::CaluLeaf { .. }
         | DeviceOp::CaluMerge { .. }
         | DeviceOp::CaluRoot { .. }
-        | DeviceOp::CaluTop { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
+        | DeviceOp::CaluTop { .. }
+        | DeviceOp::BtLu { .. }
+        | DeviceOp::BtSolve { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
     }
     b.finish()
 }

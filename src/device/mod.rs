@@ -176,6 +176,14 @@ pub enum DeviceOp {
     /// W of the panel column: rows 0..h the panel's tile (k, k) after the interchanges, with the
     /// top r rows from `f` (L₁₁ and U₁₁); rows h..h + r the old top rows.
     CaluTop { w: Tiles, old: Tiles, piv: Tiles, f: Tiles },
+
+    // Block tridiagonal systems (`algo::bt`): host-only ops on M×M blocks.
+    /// GEPP (DGETRF) of the square block `a`; its interchanges (block-local, 1-based, as exact
+    /// small integers) into column 0 of `piv`. A first exactly-zero pivot at local row i fails
+    /// the step with `Error::Numerical(info_base + i)`. Two outputs: `a` and `piv`.
+    BtLu { a: Tiles, piv: Tiles, info_base: i32 },
+    /// DGETRS: B ← op(A)⁻¹·B, A given by [`DeviceOp::BtLu`]'s factors `lu` and pivots `piv`.
+    BtSolve { b: Tiles, lu: Tiles, piv: Tiles, trans: Trans },
 }
 
 /// Where [`DeviceOp::LuNewTop`] finds the rows of one tile row of the column.
@@ -208,6 +216,8 @@ impl DeviceOp {
             DeviceOp::CaluLeaf { cand, .. } | DeviceOp::CaluMerge { cand, .. } => cand,
             DeviceOp::CaluRoot { f, .. } => f,
             DeviceOp::CaluTop { w, .. } => w,
+            DeviceOp::BtLu { a, .. } => a,
+            DeviceOp::BtSolve { b, .. } => b,
         }
     }
 
@@ -250,6 +260,8 @@ impl DeviceOp {
             DeviceOp::CaluMerge { cand, others } => vec![cand, others],
             DeviceOp::CaluRoot { f, piv, cand } => vec![f, piv, cand],
             DeviceOp::CaluTop { w, old, piv, f } => vec![w, old, piv, f],
+            DeviceOp::BtLu { a, piv, .. } => vec![a, piv],
+            DeviceOp::BtSolve { b, lu, piv, .. } => vec![b, lu, piv],
         }
     }
 
@@ -277,6 +289,8 @@ impl DeviceOp {
             DeviceOp::CaluMerge { .. } => "calu-merge",
             DeviceOp::CaluRoot { .. } => "calu-root",
             DeviceOp::CaluTop { .. } => "calu-top",
+            DeviceOp::BtLu { .. } => "bt-getrf",
+            DeviceOp::BtSolve { .. } => "bt-getrs",
         }
     }
 

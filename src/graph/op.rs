@@ -112,6 +112,21 @@ impl Op {
             Op::CaluLeaf { .. } | Op::CaluMerge { .. } | Op::CaluRoot { .. } | Op::CaluTop { .. } => {
                 return self.compute_calu(ins, out)
             }
+            Op::BtLu { piv, .. } => {
+                let mut p = vec![0i32; out.m.min(out.n)];
+                let info = kernels::getrf_slice(out, &mut p);
+                let mut pv = ins.output(piv);
+                for (t, &x) in p.iter().enumerate() {
+                    pv.set(t, 0, x as f64);
+                }
+                return info;
+            }
+            Op::BtSolve { lu, piv, trans, .. } => {
+                let lv = whole(&ins.input(lu), &mut b1);
+                let pv = whole(&ins.input(piv), &mut b2);
+                let p: Vec<i32> = (0..lv.m).map(|t| pv.get(t, 0) as i32).collect();
+                kernels::getrs(trans, lv, &p, out);
+            }
         }
         0
     }
@@ -322,6 +337,9 @@ impl Op {
                 m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
             }
             Op::CaluTop { .. } => 0.0,
+            // dims [M, M, 0]: DGETRF of a square block; [M, nrhs, 0]: two triangular solves.
+            Op::BtLu { .. } => 2.0 * m * m * m / 3.0,
+            Op::BtSolve { .. } => 2.0 * m * m * n,
         }
     }
 

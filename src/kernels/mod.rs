@@ -22,7 +22,9 @@ pub use blas3::{gemm, syrk, trsm};
 pub use gemqrt::gemqrt;
 pub use geqrf::geqrf_panel;
 pub use geqrt::geqrt;
-pub use getrf::{getrf, getrf_slice, interchanges_to_top, lu_update, trsm_right_upper_zero_safe, Perm};
+pub use getrf::{
+    getrf, getrf_slice, getrs, interchanges_to_top, lu_update, trsm_right_upper_zero_safe, Perm,
+};
 pub use lacpy::copy;
 pub use larfb::{larfb, larfb_op};
 pub use laset::zero;

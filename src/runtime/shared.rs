@@ -173,7 +173,7 @@ impl Op {
     /// offset; 0 for ops that report none).
     pub fn info_base(&self) -> i32 {
         match *self {
-            Op::Potrf { info_base, .. } => info_base,
+            Op::Potrf { info_base, .. } | Op::BtLu { info_base, .. } => info_base,
             _ => 0,
         }
     }

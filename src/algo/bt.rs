@@ -1,0 +1,827 @@
+//! Block tridiagonal systems (`dbttrf`, `dbttrs`, `dbtsv`; seed 003): N block rows of M×M
+//! blocks, row x holding A_x = A(x, x−1) (x ≥ 1), D_x = A(x, x) and C_x = A(x, x+1) (x ≤ N−2).
+//! Every task works on whole M×M blocks (or an M×NRHS block of B); pivoting happens only inside
+//! the diagonal blocks' LUs (GEPP), so the block elimination itself is unpivoted, as in block
+//! Thomas and block cyclic reduction everywhere.
+//!
+//! Storage the generators name by [`Ids`]: `d[x]` = D_x, `dl[x]` = A(x+1, x) (so A_x is
+//! `dl[x−1]`), `du[x]` = C_x, `piv[x]` an M×1 block of pivots for D_x (exact small integers),
+//! `af[2x]`, `af[2x+1]` two M×M blocks per row of extra factor storage, `b[x]` the M×NRHS rows
+//! of B of block row x.
+//!
+//! # Block cyclic reduction ([`Method::Cyclic`])
+//!
+//! Level ℓ works on the rows still active (level 0: all). Number them 0, 1, 2, …; every row at
+//! an odd position p (row i) is eliminated, with its active neighbours l (position p−1, always
+//! there) and r (position p+1, when there is one). With A_i, C_i, C_l, A_r the current couplings
+//! (i to l, i to r, l to i, r to i) and P_i·D_i = L_i·U_i (GEPP):
+//!
+//! ```text
+//!   F_i = D_i⁻¹·A_i            G_i = D_i⁻¹·C_i                     (kept in dl[i−1], du[i])
+//!   D_l ← D_l − C_l·F_i        C_l ← −C_l·G_i     (l now couples to r)
+//!   D_r ← D_r − A_r·G_i        A_r ← −A_r·F_i     (r now couples to l)
+//! ```
+//!
+//! C_l and A_r as they were go to `af[2i]` and `af[2i+1]` first (the solves need them). The
+//! rows at even positions form a block tridiagonal system of ⌈n/2⌉ rows and are the next
+//! level's active rows; the last level has row 0 alone, which is factored. The eliminations of
+//! one level are independent (a row's two updates of D_l are ordered by the runtime), so a
+//! level is N/2^(ℓ+1) parallel block LUs, solves and GEMMs, and there are ⌈log₂ N⌉ levels.
+//! This is block Gaussian elimination of the matrix with its rows and columns taken in
+//! elimination order, so its stability is that of block LU without block pivoting (fine for
+//! block diagonally dominant matrices, the usual case; pivoting inside the blocks handles
+//! blocks that need it).
+//!
+//! Solve A·X = B: levels in order, for each eliminated i: y_i = D_i⁻¹·b_i (into b_i),
+//! b_l −= C_l·y_i, b_r −= A_r·y_i; then b_0 ← D_0⁻¹·b_0; levels in reverse, for each eliminated
+//! i: x_i = y_i − F_i·x_l − G_i·x_r.
+//!
+//! Solve Aᵀ·X = B (the same elimination applied to Aᵀ, whose blocks are the transposes):
+//! levels in order, b_l −= F_iᵀ·b_i, b_r −= G_iᵀ·b_i (F_iᵀ = A_iᵀ·D_i⁻ᵀ, so the solve with D_i
+//! is inside; b_i is kept for the way back); then b_0 ← D_0⁻ᵀ·b_0; levels in reverse, x_i = D_i⁻ᵀ·(b_i − C_lᵀ·x_l −
+//! A_rᵀ·x_r).
+//!
+//! Cost per eliminated row: one LU (⅔M³), two solves of M columns (4M³) and four GEMMs (8M³):
+//! about 2.7 times block Thomas's 4.7M³, in exchange for the parallelism.
+//!
+//! # Block Thomas ([`Method::Thomas`]): the sequential block LU
+//!
+//! D'_0 = D_0; for x = 0, 1, …: P·D'_x = L·U (into d[x]), G_x = D'_x⁻¹·C_x (into du[x]),
+//! D'_{x+1} = D_{x+1} − A_{x+1}·G_x. Solve: y_x = D'_x⁻¹·(b_x − A_x·y_{x−1}), then
+//! x_x = y_x − G_x·x_{x+1} backwards. Transposed (Aᵀ = Uᵀ·Lᵀ with L block lower bidiagonal of
+//! diagonal D'_x and U unit block upper bidiagonal of G_x): z_x = b_x − G_{x−1}ᵀ·z_{x−1}, then
+//! x_x = D'_x⁻ᵀ·(z_x − A_{x+1}ᵀ·x_{x+1}) backwards. `af` is not used.
+//!
+//! Failure: an exactly zero pivot in the LU of the diagonal block of row x (local row j, 1-based)
+//! reports INFO = x·M + j; the tasks of that level (Thomas: that row) and later ones are skipped.
+
+use crate::graph::{Graph, Op, Spec, TileId, Tiles};
+use crate::kernels::Trans;
+use crate::runtime::shared::SharedGraph;
+use crate::runtime::Seq;
+use crate::tile::TiledMatrix;
+
+/// Which elimination order the factors come from (they are not interchangeable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Block Thomas: one row after the other.
+    Thomas,
+    /// Block cyclic reduction: odd rows of the active rows first, level by level.
+    Cyclic,
+}
+
+impl Method {
+    /// The number stored in the factor's header (`AF(1)` of `dbttrf`).
+    pub fn code(self) -> f64 {
+        match self {
+            Method::Thomas => 1.0,
+            Method::Cyclic => 2.0,
+        }
+    }
+    pub fn from_code(c: f64) -> Option<Self> {
+        if c == 1.0 {
+            Some(Method::Thomas)
+        } else if c == 2.0 {
+            Some(Method::Cyclic)
+        } else {
+            None
+        }
+    }
+}
+
+/// One eliminated block row of cyclic reduction: the row and its active neighbours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Elim {
+    pub i: usize,
+    pub l: usize,
+    pub r: Option<usize>,
+}
+
+/// The eliminations of cyclic reduction on `n` block rows, level by level (row 0 is what is
+/// left after the last level).
+pub fn schedule(n: usize) -> Vec<Vec<Elim>> {
+    let mut active: Vec<usize> = (0..n).collect();
+    let mut levels = Vec::new();
+    while active.len() > 1 {
+        let lev = (1..active.len())
+            .step_by(2)
+            .map(|p| Elim { i: active[p], l: active[p - 1], r: active.get(p + 1).copied() })
+            .collect();
+        levels.push(lev);
+        active = active.iter().step_by(2).copied().collect();
+    }
+    levels
+}
+
+/// The blocks a generator works on, by id (see the module's storage).
+pub struct Ids {
+    pub d: Vec<TileId>,
+    pub dl: Vec<TileId>,
+    pub du: Vec<TileId>,
+    pub af: Vec<TileId>,
+    pub piv: Vec<TileId>,
+    pub b: Vec<TileId>,
+}
+
+fn gemm(ta: Trans, alpha: f64, beta: f64, k: usize) -> Op {
+    Op::Gemm { ta, tb: Trans::No, alpha, a: Tiles::one(1), b: Tiles::one(2), beta, c: Tiles::one(0), k }
+}
+
+/// Submits `c ← α·op(a)·b + β·c`.
+#[allow(clippy::too_many_arguments)]
+fn sub_gemm(
+    g: &mut impl Graph,
+    ta: Trans,
+    alpha: f64,
+    beta: f64,
+    (m, n): (usize, usize),
+    c: TileId,
+    a: TileId,
+    b: TileId,
+    prio: i64,
+    step: usize,
+) {
+    let op = gemm(ta, alpha, beta, m);
+    g.submit(Spec { op, prio, step, dims: [m, n, m], writes: &[c], reads: &[a, b] });
+}
+
+fn lu(g: &mut impl Graph, m: usize, ids: &Ids, x: usize, prio: i64, step: usize) {
+    let op = Op::BtLu { a: Tiles::one(0), piv: Tiles::one(1), info_base: (x * m) as i32 };
+    g.submit(Spec { op, prio, step, dims: [m, m, 0], writes: &[ids.d[x], ids.piv[x]], reads: &[] });
+}
+
+/// Submits `b ← op(D_x)⁻¹·b` for a block `b` of `cols` columns.
+#[allow(clippy::too_many_arguments)]
+fn solve_with(
+    g: &mut impl Graph,
+    m: usize,
+    cols: usize,
+    ids: &Ids,
+    x: usize,
+    b: TileId,
+    trans: Trans,
+    prio: i64,
+    step: usize,
+) {
+    let op = Op::BtSolve { b: Tiles::one(0), lu: Tiles::one(1), piv: Tiles::one(2), trans };
+    g.submit(Spec { op, prio, step, dims: [m, cols, 0], writes: &[b], reads: &[ids.d[x], ids.piv[x]] });
+}
+
+fn copy(g: &mut impl Graph, m: usize, dst: TileId, src: TileId, prio: i64, step: usize) {
+    let op = Op::Gather { p: Tiles::one(0), col: Tiles::stack(1, 1) };
+    g.submit(Spec { op, prio, step, dims: [m, m, 0], writes: &[dst], reads: &[src] });
+}
+
+/// The factorization's tasks for `n` block rows of `m`×`m` blocks.
+pub fn generate_factor(g: &mut impl Graph, method: Method, n: usize, m: usize, ids: &Ids) {
+    match method {
+        Method::Thomas => {
+            for x in 0..n {
+                if g.stopped() {
+                    return;
+                }
+                lu(g, m, ids, x, 3, x);
+                if x + 1 < n {
+                    solve_with(g, m, m, ids, x, ids.du[x], Trans::No, 2, x);
+                    sub_gemm(g, Trans::No, -1.0, 1.0, (m, m), ids.d[x + 1], ids.dl[x], ids.du[x], 1, x);
+                }
+            }
+        }
+        Method::Cyclic => {
+            let levels = schedule(n);
+            let top = levels.len();
+            for (lv, elims) in levels.iter().enumerate() {
+                if g.stopped() {
+                    return;
+                }
+                // Earlier levels first; within one, the LUs before their solves and updates.
+                let p = |b: i64| (top - lv) as i64 * 4 + b;
+                for e in elims {
+                    lu(g, m, ids, e.i, p(3), lv);
+                }
+                for &Elim { i, l, r } in elims {
+                    let (fi, saved_c) = (ids.dl[i - 1], ids.af[2 * i]);
+                    solve_with(g, m, m, ids, i, fi, Trans::No, p(2), lv);
+                    copy(g, m, saved_c, ids.du[l], p(2), lv);
+                    sub_gemm(g, Trans::No, -1.0, 1.0, (m, m), ids.d[l], saved_c, fi, p(1), lv);
+                    if let Some(r) = r {
+                        let (gi, saved_a, ar) = (ids.du[i], ids.af[2 * i + 1], ids.dl[r - 1]);
+                        solve_with(g, m, m, ids, i, gi, Trans::No, p(2), lv);
+                        copy(g, m, saved_a, ar, p(2), lv);
+                        sub_gemm(g, Trans::No, -1.0, 1.0, (m, m), ids.d[r], saved_a, gi, p(1), lv);
+                        sub_gemm(g, Trans::No, -1.0, 0.0, (m, m), ids.du[l], saved_c, gi, p(0), lv);
+                        sub_gemm(g, Trans::No, -1.0, 0.0, (m, m), ar, saved_a, fi, p(0), lv);
+                    }
+                }
+            }
+            if !g.stopped() {
+                lu(g, m, ids, 0, 3, top);
+            }
+        }
+    }
+}
+
+/// The solve's tasks (`trans`: A or Aᵀ) with the factors of [`generate_factor`], on B's blocks
+/// `ids.b` of `nrhs` columns.
+pub fn generate_solve(
+    g: &mut impl Graph,
+    method: Method,
+    trans: Trans,
+    n: usize,
+    m: usize,
+    nrhs: usize,
+    ids: &Ids,
+) {
+    let mn = (m, nrhs);
+    let b = &ids.b;
+    let (no, yes) = (Trans::No, Trans::Yes);
+    match (method, trans) {
+        (Method::Thomas, Trans::No) => {
+            for x in 0..n {
+                if x > 0 {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[x], ids.dl[x - 1], b[x - 1], 1, 0);
+                }
+                solve_with(g, m, nrhs, ids, x, b[x], no, 1, 0);
+            }
+            for x in (0..n.saturating_sub(1)).rev() {
+                sub_gemm(g, no, -1.0, 1.0, mn, b[x], ids.du[x], b[x + 1], 1, 0);
+            }
+        }
+        (Method::Thomas, Trans::Yes) => {
+            for x in 1..n {
+                sub_gemm(g, yes, -1.0, 1.0, mn, b[x], ids.du[x - 1], b[x - 1], 1, 0);
+            }
+            for x in (0..n).rev() {
+                if x + 1 < n {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[x], ids.dl[x], b[x + 1], 1, 0);
+                }
+                solve_with(g, m, nrhs, ids, x, b[x], yes, 1, 0);
+            }
+        }
+        (Method::Cyclic, _) => {
+            let levels = schedule(n);
+            let top = levels.len() as i64;
+            for (lv, elims) in levels.iter().enumerate() {
+                let p = |b: i64| (2 * top + 1 - lv as i64) * 2 + b;
+                for &Elim { i, l, r } in elims {
+                    if trans == Trans::No {
+                        // y_i into b_i, then its neighbours' right-hand sides.
+                        solve_with(g, m, nrhs, ids, i, b[i], no, p(1), 0);
+                        sub_gemm(g, no, -1.0, 1.0, mn, b[l], ids.af[2 * i], b[i], p(0), 0);
+                        if let Some(r) = r {
+                            sub_gemm(g, no, -1.0, 1.0, mn, b[r], ids.af[2 * i + 1], b[i], p(0), 0);
+                        }
+                    } else {
+                        // F_iᵀ·b_i = A_iᵀ·D_i⁻ᵀ·b_i: b_i itself stays for the way back.
+                        sub_gemm(g, yes, -1.0, 1.0, mn, b[l], ids.dl[i - 1], b[i], p(0), 0);
+                        if let Some(r) = r {
+                            sub_gemm(g, yes, -1.0, 1.0, mn, b[r], ids.du[i], b[i], p(0), 0);
+                        }
+                    }
+                }
+            }
+            solve_with(g, m, nrhs, ids, 0, b[0], trans, 0, 0);
+            for (lv, elims) in levels.iter().enumerate().rev() {
+                let p = |b: i64| (lv as i64 + 1) * 2 + b;
+                for &Elim { i, l, r } in elims {
+                    if trans == Trans::No {
+                        sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.dl[i - 1], b[l], p(0), 0);
+                        if let Some(r) = r {
+                            sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.du[i], b[r], p(0), 0);
+                        }
+                    } else {
+                        sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i], b[l], p(0), 0);
+                        if let Some(r) = r {
+                            sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i + 1], b[r], p(0), 0);
+                        }
+                        solve_with(g, m, nrhs, ids, i, b[i], yes, p(1), 0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A block tridiagonal matrix in this process, as one-tile-row matrices of M×M tiles (tile
+/// (0, x) is block x): `d` (N blocks), `dl`, `du` (N − 1 each; `None` when N = 1), `af` (2N
+/// blocks) and `piv` (M×N, tile (0, x) = the M pivots of D_x).
+pub struct Blocks {
+    pub n: usize,
+    pub m: usize,
+    pub d: TiledMatrix<f64>,
+    pub dl: Option<TiledMatrix<f64>>,
+    pub du: Option<TiledMatrix<f64>>,
+    pub af: TiledMatrix<f64>,
+    pub piv: TiledMatrix<f64>,
+}
+
+fn shared_ids(g: &mut SharedGraph, s: &Blocks, b: Option<&TiledMatrix<f64>>) -> Ids {
+    let d: Vec<TileId> = (0..s.n).collect();
+    let dl = s.dl.as_ref().map(|t| g.attach(t)).unwrap_or_default();
+    let du = s.du.as_ref().map(|t| g.attach(t)).unwrap_or_default();
+    let af = g.attach(&s.af);
+    let piv = g.attach(&s.piv);
+    let b = b.map(|t| g.attach(t)).unwrap_or_default();
+    Ids { d, dl, du, af, piv, b }
+}
+
+/// The shared-memory factorization of `s` by `method`.
+pub fn factor(seq: &Seq, method: Method, s: &Blocks) {
+    let mut g = SharedGraph::new(seq, &s.d);
+    let ids = shared_ids(&mut g, s, None);
+    generate_factor(&mut g, method, s.n, s.m, &ids);
+}
+
+/// The shared-memory solve with `s`'s factors on `b` ((N·M)×NRHS in M×NRHS tiles).
+pub fn solve(seq: &Seq, method: Method, trans: Trans, s: &Blocks, b: &TiledMatrix<f64>) {
+    let mut g = SharedGraph::new(seq, &s.d);
+    let ids = shared_ids(&mut g, s, Some(b));
+    generate_solve(&mut g, method, trans, s.n, s.m, b.n, &ids);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::*;
+    use crate::backend::lapack as bk;
+    use crate::error::Error;
+    use crate::tile::Workspace;
+
+    /// A block tridiagonal test matrix: blocks as the routines store them.
+    #[derive(Clone)]
+    pub(crate) struct Bt {
+        pub n: usize,
+        pub m: usize,
+        pub dl: Vec<f64>,
+        pub d: Vec<f64>,
+        pub du: Vec<f64>,
+    }
+
+    /// Kinds of test matrices.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) enum Kind {
+        /// Random blocks, the diagonal ones made block diagonally dominant.
+        Dominant,
+        /// As `Dominant`, then the rows of every diagonal block reversed and its diagonal made
+        /// small: every LU needs its row interchanges.
+        Pivoting,
+    }
+
+    impl Bt {
+        pub fn random(n: usize, m: usize, kind: Kind, seed: u64) -> Bt {
+            let mut rng = Rng::new(seed);
+            let mm = m * m;
+            let off = n.saturating_sub(1) * mm;
+            let dl: Vec<f64> = (0..off).map(|_| rng.next()).collect();
+            let du: Vec<f64> = (0..off).map(|_| rng.next()).collect();
+            let mut d: Vec<f64> = (0..n * mm).map(|_| rng.next()).collect();
+            for x in 0..n {
+                let blk = &mut d[x * mm..(x + 1) * mm];
+                for j in 0..m {
+                    blk[j + j * m] += 3.0 * m as f64;
+                }
+                if let Kind::Pivoting = kind {
+                    // Reverse the rows, then shrink what lands on the diagonal.
+                    for j in 0..m {
+                        for i in 0..m / 2 {
+                            blk.swap(i + j * m, m - 1 - i + j * m);
+                        }
+                        if 2 * j + 1 != m {
+                            blk[j + j * m] *= 1e-3;
+                        }
+                    }
+                }
+            }
+            Bt { n, m, dl, d, du }
+        }
+        pub fn order(&self) -> usize {
+            self.n * self.m
+        }
+        /// Entry (row, col) of the whole matrix.
+        pub fn get(&self, row: usize, col: usize) -> f64 {
+            let (m, mm) = (self.m, self.m * self.m);
+            let (x, i, y, j) = (row / m, row % m, col / m, col % m);
+            if x == y {
+                self.d[x * mm + i + j * m]
+            } else if x == y + 1 {
+                self.dl[y * mm + i + j * m]
+            } else if y == x + 1 {
+                self.du[x * mm + i + j * m]
+            } else {
+                0.0
+            }
+        }
+        pub fn dense(&self) -> Vec<f64> {
+            let nn = self.order();
+            let mut a = vec![0.0; nn * nn];
+            for j in 0..nn {
+                for i in 0..nn {
+                    a[i + j * nn] = self.get(i, j);
+                }
+            }
+            a
+        }
+        /// max_j Σ_i |a_ij| (the 1-norm), over the nonzero band only.
+        pub fn norm1(&self) -> f64 {
+            let (nn, m) = (self.order(), self.m);
+            (0..nn)
+                .map(|j| {
+                    let lo = (j / m).saturating_sub(1) * m;
+                    let hi = ((j / m + 2) * m).min(nn);
+                    (lo..hi).map(|i| self.get(i, j).abs()).sum::<f64>()
+                })
+                .fold(0.0, f64::max)
+        }
+        /// ‖op(A)·X − B‖₁ / (‖A‖₁·‖X‖₁·n·ε), column-wise maxima.
+        pub fn residual(&self, trans: Trans, x: &[f64], b: &[f64], nrhs: usize, ldb: usize) -> f64 {
+            let (nn, m) = (self.order(), self.m);
+            let mut worst: f64 = 0.0;
+            for c in 0..nrhs {
+                let xc = &x[c * ldb..c * ldb + nn];
+                let mut r1 = 0.0;
+                for i in 0..nn {
+                    let lo = (i / m).saturating_sub(1) * m;
+                    let hi = ((i / m + 2) * m).min(nn);
+                    let mut s = -b[c * ldb + i];
+                    for j in lo..hi {
+                        let a = if trans == Trans::No { self.get(i, j) } else { self.get(j, i) };
+                        s += a * xc[j];
+                    }
+                    r1 += s.abs();
+                }
+                let x1: f64 = xc.iter().map(|v| v.abs()).sum();
+                worst = worst.max(r1 / (self.norm1() * x1.max(f64::MIN_POSITIVE) * nn as f64 * eps()));
+            }
+            worst
+        }
+        /// The whole matrix in LAPACK's band storage for DGBSV (kl = ku = 2M − 1).
+        pub fn band(&self) -> (Vec<f64>, usize, usize) {
+            let nn = self.order();
+            let k = (2 * self.m).saturating_sub(1);
+            let ldab = 2 * k + k + 1;
+            let mut ab = vec![0.0; ldab * nn];
+            for j in 0..nn {
+                for i in j.saturating_sub(k)..(j + k + 1).min(nn) {
+                    ab[k + k + i - j + j * ldab] = self.get(i, j);
+                }
+            }
+            (ab, k, ldab)
+        }
+    }
+
+    /// X from LAPACK's DGBSV on the band form (transposed systems: on the transposed matrix).
+    pub(crate) fn reference_gbsv(
+        a: &Bt,
+        trans: Trans,
+        b: &[f64],
+        nrhs: usize,
+        ldb: usize,
+    ) -> (Vec<f64>, i32) {
+        let at = if trans == Trans::Yes { a.transposed() } else { a.clone() };
+        let (mut ab, k, ldab) = at.band();
+        let nn = a.order();
+        let mut x = b.to_vec();
+        let mut ipiv = vec![0i32; nn.max(1)];
+        let mut info = 0;
+        let (n, kk, r, la, lb) = (nn as i32, k as i32, nrhs as i32, ldab as i32, ldb as i32);
+        let _blas = crate::backend::BlasThreadsGuard::new();
+        // SAFETY: ab is ldab×nn, ipiv nn, x ldb×nrhs with ldb ≥ nn, as DGBSV documents.
+        unsafe {
+            bk::dgbsv(
+                &n,
+                &kk,
+                &kk,
+                &r,
+                ab.as_mut_ptr(),
+                &la,
+                ipiv.as_mut_ptr(),
+                x.as_mut_ptr(),
+                &lb,
+                &mut info,
+            )
+        };
+        (x, info)
+    }
+
+    impl Bt {
+        /// Aᵀ, stored the same way.
+        pub fn transposed(&self) -> Bt {
+            let (m, mm) = (self.m, self.m * self.m);
+            let tr = |v: &[f64]| -> Vec<f64> {
+                let mut o = v.to_vec();
+                for x in 0..v.len() / mm.max(1) {
+                    for j in 0..m {
+                        for i in 0..m {
+                            o[x * mm + j + i * m] = v[x * mm + i + j * m];
+                        }
+                    }
+                }
+                o
+            };
+            Bt { n: self.n, m, dl: tr(&self.du), d: tr(&self.d), du: tr(&self.dl) }
+        }
+    }
+
+    /// X from a dense DGESV (op(A) formed explicitly).
+    pub(crate) fn reference_gesv(a: &Bt, trans: Trans, b: &[f64], nrhs: usize, ldb: usize) -> Vec<f64> {
+        let at = if trans == Trans::Yes { a.transposed() } else { a.clone() };
+        let nn = a.order();
+        let mut d = at.dense();
+        let mut x = b.to_vec();
+        let mut ipiv = vec![0i32; nn.max(1)];
+        let mut info = 0;
+        let (n, r, l, lb) = (nn as i32, nrhs as i32, nn.max(1) as i32, ldb as i32);
+        // Threaded OpenBLAS's LU overflows a test thread's stack: one thread.
+        let _blas = crate::backend::BlasThreadsGuard::new();
+        // SAFETY: d is nn×nn, ipiv nn, x ldb×nrhs with ldb ≥ nn.
+        unsafe { bk::dgesv(&n, &r, d.as_mut_ptr(), &l, ipiv.as_mut_ptr(), x.as_mut_ptr(), &lb, &mut info) };
+        assert_eq!(info, 0);
+        x
+    }
+
+    /// Factors (method) and solves in place on copies of `a`'s arrays, as the routines would.
+    struct Run {
+        dl: Vec<f64>,
+        d: Vec<f64>,
+        du: Vec<f64>,
+        af: Vec<f64>,
+        piv: Workspace<f64>,
+    }
+
+    fn blocks(r: &mut Run, n: usize, m: usize) -> Blocks {
+        let mk = |v: &mut Vec<f64>, k: usize| {
+            // SAFETY: v holds k blocks of m×m, i.e. an m×(k·m) matrix with leading dimension m.
+            unsafe { TiledMatrix::from_raw(v.as_mut_ptr(), m, k * m, m, m, m) }
+        };
+        Blocks {
+            n,
+            m,
+            d: mk(&mut r.d, n),
+            dl: (n > 1).then(|| mk(&mut r.dl, n - 1)),
+            du: (n > 1).then(|| mk(&mut r.du, n - 1)),
+            af: mk(&mut r.af, 2 * n),
+            piv: r.piv.tiles(),
+        }
+    }
+
+    fn factor_run(a: &Bt, method: Method, threads: usize) -> (Run, Result<(), Error>) {
+        let (n, m) = (a.n, a.m);
+        let mut r = Run {
+            dl: a.dl.clone(),
+            d: a.d.clone(),
+            du: a.du.clone(),
+            af: vec![0.0; 2 * n * m * m],
+            piv: Workspace::new(m, n, m, 1),
+        };
+        let s = blocks(&mut r, n, m);
+        // Concurrent tasks call the backend: one BLAS thread each, as the routines run them.
+        let _blas = crate::backend::BlasThreadsGuard::new();
+        let seq = Seq::new(&cfg(threads));
+        factor(&seq, method, &s);
+        let res = seq.wait();
+        (r, res)
+    }
+
+    fn solve_run(r: &mut Run, a: &Bt, method: Method, trans: Trans, b: &mut [f64], nrhs: usize, ldb: usize) {
+        let (n, m) = (a.n, a.m);
+        let s = blocks(r, n, m);
+        // SAFETY: b is ldb×nrhs with ldb ≥ n·m.
+        let bt = unsafe {
+            TiledMatrix::from_raw_parts(
+                b.as_mut_ptr(),
+                n * m,
+                nrhs,
+                ldb,
+                crate::tile::Part::uniform(m),
+                crate::tile::Part::uniform(nrhs.max(1)),
+            )
+        };
+        let _blas = crate::backend::BlasThreadsGuard::new();
+        let seq = Seq::new(&cfg(3));
+        solve(&seq, method, trans, &s, &bt);
+        seq.wait().unwrap();
+    }
+
+    fn check(n: usize, m: usize, nrhs: usize, kind: Kind, method: Method) {
+        let a = Bt::random(n, m, kind, (n * 1000 + m * 10 + nrhs) as u64);
+        let nn = n * m;
+        let ldb = nn + 2;
+        let mut rng = Rng::new(nn as u64 + 5);
+        let b0 = rng.matrix(nn, nrhs, ldb);
+        let (mut r, res) = factor_run(&a, method, 3);
+        res.unwrap();
+        for trans in [Trans::No, Trans::Yes] {
+            let mut x = b0.clone();
+            solve_run(&mut r, &a, method, trans, &mut x, nrhs, ldb);
+            let res = a.residual(trans, &x, &b0, nrhs, ldb);
+            assert!(res < 20.0, "n {n} m {m} nrhs {nrhs} {kind:?} {method:?} {trans:?}: residual {res}");
+            // The same solution as DGBSV on the band form (and DGESV when small).
+            let (xg, info) = reference_gbsv(&a, trans, &b0, nrhs, ldb);
+            assert_eq!(info, 0);
+            let xn: f64 = xg.iter().map(|v| v.abs()).fold(0.0, f64::max);
+            let cond_tol = 1e-8 * xn.max(1.0);
+            for c in 0..nrhs {
+                for i in 0..nn {
+                    let (u, v) = (x[i + c * ldb], xg[i + c * ldb]);
+                    assert!(
+                        (u - v).abs() <= cond_tol,
+                        "n {n} m {m} {kind:?} {method:?} {trans:?}: x[{i}] {u} vs dgbsv {v}"
+                    );
+                }
+                // Rows nn..ldb of B untouched.
+                for i in nn..ldb {
+                    assert_eq!(x[i + c * ldb], GUARD);
+                }
+            }
+            if nn <= 200 {
+                let xd = reference_gesv(&a, trans, &b0, nrhs, ldb);
+                for i in 0..nn {
+                    assert!((x[i] - xd[i]).abs() <= cond_tol, "dgesv x[{i}]");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn schedule_eliminates_every_row_but_the_first_once() {
+        for n in [1usize, 2, 3, 7, 8, 64, 257] {
+            let lv = schedule(n);
+            let mut seen: Vec<usize> = lv.iter().flatten().map(|e| e.i).collect();
+            seen.sort();
+            assert_eq!(seen, (1..n).collect::<Vec<_>>(), "n {n}");
+            assert_eq!(lv.len(), (n as f64).log2().ceil() as usize, "n {n}: levels");
+            for e in lv.iter().flatten() {
+                assert!(e.l < e.i && e.r.is_none_or(|r| r > e.i));
+            }
+            // The last row of each level's active rows is only ever a right neighbour if it is
+            // below the one eliminated.
+            if n >= 3 {
+                assert_eq!(lv[0][0], Elim { i: 1, l: 0, r: Some(2) });
+            }
+        }
+    }
+
+    /// The per-level formulas on a dense copy: one level of cyclic reduction, done by hand on
+    /// the whole matrix, leaves the Schur complement of the eliminated rows equal to the reduced
+    /// block tridiagonal system the generator keeps (D, couplings), checked on level 0.
+    #[test]
+    fn one_level_equals_the_schur_complement() {
+        let (n, m) = (5, 3);
+        let a = Bt::random(n, m, Kind::Pivoting, 42);
+        let (r, res) = factor_run_level0(&a);
+        res.unwrap();
+        // Dense Schur complement S = A_EE − A_EO·A_OO⁻¹·A_OE over even (E) and odd (O) rows.
+        let nn = a.order();
+        let full = a.dense();
+        let ev: Vec<usize> = (0..nn).filter(|&g| (g / m) % 2 == 0).collect();
+        let od: Vec<usize> = (0..nn).filter(|&g| (g / m) % 2 == 1).collect();
+        let (ne, no) = (ev.len(), od.len());
+        let mut aoo = vec![0.0; no * no];
+        let mut aoe = vec![0.0; no * ne];
+        for (q, &gj) in od.iter().enumerate() {
+            for (p, &gi) in od.iter().enumerate() {
+                aoo[p + q * no] = full[gi + gj * nn];
+            }
+        }
+        for (q, &gj) in ev.iter().enumerate() {
+            for (p, &gi) in od.iter().enumerate() {
+                aoe[p + q * no] = full[gi + gj * nn];
+            }
+        }
+        let mut ipiv = vec![0i32; no];
+        let mut info = 0;
+        let _blas = crate::backend::BlasThreadsGuard::new();
+        // SAFETY: square no×no system with ne right-hand sides, arrays of those sizes.
+        unsafe {
+            bk::dgesv(
+                &(no as i32),
+                &(ne as i32),
+                aoo.as_mut_ptr(),
+                &(no as i32),
+                ipiv.as_mut_ptr(),
+                aoe.as_mut_ptr(),
+                &(no as i32),
+                &mut info,
+            )
+        };
+        assert_eq!(info, 0);
+        let s = |p: usize, q: usize| {
+            let mut v = full[ev[p] + ev[q] * nn];
+            for (t, &go) in od.iter().enumerate() {
+                v -= full[ev[p] + go * nn] * aoe[t + q * no];
+            }
+            v
+        };
+        // Reduced rows 0, 2, 4 (reduced indices 0, 1, 2): D in d, couplings in du (to the
+        // right) and in dl (to the left, block r − 1).
+        let mm = m * m;
+        for (red, &x) in [0usize, 2, 4].iter().enumerate() {
+            for j in 0..m {
+                for i in 0..m {
+                    let want = s(red * m + i, red * m + j);
+                    assert!((r.d[x * mm + i + j * m] - want).abs() < 1e-12, "D_{x}({i},{j})");
+                    if red + 1 < 3 {
+                        let want = s(red * m + i, (red + 1) * m + j);
+                        assert!((r.du[x * mm + i + j * m] - want).abs() < 1e-12, "C_{x}({i},{j})");
+                    }
+                    if red > 0 {
+                        let want = s(red * m + i, (red - 1) * m + j);
+                        assert!((r.dl[(x - 1) * mm + i + j * m] - want).abs() < 1e-12, "A_{x}({i},{j})");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Level 0 of the cyclic factorization alone (its tasks, none of the later levels').
+    fn factor_run_level0(a: &Bt) -> (Run, Result<(), Error>) {
+        struct Level0<'g, 's>(&'g mut SharedGraph<'s>);
+        impl Graph for Level0<'_, '_> {
+            fn tiling(&self) -> &crate::graph::Tiling {
+                self.0.tiling()
+            }
+            fn submit(&mut self, t: Spec) {
+                if t.step == 0 {
+                    self.0.submit(t)
+                }
+            }
+            fn buffer(&mut self, rows: usize, cols: usize, with: TileId) -> TileId {
+                self.0.buffer(rows, cols, with)
+            }
+        }
+        let (n, m) = (a.n, a.m);
+        let mut r = Run {
+            dl: a.dl.clone(),
+            d: a.d.clone(),
+            du: a.du.clone(),
+            af: vec![0.0; 2 * n * m * m],
+            piv: Workspace::new(m, n, m, 1),
+        };
+        let s = blocks(&mut r, n, m);
+        let _blas = crate::backend::BlasThreadsGuard::new();
+        let seq = Seq::new(&cfg(2));
+        {
+            let mut g = SharedGraph::new(&seq, &s.d);
+            let ids = shared_ids(&mut g, &s, None);
+            generate_factor(&mut Level0(&mut g), Method::Cyclic, n, m, &ids);
+        }
+        let res = seq.wait();
+        (r, res)
+    }
+
+    #[test]
+    fn bt_solves_match_dgbsv_and_dgesv() {
+        for method in [Method::Cyclic, Method::Thomas] {
+            for &n in &[1usize, 2, 3, 7, 64] {
+                for &m in &[1usize, 5, 32] {
+                    for nrhs in [1, 3] {
+                        for kind in [Kind::Dominant, Kind::Pivoting] {
+                            check(n, m, nrhs, kind, method);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bt_large_cases() {
+        for method in [Method::Cyclic, Method::Thomas] {
+            check(257, 5, 3, Kind::Pivoting, method);
+            check(257, 1, 1, Kind::Dominant, method);
+            check(7, 100, 3, Kind::Pivoting, method);
+            check(2, 100, 1, Kind::Dominant, method);
+        }
+        check(64, 100, 1, Kind::Pivoting, Method::Cyclic);
+        check(257, 32, 1, Kind::Dominant, Method::Cyclic);
+    }
+
+    #[test]
+    fn bt_singular_diagonal_block_reports_its_row() {
+        let (n, m) = (7, 5);
+        for method in [Method::Cyclic, Method::Thomas] {
+            // Row 1 is eliminated first by cyclic reduction, row 0 first by Thomas: those blocks
+            // are factored as given. Column 2 of the block zero: the third pivot is zero.
+            let x = if method == Method::Cyclic { 3 } else { 0 };
+            let mut a = Bt::random(n, m, Kind::Dominant, 9);
+            for i in 0..m {
+                a.d[x * m * m + i + 2 * m] = 0.0;
+            }
+            let (_, res) = factor_run(&a, method, 3);
+            assert_eq!(res, Err(Error::Numerical((x * m + 3) as i32)), "{method:?}");
+        }
+    }
+
+    #[test]
+    fn bt_on_one_and_two_emulated_devices_small_memory() {
+        for count in [1, 2] {
+            for mem in [16 << 20, 24 << 10] {
+                on_devices(TestDevices { count, mem, host_share: 0.0 }, || {
+                    check(64, 32, 3, Kind::Pivoting, Method::Cyclic);
+                    check(7, 5, 1, Kind::Dominant, Method::Thomas);
+                    check(3, 100, 1, Kind::Dominant, Method::Cyclic);
+                });
+            }
+        }
+    }
+}
