@@ -129,6 +129,41 @@ void dgetri_(const int32_t *n,
              const int32_t *lwork,
              int32_t *info);
 
+void dbttrf_(const int32_t *n,
+             const int32_t *m,
+             double *dl,
+             double *d,
+             double *du,
+             double *af,
+             const int32_t *laf,
+             int32_t *ipiv,
+             int32_t *info);
+
+void dbttrs_(const char *trans,
+             const int32_t *n,
+             const int32_t *m,
+             const int32_t *nrhs,
+             const double *dl,
+             const double *d,
+             const double *du,
+             const double *af,
+             const int32_t *laf,
+             const int32_t *ipiv,
+             double *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _trans_len);
+
+void dbtsv_(const int32_t *n,
+            const int32_t *m,
+            const int32_t *nrhs,
+            double *dl,
+            double *d,
+            double *du,
+            double *b,
+            const int32_t *ldb,
+            int32_t *info);
+
 void pdpotrf_(const char *uplo,
               const int32_t *n,
               double *a,

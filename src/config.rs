@@ -53,6 +53,10 @@ pub struct Config {
     /// Test hook (`HETLA_TEST_FAULT=R`): on rank R of a grid, the first task of every
     /// distributed call fails as an internal error would (the job must then abort, not hang).
     pub test_fault: Option<usize>,
+    /// The block tridiagonal solvers' elimination (`HETLA_BT`: `thomas`, the sequential block
+    /// LU, or `cyclic`, block cyclic reduction on tasks); `None`: the library's choice by size
+    /// (`api::bt::method`).
+    pub bt: Option<crate::algo::bt::Method>,
 }
 
 /// How the distributed LU and QR deal their tiles over the ranks.
@@ -225,6 +229,7 @@ impl Config {
             dist_layout: None,
             lu: Pivoting::Gepp,
             test_fault: None,
+            bt: None,
         };
         test_cuda(c)
     }
@@ -300,6 +305,11 @@ impl Config {
             _ => None,
         })
         .unwrap_or_default();
+        c.bt = parse_var("HETLA_BT", |s| match s.to_ascii_lowercase().as_str() {
+            "thomas" => Some(crate::algo::bt::Method::Thomas),
+            "cyclic" => Some(crate::algo::bt::Method::Cyclic),
+            _ => None,
+        });
         c
     }
 }

@@ -259,3 +259,95 @@ pub unsafe extern "C" fn dgetri_(
         )
     });
 }
+
+// Block tridiagonal systems (hetla's own routines, `api::bt`).
+
+#[no_mangle]
+pub unsafe extern "C" fn dbttrf_(
+    n: *const i32,
+    m: *const i32,
+    dl: *mut f64,
+    d: *mut f64,
+    du: *mut f64,
+    af: *mut f64,
+    laf: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    *info = guard("DBTTRF", || {
+        api::bt::dbttrf(
+            config::get(),
+            *n,
+            *m,
+            Raw::new(dl),
+            Raw::new(d),
+            Raw::new(du),
+            Raw::new(af),
+            *laf,
+            Raw::new(ipiv),
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dbttrs_(
+    trans: *const c_char,
+    n: *const i32,
+    m: *const i32,
+    nrhs: *const i32,
+    dl: *const f64,
+    d: *const f64,
+    du: *const f64,
+    af: *const f64,
+    laf: *const i32,
+    ipiv: *const i32,
+    b: *mut f64,
+    ldb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("DBTTRS", || {
+        api::bt::dbttrs(
+            config::get(),
+            *trans as u8,
+            *n,
+            *m,
+            *nrhs,
+            Raw::new(dl as *mut f64),
+            Raw::new(d as *mut f64),
+            Raw::new(du as *mut f64),
+            Raw::new(af as *mut f64),
+            *laf,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dbtsv_(
+    n: *const i32,
+    m: *const i32,
+    nrhs: *const i32,
+    dl: *mut f64,
+    d: *mut f64,
+    du: *mut f64,
+    b: *mut f64,
+    ldb: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("DBTSV ", || {
+        api::bt::dbtsv(
+            config::get(),
+            *n,
+            *m,
+            *nrhs,
+            Raw::new(dl),
+            Raw::new(d),
+            Raw::new(du),
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}

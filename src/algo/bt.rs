@@ -340,7 +340,7 @@ pub fn solve(seq: &Seq, method: Method, trans: Trans, s: &Blocks, b: &TiledMatri
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::algo::testutil::*;
     use crate::backend::lapack as bk;
@@ -443,9 +443,9 @@ mod tests {
                     let lo = (i / m).saturating_sub(1) * m;
                     let hi = ((i / m + 2) * m).min(nn);
                     let mut s = -b[c * ldb + i];
-                    for j in lo..hi {
+                    for (j, xj) in xc.iter().enumerate().take(hi).skip(lo) {
                         let a = if trans == Trans::No { self.get(i, j) } else { self.get(j, i) };
-                        s += a * xc[j];
+                        s += a * xj;
                     }
                     r1 += s.abs();
                 }

@@ -2,6 +2,7 @@
 //! the forward-or-run decision, the tile layout, and the verbose report. Nothing here touches raw
 //! memory: pointers arrive as [`crate::tile::Raw`] from `abi`.
 
+pub mod bt;
 pub mod gels;
 pub mod geqrf;
 pub mod getrf;

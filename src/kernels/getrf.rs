@@ -151,6 +151,34 @@ impl Perm {
     }
 }
 
+/// DGETRS on one block: B ← op(A)⁻¹·B with `lu` holding DGETRF's factors of the square A and
+/// `piv` its interchanges (1-based, block-local).
+pub fn getrs(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], mut b: ViewMut<f64>) {
+    let n = lu.m;
+    assert!(lu.n == n && b.m == n && piv.len() >= n, "getrs: a square factor, B of its rows");
+    if n == 0 || b.n == 0 {
+        return;
+    }
+    let mut info = 0;
+    // SAFETY: `lu` is a valid n×n block (ld ≥ n), `piv` holds n integers and `b` is a valid
+    // n×nrhs block with ld ≥ n, as asserted above.
+    unsafe {
+        bk::dgetrs(
+            crate::backend::lapack::ch(trans.ch()),
+            &fi(n),
+            &fi(b.n),
+            lu.as_ptr(),
+            &fi(lu.ld),
+            piv.as_ptr(),
+            b.as_mut_ptr(),
+            &fi(b.ld),
+            &mut info,
+            1,
+        )
+    };
+    debug_assert_eq!(info, 0);
+}
+
 #[cfg(test)]
 mod tests {
     use super::{interchanges_to_top, Perm};
@@ -219,32 +247,4 @@ mod tests {
             assert_eq!(got, want, "case {case}: pivots {piv:?}");
         }
     }
-}
-
-/// DGETRS on one block: B ← op(A)⁻¹·B with `lu` holding DGETRF's factors of the square A and
-/// `piv` its interchanges (1-based, block-local).
-pub fn getrs(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], mut b: ViewMut<f64>) {
-    let n = lu.m;
-    assert!(lu.n == n && b.m == n && piv.len() >= n, "getrs: a square factor, B of its rows");
-    if n == 0 || b.n == 0 {
-        return;
-    }
-    let mut info = 0;
-    // SAFETY: `lu` is a valid n×n block (ld ≥ n), `piv` holds n integers and `b` is a valid
-    // n×nrhs block with ld ≥ n, as asserted above.
-    unsafe {
-        bk::dgetrs(
-            crate::backend::lapack::ch(trans.ch()),
-            &fi(n),
-            &fi(b.n),
-            lu.as_ptr(),
-            &fi(lu.ld),
-            piv.as_ptr(),
-            b.as_mut_ptr(),
-            &fi(b.ld),
-            &mut info,
-            1,
-        )
-    };
-    debug_assert_eq!(info, 0);
 }
