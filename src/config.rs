@@ -54,8 +54,8 @@ pub struct Config {
     /// distributed call fails as an internal error would (the job must then abort, not hang).
     pub test_fault: Option<usize>,
     /// The block tridiagonal solvers' elimination (`HETLA_BT`: `thomas`, the sequential block
-    /// LU, or `cyclic`, block cyclic reduction on tasks); `None`: the library's choice by size
-    /// (`api::bt::method`).
+    /// LU; `twisted`, block LU from both ends at once; `cyclic`, block cyclic reduction);
+    /// `None`: the library's choice by size (`api::bt::method`).
     pub bt: Option<crate::algo::bt::Method>,
 }
 
@@ -308,6 +308,7 @@ impl Config {
         c.bt = parse_var("HETLA_BT", |s| match s.to_ascii_lowercase().as_str() {
             "thomas" => Some(crate::algo::bt::Method::Thomas),
             "cyclic" => Some(crate::algo::bt::Method::Cyclic),
+            "twisted" => Some(crate::algo::bt::Method::Twisted),
             _ => None,
         });
         c

@@ -9,51 +9,50 @@
 //! `af[2x]`, `af[2x+1]` two M×M blocks per row of extra factor storage, `b[x]` the M×NRHS rows
 //! of B of block row x.
 //!
-//! # Block cyclic reduction ([`Method::Cyclic`])
+//! # One elimination, three orders
 //!
-//! Level ℓ works on the rows still active (level 0: all). Number them 0, 1, 2, …; every row at
-//! an odd position p (row i) is eliminated, with its active neighbours l (position p−1, always
-//! there) and r (position p+1, when there is one). With A_i, C_i, C_l, A_r the current couplings
-//! (i to l, i to r, l to i, r to i) and P_i·D_i = L_i·U_i (GEPP):
+//! Every method eliminates the rows one at a time in some order (a [`Schedule`]: levels of
+//! eliminations that are independent of each other, and the row left at the end). When row i
+//! is eliminated, its neighbours are the nearest rows not yet eliminated on each side, l and r
+//! (either may be missing); with A_i, C_i, C_l, A_r the current couplings (i to l, i to r, l to
+//! i, r to i) and P_i·D_i = L_i·U_i (GEPP):
 //!
 //! ```text
 //!   F_i = D_i⁻¹·A_i            G_i = D_i⁻¹·C_i                     (kept in dl[i−1], du[i])
-//!   D_l ← D_l − C_l·F_i        C_l ← −C_l·G_i     (l now couples to r)
-//!   D_r ← D_r − A_r·G_i        A_r ← −A_r·F_i     (r now couples to l)
+//!   D_l ← D_l − C_l·F_i        D_r ← D_r − A_r·G_i
+//!   with both neighbours:      C_l ← −C_l·G_i  (l now couples to r),  A_r ← −A_r·F_i
 //! ```
 //!
-//! C_l and A_r as they were go to `af[2i]` and `af[2i+1]` first (the solves need them). The
-//! rows at even positions form a block tridiagonal system of ⌈n/2⌉ rows and are the next
-//! level's active rows; the last level has row 0 alone, which is factored. The eliminations of
-//! one level are independent (a row's two updates of D_l are ordered by the runtime), so a
-//! level is N/2^(ℓ+1) parallel block LUs, solves and GEMMs, and there are ⌈log₂ N⌉ levels.
-//! This is block Gaussian elimination of the matrix with its rows and columns taken in
-//! elimination order, so its stability is that of block LU without block pivoting (fine for
-//! block diagonally dominant matrices, the usual case; pivoting inside the blocks handles
-//! blocks that need it).
+//! C_l and A_r as they were go to `af[2i]` and `af[2i+1]` first (the solves need them). This is
+//! block Gaussian elimination of the matrix with its rows and columns taken in elimination order,
+//! so its stability is that of block LU without block pivoting (fine for block diagonally
+//! dominant matrices, the usual case; pivoting inside the blocks handles blocks that need it).
+//!
+//! * **Block cyclic reduction** ([`Method::Cyclic`]). Level ℓ numbers the rows still active 0, 1,
+//!   2, …; every row at an odd position p is eliminated, with l at p − 1 (always there) and r at
+//!   p + 1 (when there is one). The rows at even positions form a block tridiagonal system of
+//!   ⌈n/2⌉ rows, the next level's; row 0 is left at the end. The eliminations of a level are
+//!   independent (a row's two updates of D_l are ordered by the runtime): ⌈log₂ N⌉ levels of
+//!   N/2^(ℓ+1) parallel eliminations, each one LU (⅔M³), two solves of M columns (4M³) and four
+//!   GEMMs (8M³): about 2.7 times the flops of block Thomas.
+//! * **Block Thomas** ([`Method::Thomas`]): rows 0, 1, …, N − 2 in turn, each with only r; row
+//!   N − 1 is left. One LU, one solve and one GEMM per row (4.7M³), no parallelism between rows.
+//! * **Twisted block Thomas** ([`Method::Twisted`]): level t eliminates row t from the top (only
+//!   r) and row N − 1 − t from the bottom (only l), meeting at row h = ⌊N/2⌋, which is left: the
+//!   flops of block Thomas in two independent chains (the "burn at both ends" order).
 //!
 //! Solve A·X = B: levels in order, for each eliminated i: y_i = D_i⁻¹·b_i (into b_i),
-//! b_l −= C_l·y_i, b_r −= A_r·y_i; then b_0 ← D_0⁻¹·b_0; levels in reverse, for each eliminated
-//! i: x_i = y_i − F_i·x_l − G_i·x_r.
+//! b_l −= C_l·y_i, b_r −= A_r·y_i; then b_last ← D_last⁻¹·b_last; levels in reverse, for each
+//! eliminated i: x_i = y_i − F_i·x_l − G_i·x_r.
 //!
 //! Solve Aᵀ·X = B (the same elimination applied to Aᵀ, whose blocks are the transposes):
 //! levels in order, b_l −= F_iᵀ·b_i, b_r −= G_iᵀ·b_i (F_iᵀ = A_iᵀ·D_i⁻ᵀ, so the solve with D_i
-//! is inside; b_i is kept for the way back); then b_0 ← D_0⁻ᵀ·b_0; levels in reverse, x_i = D_i⁻ᵀ·(b_i − C_lᵀ·x_l −
-//! A_rᵀ·x_r).
-//!
-//! Cost per eliminated row: one LU (⅔M³), two solves of M columns (4M³) and four GEMMs (8M³):
-//! about 2.7 times block Thomas's 4.7M³, in exchange for the parallelism.
-//!
-//! # Block Thomas ([`Method::Thomas`]): the sequential block LU
-//!
-//! D'_0 = D_0; for x = 0, 1, …: P·D'_x = L·U (into d[x]), G_x = D'_x⁻¹·C_x (into du[x]),
-//! D'_{x+1} = D_{x+1} − A_{x+1}·G_x. Solve: y_x = D'_x⁻¹·(b_x − A_x·y_{x−1}), then
-//! x_x = y_x − G_x·x_{x+1} backwards. Transposed (Aᵀ = Uᵀ·Lᵀ with L block lower bidiagonal of
-//! diagonal D'_x and U unit block upper bidiagonal of G_x): z_x = b_x − G_{x−1}ᵀ·z_{x−1}, then
-//! x_x = D'_x⁻ᵀ·(z_x − A_{x+1}ᵀ·x_{x+1}) backwards. `af` is not used.
+//! is inside; b_i is kept for the way back); then b_last ← D_last⁻ᵀ·b_last; levels in reverse,
+//! x_i = D_i⁻ᵀ·(b_i − C_lᵀ·x_l − A_rᵀ·x_r).
 //!
 //! Failure: an exactly zero pivot in the LU of the diagonal block of row x (local row j, 1-based)
-//! reports INFO = x·M + j; the tasks of that level (Thomas: that row) and later ones are skipped.
+//! reports INFO = x·M + j (of several in one level, the smallest); the tasks of that level and
+//! later ones are skipped.
 
 use crate::graph::{Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::Trans;
@@ -64,53 +63,76 @@ use crate::tile::TiledMatrix;
 /// Which elimination order the factors come from (they are not interchangeable).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// Block Thomas: one row after the other.
+    /// Block Thomas: one row after the other, top to bottom.
     Thomas,
+    /// Twisted block Thomas: from both ends at once, meeting in the middle row.
+    Twisted,
     /// Block cyclic reduction: odd rows of the active rows first, level by level.
     Cyclic,
 }
 
 impl Method {
-    /// The number stored in the factor's header (`AF(1)` of `dbttrf`).
+    /// The number stored in the factor's header (the last entry of `dbttrf`'s AF).
     pub fn code(self) -> f64 {
         match self {
             Method::Thomas => 1.0,
             Method::Cyclic => 2.0,
+            Method::Twisted => 3.0,
         }
     }
     pub fn from_code(c: f64) -> Option<Self> {
-        if c == 1.0 {
-            Some(Method::Thomas)
-        } else if c == 2.0 {
-            Some(Method::Cyclic)
-        } else {
-            None
-        }
+        [Method::Thomas, Method::Cyclic, Method::Twisted].into_iter().find(|m| m.code() == c)
     }
 }
 
-/// One eliminated block row of cyclic reduction: the row and its active neighbours.
+/// One eliminated block row and its active neighbours at that time (none on a side when every
+/// row on that side is eliminated already).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Elim {
     pub i: usize,
-    pub l: usize,
+    pub l: Option<usize>,
     pub r: Option<usize>,
 }
 
-/// The eliminations of cyclic reduction on `n` block rows, level by level (row 0 is what is
-/// left after the last level).
-pub fn schedule(n: usize) -> Vec<Vec<Elim>> {
-    let mut active: Vec<usize> = (0..n).collect();
-    let mut levels = Vec::new();
-    while active.len() > 1 {
-        let lev = (1..active.len())
-            .step_by(2)
-            .map(|p| Elim { i: active[p], l: active[p - 1], r: active.get(p + 1).copied() })
-            .collect();
-        levels.push(lev);
-        active = active.iter().step_by(2).copied().collect();
+/// An elimination order: levels of independent eliminations, and the row left at the end.
+pub struct Schedule {
+    pub levels: Vec<Vec<Elim>>,
+    pub last: usize,
+}
+
+/// The elimination order of `method` on `n` ≥ 1 block rows.
+pub fn schedule(method: Method, n: usize) -> Schedule {
+    match method {
+        Method::Thomas => Schedule {
+            levels: (0..n - 1).map(|x| vec![Elim { i: x, l: None, r: Some(x + 1) }]).collect(),
+            last: n - 1,
+        },
+        Method::Twisted => {
+            let h = n / 2;
+            let levels = (0..h.max(n - 1 - h))
+                .map(|t| {
+                    let top = (t < h).then_some(Elim { i: t, l: None, r: Some(t + 1) });
+                    let x = n - 1 - t;
+                    let bottom = (x > h).then_some(Elim { i: x, l: Some(x - 1), r: None });
+                    top.into_iter().chain(bottom).collect()
+                })
+                .collect();
+            Schedule { levels, last: h }
+        }
+        Method::Cyclic => {
+            let mut active: Vec<usize> = (0..n).collect();
+            let mut levels = Vec::new();
+            while active.len() > 1 {
+                let lev = (1..active.len())
+                    .step_by(2)
+                    .map(|p| Elim { i: active[p], l: Some(active[p - 1]), r: active.get(p + 1).copied() })
+                    .collect();
+                levels.push(lev);
+                active = active.iter().step_by(2).copied().collect();
+            }
+            Schedule { levels, last: 0 }
+        }
     }
-    levels
 }
 
 /// The blocks a generator works on, by id (see the module's storage).
@@ -172,52 +194,46 @@ fn copy(g: &mut impl Graph, m: usize, dst: TileId, src: TileId, prio: i64, step:
     g.submit(Spec { op, prio, step, dims: [m, m, 0], writes: &[dst], reads: &[src] });
 }
 
-/// The factorization's tasks for `n` block rows of `m`×`m` blocks.
+/// The factorization's tasks for `n` block rows of `m`×`m` blocks, in `method`'s order.
 pub fn generate_factor(g: &mut impl Graph, method: Method, n: usize, m: usize, ids: &Ids) {
-    match method {
-        Method::Thomas => {
-            for x in 0..n {
-                if g.stopped() {
-                    return;
-                }
-                lu(g, m, ids, x, 3, x);
-                if x + 1 < n {
-                    solve_with(g, m, m, ids, x, ids.du[x], Trans::No, 2, x);
-                    sub_gemm(g, Trans::No, -1.0, 1.0, (m, m), ids.d[x + 1], ids.dl[x], ids.du[x], 1, x);
-                }
+    let sch = schedule(method, n);
+    let top = sch.levels.len();
+    for (lv, elims) in sch.levels.iter().enumerate() {
+        if g.stopped() {
+            return;
+        }
+        // Earlier levels first; within one, the LUs before their solves and updates.
+        let p = |b: i64| (top - lv) as i64 * 4 + b;
+        for e in elims {
+            lu(g, m, ids, e.i, p(3), lv);
+        }
+        for &Elim { i, l, r } in elims {
+            let mm = (m, m);
+            // F_i = D_i⁻¹·A_i; D_l −= C_l·F_i (C_l saved first).
+            let f = l.map(|l| {
+                let (fi, saved_c) = (ids.dl[i - 1], ids.af[2 * i]);
+                solve_with(g, m, m, ids, i, fi, Trans::No, p(2), lv);
+                copy(g, m, saved_c, ids.du[l], p(2), lv);
+                sub_gemm(g, Trans::No, -1.0, 1.0, mm, ids.d[l], saved_c, fi, p(1), lv);
+                (l, fi, saved_c)
+            });
+            // G_i = D_i⁻¹·C_i; D_r −= A_r·G_i (A_r saved first).
+            let gr = r.map(|r| {
+                let (gi, saved_a) = (ids.du[i], ids.af[2 * i + 1]);
+                solve_with(g, m, m, ids, i, gi, Trans::No, p(2), lv);
+                copy(g, m, saved_a, ids.dl[r - 1], p(2), lv);
+                sub_gemm(g, Trans::No, -1.0, 1.0, mm, ids.d[r], saved_a, gi, p(1), lv);
+                (r, gi, saved_a)
+            });
+            // Both neighbours: they now couple to each other.
+            if let (Some((l, fi, saved_c)), Some((r, gi, saved_a))) = (f, gr) {
+                sub_gemm(g, Trans::No, -1.0, 0.0, mm, ids.du[l], saved_c, gi, p(0), lv);
+                sub_gemm(g, Trans::No, -1.0, 0.0, mm, ids.dl[r - 1], saved_a, fi, p(0), lv);
             }
         }
-        Method::Cyclic => {
-            let levels = schedule(n);
-            let top = levels.len();
-            for (lv, elims) in levels.iter().enumerate() {
-                if g.stopped() {
-                    return;
-                }
-                // Earlier levels first; within one, the LUs before their solves and updates.
-                let p = |b: i64| (top - lv) as i64 * 4 + b;
-                for e in elims {
-                    lu(g, m, ids, e.i, p(3), lv);
-                }
-                for &Elim { i, l, r } in elims {
-                    let (fi, saved_c) = (ids.dl[i - 1], ids.af[2 * i]);
-                    solve_with(g, m, m, ids, i, fi, Trans::No, p(2), lv);
-                    copy(g, m, saved_c, ids.du[l], p(2), lv);
-                    sub_gemm(g, Trans::No, -1.0, 1.0, (m, m), ids.d[l], saved_c, fi, p(1), lv);
-                    if let Some(r) = r {
-                        let (gi, saved_a, ar) = (ids.du[i], ids.af[2 * i + 1], ids.dl[r - 1]);
-                        solve_with(g, m, m, ids, i, gi, Trans::No, p(2), lv);
-                        copy(g, m, saved_a, ar, p(2), lv);
-                        sub_gemm(g, Trans::No, -1.0, 1.0, (m, m), ids.d[r], saved_a, gi, p(1), lv);
-                        sub_gemm(g, Trans::No, -1.0, 0.0, (m, m), ids.du[l], saved_c, gi, p(0), lv);
-                        sub_gemm(g, Trans::No, -1.0, 0.0, (m, m), ar, saved_a, fi, p(0), lv);
-                    }
-                }
-            }
-            if !g.stopped() {
-                lu(g, m, ids, 0, 3, top);
-            }
-        }
+    }
+    if !g.stopped() {
+        lu(g, m, ids, sch.last, 3, top);
     }
 }
 
@@ -235,68 +251,50 @@ pub fn generate_solve(
     let mn = (m, nrhs);
     let b = &ids.b;
     let (no, yes) = (Trans::No, Trans::Yes);
-    match (method, trans) {
-        (Method::Thomas, Trans::No) => {
-            for x in 0..n {
-                if x > 0 {
-                    sub_gemm(g, no, -1.0, 1.0, mn, b[x], ids.dl[x - 1], b[x - 1], 1, 0);
+    let sch = schedule(method, n);
+    let top = sch.levels.len() as i64;
+    for (lv, elims) in sch.levels.iter().enumerate() {
+        let p = |b: i64| (2 * top + 1 - lv as i64) * 2 + b;
+        for &Elim { i, l, r } in elims {
+            if trans == Trans::No {
+                // y_i into b_i, then its neighbours' right-hand sides.
+                solve_with(g, m, nrhs, ids, i, b[i], no, p(1), 0);
+                if let Some(l) = l {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[l], ids.af[2 * i], b[i], p(0), 0);
                 }
-                solve_with(g, m, nrhs, ids, x, b[x], no, 1, 0);
-            }
-            for x in (0..n.saturating_sub(1)).rev() {
-                sub_gemm(g, no, -1.0, 1.0, mn, b[x], ids.du[x], b[x + 1], 1, 0);
+                if let Some(r) = r {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[r], ids.af[2 * i + 1], b[i], p(0), 0);
+                }
+            } else {
+                // F_iᵀ·b_i = A_iᵀ·D_i⁻ᵀ·b_i: b_i itself stays for the way back.
+                if let Some(l) = l {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[l], ids.dl[i - 1], b[i], p(0), 0);
+                }
+                if let Some(r) = r {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[r], ids.du[i], b[i], p(0), 0);
+                }
             }
         }
-        (Method::Thomas, Trans::Yes) => {
-            for x in 1..n {
-                sub_gemm(g, yes, -1.0, 1.0, mn, b[x], ids.du[x - 1], b[x - 1], 1, 0);
-            }
-            for x in (0..n).rev() {
-                if x + 1 < n {
-                    sub_gemm(g, yes, -1.0, 1.0, mn, b[x], ids.dl[x], b[x + 1], 1, 0);
+    }
+    solve_with(g, m, nrhs, ids, sch.last, b[sch.last], trans, 0, 0);
+    for (lv, elims) in sch.levels.iter().enumerate().rev() {
+        let p = |b: i64| (lv as i64 + 1) * 2 + b;
+        for &Elim { i, l, r } in elims {
+            if trans == Trans::No {
+                if let Some(l) = l {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.dl[i - 1], b[l], p(0), 0);
                 }
-                solve_with(g, m, nrhs, ids, x, b[x], yes, 1, 0);
-            }
-        }
-        (Method::Cyclic, _) => {
-            let levels = schedule(n);
-            let top = levels.len() as i64;
-            for (lv, elims) in levels.iter().enumerate() {
-                let p = |b: i64| (2 * top + 1 - lv as i64) * 2 + b;
-                for &Elim { i, l, r } in elims {
-                    if trans == Trans::No {
-                        // y_i into b_i, then its neighbours' right-hand sides.
-                        solve_with(g, m, nrhs, ids, i, b[i], no, p(1), 0);
-                        sub_gemm(g, no, -1.0, 1.0, mn, b[l], ids.af[2 * i], b[i], p(0), 0);
-                        if let Some(r) = r {
-                            sub_gemm(g, no, -1.0, 1.0, mn, b[r], ids.af[2 * i + 1], b[i], p(0), 0);
-                        }
-                    } else {
-                        // F_iᵀ·b_i = A_iᵀ·D_i⁻ᵀ·b_i: b_i itself stays for the way back.
-                        sub_gemm(g, yes, -1.0, 1.0, mn, b[l], ids.dl[i - 1], b[i], p(0), 0);
-                        if let Some(r) = r {
-                            sub_gemm(g, yes, -1.0, 1.0, mn, b[r], ids.du[i], b[i], p(0), 0);
-                        }
-                    }
+                if let Some(r) = r {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.du[i], b[r], p(0), 0);
                 }
-            }
-            solve_with(g, m, nrhs, ids, 0, b[0], trans, 0, 0);
-            for (lv, elims) in levels.iter().enumerate().rev() {
-                let p = |b: i64| (lv as i64 + 1) * 2 + b;
-                for &Elim { i, l, r } in elims {
-                    if trans == Trans::No {
-                        sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.dl[i - 1], b[l], p(0), 0);
-                        if let Some(r) = r {
-                            sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.du[i], b[r], p(0), 0);
-                        }
-                    } else {
-                        sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i], b[l], p(0), 0);
-                        if let Some(r) = r {
-                            sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i + 1], b[r], p(0), 0);
-                        }
-                        solve_with(g, m, nrhs, ids, i, b[i], yes, p(1), 0);
-                    }
+            } else {
+                if let Some(l) = l {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i], b[l], p(0), 0);
                 }
+                if let Some(r) = r {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i + 1], b[r], p(0), 0);
+                }
+                solve_with(g, m, nrhs, ids, i, b[i], yes, p(1), 0);
             }
         }
     }
@@ -643,20 +641,32 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn schedule_eliminates_every_row_but_the_first_once() {
-        for n in [1usize, 2, 3, 7, 8, 64, 257] {
-            let lv = schedule(n);
-            let mut seen: Vec<usize> = lv.iter().flatten().map(|e| e.i).collect();
-            seen.sort();
-            assert_eq!(seen, (1..n).collect::<Vec<_>>(), "n {n}");
-            assert_eq!(lv.len(), (n as f64).log2().ceil() as usize, "n {n}: levels");
-            for e in lv.iter().flatten() {
-                assert!(e.l < e.i && e.r.is_none_or(|r| r > e.i));
-            }
-            // The last row of each level's active rows is only ever a right neighbour if it is
-            // below the one eliminated.
-            if n >= 3 {
-                assert_eq!(lv[0][0], Elim { i: 1, l: 0, r: Some(2) });
+    fn schedules_eliminate_every_row_but_the_last_once() {
+        for method in [Method::Cyclic, Method::Thomas, Method::Twisted] {
+            for n in [1usize, 2, 3, 7, 8, 64, 257] {
+                let sch = schedule(method, n);
+                let mut seen: Vec<usize> =
+                    sch.levels.iter().flatten().map(|e| e.i).chain([sch.last]).collect();
+                seen.sort();
+                assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{method:?} n {n}");
+                // Neighbours are the nearest rows not yet eliminated on each side.
+                let mut gone = vec![false; n];
+                for lev in &sch.levels {
+                    for e in lev {
+                        let l = (0..e.i).rev().find(|&x| !gone[x]);
+                        let r = (e.i + 1..n).find(|&x| !gone[x]);
+                        assert_eq!((e.l, e.r), (l, r), "{method:?} n {n} row {}", e.i);
+                    }
+                    for e in lev {
+                        gone[e.i] = true;
+                    }
+                }
+                let want = match method {
+                    Method::Cyclic => (n as f64).log2().ceil() as usize,
+                    Method::Thomas => n - 1,
+                    Method::Twisted => n / 2,
+                };
+                assert_eq!(sch.levels.len(), want, "{method:?} n {n}: levels");
             }
         }
     }
@@ -771,7 +781,7 @@ pub(crate) mod tests {
 
     #[test]
     fn bt_solves_match_dgbsv_and_dgesv() {
-        for method in [Method::Cyclic, Method::Thomas] {
+        for method in [Method::Cyclic, Method::Thomas, Method::Twisted] {
             for &n in &[1usize, 2, 3, 7, 64] {
                 for &m in &[1usize, 5, 32] {
                     for nrhs in [1, 3] {
@@ -786,7 +796,7 @@ pub(crate) mod tests {
 
     #[test]
     fn bt_large_cases() {
-        for method in [Method::Cyclic, Method::Thomas] {
+        for method in [Method::Cyclic, Method::Thomas, Method::Twisted] {
             check(257, 5, 3, Kind::Pivoting, method);
             check(257, 1, 1, Kind::Dominant, method);
             check(7, 100, 3, Kind::Pivoting, method);
@@ -799,9 +809,9 @@ pub(crate) mod tests {
     #[test]
     fn bt_singular_diagonal_block_reports_its_row() {
         let (n, m) = (7, 5);
-        for method in [Method::Cyclic, Method::Thomas] {
-            // Row 1 is eliminated first by cyclic reduction, row 0 first by Thomas: those blocks
-            // are factored as given. Column 2 of the block zero: the third pivot is zero.
+        for method in [Method::Cyclic, Method::Thomas, Method::Twisted] {
+            // Row 3 is eliminated first by cyclic reduction, row 0 first by both Thomas: those
+            // blocks are factored as given. Column 2 of the block zero: the third pivot is zero.
             let x = if method == Method::Cyclic { 3 } else { 0 };
             let mut a = Bt::random(n, m, Kind::Dominant, 9);
             for i in 0..m {
@@ -819,6 +829,7 @@ pub(crate) mod tests {
                 on_devices(TestDevices { count, mem, host_share: 0.0 }, || {
                     check(64, 32, 3, Kind::Pivoting, Method::Cyclic);
                     check(7, 5, 1, Kind::Dominant, Method::Thomas);
+                    check(9, 32, 3, Kind::Pivoting, Method::Twisted);
                     check(3, 100, 1, Kind::Dominant, Method::Cyclic);
                 });
             }

@@ -36,7 +36,7 @@ pub const THOMAS_BELOW_M: usize = 8;
 fn flops_factor(method: Method, n: usize, m: usize) -> f64 {
     let m3 = (m as f64).powi(3);
     match method {
-        Method::Thomas => n as f64 * (2.0 / 3.0 + 4.0) * m3,
+        Method::Thomas | Method::Twisted => n as f64 * (2.0 / 3.0 + 4.0) * m3,
         Method::Cyclic => n as f64 * (2.0 / 3.0 + 12.0) * m3,
     }
 }
@@ -372,7 +372,7 @@ mod tests {
 
     #[test]
     fn bt_routines_against_dgbsv() {
-        for meth in [None, Some(Method::Thomas), Some(Method::Cyclic)] {
+        for meth in [None, Some(Method::Thomas), Some(Method::Twisted), Some(Method::Cyclic)] {
             for &(n, m) in &[(1, 1), (2, 5), (3, 32), (7, 5), (64, 5), (257, 1), (3, 100)] {
                 for nrhs in [1, 3] {
                     for kind in [Kind::Dominant, Kind::Pivoting] {
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn bt_singular_block_gives_info_and_leaves_b() {
-        for meth in [Method::Thomas, Method::Cyclic] {
+        for meth in [Method::Thomas, Method::Twisted, Method::Cyclic] {
             let (n, m) = (5, 4);
             let mut a = Bt::random(n, m, Kind::Dominant, 3);
             // Row 1 is factored as given by both eliminations (Thomas: after row 0's update, so

@@ -4,7 +4,7 @@
 # tests/bt/test_bt.c is compiled against include/hetla.h and linked with -lhetla ahead of
 # -llapack (the routines are hetla's own: no LAPACK has them, so there is no preload or
 # reference-only run; the program compares with the reference DGBSV itself). It runs with the
-# library's choice of elimination, with each of HETLA_BT=thomas and cyclic, and with 1 and 2
+# library's choice of elimination, with each of HETLA_BT=thomas, twisted and cyclic, and with 1 and 2
 # emulated accelerators (the second with 64K of memory each, so blocks are evicted and large
 # ones run on the host), every run under HETLA_VERBOSE=1, whose lines must name the routines.
 # Prints [PASS]/[FAIL] per run; exits non-zero when any failed. Needs target/release/libhetla.so.
@@ -47,6 +47,7 @@ run() {
 run default
 run thomas HETLA_BT=thomas
 run cyclic HETLA_BT=cyclic
+run twisted HETLA_BT=twisted
 run emu1 HETLA_BT=cyclic HETLA_EMULATE_GPUS=1 HETLA_DEVICE_FORCE=1
 run emu2-64K HETLA_BT=cyclic HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=64K
 
