@@ -2,7 +2,7 @@
 # bench/bt.sh: hetla's dbtsv/dbttrf/dbttrs against OpenBLAS's DGBSV (bench/bt.c), one table.
 #
 # For each elimination (HETLA_BT=cyclic, twisted, thomas, and the library's own choice) the driver runs
-# once per round, rounds alternating the three, each run timing DGBSV and hetla interleaved in
+# once per round, rounds alternating them, each run timing DGBSV and hetla interleaved in
 # one process; the table has per-size medians over rounds of each run's medians, and the ratios
 # (speedup = DGBSV time / dbtsv time; trs/trf = dbttrs time / dbttrf time).
 #   SIZES=512x64,64x256 NRHS=1 REPS=5 ROUNDS=2 BENCH_BLAS_THREADS=2 bench/bt.sh

@@ -56,6 +56,7 @@
 
 use crate::graph::{Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::Trans;
+use crate::runtime::inline::InlineGraph;
 use crate::runtime::shared::SharedGraph;
 use crate::runtime::Seq;
 use crate::tile::TiledMatrix;
@@ -313,28 +314,59 @@ pub struct Blocks {
     pub piv: TiledMatrix<f64>,
 }
 
-fn shared_ids(g: &mut SharedGraph, s: &Blocks, b: Option<&TiledMatrix<f64>>) -> Ids {
+fn ids_with(
+    s: &Blocks,
+    b: Option<&TiledMatrix<f64>>,
+    mut attach: impl FnMut(&TiledMatrix<f64>) -> Vec<TileId>,
+) -> Ids {
     let d: Vec<TileId> = (0..s.n).collect();
-    let dl = s.dl.as_ref().map(|t| g.attach(t)).unwrap_or_default();
-    let du = s.du.as_ref().map(|t| g.attach(t)).unwrap_or_default();
-    let af = g.attach(&s.af);
-    let piv = g.attach(&s.piv);
-    let b = b.map(|t| g.attach(t)).unwrap_or_default();
+    let dl = s.dl.as_ref().map(&mut attach).unwrap_or_default();
+    let du = s.du.as_ref().map(&mut attach).unwrap_or_default();
+    let af = attach(&s.af);
+    let piv = attach(&s.piv);
+    let b = b.map(&mut attach).unwrap_or_default();
     Ids { d, dl, du, af, piv, b }
 }
 
-/// The shared-memory factorization of `s` by `method`.
+fn shared_ids(g: &mut SharedGraph, s: &Blocks, b: Option<&TiledMatrix<f64>>) -> Ids {
+    ids_with(s, b, |t| g.attach(t))
+}
+
+/// The shared-memory factorization of `s` by `method`, on the tasks of `seq`.
 pub fn factor(seq: &Seq, method: Method, s: &Blocks) {
     let mut g = SharedGraph::new(seq, &s.d);
     let ids = shared_ids(&mut g, s, None);
     generate_factor(&mut g, method, s.n, s.m, &ids);
 }
 
-/// The shared-memory solve with `s`'s factors on `b` ((N·M)×NRHS in M×NRHS tiles).
+/// The shared-memory solve with `s`'s factors on `b` ((N·M)×NRHS in M×NRHS tiles), on the tasks
+/// of `seq`.
 pub fn solve(seq: &Seq, method: Method, trans: Trans, s: &Blocks, b: &TiledMatrix<f64>) {
     let mut g = SharedGraph::new(seq, &s.d);
     let ids = shared_ids(&mut g, s, Some(b));
     generate_solve(&mut g, method, trans, s.n, s.m, b.n, &ids);
+}
+
+/// [`factor`] with every task run at once on the calling thread (`runtime::inline`): the
+/// sequential block LU.
+pub fn factor_inline(method: Method, s: &Blocks) -> Result<(), crate::error::Error> {
+    let mut g = InlineGraph::new(&s.d);
+    let ids = ids_with(s, None, |t| g.attach(t));
+    generate_factor(&mut g, method, s.n, s.m, &ids);
+    g.finish()
+}
+
+/// [`solve`] with every task run at once on the calling thread.
+pub fn solve_inline(
+    method: Method,
+    trans: Trans,
+    s: &Blocks,
+    b: &TiledMatrix<f64>,
+) -> Result<(), crate::error::Error> {
+    let mut g = InlineGraph::new(&s.d);
+    let ids = ids_with(s, Some(b), |t| g.attach(t));
+    generate_solve(&mut g, method, trans, s.n, s.m, b.n, &ids);
+    g.finish()
 }
 
 #[cfg(test)]
@@ -792,6 +824,63 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    /// The same factors and solutions from the tasks and from the inline (sequential) run.
+    #[test]
+    fn bt_inline_equals_tasks() {
+        for method in [Method::Thomas, Method::Twisted, Method::Cyclic] {
+            for &(n, m, nrhs) in &[(1, 3, 1), (7, 5, 3), (64, 8, 2)] {
+                let a = Bt::random(n, m, Kind::Pivoting, 5);
+                let (mut r, res) = factor_run(&a, method, 3);
+                res.unwrap();
+                let mut q = Run {
+                    dl: a.dl.clone(),
+                    d: a.d.clone(),
+                    du: a.du.clone(),
+                    af: vec![0.0; 2 * n * m * m],
+                    piv: Workspace::new(m, n, m, 1),
+                };
+                let s = blocks(&mut q, n, m);
+                factor_inline(method, &s).unwrap();
+                assert_eq!(
+                    (&q.d, &q.dl, &q.du, q.piv.as_slice()),
+                    (&r.d, &r.dl, &r.du, r.piv.as_slice()),
+                    "{method:?}"
+                );
+                for trans in [Trans::No, Trans::Yes] {
+                    let b0 = Rng::new(3).matrix(n * m, nrhs, n * m);
+                    let (mut x1, mut x2) = (b0.clone(), b0.clone());
+                    solve_run(&mut r, &a, method, trans, &mut x1, nrhs, n * m);
+                    // SAFETY: x2 is (n·m)×nrhs.
+                    let bt = unsafe {
+                        TiledMatrix::from_raw_parts(
+                            x2.as_mut_ptr(),
+                            n * m,
+                            nrhs,
+                            n * m,
+                            crate::tile::Part::uniform(m),
+                            crate::tile::Part::uniform(nrhs),
+                        )
+                    };
+                    let s = blocks(&mut q, n, m);
+                    solve_inline(method, trans, &s, &bt).unwrap();
+                    assert_eq!(x1, x2, "{method:?} {trans:?}");
+                }
+            }
+        }
+        // A failure stops the inline run at once, with the same INFO.
+        let mut a = Bt::random(5, 4, Kind::Dominant, 8);
+        a.d[..16].fill(0.0);
+        let mut q = Run {
+            dl: a.dl.clone(),
+            d: a.d.clone(),
+            du: a.du.clone(),
+            af: vec![0.0; 160],
+            piv: Workspace::new(4, 5, 4, 1),
+        };
+        let s = blocks(&mut q, 5, 4);
+        assert_eq!(factor_inline(Method::Thomas, &s), Err(Error::Numerical(1)));
     }
 
     #[test]

@@ -21,17 +21,28 @@ pub fn laf_needed(n: i32, m: i32) -> i64 {
     2 * n.max(0) as i64 * (m.max(0) as i64).pow(2) + 1
 }
 
-/// The elimination for N block rows of M×M blocks: `HETLA_BT` if set, else block Thomas where
-/// measured faster than cyclic reduction (few rows), cyclic reduction elsewhere (README's
-/// block tridiagonal table; `bench/bt.sh` measures both).
+/// The elimination for N block rows of M×M blocks: `HETLA_BT` if set; else block Thomas run
+/// inline on the calling thread (the sequential block LU, the caller's BLAS threads) for small
+/// blocks or few rows, where the runtime's cost per task outweighs the parallelism; twisted
+/// block Thomas on tasks for up to 3 threads (its two chains keep two cores busy with Thomas's
+/// flops); block cyclic reduction on tasks with 4 threads or more (the only order with more
+/// than two-way parallelism; it costs 2.7× the flops). Thresholds measured by `bench/bt.sh` on
+/// the 2-core development machine (README, block tridiagonal table); the 4-thread rule is not
+/// measured (no machine with more cores was available).
 pub fn method(cfg: &Config, n: usize, m: usize) -> Method {
-    cfg.bt.unwrap_or(if n < THOMAS_BELOW_N || m < THOMAS_BELOW_M { Method::Thomas } else { Method::Cyclic })
+    cfg.bt.unwrap_or(if m < THOMAS_BELOW_M || n < THOMAS_BELOW_N {
+        Method::Thomas
+    } else if cfg.threads >= 4 {
+        Method::Cyclic
+    } else {
+        Method::Twisted
+    })
 }
 
-/// Below this many block rows, block Thomas (measured, `bench/bt.sh`).
+/// Below this many block rows, block Thomas.
 pub const THOMAS_BELOW_N: usize = 4;
-/// Below this block size, block Thomas (measured, `bench/bt.sh`).
-pub const THOMAS_BELOW_M: usize = 8;
+/// Below this block size, block Thomas.
+pub const THOMAS_BELOW_M: usize = 48;
 
 fn flops_factor(method: Method, n: usize, m: usize) -> f64 {
     let m3 = (m as f64).powi(3);
@@ -89,7 +100,12 @@ fn run_factor(
 ) -> (Workspace<f64>, Result<(), Error>) {
     let a = arrays(n, m, dl, d, du, af, Workspace::new(m, n, m, 1));
     let work = Work { flops: flops_factor(meth, n, m), bytes: 8.0 * (5 * n * m * m) as f64, cols: n * m };
-    let r = run_tiles_on_devices(cfg, "dbttrf", m, work, |seq, _| bt::factor(seq, meth, &a.blocks));
+    let r = if meth == Method::Thomas {
+        // The sequential block LU: on this thread, with the caller's BLAS threads.
+        bt::factor_inline(meth, &a.blocks)
+    } else {
+        run_tiles_on_devices(cfg, "dbttrf", m, work, |seq, _| bt::factor(seq, meth, &a.blocks))
+    };
     (a._piv, r)
 }
 
@@ -110,7 +126,11 @@ fn run_solve(
     let a = arrays(n, m, dl, d, du, af, piv);
     let bt_: TiledMatrix<f64> = b.matrix(n * m, nrhs, ldb).tiled_parts(Part::uniform(m), Part::uniform(nrhs));
     let work = Work { flops, bytes: 8.0 * (5 * n * m * m + n * m * nrhs) as f64, cols: n * m };
-    run_tiles_on_devices(cfg, "dbttrs", m, work, |seq, _| bt::solve(seq, meth, tr, &a.blocks, &bt_))
+    if meth == Method::Thomas {
+        bt::solve_inline(meth, tr, &a.blocks, &bt_)
+    } else {
+        run_tiles_on_devices(cfg, "dbttrs", m, work, |seq, _| bt::solve(seq, meth, tr, &a.blocks, &bt_))
+    }
 }
 
 fn solve_flops(meth: Method, n: usize, m: usize, nrhs: usize) -> f64 {

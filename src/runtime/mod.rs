@@ -18,6 +18,7 @@
 
 pub mod deps;
 mod devwork;
+pub mod inline;
 pub mod placement;
 mod pool;
 pub mod shared;

@@ -77,11 +77,11 @@ impl<'s> SharedGraph<'s> {
 }
 
 /// A task's tiles, by position: (matrix, i, j).
-type Pos = (TiledMatrix<f64>, usize, usize);
+pub(crate) type Pos = (TiledMatrix<f64>, usize, usize);
 
 /// The blocks operand `t` covers: runs of consecutive tile rows of one tile column of one
 /// matrix, in order.
-fn blocks(pos: &[Pos], t: Tiles) -> Vec<(TiledMatrix<f64>, usize, usize, usize)> {
+pub(crate) fn blocks(pos: &[Pos], t: Tiles) -> Vec<(TiledMatrix<f64>, usize, usize, usize)> {
     let mut out: Vec<(TiledMatrix<f64>, usize, usize, usize)> = Vec::new();
     for &(m, i, j) in &pos[t.first..t.first + t.count] {
         match out.last_mut() {
