@@ -22,7 +22,7 @@ pub fn laf_needed(n: i32, m: i32) -> i64 {
 }
 
 /// The elimination for N block rows of M×M blocks: `HETLA_BT` if set; else block Thomas run
-/// inline on the calling thread (the sequential block LU, the caller's BLAS threads) for small
+/// inline on the calling thread (the sequential block LU, one BLAS thread) for small
 /// blocks or few rows, where the runtime's cost per task outweighs the parallelism; twisted
 /// block Thomas on tasks for up to 3 threads (its two chains keep two cores busy with Thomas's
 /// flops); block cyclic reduction on tasks with 4 threads or more (the only order with more
@@ -101,7 +101,10 @@ fn run_factor(
     let a = arrays(n, m, dl, d, du, af, Workspace::new(m, n, m, 1));
     let work = Work { flops: flops_factor(meth, n, m), bytes: 8.0 * (5 * n * m * m) as f64, cols: n * m };
     let r = if meth == Method::Thomas {
-        // The sequential block LU: on this thread, with the caller's BLAS threads.
+        // The sequential block LU, on this thread. One BLAS thread: OpenBLAS's threaded DGETRF
+        // needs a deep stack, which a caller's thread may not have (a crash seen on 2 MiB test
+        // threads), and threads gain nothing on blocks this small.
+        let _blas = crate::backend::BlasThreadsGuard::new();
         bt::factor_inline(meth, &a.blocks)
     } else {
         run_tiles_on_devices(cfg, "dbttrf", m, work, |seq, _| bt::factor(seq, meth, &a.blocks))
@@ -127,6 +130,7 @@ fn run_solve(
     let bt_: TiledMatrix<f64> = b.matrix(n * m, nrhs, ldb).tiled_parts(Part::uniform(m), Part::uniform(nrhs));
     let work = Work { flops, bytes: 8.0 * (5 * n * m * m + n * m * nrhs) as f64, cols: n * m };
     if meth == Method::Thomas {
+        let _blas = crate::backend::BlasThreadsGuard::new();
         bt::solve_inline(meth, tr, &a.blocks, &bt_)
     } else {
         run_tiles_on_devices(cfg, "dbttrs", m, work, |seq, _| bt::solve(seq, meth, tr, &a.blocks, &bt_))

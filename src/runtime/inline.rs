@@ -1,6 +1,5 @@
 //! A generator's tasks run at once, one after the other, on the calling thread ([`InlineGraph`]):
-//! no sequence, no workers, no devices, and the backend BLAS with whatever threads the caller
-//! gave it. For generators whose tasks form a chain anyway (block Thomas, `algo::bt`), where the
+//! no sequence, no workers, no devices. For generators whose tasks form a chain anyway (block Thomas, `algo::bt`), where the
 //! runtime's cost per task would be pure overhead.
 //!
 //! Failure: the first op reporting INFO > 0 gives `Error::Numerical(info_base + info)`; every task
