@@ -374,6 +374,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::algo::testutil::*;
     use crate::backend::lapack as bk;
+    use crate::config::Config;
     use crate::error::Error;
     use crate::tile::Workspace;
 
@@ -881,6 +882,136 @@ pub(crate) mod tests {
         };
         let s = blocks(&mut q, 5, 4);
         assert_eq!(factor_inline(Method::Thomas, &s), Err(Error::Numerical(1)));
+    }
+
+    /// The generator on the distributed runtime (`dist::tasks`, ranks as threads over channels):
+    /// P = 1..4 ranks holding contiguous block rows [r·K, (r+1)·K), K = ⌈N/P⌉ (ranks with one row
+    /// or none included); the factors and the solution equal the shared-memory run's, exactly.
+    #[test]
+    fn bt_on_in_process_ranks_equals_shared_memory() {
+        use crate::dist::comm::LocalTransport;
+        use crate::dist::tasks::{run_on, LocalTile, TileGrid};
+        for method in [Method::Cyclic, Method::Twisted, Method::Thomas] {
+            for p in 1..=4usize {
+                for &(n, m, nrhs) in &[(7usize, 5usize, 2usize), (5, 3, 1), (2, 4, 1), (9, 2, 1)] {
+                    let a = Bt::random(n, m, Kind::Pivoting, 11 + n as u64);
+                    let (mut want, res) = factor_run(&a, method, 2);
+                    res.unwrap();
+                    let nn = n * m;
+                    let b0 = Rng::new(4).matrix(nn, nrhs, nn);
+                    let mut xs = b0.clone();
+                    solve_run(&mut want, &a, method, Trans::No, &mut xs, nrhs, nn);
+                    let k = n.div_ceil(p);
+                    let owner = |x: usize| x / k;
+                    let mm = m * m;
+                    // Per rank: (its D, DL, DU blocks and B rows, as (block, values)) after the run.
+                    type Out = Vec<(char, usize, Vec<f64>)>;
+                    // Between the two sequences: a rank's solve messages must not reach a rank
+                    // still in the factorization (each distributed call is its own exchange).
+                    let barrier = std::sync::Barrier::new(p);
+                    let outs: Vec<Out> = std::thread::scope(|sc| {
+                        let hs: Vec<_> = LocalTransport::world(p)
+                            .into_iter()
+                            .enumerate()
+                            .map(|(me, mut tr)| {
+                                let (a, b0, barrier) = (&a, &b0, &barrier);
+                                sc.spawn(move || {
+                                    let mut d = Workspace::<f64>::new(m, nn, m, m);
+                                    d.as_mut_slice().copy_from_slice(&a.d);
+                                    let local: Vec<Option<LocalTile>> = (0..n)
+                                        .map(|x| {
+                                            (owner(x) == me).then(|| LocalTile { m: d.tiles(), i: 0, j: x })
+                                        })
+                                        .collect();
+                                    let mut tg =
+                                        TileGrid::new((m, m), (nn, m), (0..n).map(owner).collect(), local);
+                                    let add =
+                                        |tg: &mut TileGrid, rows: usize, cols: usize, o: usize, v: &[f64]| {
+                                            let id = tg.add(rows, cols, o, me);
+                                            if let Some(w) = tg.extra_mut(id) {
+                                                w.as_mut_slice().copy_from_slice(v);
+                                            }
+                                            id
+                                        };
+                                    let dl: Vec<TileId> = (0..n - 1)
+                                        .map(|x| {
+                                            add(&mut tg, m, m, owner(x + 1), &a.dl[x * mm..(x + 1) * mm])
+                                        })
+                                        .collect();
+                                    let du: Vec<TileId> = (0..n - 1)
+                                        .map(|x| add(&mut tg, m, m, owner(x), &a.du[x * mm..(x + 1) * mm]))
+                                        .collect();
+                                    let zero = vec![0.0; mm];
+                                    let af: Vec<TileId> =
+                                        (0..2 * n).map(|t| add(&mut tg, m, m, owner(t / 2), &zero)).collect();
+                                    let piv: Vec<TileId> =
+                                        (0..n).map(|x| add(&mut tg, m, 1, owner(x), &zero[..m])).collect();
+                                    let b: Vec<TileId> = (0..n)
+                                        .map(|x| {
+                                            let v: Vec<f64> = (0..nrhs)
+                                                .flat_map(|c| {
+                                                    b0[c * nn + x * m..c * nn + (x + 1) * m].to_vec()
+                                                })
+                                                .collect();
+                                            add(&mut tg, m, nrhs, owner(x), &v)
+                                        })
+                                        .collect();
+                                    let ids = Ids { d: (0..n).collect(), dl, du, af, piv, b };
+                                    let cfg = Config::with_threads(2);
+                                    let r = run_on(&cfg, me, &mut tr, &tg, |ds| {
+                                        generate_factor(ds, method, n, m, &ids)
+                                    });
+                                    assert!(r.result.is_ok() && r.info.is_none(), "rank {me}: factor");
+                                    barrier.wait();
+                                    let r = run_on(&cfg, me, &mut tr, &tg, |ds| {
+                                        generate_solve(ds, method, Trans::No, n, m, nrhs, &ids)
+                                    });
+                                    assert!(r.result.is_ok(), "rank {me}: solve");
+                                    let mut out: Out = Vec::new();
+                                    for x in (0..n).filter(|&x| owner(x) == me) {
+                                        out.push(('d', x, d.as_slice()[x * mm..(x + 1) * mm].to_vec()));
+                                        out.push(('b', x, tg.extra(ids.b[x]).unwrap().as_slice().to_vec()));
+                                        if x + 1 < n {
+                                            out.push((
+                                                'u',
+                                                x,
+                                                tg.extra(ids.du[x]).unwrap().as_slice().to_vec(),
+                                            ));
+                                        }
+                                        if x > 0 {
+                                            out.push((
+                                                'l',
+                                                x - 1,
+                                                tg.extra(ids.dl[x - 1]).unwrap().as_slice().to_vec(),
+                                            ));
+                                        }
+                                    }
+                                    // Every rank's channel stays open until all have finished.
+                                    (out, tr)
+                                })
+                            })
+                            .collect();
+                        let all: Vec<_> =
+                            hs.into_iter().map(|h| h.join().expect("a rank panicked")).collect();
+                        all.into_iter().map(|(o, _)| o).collect()
+                    });
+                    let mut seen = 0;
+                    for (kind, x, v) in outs.into_iter().flatten() {
+                        let w: Vec<f64> = match kind {
+                            'd' => want.d[x * mm..(x + 1) * mm].to_vec(),
+                            'u' => want.du[x * mm..(x + 1) * mm].to_vec(),
+                            'l' => want.dl[x * mm..(x + 1) * mm].to_vec(),
+                            _ => (0..nrhs)
+                                .flat_map(|c| xs[c * nn + x * m..c * nn + (x + 1) * m].to_vec())
+                                .collect(),
+                        };
+                        assert_eq!(v, w, "{method:?} P {p} n {n}: block {kind}{x}");
+                        seen += 1;
+                    }
+                    assert_eq!(seen, 2 * n + 2 * (n - 1), "every block compared once");
+                }
+            }
+        }
     }
 
     #[test]
