@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 /// Routines that have a tile path; `HETLA_DISABLE` names them in lower case.
 pub const ROUTINES: &[&str] = &[
-    "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "pdpotrf", "pdpotrs",
-    "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
+    "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri",
+    "dgetri", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
 ];
 
 #[derive(Clone, Debug)]

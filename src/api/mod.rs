@@ -5,6 +5,7 @@
 pub mod gels;
 pub mod geqrf;
 pub mod getrf;
+pub mod inverse;
 pub mod potrf;
 pub mod scalapack;
 pub mod tune;

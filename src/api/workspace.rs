@@ -1,5 +1,5 @@
-//! DORGQR, DORMQR and DGETRI: not on tiles yet, forwarded to the backend, but never with less
-//! workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
+//! DORGQR and DORMQR (not on tiles yet) and forwarded DGETRI calls (`api::inverse`) go to the
+//! backend, but never with less workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
 //! learned to be faster in the backend) get the same treatment through [`with_workspace`].
 //!
 //! Many legacy programs pass the documented minimum LWORK (N for DORGQR and DGETRI, the other
@@ -162,9 +162,13 @@ pub fn dormqr(
     backend_info(info)
 }
 
-/// DGETRI: A ← A⁻¹ from DGETRF's factors.
-pub fn dgetri(
+/// DGETRI forwarded (`api::inverse::dgetri` decides when) with a grown workspace: `why` is the
+/// verbose line's reason, `rep` the call's report, started before the decision.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dgetri(
     cfg: &Config,
+    rep: &Report,
+    why: &str,
     n: i32,
     a: Raw<f64>,
     lda: i32,
@@ -173,7 +177,6 @@ pub fn dgetri(
     lwork: i32,
 ) -> Result<(), Error> {
     let valid = n >= 0 && lda >= n.max(1) && lwork >= n.max(1);
-    let rep = Report::start(cfg);
     let call = |w: Raw<f64>, l: i32| forward::dgetri(n, a, lda, ipiv, w, l);
     let (info, used) = with_workspace(cfg, "dgetri", valid, work, lwork, || query_with(call), call);
     let nf = n as f64;
@@ -181,7 +184,7 @@ pub fn dgetri(
         "dgetri",
         format_args!("n={n}"),
         Path::Forward,
-        Some(&grown("untiled", lwork, used)),
+        Some(&grown(why, lwork, used)),
         counted(valid, lwork, 4.0 * nf * nf * nf / 3.0),
     );
     backend_info(info)

@@ -16,6 +16,7 @@ mod potrf;
 mod tpmqrt;
 mod tpqrt;
 mod transpose;
+mod trtri;
 mod wy;
 
 pub use blas3::{gemm, syrk, trsm};
@@ -31,6 +32,7 @@ pub use potrf::potrf;
 pub use tpmqrt::tpmqrt;
 pub use tpqrt::tpqrt;
 pub use transpose::transpose;
+pub use trtri::{col_swaps_backward, lauum, trmm, trtri};
 pub use wy::{c_minus_vw, tt_w, vt_c};
 
 /// `op(A)`: A or Aᵀ.
