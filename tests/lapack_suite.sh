@@ -4,7 +4,8 @@
 # Runs Debian's reference tester xlintstd (package liblapack-test) on the paths hetla implements:
 #   DGE (DGETRF/DGETRS/DGESV and friends), DPO (DPOTRF/DPOTRS/DPOSV), DQR (DGEQRF and the
 #   routines that consume its reflectors), DLS (DGELS and the other least-squares drivers), DTR
-#   (DTRTRI and the other triangular routines; DGE and DPO also test DGETRI and DPOTRI).
+#   (DTRTRI and the other triangular routines; DGE and DPO also test DGETRI and DPOTRI, DQR
+#   DORGQR and DORMQR on DGEQRF's reflectors).
 # The input is built at run time from the shipped dtest.in: its header lines (sizes, block
 # sizes, the threshold) are kept as they are, the error-exit tests are switched on, and only
 # those path lines are kept. xlintstd is linked against liblapack.so.3 (OpenBLAS on a
@@ -21,9 +22,9 @@
 # Each hetla run fails when xlintstd crashes or times out, when its output has a failure line
 # (`***` messages: wrong INFO, illegal value not detected, failed error exits; `failed to pass
 # the threshold`) that the baseline does not have, when its per-path summary lines differ from
-# the baseline's (the same tests must have run), or when hetla's dpotrf, dtrtri, dpotri or dgetri
-# never took the tile path
-# (counted from HETLA_VERBOSE=1 lines). Baseline failures, if any, are printed, not hidden.
+# the baseline's (the same tests must have run), or when hetla's dpotrf, dtrtri, dpotri, dgetri,
+# dorgqr or dormqr never took the tile path (counted from HETLA_VERBOSE=1 lines). Baseline
+# failures, if any, are printed, not hidden.
 #
 # Prints `[PASS] lapack-suite ...`/`[FAIL] ...` lines and `lapack-suite: N passed, M failed`.
 # Outputs are kept under target/lapack-suite/.
@@ -171,7 +172,7 @@ check_variant() {
     echo "lapack-suite: $v: HETLA_VERBOSE calls seen (routine, path, count):"
     sed -n 's/^hetla: \([a-z0-9]*\) .*path=\([a-z]*\).*/\1 \2/p' "$OUT/$v.err" | sort | uniq -c |
         awk '{ printf "    %-8s %-8s %8d\n", $2, $3, $1 }'
-    for r in dpotrf dtrtri dpotri dgetri; do
+    for r in dpotrf dtrtri dpotri dgetri dorgqr dormqr; do
         tiles=$(grep -c "^hetla: $r .*path=tiles" "$OUT/$v.err")
         if [ "$tiles" -gt 0 ]; then
             pass "$v: $r ran on tiles ($tiles calls)"

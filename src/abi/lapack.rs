@@ -186,7 +186,7 @@ pub unsafe extern "C" fn dorgqr_(
     info: *mut i32,
 ) {
     *info = guard("DORGQR", || {
-        api::workspace::dorgqr(
+        api::orgqr::dorgqr(
             config::get(),
             *m,
             *n,
@@ -219,7 +219,7 @@ pub unsafe extern "C" fn dormqr_(
     _trans_len: usize,
 ) {
     *info = guard("DORMQR", || {
-        api::workspace::dormqr(
+        api::orgqr::dormqr(
             config::get(),
             *side as u8,
             *trans as u8,

@@ -9,6 +9,7 @@ pub mod gels;
 pub mod geqrf;
 pub mod getrf;
 pub mod getri;
+pub mod ormqr;
 pub mod potrf;
 pub mod potrs;
 pub mod tileqr;

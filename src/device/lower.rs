@@ -361,7 +361,10 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::Trtri { .. }
         | DeviceOp::Lauum { .. }
         | DeviceOp::LowerOut { .. }
-        | DeviceOp::ColSwaps { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
+        | DeviceOp::ColSwaps { .. }
+        | DeviceOp::QrT { .. }
+        | DeviceOp::QrApply { .. }
+        | DeviceOp::QrOrg { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
     }
     b.finish()
 }

@@ -192,6 +192,18 @@ pub enum DeviceOp {
     /// For j = ipiv.len()−1 down to 0, columns j and ipiv[j]−1 (1-based) of the block `a` swapped
     /// (DGETRI's column interchanges; `a` a tile row of the whole matrix, one block).
     ColSwaps { a: Tiles, ipiv: Vec<i32> },
+
+    // Q from DGEQRF's reflectors (`algo::ormqr`): host-only ops.
+    /// T (the leading kb×kb of `t`, kb = tau.len()) of the block reflector of V, the first kb
+    /// columns of the stack `v` (DLARFT 'F','C'), with the reflectors' scalars `tau`.
+    QrT { t: Tiles, v: Tiles, tau: Vec<f64> },
+    /// C ← op(H)·C (`side` Left; `c` a stack of tile rows of one column) or C·op(H) (Right; `c`
+    /// tiles of one tile row side by side), H = I − V·T·Vᵀ with `k` reflectors in `v` (a stack,
+    /// unit lower trapezoidal), T the leading k×k of `t` (DLARFB `side`, `trans`, 'F', 'C').
+    QrApply { side: Side, trans: Trans, v: Tiles, k: usize, t: Tiles, c: Tiles },
+    /// The block `a` (a whole tile column, a stack) ← rows 0..`row` zero, rows `row`.. the first
+    /// columns of H_1·…·H_kb (DORG2R), kb = tau.len() reflectors read from the block itself.
+    QrOrg { a: Tiles, row: usize, tau: Vec<f64> },
 }
 
 /// Where [`DeviceOp::LuNewTop`] finds the rows of one tile row of the column.
@@ -229,6 +241,9 @@ impl DeviceOp {
             | DeviceOp::Lauum { a, .. }
             | DeviceOp::LowerOut { a, .. }
             | DeviceOp::ColSwaps { a, .. } => a,
+            DeviceOp::QrT { t, .. } => t,
+            DeviceOp::QrApply { c, .. } => c,
+            DeviceOp::QrOrg { a, .. } => a,
         }
     }
 
@@ -274,6 +289,9 @@ impl DeviceOp {
             DeviceOp::Trmm { a, b, .. } => vec![a, b],
             DeviceOp::Trtri { a, .. } | DeviceOp::Lauum { a, .. } | DeviceOp::ColSwaps { a, .. } => vec![a],
             DeviceOp::LowerOut { a, w, .. } => vec![a, w],
+            DeviceOp::QrT { t, v, .. } => vec![t, v],
+            DeviceOp::QrApply { v, t, c, .. } => vec![v, t, c],
+            DeviceOp::QrOrg { a, .. } => vec![a],
         }
     }
 
@@ -306,6 +324,9 @@ impl DeviceOp {
             DeviceOp::Lauum { .. } => "lauum",
             DeviceOp::LowerOut { .. } => "lower-out",
             DeviceOp::ColSwaps { .. } => "col-swaps",
+            DeviceOp::QrT { .. } => "larft",
+            DeviceOp::QrApply { .. } => "larfb",
+            DeviceOp::QrOrg { .. } => "org2r",
         }
     }
 

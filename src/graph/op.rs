@@ -133,6 +133,20 @@ impl Op {
                 }
             }
             Op::ColSwaps { ref ipiv, .. } => kernels::col_swaps_backward(out, ipiv),
+            Op::QrT { v, ref tau, .. } => kernels::larft(whole(&ins.input(v), &mut b1), tau, out),
+            Op::QrApply { side, trans, v, k, t, .. } => {
+                let vv = whole(&ins.input(v), &mut b1);
+                let tv = whole(&ins.input(t), &mut b2);
+                let s = if side == Side::Left { b'L' } else { b'R' };
+                kernels::larfb_side(s, trans.ch(), vv, k, tv, out);
+            }
+            Op::QrOrg { row, ref tau, .. } => {
+                let mut out = out;
+                let n = out.n;
+                kernels::zero(out.sub_mut(0, 0, row, n));
+                let m = out.m;
+                kernels::org2r(out.sub_mut(row, 0, m - row, n), tau);
+            }
         }
         0
     }
@@ -347,6 +361,12 @@ impl Op {
             Op::Trmm { .. } => m * n * n,
             Op::Trtri { .. } | Op::Lauum { .. } => n * n * n / 3.0,
             Op::LowerOut { .. } | Op::ColSwaps { .. } => 0.0,
+            // dims [rows of V, kb, 0]: DLARFT's count.
+            Op::QrT { .. } => m * n * n,
+            // dims [rows, columns of C, k]: DLARFB's leading term.
+            Op::QrApply { .. } => 4.0 * m * n * k,
+            // dims [rows, columns, k]: DORG2R's count.
+            Op::QrOrg { .. } => 4.0 * m * n * k - 2.0 * (m + n) * k * k + 4.0 * k * k * k / 3.0,
         }
     }
 
