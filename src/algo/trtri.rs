@@ -2,12 +2,14 @@
 //! (DLAUUM), after PLASMA's pdtrtri and pdlauum; DPOTRI is the one followed by the other on one
 //! graph. One task generator each, for every runtime.
 //!
-//! TRTRI, lower (step k): the tiles below the diagonal tile of column k become
-//! `A[m][k] ← −A[m][k]·A[k][k]⁻¹` (TRSM); the finished columns left of k take them in,
+//! TRTRI, lower (step k): the diagonal tile is inverted first (TRTRI: X = A[k][k]⁻¹); the tiles
+//! below it become `A[m][k] ← −A[m][k]·X` (TRMM); the finished columns left of k take them in,
 //! `A[m][n] += A[m][k]·A[k][n]` for m > k > n (GEMM); row k left of the diagonal becomes
-//! `A[k][n] ← A[k][k]⁻¹·A[k][n]` (TRSM); last the diagonal tile is inverted (TRTRI). Upper is
-//! the transpose: `A[k][n] ← −A[k][k]⁻¹·A[k][n]`, `A[m][n] += A[m][k]·A[k][n]` for m < k < n,
-//! `A[m][k] ← A[m][k]·A[k][k]⁻¹`.
+//! `A[k][n] ← X·A[k][n]` (TRMM). Upper is the transpose: `A[k][n] ← −X·A[k][n]`,
+//! `A[m][n] += A[m][k]·A[k][n]` for m < k < n, `A[m][k] ← A[m][k]·X`. PLASMA solves with the
+//! diagonal tile (TRSM) instead; multiplying by its inverse is the same arithmetic up to
+//! rounding, and a tile TRMM runs at about twice the rate of a tile TRSM in OpenBLAS (256×256,
+//! one thread: 41–48 against 17–26 GFLOP/s on the development machine).
 //!
 //! LAUUM, lower (Lᵀ·L, step k): `A[n][n] += A[k][n]ᵀ·A[k][n]` (SYRK) and
 //! `A[m][n] += A[k][m]ᵀ·A[k][n]` for n < m < k (GEMM), then `A[k][n] ← A[k][k]ᵀ·A[k][n]`
@@ -40,8 +42,8 @@ fn gemm(alpha: f64, ta: Trans, tb: Trans, k: usize) -> Op {
     Op::Gemm { ta, tb, alpha, a: Tiles::one(1), b: Tiles::one(2), beta: 1.0, c: Tiles::one(0), k }
 }
 
-fn trsm(side: Side, uplo: Uplo, diag: Diag, alpha: f64) -> Op {
-    Op::Trsm { side, uplo, trans: Trans::No, diag, alpha, a: Tiles::one(1), b: Tiles::one(0) }
+fn trmm(side: Side, uplo: Uplo, diag: Diag, alpha: f64) -> Op {
+    Op::Trmm { side, uplo, trans: Trans::No, diag, alpha, a: Tiles::one(1), b: Tiles::one(0) }
 }
 
 /// The tile TRTRI's tasks, submitted to `g` in program order; steps are numbered from `step0`.
@@ -60,8 +62,10 @@ pub fn generate_trtri(g: &mut impl Graph, uplo: Uplo, diag: Diag, step0: usize) 
             (false, Side::Left) => Side::Right,
             (false, Side::Right) => Side::Left,
         };
+        let op = Op::Trtri { uplo, diag, a: Tiles::one(0) };
+        g.submit(Spec { op, prio: prio(nt, k, 3), step, dims: [kb, kb, 0], writes: &[kk], reads: &[] });
         for m in k + 1..nt {
-            let op = trsm(side(Side::Right), uplo, diag, -1.0);
+            let op = trmm(side(Side::Right), uplo, diag, -1.0);
             g.submit(Spec {
                 op,
                 prio: prio(nt, k, 2),
@@ -86,7 +90,7 @@ pub fn generate_trtri(g: &mut impl Graph, uplo: Uplo, diag: Diag, step0: usize) 
             }
         }
         for n in 0..k {
-            let op = trsm(side(Side::Left), uplo, diag, 1.0);
+            let op = trmm(side(Side::Left), uplo, diag, 1.0);
             g.submit(Spec {
                 op,
                 prio: prio(nt, k, 1),
@@ -96,8 +100,6 @@ pub fn generate_trtri(g: &mut impl Graph, uplo: Uplo, diag: Diag, step0: usize) 
                 reads: &[kk],
             });
         }
-        let op = Op::Trtri { uplo, diag, a: Tiles::one(0) };
-        g.submit(Spec { op, prio: prio(nt, k, 3), step, dims: [kb, kb, 0], writes: &[kk], reads: &[] });
     }
 }
 
