@@ -187,7 +187,7 @@ pub fn default_nb(routine: &str) -> usize {
     match routine {
         "dpotrf" | "dposv" | "dpotrs" => 256,
         "dgetrf" | "dgesv" | "dgetrs" => 256,
-        "dgeqrf" => 192,
+        "dgeqrf" | "dorgqr" => 192,
         "dgels" => 192,
         _ => 256,
     }

@@ -13,10 +13,12 @@
 //! row i, panels in order for Q and in reverse for Qᵀ. The 'L','T' update is the QR's own
 //! trailing update (`Op::Larfb`, which devices run); the others are `Op::QrApply`.
 //!
-//! DORGQR (LAPACK's method, per tile column): the tile columns without reflectors start as the
-//! identity's columns; then for the panels from the last to the first, H_p is applied to the
-//! tile columns right of it (rows o_p..) and the panel's own columns become the first columns of
-//! H_p's block (DORG2R on rows o_p.., zeros above), after its T was formed from them.
+//! DORGQR (LAPACK's method, per tile column): each panel's V is first copied into a buffer (so
+//! that the panel can be overwritten while updates still read V), its T formed from the copy;
+//! the tile columns without reflectors start as the identity's columns; then for the panels from
+//! the last to the first, H_p is applied to the tile columns right of it (rows o_p..) and the
+//! panel's own columns become the first columns of H_p (the identity's columns, then the same
+//! block-reflector update: LAPACK's DORG2R would do this column by column, at BLAS-2 speed).
 
 use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles, Tiling};
 use crate::kernels::{Side, Trans};
@@ -32,19 +34,34 @@ fn panels(t: &Tiling, k: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Forms T_p of every panel in a buffer kept with tile (p, p); returns the buffers.
-fn form_ts(g: &mut impl Graph, t: &Tiling, pans: &[(usize, usize)], tau: &[f64]) -> Vec<TileId> {
+/// Forms T_p of every panel in a buffer kept with tile (p, p); returns the buffers and where
+/// each panel's V is read from: its tiles, or (`gathered`) a copy of them in a buffer P_p, so
+/// that DORGQR may overwrite the panel while updates still read V.
+fn form_ts(
+    g: &mut impl Graph,
+    t: &Tiling,
+    pans: &[(usize, usize)],
+    tau: &[f64],
+    gathered: bool,
+) -> (Vec<TileId>, Vec<Vec<TileId>>) {
     let (mt, nt) = (t.mt(), t.nt());
-    let mut ts = Vec::with_capacity(pans.len());
+    let (mut ts, mut vs) = (Vec::with_capacity(pans.len()), Vec::with_capacity(pans.len()));
     for (p, &(off, kb)) in pans.iter().enumerate() {
-        let buf = g.buffer(kb, kb, t.id(p, p));
-        let v: Vec<TileId> = (p..mt).map(|i| t.id(i, p)).collect();
-        let op = Op::QrT { t: Tiles::one(0), v: Tiles::stack(1, v.len()), tau: tau[off..off + kb].to_vec() };
+        let mut v: Vec<TileId> = (p..mt).map(|i| t.id(i, p)).collect();
         let dims = [t.m() - off, kb, 0];
+        if gathered {
+            let pb = g.buffer(t.m() - off, t.cols(p), t.id(p, p));
+            let op = Op::Gather { p: Tiles::one(0), col: Tiles::stack(1, v.len()) };
+            g.submit(Spec { op, prio: prio(nt, p, 3), step: p, dims, writes: &[pb], reads: &v });
+            v = vec![pb];
+        }
+        let buf = g.buffer(kb, kb, t.id(p, p));
+        let op = Op::QrT { t: Tiles::one(0), v: Tiles::stack(1, v.len()), tau: tau[off..off + kb].to_vec() };
         g.submit(Spec { op, prio: prio(nt, p, 3), step: p, dims, writes: &[buf], reads: &v });
         ts.push(buf);
+        vs.push(v);
     }
-    ts
+    (ts, vs)
 }
 
 /// DORMQR's tasks: the graph's matrix is A (the reflectors, nq×K, rows and columns cut alike),
@@ -67,7 +84,7 @@ pub fn generate_ormqr(
     let cnt = ccols.len();
     assert_eq!(c.len(), cmt * cnt);
     let pans = panels(&t, k);
-    let ts = form_ts(g, &t, &pans, tau);
+    let (ts, _) = form_ts(g, &t, &pans, tau, false);
     let np = pans.len();
     // Qᵀ from the left and Q from the right take the panels in order.
     let forward = (side == Side::Left) == (trans == Trans::Yes);
@@ -105,38 +122,38 @@ pub fn generate_orgqr(g: &mut impl Graph, tau: &[f64]) {
     assert!(t.n() <= t.m() && k <= t.n(), "DORGQR needs m ≥ n ≥ K");
     let pans = panels(&t, k);
     let np = pans.len();
-    let ts = form_ts(g, &t, &pans, tau);
+    let (ts, vs) = form_ts(g, &t, &pans, tau, true);
     let column = |j: usize| -> Vec<TileId> { (0..mt).map(|i| t.id(i, j)).collect() };
     // Tile columns without reflectors: the identity's columns.
     for j in np..nt {
         let col = column(j);
-        let op = Op::QrOrg { a: Tiles::stack(0, mt), row: t.col_offset(j), tau: Vec::new() };
+        let op = Op::QrOrg { a: Tiles::stack(0, mt), row: t.col_offset(j), k: 0, vt: None };
         let dims = [t.m(), t.cols(j), 0];
         g.submit(Spec { op, prio: prio(nt, 0, 0), step: 0, dims, writes: &col, reads: &[] });
     }
     for p in (0..np).rev() {
         let (off, kb) = pans[p];
         let step = np - 1 - p;
-        let v: Vec<TileId> = (p..mt).map(|i| t.id(i, p)).collect();
-        let h = v.len();
-        let reads: Vec<TileId> = v.iter().copied().chain([ts[p]]).collect();
+        let h = mt - p;
+        let reads = [vs[p][0], ts[p]];
         for j in p + 1..nt {
             let blk: Vec<TileId> = (p..mt).map(|i| t.id(i, j)).collect();
             let op = Op::QrApply {
                 side: Side::Left,
                 trans: Trans::No,
-                v: Tiles::stack(h, h),
+                v: Tiles::one(h),
                 k: kb,
-                t: Tiles::one(2 * h),
+                t: Tiles::one(h + 1),
                 c: Tiles::stack(0, h),
             };
             let dims = [t.m() - off, t.cols(j), kb];
             g.submit(Spec { op, prio: prio(np, step, 1), step, dims, writes: &blk, reads: &reads });
         }
         let col = column(p);
-        let op = Op::QrOrg { a: Tiles::stack(0, mt), row: off, tau: tau[off..off + kb].to_vec() };
+        let vt = Some((Tiles::one(mt), Tiles::one(mt + 1)));
+        let op = Op::QrOrg { a: Tiles::stack(0, mt), row: off, k: kb, vt };
         let dims = [t.m() - off, t.cols(p), kb];
-        g.submit(Spec { op, prio: prio(np, step, 2), step, dims, writes: &col, reads: &[] });
+        g.submit(Spec { op, prio: prio(np, step, 2), step, dims, writes: &col, reads: &reads });
     }
 }
 

@@ -79,7 +79,6 @@ backend_fns! {
         work: M, info: IM);
     dtpmqrt = "dtpmqrt_"(side: C, trans: C, m: I, n: I, k: I, l: I, nb: I, v: R, ldv: I, t: R,
         ldt: I, a: M, lda: I, b: M, ldb: I, work: M, info: IM, l1: usize, l2: usize);
-    dorg2r = "dorg2r_"(m: I, n: I, k: I, a: M, lda: I, tau: R, work: M, info: IM);
     dorgqr = "dorgqr_"(m: I, n: I, k: I, a: M, lda: I, tau: R, work: M, lwork: I, info: IM);
     dormqr = "dormqr_"(side: C, trans: C, m: I, n: I, k: I, a: R, lda: I, tau: R, c: M, ldc: I,
         work: M, lwork: I, info: IM, l1: usize, l2: usize);

@@ -201,9 +201,10 @@ pub enum DeviceOp {
     /// tiles of one tile row side by side), H = I − V·T·Vᵀ with `k` reflectors in `v` (a stack,
     /// unit lower trapezoidal), T the leading k×k of `t` (DLARFB `side`, `trans`, 'F', 'C').
     QrApply { side: Side, trans: Trans, v: Tiles, k: usize, t: Tiles, c: Tiles },
-    /// The block `a` (a whole tile column, a stack) ← rows 0..`row` zero, rows `row`.. the first
-    /// columns of H_1·…·H_kb (DORG2R), kb = tau.len() reflectors read from the block itself.
-    QrOrg { a: Tiles, row: usize, tau: Vec<f64> },
+    /// The block `a` (a whole tile column, a stack) ← rows 0..`row` zero, rows `row`.. the
+    /// first columns of I − V·T·Vᵀ (the identity's columns when `vt` is `None`), V the `k`
+    /// reflectors in `vt.0` (a block with the rows `row`..), T the leading k×k of `vt.1`.
+    QrOrg { a: Tiles, row: usize, k: usize, vt: Option<(Tiles, Tiles)> },
 }
 
 /// Where [`DeviceOp::LuNewTop`] finds the rows of one tile row of the column.
@@ -291,7 +292,9 @@ impl DeviceOp {
             DeviceOp::LowerOut { a, w, .. } => vec![a, w],
             DeviceOp::QrT { t, v, .. } => vec![t, v],
             DeviceOp::QrApply { v, t, c, .. } => vec![v, t, c],
-            DeviceOp::QrOrg { a, .. } => vec![a],
+            DeviceOp::QrOrg { a, vt, .. } => {
+                [a].into_iter().chain(vt.into_iter().flat_map(|(v, t)| [v, t])).collect()
+            }
         }
     }
 
@@ -326,7 +329,7 @@ impl DeviceOp {
             DeviceOp::ColSwaps { .. } => "col-swaps",
             DeviceOp::QrT { .. } => "larft",
             DeviceOp::QrApply { .. } => "larfb",
-            DeviceOp::QrOrg { .. } => "org2r",
+            DeviceOp::QrOrg { .. } => "org-q",
         }
     }
 

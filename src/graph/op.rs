@@ -140,12 +140,18 @@ impl Op {
                 let s = if side == Side::Left { b'L' } else { b'R' };
                 kernels::larfb_side(s, trans.ch(), vv, k, tv, out);
             }
-            Op::QrOrg { row, ref tau, .. } => {
+            Op::QrOrg { row, k, vt, .. } => {
                 let mut out = out;
-                let n = out.n;
-                kernels::zero(out.sub_mut(0, 0, row, n));
-                let m = out.m;
-                kernels::org2r(out.sub_mut(row, 0, m - row, n), tau);
+                let (m, n) = (out.m, out.n);
+                kernels::zero(out.sub_mut(0, 0, m, n));
+                for j in 0..n.min(m - row) {
+                    out.set(row + j, j, 1.0);
+                }
+                if let Some((v, t)) = vt {
+                    let vv = whole(&ins.input(v), &mut b1);
+                    let tv = whole(&ins.input(t), &mut b2);
+                    kernels::larfb_side(b'L', b'N', vv, k, tv, out.sub_mut(row, 0, m - row, n));
+                }
             }
         }
         0
@@ -365,8 +371,8 @@ impl Op {
             Op::QrT { .. } => m * n * n,
             // dims [rows, columns of C, k]: DLARFB's leading term.
             Op::QrApply { .. } => 4.0 * m * n * k,
-            // dims [rows, columns, k]: DORG2R's count.
-            Op::QrOrg { .. } => 4.0 * m * n * k - 2.0 * (m + n) * k * k + 4.0 * k * k * k / 3.0,
+            // dims [rows, columns, k]: DLARFB's leading term.
+            Op::QrOrg { .. } => 4.0 * m * n * k,
         }
     }
 

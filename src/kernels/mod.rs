@@ -29,7 +29,7 @@ pub use lacpy::copy;
 pub use larfb::{larfb, larfb_op, larfb_side};
 pub use laset::zero;
 pub use laswp::{laswp, Dir};
-pub use orgqr::{larft, org2r};
+pub use orgqr::larft;
 pub use potrf::potrf;
 pub use tpmqrt::tpmqrt;
 pub use tpqrt::tpqrt;
