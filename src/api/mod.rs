@@ -5,6 +5,8 @@
 pub mod gels;
 pub mod geqrf;
 pub mod getrf;
+pub mod inverse;
+pub mod orgqr;
 pub mod potrf;
 pub mod scalapack;
 pub mod tune;

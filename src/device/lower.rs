@@ -356,7 +356,15 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::CaluLeaf { .. }
         | DeviceOp::CaluMerge { .. }
         | DeviceOp::CaluRoot { .. }
-        | DeviceOp::CaluTop { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
+        | DeviceOp::CaluTop { .. }
+        | DeviceOp::Trmm { .. }
+        | DeviceOp::Trtri { .. }
+        | DeviceOp::Lauum { .. }
+        | DeviceOp::LowerOut { .. }
+        | DeviceOp::ColSwaps { .. }
+        | DeviceOp::QrT { .. }
+        | DeviceOp::QrApply { .. }
+        | DeviceOp::QrOrg { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
     }
     b.finish()
 }
