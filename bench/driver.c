@@ -46,6 +46,16 @@ typedef void (*gesv_fn)(const fint *, const fint *, double *, const fint *, fint
 typedef void (*gels_fn)(const char *, const fint *, const fint *, const fint *, double *,
                         const fint *, double *, const fint *, double *, const fint *, fint *,
                         size_t);
+typedef void (*trtri_fn)(const char *, const char *, const fint *, double *, const fint *, fint *,
+                         size_t, size_t);
+typedef void (*potri_fn)(const char *, const fint *, double *, const fint *, fint *, size_t);
+typedef void (*getri_fn)(const fint *, double *, const fint *, const fint *, double *, const fint *,
+                         fint *);
+typedef void (*orgqr_fn)(const fint *, const fint *, const fint *, double *, const fint *,
+                         const double *, double *, const fint *, fint *);
+typedef void (*ormqr_fn)(const char *, const char *, const fint *, const fint *, const fint *,
+                         const double *, const fint *, const double *, double *, const fint *,
+                         double *, const fint *, fint *, size_t, size_t);
 
 struct lapack {
     const char *name;
@@ -55,6 +65,11 @@ struct lapack {
     posv_fn posv;
     gesv_fn gesv;
     gels_fn gels;
+    trtri_fn trtri;
+    potri_fn potri;
+    getri_fn getri;
+    orgqr_fn orgqr;
+    ormqr_fn ormqr;
 };
 
 enum { HETLA = 0, OPENBLAS = 1 };
@@ -69,9 +84,8 @@ typedef void (*gemv_fn)(const char *, const fint *, const fint *, const double *
                         const fint *, size_t);
 typedef void (*trmv_fn)(const char *, const char *, const char *, const fint *, const double *,
                         const fint *, double *, const fint *, size_t, size_t, size_t);
-typedef void (*ormqr_fn)(const char *, const char *, const fint *, const fint *, const fint *,
-                         const double *, const fint *, const double *, double *, const fint *,
-                         double *, const fint *, fint *, size_t, size_t);
+typedef void (*symv_fn)(const char *, const fint *, const double *, const double *, const fint *,
+                        const double *, const fint *, const double *, double *, const fint *, size_t);
 typedef void (*setthreads_fn)(int);
 typedef char *(*getstr_fn)(void);
 
@@ -79,6 +93,7 @@ static gemm_fn ob_dgemm;
 static gemv_fn ob_dgemv;
 static trmv_fn ob_dtrmv;
 static ormqr_fn ob_dormqr;
+static symv_fn ob_dsymv;
 static setthreads_fn ob_set_threads;
 static getstr_fn ob_get_config, ob_get_corename;
 
@@ -105,18 +120,25 @@ static void load_libs(int quiet) {
         fprintf(stderr, "driver: cannot dlopen libopenblas.so.0: %s\n", dlerror());
         exit(2);
     }
-    LIB[HETLA] = (struct lapack){"hetla", dpotrf_, dgetrf_, dgeqrf_, dposv_, dgesv_, dgels_};
+    LIB[HETLA] = (struct lapack){"hetla", dpotrf_, dgetrf_, dgeqrf_, dposv_, dgesv_, dgels_,
+                                 dtrtri_, dpotri_, dgetri_, dorgqr_, (ormqr_fn)dormqr_};
     LIB[OPENBLAS] = (struct lapack){"openblas",
                                     (potrf_fn)need(h, "dpotrf_"),
                                     (getrf_fn)need(h, "dgetrf_"),
                                     (geqrf_fn)need(h, "dgeqrf_"),
                                     (posv_fn)need(h, "dposv_"),
                                     (gesv_fn)need(h, "dgesv_"),
-                                    (gels_fn)need(h, "dgels_")};
+                                    (gels_fn)need(h, "dgels_"),
+                                    (trtri_fn)need(h, "dtrtri_"),
+                                    (potri_fn)need(h, "dpotri_"),
+                                    (getri_fn)need(h, "dgetri_"),
+                                    (orgqr_fn)need(h, "dorgqr_"),
+                                    (ormqr_fn)need(h, "dormqr_")};
     ob_dgemm = (gemm_fn)need(h, "dgemm_");
     ob_dgemv = (gemv_fn)need(h, "dgemv_");
     ob_dtrmv = (trmv_fn)need(h, "dtrmv_");
     ob_dormqr = (ormqr_fn)need(h, "dormqr_");
+    ob_dsymv = (symv_fn)need(h, "dsymv_");
     ob_set_threads = (setthreads_fn)need(h, "openblas_set_num_threads");
     ob_get_config = (getstr_fn)dlsym(h, "openblas_get_config");
     ob_get_corename = (getstr_fn)dlsym(h, "openblas_get_corename");
@@ -175,8 +197,14 @@ static void *xmalloc(size_t bytes) {
 
 /* ---- routines --------------------------------------------------------------------------- */
 
-enum { POTRF, GETRF, GEQRF, POSV, GESV, GELS, NROUTINES };
-static const char *RNAME[NROUTINES] = {"dpotrf", "dgetrf", "dgeqrf", "dposv", "dgesv", "dgels"};
+enum { POTRF, GETRF, GEQRF, POSV, GESV, GELS, TRTRI, POTRI, GETRI, ORGQR, ORMQR, NROUTINES };
+static const char *RNAME[NROUTINES] = {"dpotrf", "dgetrf", "dgeqrf", "dposv", "dgesv", "dgels",
+                                       "dtrtri", "dpotri", "dgetri", "dorgqr", "dormqr"};
+/* Solvers (with right-hand sides B) and inverses (checked by applying the result). */
+static int has_rhs(int r) { return r == POSV || r == GESV || r == GELS; }
+static int is_inverse(int r) { return r == TRTRI || r == POTRI || r == GETRI; }
+/* Q of a QR factorization (DORGQR forms it, DORMQR applies Q^T from the left to an n x n C). */
+static int is_q(int r) { return r == ORGQR || r == ORMQR; }
 
 /* Nominal flop counts (LAPACK Working Note 41), the leading terms plus the solves. dgels runs
  * on a square m = n matrix with trans = 'N': QR (4n^3/3), Q^T B (4n^2 nrhs), R \ (n^2 nrhs). */
@@ -188,6 +216,13 @@ static double flops(int r, double n, double nrhs) {
     case POSV: return n * n * n / 3.0 + n * n / 2.0 + 2.0 * n * n * nrhs;
     case GESV: return 2.0 * n * n * n / 3.0 - n * n / 2.0 + 2.0 * n * n * nrhs;
     case GELS: return 4.0 * n * n * n / 3.0 + 2.0 * n * n + 5.0 * n * n * nrhs;
+    /* The inverses from their factors: triangular n^3/3, Cholesky 2n^3/3, LU 4n^3/3. */
+    case TRTRI: return n * n * n / 3.0;
+    case POTRI: return 2.0 * n * n * n / 3.0;
+    case GETRI: return 4.0 * n * n * n / 3.0;
+    /* m = n = k: DORGQR 4mnk - 2(m+n)k^2 + 4k^3/3, DORMQR (L) 4nmk - 2nk^2. */
+    case ORGQR: return 4.0 * n * n * n / 3.0;
+    case ORMQR: return 2.0 * n * n * n;
     }
     return 0;
 }
@@ -196,18 +231,20 @@ struct problem {
     int r;
     fint n, nrhs, lwork;
     double *a0, *a; /* the seeded input and the working copy */
+    double *m0;     /* inverses, Q: the matrix whose factors a0 holds (NULL otherwise) */
+    double *c0, *c; /* DORMQR's C: the seeded input and the working copy */
     double *b0, *b; /* right-hand sides (solvers) */
     fint *ipiv;
     double *tau, *work;
     double *x, *y, *z; /* check vectors */
-    double anorm;      /* ||A0||_inf */
+    double anorm;      /* ||A0||_inf (inverses: of the matrix inverted) */
 };
 
 static void gen(struct problem *p) {
     fint n = p->n;
     size_t nn = (size_t)n * (size_t)n;
     rng_seed(0x5EED0000ull + (uint64_t)p->r * 1000003ull + (uint64_t)n);
-    if (p->r == POTRF || p->r == POSV) {
+    if (p->r == POTRF || p->r == POSV || p->r == TRTRI || p->r == POTRI) {
         /* Symmetric with a dominant diagonal, hence positive definite and well conditioned. */
         for (fint j = 0; j < n; j++)
             for (fint i = j; i < n; i++) {
@@ -231,6 +268,62 @@ static void gen(struct problem *p) {
 
 static fint run(int lib, struct problem *p);
 
+/* ||M||_inf of the n x n matrix m, its lower triangle only when `lower`. */
+static double norm_inf(const double *m, fint n, int lower) {
+    double best = 0;
+    for (fint i = 0; i < n; i++) {
+        double s = 0;
+        for (fint j = 0; j < (lower ? i + 1 : n); j++) s += fabs(m[(size_t)j * n + i]);
+        if (s > best) best = s;
+    }
+    return best;
+}
+
+/* The inverses' inputs, made once per problem by OpenBLAS: DTRTRI inverts the lower triangle of
+ * the diagonally dominant matrix gen() made; DPOTRI gets its Cholesky factor (L), DGETRI the LU
+ * factors and pivots of the random matrix (m0 keeps the matrix itself for the check). */
+static void prepare_inverse(struct problem *p) {
+    fint n = p->n, info = 0;
+    size_t bytes = (size_t)n * n * sizeof(double);
+    if (p->r == TRTRI) {
+        p->anorm = norm_inf(p->a0, n, 1);
+        return;
+    }
+    p->m0 = xmalloc(bytes);
+    memcpy(p->m0, p->a0, bytes);
+    p->anorm = norm_inf(p->m0, n, 0);
+    if (p->r == POTRI) LIB[OPENBLAS].potrf("L", &n, p->a0, &n, &info, 1);
+    else LIB[OPENBLAS].getrf(&n, &n, p->a0, &n, p->ipiv, &info);
+    if (info != 0) {
+        fprintf(stderr, "driver: %s: the input's factorization failed (INFO %d)\n", RNAME[p->r], (int)info);
+        exit(2);
+    }
+}
+
+/* Q's inputs, made once per problem by OpenBLAS: the reflectors and tau of the random matrix's
+ * DGEQRF (m0 keeps the matrix itself); DORMQR's C is another random matrix. */
+static void prepare_q(struct problem *p) {
+    fint n = p->n, info = 0, lw = 64 * n;
+    size_t bytes = (size_t)n * n * sizeof(double);
+    p->m0 = xmalloc(bytes);
+    memcpy(p->m0, p->a0, bytes);
+    double *w = xmalloc((size_t)lw * sizeof(double));
+    LIB[OPENBLAS].geqrf(&n, &n, p->a0, &n, p->tau, w, &lw, &info);
+    free(w);
+    if (info != 0) {
+        fprintf(stderr, "driver: %s: DGEQRF of the input failed (INFO %d)\n", RNAME[p->r], (int)info);
+        exit(2);
+    }
+    if (p->r == ORMQR) {
+        p->c0 = xmalloc(bytes);
+        p->c = xmalloc(bytes);
+        for (size_t k = 0; k < (size_t)n * n; k++) p->c0[k] = rng_uniform();
+        p->anorm = norm_inf(p->c0, n, 0);
+    } else {
+        p->anorm = norm_inf(p->m0, n, 0);
+    }
+}
+
 static void problem_init(struct problem *p, int r, fint n, fint nrhs) {
     memset(p, 0, sizeof *p);
     p->r = r;
@@ -247,13 +340,15 @@ static void problem_init(struct problem *p, int r, fint n, fint nrhs) {
     p->y = xmalloc((size_t)n * sizeof(double));
     p->z = xmalloc((size_t)n * sizeof(double));
     gen(p);
+    if (is_inverse(r)) prepare_inverse(p);
+    if (is_q(r)) prepare_q(p);
     /* Workspace: the larger of both libraries' optimal sizes (and DORMQR's for the check). */
     double opt = 64.0 * n;
     p->lwork = -1;
     for (int lib = 0; lib < 2; lib++) {
         double q = 0;
         p->work = &q;
-        if (r == GEQRF || r == GELS) run(lib, p);
+        if (r == GEQRF || r == GELS || r == GETRI || is_q(r)) run(lib, p);
         if (q > opt) opt = q;
     }
     p->lwork = (fint)opt;
@@ -262,12 +357,14 @@ static void problem_init(struct problem *p, int r, fint n, fint nrhs) {
 
 static void problem_free(struct problem *p) {
     free(p->a0); free(p->a); free(p->b0); free(p->b); free(p->ipiv);
-    free(p->tau); free(p->work); free(p->x); free(p->y); free(p->z);
+    free(p->tau); free(p->work); free(p->x); free(p->y); free(p->z); free(p->m0);
+    free(p->c0); free(p->c);
 }
 
 static void reset(struct problem *p) {
     memcpy(p->a, p->a0, (size_t)p->n * p->n * sizeof(double));
-    if (p->r >= POSV) memcpy(p->b, p->b0, (size_t)p->n * p->nrhs * sizeof(double));
+    if (has_rhs(p->r)) memcpy(p->b, p->b0, (size_t)p->n * p->nrhs * sizeof(double));
+    if (p->r == ORMQR) memcpy(p->c, p->c0, (size_t)p->n * p->n * sizeof(double));
 }
 
 static fint run(int lib, struct problem *p) {
@@ -280,6 +377,13 @@ static fint run(int lib, struct problem *p) {
     case POSV: L->posv("L", &n, &nrhs, p->a, &n, p->b, &n, &info, 1); break;
     case GESV: L->gesv(&n, &nrhs, p->a, &n, p->ipiv, p->b, &n, &info); break;
     case GELS: L->gels("N", &n, &n, &nrhs, p->a, &n, p->b, &n, p->work, &p->lwork, &info, 1); break;
+    case TRTRI: L->trtri("L", "N", &n, p->a, &n, &info, 1, 1); break;
+    case POTRI: L->potri("L", &n, p->a, &n, &info, 1); break;
+    case GETRI: L->getri(&n, p->a, &n, p->ipiv, p->work, &p->lwork, &info); break;
+    case ORGQR: L->orgqr(&n, &n, &n, p->a, &n, p->tau, p->work, &p->lwork, &info); break;
+    case ORMQR:
+        L->ormqr("L", "T", &n, &n, &n, p->a, &n, p->tau, p->c, &n, p->work, &p->lwork, &info, 1, 1);
+        break;
     }
     return info;
 }
@@ -302,7 +406,48 @@ static double check(struct problem *p) {
     fint n = p->n, one = 1;
     const double d1 = 1.0, d0 = 0.0, m1 = -1.0;
     double worst = 0;
-    if (p->r <= GEQRF) {
+    if (is_inverse(p->r)) {
+        /* X = the computed inverse of M: ||M (X x) - x|| / (||M|| ||X|| ||x|| n eps). */
+        memcpy(p->z, p->x, (size_t)n * sizeof(double));
+        if (p->r == TRTRI) {
+            ob_dtrmv("L", "N", "N", &n, p->a, &n, p->z, &one, 1, 1, 1); /* z = X x */
+            ob_dtrmv("L", "N", "N", &n, p->a0, &n, p->z, &one, 1, 1, 1); /* z = L z */
+        } else {
+            if (p->r == POTRI) ob_dsymv("L", &n, &d1, p->a, &n, p->x, &one, &d0, p->y, &one, 1);
+            else ob_dgemv("N", &n, &n, &d1, p->a, &n, p->x, &one, &d0, p->y, &one, 1);
+            ob_dgemv("N", &n, &n, &d1, p->m0, &n, p->y, &one, &d0, p->z, &one, 1);
+        }
+        double xnorm = p->r == GETRI ? norm_inf(p->a, n, 0) : norm_inf(p->a, n, 1);
+        if (p->r == POTRI) { /* the symmetric inverse from its lower triangle */
+            xnorm = 0;
+            for (fint i = 0; i < n; i++) {
+                double s = 0;
+                for (fint j = 0; j < n; j++)
+                    s += fabs(i >= j ? p->a[(size_t)j * n + i] : p->a[(size_t)i * n + j]);
+                if (s > xnorm) xnorm = s;
+            }
+        }
+        for (fint i = 0; i < n; i++) p->z[i] -= p->x[i];
+        worst = inf_norm(p->z, n) / (p->anorm * xnorm * inf_norm(p->x, n) * n * DBL_EPSILON);
+    } else if (is_q(p->r)) {
+        /* DORGQR: ||M x - Q (R x)||; DORMQR: ||C x - Q (C' x)|| with C' = Q^T C; over
+         * (||M or C|| ||x|| n eps), Q applied by OpenBLAS's DORMQR from the reflectors. */
+        fint info = 0;
+        if (p->r == ORGQR) {
+            memcpy(p->z, p->x, (size_t)n * sizeof(double));
+            ob_dtrmv("U", "N", "N", &n, p->a0, &n, p->z, &one, 1, 1, 1);                /* R x */
+            ob_dgemv("N", &n, &n, &d1, p->a, &n, p->z, &one, &d0, p->y, &one, 1);     /* Q R x */
+            ob_dgemv("N", &n, &n, &d1, p->m0, &n, p->x, &one, &d0, p->z, &one, 1);    /* M x */
+        } else {
+            ob_dgemv("N", &n, &n, &d1, p->c, &n, p->x, &one, &d0, p->y, &one, 1);     /* C' x */
+            ob_dormqr("L", "N", &n, &one, &n, p->a0, &n, p->tau, p->y, &n, p->work, &p->lwork,
+                      &info, 1, 1);                                                    /* Q C' x */
+            ob_dgemv("N", &n, &n, &d1, p->c0, &n, p->x, &one, &d0, p->z, &one, 1);    /* C x */
+        }
+        if (info != 0) return NAN;
+        for (fint i = 0; i < n; i++) p->z[i] -= p->y[i];
+        worst = inf_norm(p->z, n) / (p->anorm * inf_norm(p->x, n) * n * DBL_EPSILON);
+    } else if (p->r <= GEQRF) {
         ob_dgemv("N", &n, &n, &d1, p->a0, &n, p->x, &one, &d0, p->y, &one, 1); /* y = A x */
         memcpy(p->z, p->x, (size_t)n * sizeof(double));
         if (p->r == POTRF) {
@@ -356,7 +501,8 @@ static uint64_t output_hash(const struct problem *p) {
     uint64_t h = fnv(0xCBF29CE484222325ull, p->a, n * n * sizeof(double));
     if (p->r == GETRF || p->r == GESV) h = fnv(h, p->ipiv, n * sizeof(fint));
     if (p->r == GEQRF) h = fnv(h, p->tau, n * sizeof(double));
-    if (p->r >= POSV) h = fnv(h, p->b, n * p->nrhs * sizeof(double));
+    if (has_rhs(p->r)) h = fnv(h, p->b, n * p->nrhs * sizeof(double));
+    if (p->r == ORMQR) h = fnv(h, p->c, n * n * sizeof(double));
     return h;
 }
 
@@ -383,7 +529,10 @@ static double sample(int lib, struct problem *p, int batch, struct result *res) 
     }
     if (CORRUPT && lib == HETLA) {
         size_t mid = (size_t)p->n / 2;
-        if (p->r >= POSV) p->b[mid] += 1e-6 * fabs(p->b[mid]) + 1e-6;
+        if (has_rhs(p->r)) p->b[mid] += 1e-6 * fabs(p->b[mid]) + 1e-6;
+        else if (p->r == ORMQR) p->c[mid * p->n + mid] *= 1.0 + 1e-6;
+        else if (is_inverse(p->r)) /* an inverse's residual is scaled by ||X||: a larger spoil */
+            p->a[mid * p->n + mid] += 1e-4 * (fabs(p->a[mid * p->n + mid]) + 1.0);
         else p->a[mid * p->n + mid] *= 1.0 + 1e-6;
     }
     res->hash[lib] = output_hash(p);
@@ -630,7 +779,7 @@ static void usage(void) {
             "  sample, default 250: OpenBLAS's pool threads spin for a while after a threaded call),\n"
             "  BENCH_WARM (untimed hetla calls per size before its samples, default 6: where hetla is\n"
             "  still learning a size's break-even its first 6 calls try both paths).\n"
-            "  defaults: all of dpotrf,dgetrf,dgeqrf,dposv,dgesv,dgels; sizes 64 500 1000 2000\n"
+            "  defaults: all of dpotrf,dgetrf,dgeqrf,dposv,dgesv,dgels,dtrtri,dpotri,dgetri,dorgqr,dormqr; sizes 64 500 1000 2000\n"
             "  3000 4000 6000 8000; reps 5 (n <= 2000) or 3; batch 200 calls for n <= 64, else\n"
             "  enough calls for a few ms per sample; nrhs 1; dgemm-n 4000 (0 skips the DGEMM rate)\n"
             "  --selftest spoils each hetla result slightly and passes only if every row is flagged\n");
@@ -671,7 +820,7 @@ int main(int argc, char **argv) {
     char items[64][16];
     int routines[NROUTINES], nr = 0;
     int k = parse_list(opt(argc, argv, "--routines", "BENCH_ROUTINES",
-                           "dpotrf,dgetrf,dgeqrf,dposv,dgesv,dgels"), items, 64);
+                           "dpotrf,dgetrf,dgeqrf,dposv,dgesv,dgels,dtrtri,dpotri,dgetri,dorgqr,dormqr"), items, 64);
     for (int i = 0; i < k; i++) {
         int found = -1;
         for (int r = 0; r < NROUTINES; r++) if (!strcmp(items[i], RNAME[r])) found = r;

@@ -1,5 +1,5 @@
-/* The ScaLAPACK benchmark driver: hetla's pdpotrf_/pdgetrf_/pdgeqrf_ against reference ScaLAPACK
- * in the same MPI program.
+/* The ScaLAPACK benchmark driver: hetla's pdpotrf_/pdgetrf_/pdgeqrf_ and the solves
+ * pdpotrs_/pdgetrs_ against reference ScaLAPACK in the same MPI program.
  *
  * Linked with -lhetla ahead of -lscalapack-openmpi, so its calls to the p?-routines reach hetla as
  * in a relinked application; the reference definitions of the same names come from
@@ -15,6 +15,10 @@
  * are compared: equal INFO, and the factors (and tau, ipiv) equal to a relative 1e-9 (the check
  * column).
  *
+ * The solves (pdpotrs, pdgetrs) start from factors the reference computed once (untimed) and time
+ * only the solve of NRHS right-hand sides (--nrhs, default 1), B with the same blocks as A; X of
+ * both libraries is compared the same way.
+ *
  * The ceiling: before the factorizations every rank runs a single-threaded DGEMM of order 2000 at
  * the same time (best of 3); the sum of their rates is the DGEMM rate of the whole grid (with
  * one rank per core, the machine's all-core DGEMM rate), reported with every row.
@@ -23,7 +27,8 @@
  *   routine,n,nb,grid,reps,hetla_s,ref_s,speedup,hetla_gflops,ref_gflops,check,maxdiff,dgemm_gflops
  *
  * Usage: mpirun -np P*Q scalapack_driver [--sizes 2000,4000] [--nbs 64,128]
- *          [--routines pdpotrf,pdgetrf,pdgeqrf] [--reps R] [--grid PxQ] [--out FILE]
+ *          [--routines pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs] [--nrhs K] [--reps R] [--grid PxQ]
+ *          [--out FILE]
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -45,16 +50,27 @@ void pdpotrf_(const char *, const int *, double *, const int *, const int *, con
 void pdgetrf_(const int *, const int *, double *, const int *, const int *, const int *, int *, int *);
 void pdgeqrf_(const int *, const int *, double *, const int *, const int *, const int *, double *, double *,
               const int *, int *);
+void pdpotrs_(const char *, const int *, const int *, const double *, const int *, const int *, const int *, double *,
+              const int *, const int *, const int *, int *, size_t);
+void pdgetrs_(const char *, const int *, const int *, const double *, const int *, const int *, const int *,
+              const int *, double *, const int *, const int *, const int *, int *, size_t);
 
 typedef void (*potrf_fn)(const char *, const int *, double *, const int *, const int *, const int *, int *, size_t);
 typedef void (*getrf_fn)(const int *, const int *, double *, const int *, const int *, const int *, int *, int *);
 typedef void (*geqrf_fn)(const int *, const int *, double *, const int *, const int *, const int *, double *,
                          double *, const int *, int *);
+typedef void (*potrs_fn)(const char *, const int *, const int *, const double *, const int *, const int *, const int *,
+                         double *, const int *, const int *, const int *, int *, size_t);
+typedef void (*getrs_fn)(const char *, const int *, const int *, const double *, const int *, const int *,
+                         const int *, const int *, double *, const int *, const int *, const int *, int *, size_t);
 
 static int nprow = 1, npcol = 2, myrow, mycol, me;
 static potrf_fn ref_potrf;
 static getrf_fn ref_getrf;
 static geqrf_fn ref_geqrf;
+static potrs_fn ref_potrs;
+static getrs_fn ref_getrs;
+static int nrhs = 1;
 
 /* A reproducible uniform number in [-0.5, 0.5) for global element (i, j): independent of the grid. */
 static double u01(unsigned long i, unsigned long j) {
@@ -86,6 +102,7 @@ static double median(double *v, int r) {
 static double flops(const char *rt, double n) {
     if (!strcmp(rt, "pdpotrf")) return n * n * n / 3.0;
     if (!strcmp(rt, "pdgetrf")) return 2.0 * n * n * n / 3.0;
+    if (!strcmp(rt, "pdpotrs") || !strcmp(rt, "pdgetrs")) return 2.0 * n * n * nrhs;
     return 4.0 * n * n * n / 3.0;
 }
 
@@ -123,7 +140,8 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     int desc[9] = {1, ctxt, n, n, nb, nb, 0, 0, lld};
     size_t sz = (size_t)lld * (nloc > 0 ? nloc : 1);
     double *a0 = malloc(sz * sizeof(double)), *ah = malloc(sz * sizeof(double)), *ar = malloc(sz * sizeof(double));
-    int spd = !strcmp(rt, "pdpotrf");
+    int spd = !strcmp(rt, "pdpotrf") || !strcmp(rt, "pdpotrs");
+    int solve = !strcmp(rt, "pdpotrs") || !strcmp(rt, "pdgetrs");
     for (int lj = 0; lj < nloc; lj++) {
         int gj = gidx(lj, nb, mycol, npcol);
         for (int li = 0; li < mloc; li++) {
@@ -148,17 +166,40 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
         lwork = (int)(q1 > q2 ? q1 : q2) + 1;
         work = malloc((size_t)lwork * sizeof(double));
     }
+    /* The solves: factor once with the reference (untimed); B (n x nrhs, same blocks as A). */
+    int nbl = numroc_(&nrhs, &nb, &mycol, &zero, &npcol);
+    int descb[9] = {1, ctxt, n, nrhs, nb, nb, 0, 0, lld};
+    size_t szb = (size_t)lld * (nbl > 0 ? nbl : 1);
+    double *b0 = NULL, *bh = NULL, *br = NULL, *fac = NULL;
+    if (solve) {
+        int info = 0;
+        fac = malloc(sz * sizeof(double));
+        memcpy(fac, a0, sz * sizeof(double));
+        if (spd) ref_potrf("L", &n, fac, &one, &one, desc, &info, 1);
+        else ref_getrf(&n, &n, fac, &one, &one, desc, pr, &info);
+        b0 = malloc(szb * sizeof(double)), bh = malloc(szb * sizeof(double)), br = malloc(szb * sizeof(double));
+        for (int lj = 0; lj < nbl; lj++)
+            for (int li = 0; li < mloc; li++)
+                b0[li + (size_t)lj * lld] = u01(gidx(li, nb, myrow, nprow), gidx(lj, nb, mycol, npcol) + 7 * (size_t)n);
+    }
     int r = reps > 0 ? reps : 1;
     double *th = malloc(r * sizeof(double)), *tr = malloc(r * sizeof(double));
     int infoh = 0, infor = 0;
     for (int s = 0; s < r; s++) {
         for (int side = 0; side < 2; side++) {
             double *a = side ? ar : ah;
-            memcpy(a, a0, sz * sizeof(double));
+            memcpy(a, solve ? fac : a0, sz * sizeof(double));
+            if (solve) memcpy(side ? br : bh, b0, szb * sizeof(double));
             int info = 0;
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            if (spd) {
+            if (solve && spd) {
+                if (side) ref_potrs("L", &n, &nrhs, a, &one, &one, desc, br, &one, &one, descb, &info, 1);
+                else pdpotrs_("L", &n, &nrhs, a, &one, &one, desc, bh, &one, &one, descb, &info, 1);
+            } else if (solve) {
+                if (side) ref_getrs("N", &n, &nrhs, a, &one, &one, desc, pr, br, &one, &one, descb, &info, 1);
+                else pdgetrs_("N", &n, &nrhs, a, &one, &one, desc, pr, bh, &one, &one, descb, &info, 1);
+            } else if (spd) {
                 if (side) ref_potrf("L", &n, a, &one, &one, desc, &info, 1);
                 else pdpotrf_("L", &n, a, &one, &one, desc, &info, 1);
             } else if (!strcmp(rt, "pdgetrf")) {
@@ -174,10 +215,16 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
             else { th[s] = t; infoh = info; }
         }
     }
-    /* The check: equal INFO, factors (lower triangle for pdpotrf), ipiv, tau. */
+    /* The check: equal INFO, factors (lower triangle for pdpotrf), ipiv, tau; X for the solves. */
     double dmax = 0, amax = 0;
     int bad = infoh != infor;
-    for (int lj = 0; lj < nloc; lj++) {
+    if (solve)
+        for (size_t k = 0; k < (size_t)lld * nbl && mloc > 0; k++) {
+            double d = fabs(bh[k] - br[k]);
+            if (!(d <= dmax)) dmax = d;
+            if (fabs(br[k]) > amax) amax = fabs(br[k]);
+        }
+    for (int lj = 0; lj < nloc && !solve; lj++) {
         int gj = gidx(lj, nb, mycol, npcol);
         for (int li = 0; li < mloc; li++) {
             if (spd && gidx(li, nb, myrow, nprow) < gj) continue;
@@ -204,6 +251,7 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     res.t_h = median(th, r);
     res.t_r = median(tr, r);
     free(a0), free(ah), free(ar), free(ph), free(pr), free(tauh), free(taur), free(work), free(th), free(tr);
+    free(b0), free(bh), free(br), free(fac);
     return res;
 }
 
@@ -234,11 +282,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--nbs")) nnb = parse_list(v, nbs, 16), i++;
         else if (!strcmp(a, "--reps")) reps = atoi(v), i++;
         else if (!strcmp(a, "--routines")) snprintf(routines, sizeof routines, "%s", v), i++;
+        else if (!strcmp(a, "--nrhs")) nrhs = atoi(v), i++;
         else if (!strcmp(a, "--grid")) sscanf(v, "%dx%d", &nprow, &npcol), i++;
         else if (!strcmp(a, "--out")) out = v, i++;
         else {
-            fprintf(stderr, "usage: %s [--sizes 2000,4000] [--nbs 64,128] [--routines pdpotrf,pdgetrf,pdgeqrf] "
-                            "[--reps R] [--grid PxQ] [--out FILE]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--sizes 2000,4000] [--nbs 64,128] [--routines pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs] "
+                            "[--nrhs K] [--reps R] [--grid PxQ] [--out FILE]\n", argv[0]);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -255,8 +304,10 @@ int main(int argc, char **argv) {
         ref_potrf = (potrf_fn)dlsym(h, "pdpotrf_");
         ref_getrf = (getrf_fn)dlsym(h, "pdgetrf_");
         ref_geqrf = (geqrf_fn)dlsym(h, "pdgeqrf_");
+        ref_potrs = (potrs_fn)dlsym(h, "pdpotrs_");
+        ref_getrs = (getrs_fn)dlsym(h, "pdgetrs_");
     }
-    if (!ref_potrf || !ref_getrf || !ref_geqrf) {
+    if (!ref_potrf || !ref_getrf || !ref_geqrf || !ref_potrs || !ref_getrs) {
         fprintf(stderr, "cannot find the reference ScaLAPACK: %s\n", dlerror());
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -282,7 +333,8 @@ int main(int argc, char **argv) {
     int failed = 0;
     char *save, *rt = strtok_r(routines, ",", &save);
     for (; rt; rt = strtok_r(NULL, ",", &save)) {
-        if (strcmp(rt, "pdpotrf") && strcmp(rt, "pdgetrf") && strcmp(rt, "pdgeqrf")) {
+        if (strcmp(rt, "pdpotrf") && strcmp(rt, "pdgetrf") && strcmp(rt, "pdgeqrf") && strcmp(rt, "pdpotrs") &&
+            strcmp(rt, "pdgetrs")) {
             if (me == 0) fprintf(stderr, "unknown routine %s\n", rt);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }

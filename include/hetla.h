@@ -129,6 +129,22 @@ void dgetri_(const int32_t *n,
              const int32_t *lwork,
              int32_t *info);
 
+void dtrtri_(const char *uplo,
+             const char *diag,
+             const int32_t *n,
+             double *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len,
+             size_t _diag_len);
+
+void dpotri_(const char *uplo,
+             const int32_t *n,
+             double *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
 void dbttrf_(const int32_t *n,
              const int32_t *m,
              double *dl,

@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 /// Routines that have a tile path; `HETLA_DISABLE` names them in lower case.
 pub const ROUTINES: &[&str] = &[
-    "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "pdpotrf", "pdpotrs",
-    "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
+    "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri",
+    "dgetri", "dorgqr", "dormqr", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
 ];
 
 #[derive(Clone, Debug)]
@@ -150,7 +150,7 @@ pub fn parse_bytes(s: &str) -> Option<usize> {
 /// learn the machine's own sizes around these ([`crate::api::tune`]).
 pub fn default_min_n(routine: &str) -> usize {
     match routine.trim_start_matches('p') {
-        "dgeqrf" | "dgels" => 1024,
+        "dgeqrf" | "dgels" | "dorgqr" | "dormqr" => 1024,
         _ => 1536,
     }
 }
@@ -191,7 +191,7 @@ pub fn default_nb(routine: &str) -> usize {
     match routine {
         "dpotrf" | "dposv" | "dpotrs" => 256,
         "dgetrf" | "dgesv" | "dgetrs" => 256,
-        "dgeqrf" => 192,
+        "dgeqrf" | "dorgqr" => 192,
         "dgels" => 192,
         _ => 256,
     }

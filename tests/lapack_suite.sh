@@ -3,10 +3,12 @@
 #
 # Runs Debian's reference tester xlintstd (package liblapack-test) on the paths hetla implements:
 #   DGE (DGETRF/DGETRS/DGESV and friends), DPO (DPOTRF/DPOTRS/DPOSV), DQR (DGEQRF and the
-#   routines that consume its reflectors), DLS (DGELS and the other least-squares drivers).
+#   routines that consume its reflectors), DLS (DGELS and the other least-squares drivers), DTR
+#   (DTRTRI and the other triangular routines; DGE and DPO also test DGETRI and DPOTRI, DQR
+#   DORGQR and DORMQR on DGEQRF's reflectors).
 # The input is built at run time from the shipped dtest.in: its header lines (sizes, block
 # sizes, the threshold) are kept as they are, the error-exit tests are switched on, and only
-# those four path lines are kept. xlintstd is linked against liblapack.so.3 (OpenBLAS on a
+# those path lines are kept. xlintstd is linked against liblapack.so.3 (OpenBLAS on a
 # Debian system with libopenblas installed), so it is run twice:
 #   baseline  without hetla, to record what a pass looks like on this machine;
 #   host      with LD_PRELOAD=target/release/libhetla.so, HETLA_MIN_N=0 and a small HETLA_NB
@@ -20,8 +22,9 @@
 # Each hetla run fails when xlintstd crashes or times out, when its output has a failure line
 # (`***` messages: wrong INFO, illegal value not detected, failed error exits; `failed to pass
 # the threshold`) that the baseline does not have, when its per-path summary lines differ from
-# the baseline's (the same tests must have run), or when hetla's dpotrf never took the tile path
-# (counted from HETLA_VERBOSE=1 lines). Baseline failures, if any, are printed, not hidden.
+# the baseline's (the same tests must have run), or when hetla's dpotrf, dtrtri, dpotri, dgetri,
+# dorgqr or dormqr never took the tile path (counted from HETLA_VERBOSE=1 lines). Baseline
+# failures, if any, are printed, not hidden.
 #
 # Prints `[PASS] lapack-suite ...`/`[FAIL] ...` lines and `lapack-suite: N passed, M failed`.
 # Outputs are kept under target/lapack-suite/.
@@ -34,7 +37,7 @@ DTEST_IN=$LAPACK_TEST_DIR/dtest.in
 # HETLA_LIB substitutes another library (used to check that this script does catch failures).
 LIB=${HETLA_LIB:-$PWD/target/release/libhetla.so}
 OUT=target/lapack-suite
-PATHS="DGE DPO DQR DLS"
+PATHS="DGE DPO DQR DLS DTR"
 TIMEOUT=${LAPACK_SUITE_TIMEOUT:-900}
 
 passed=0
@@ -169,12 +172,14 @@ check_variant() {
     echo "lapack-suite: $v: HETLA_VERBOSE calls seen (routine, path, count):"
     sed -n 's/^hetla: \([a-z0-9]*\) .*path=\([a-z]*\).*/\1 \2/p' "$OUT/$v.err" | sort | uniq -c |
         awk '{ printf "    %-8s %-8s %8d\n", $2, $3, $1 }'
-    tiles=$(grep -c '^hetla: dpotrf .*path=tiles' "$OUT/$v.err")
-    if [ "$tiles" -gt 0 ]; then
-        pass "$v: dpotrf ran on tiles ($tiles calls)"
-    else
-        fail "$v: dpotrf never took the tile path during the suite (is HETLA_MIN_N honoured?)"
-    fi
+    for r in dpotrf dtrtri dpotri dgetri dorgqr dormqr; do
+        tiles=$(grep -c "^hetla: $r .*path=tiles" "$OUT/$v.err")
+        if [ "$tiles" -gt 0 ]; then
+            pass "$v: $r ran on tiles ($tiles calls)"
+        else
+            fail "$v: $r never took the tile path during the suite (is HETLA_MIN_N honoured?)"
+        fi
+    done
 }
 
 # check_devices NAME N [PREFIX]: the run NAME really put tasks on all N devices named PREFIX0..

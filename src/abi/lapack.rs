@@ -186,7 +186,7 @@ pub unsafe extern "C" fn dorgqr_(
     info: *mut i32,
 ) {
     *info = guard("DORGQR", || {
-        api::workspace::dorgqr(
+        api::orgqr::dorgqr(
             config::get(),
             *m,
             *n,
@@ -219,7 +219,7 @@ pub unsafe extern "C" fn dormqr_(
     _trans_len: usize,
 ) {
     *info = guard("DORMQR", || {
-        api::workspace::dormqr(
+        api::orgqr::dormqr(
             config::get(),
             *side as u8,
             *trans as u8,
@@ -248,7 +248,7 @@ pub unsafe extern "C" fn dgetri_(
     info: *mut i32,
 ) {
     *info = guard("DGETRI", || {
-        api::workspace::dgetri(
+        api::inverse::dgetri(
             config::get(),
             *n,
             Raw::new(a),
@@ -258,6 +258,34 @@ pub unsafe extern "C" fn dgetri_(
             *lwork,
         )
     });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dtrtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    *info = guard("DTRTRI", || {
+        api::inverse::dtrtri(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *lda)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dpotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f64,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("DPOTRI", || api::inverse::dpotri(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
 }
 
 // Block tridiagonal systems (hetla's own routines, `api::bt`).

@@ -9,10 +9,13 @@ pub mod bt;
 pub mod gels;
 pub mod geqrf;
 pub mod getrf;
+pub mod getri;
+pub mod ormqr;
 pub mod potrf;
 pub mod potrs;
 pub mod tileqr;
 pub mod trsm;
+pub mod trtri;
 
 pub(crate) use crate::graph::prio;
 use crate::graph::{Graph, Op, Spec, TileId, Tiles, Tiling};

@@ -1,5 +1,5 @@
-//! DORGQR, DORMQR and DGETRI: not on tiles yet, forwarded to the backend, but never with less
-//! workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
+//! Forwarded DORGQR, DORMQR (`api::orgqr`) and DGETRI (`api::inverse`) calls go to the backend,
+//! but never with less workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
 //! learned to be faster in the backend) get the same treatment through [`with_workspace`].
 //!
 //! Many legacy programs pass the documented minimum LWORK (N for DORGQR and DGETRI, the other
@@ -10,7 +10,8 @@
 //! outputs up to rounding (the blocked and unblocked codes apply the same reflectors or the same
 //! inverse), only faster. Everything else (queries, bad arguments with their `xerbla` message,
 //! enough workspace, calls from inside a task) goes to the backend unchanged. The verbose line
-//! says `path=forward reason=untiled`, followed by `lwork=L->W` when the buffer was grown.
+//! says `path=forward reason=WHY` (`untiled` for queries and invalid calls, else why the call was
+//! not run on tiles), followed by `lwork=L->W` when the buffer was grown.
 //!
 //! The argument checks below only decide whether growing is safe: they are LAPACK 3.11's,
 //! complete, so an invalid call is never queried, and it reaches the backend's own checks as it
@@ -88,10 +89,13 @@ pub(crate) fn grown(why: &str, lwork: i32, used: i32) -> String {
     }
 }
 
-/// DORGQR: the m×n matrix Q with orthonormal columns from K reflectors.
+/// DORGQR forwarded (`api::orgqr::dorgqr` decides when): the m×n matrix Q with orthonormal
+/// columns from K reflectors; `why` is the verbose line's reason, `rep` the call's report.
 #[allow(clippy::too_many_arguments)]
-pub fn dorgqr(
+pub(crate) fn dorgqr(
     cfg: &Config,
+    rep: &Report,
+    why: &str,
     m: i32,
     n: i32,
     k: i32,
@@ -103,7 +107,6 @@ pub fn dorgqr(
 ) -> Result<(), Error> {
     let valid =
         m >= 0 && (0..=m).contains(&n) && (0..=n).contains(&k) && lda >= m.max(1) && lwork >= n.max(1);
-    let rep = Report::start(cfg);
     let call = |w: Raw<f64>, l: i32| forward::dorgqr(m, n, k, a, lda, tau, w, l);
     let (info, used) = with_workspace(cfg, "dorgqr", valid, work, lwork, || query_with(call), call);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
@@ -112,16 +115,19 @@ pub fn dorgqr(
         "dorgqr",
         format_args!("m={m} n={n} k={k}"),
         Path::Forward,
-        Some(&grown("untiled", lwork, used)),
+        Some(&grown(why, lwork, used)),
         counted(valid, lwork, flops),
     );
     backend_info(info)
 }
 
-/// DORMQR: C ← op(Q)·C or C·op(Q) with Q from K reflectors.
+/// DORMQR forwarded (`api::orgqr::dormqr` decides when): C ← op(Q)·C or C·op(Q) with Q from
+/// K reflectors; `why` is the verbose line's reason, `rep` the call's report.
 #[allow(clippy::too_many_arguments)]
-pub fn dormqr(
+pub(crate) fn dormqr(
     cfg: &Config,
+    rep: &Report,
+    why: &str,
     side: u8,
     trans: u8,
     m: i32,
@@ -145,7 +151,6 @@ pub fn dormqr(
         && lda >= nq.max(1)
         && ldc >= m.max(1)
         && lwork >= nw.max(1);
-    let rep = Report::start(cfg);
     let call = |w: Raw<f64>, l: i32| forward::dormqr(side, trans, m, n, k, a, lda, tau, c, ldc, w, l);
     let (info, used) = with_workspace(cfg, "dormqr", valid, work, lwork, || query_with(call), call);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
@@ -156,15 +161,19 @@ pub fn dormqr(
         "dormqr",
         format_args!("side={sc} trans={tc} m={m} n={n} k={k}"),
         Path::Forward,
-        Some(&grown("untiled", lwork, used)),
+        Some(&grown(why, lwork, used)),
         counted(valid, lwork, flops),
     );
     backend_info(info)
 }
 
-/// DGETRI: A ← A⁻¹ from DGETRF's factors.
-pub fn dgetri(
+/// DGETRI forwarded (`api::inverse::dgetri` decides when) with a grown workspace: `why` is the
+/// verbose line's reason, `rep` the call's report, started before the decision.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dgetri(
     cfg: &Config,
+    rep: &Report,
+    why: &str,
     n: i32,
     a: Raw<f64>,
     lda: i32,
@@ -173,7 +182,6 @@ pub fn dgetri(
     lwork: i32,
 ) -> Result<(), Error> {
     let valid = n >= 0 && lda >= n.max(1) && lwork >= n.max(1);
-    let rep = Report::start(cfg);
     let call = |w: Raw<f64>, l: i32| forward::dgetri(n, a, lda, ipiv, w, l);
     let (info, used) = with_workspace(cfg, "dgetri", valid, work, lwork, || query_with(call), call);
     let nf = n as f64;
@@ -181,7 +189,7 @@ pub fn dgetri(
         "dgetri",
         format_args!("n={n}"),
         Path::Forward,
-        Some(&grown("untiled", lwork, used)),
+        Some(&grown(why, lwork, used)),
         counted(valid, lwork, 4.0 * nf * nf * nf / 3.0),
     );
     backend_info(info)

@@ -172,3 +172,17 @@ pub fn dgetri(n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>, work: Raw<f64>, lwo
     unsafe { bk::dgetri(&n, a.ptr(), &lda, ipiv.ptr(), work.ptr(), &lwork, &mut info) };
     info
 }
+
+pub fn dtrtri(uplo: u8, diag: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dtrtri(ch(uplo), ch(diag), &n, a.ptr(), &lda, &mut info, 1, 1) };
+    info
+}
+
+pub fn dpotri(uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract.
+    unsafe { bk::dpotri(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) };
+    info
+}

@@ -50,6 +50,10 @@ backend_fns! {
     dtrmm = "dtrmm_"(side: C, uplo: C, ta: C, diag: C, m: I, n: I, alpha: R, a: R, lda: I,
         b: M, ldb: I, l1: usize, l2: usize, l3: usize, l4: usize);
     dpotrf = "dpotrf_"(uplo: C, n: I, a: M, lda: I, info: IM, l1: usize);
+    dtrtri = "dtrtri_"(uplo: C, diag: C, n: I, a: M, lda: I, info: IM, l1: usize, l2: usize);
+    dlauum = "dlauum_"(uplo: C, n: I, a: M, lda: I, info: IM, l1: usize);
+    dswap = "dswap_"(n: I, x: M, incx: I, y: M, incy: I);
+    dpotri = "dpotri_"(uplo: C, n: I, a: M, lda: I, info: IM, l1: usize);
     dpotrs = "dpotrs_"(uplo: C, n: I, nrhs: I, a: R, lda: I, b: M, ldb: I, info: IM, l1: usize);
     dposv = "dposv_"(uplo: C, n: I, nrhs: I, a: M, lda: I, b: M, ldb: I, info: IM, l1: usize);
     dgetrf = "dgetrf_"(m: I, n: I, a: M, lda: I, ipiv: IM, info: IM);

@@ -9,7 +9,9 @@
 
 use hetla::algo::geqrf::{self, Panel};
 use hetla::algo::getrf::{self, Lu};
-use hetla::algo::potrf::{self, Granularity};
+use hetla::algo::getri;
+use hetla::algo::potrf::{self, Granularity, PanelSolve};
+use hetla::algo::trtri;
 use hetla::api::device_part;
 use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape};
 use hetla::config::Pivoting;
@@ -18,7 +20,7 @@ use hetla::device;
 use hetla::dist::getrf::lu_tasks;
 use hetla::dist::redistribute::Shape;
 use hetla::graph::Tiling;
-use hetla::kernels::Uplo;
+use hetla::kernels::{Diag, Uplo};
 use hetla::runtime::placement::{column_share, hybrid_part};
 use hetla::sim::machine::{calibrate, calibrate_watched, rate, Machine};
 use hetla::sim::{simulate, Recorder, Setup};
@@ -28,10 +30,13 @@ use std::process::exit;
 
 const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--emulated-gpus G] [--lu gepp|calu] [--machine FILE] [--trace FILE] [--comm-thread]
        hetla-sim calibrate [--out FILE]
-ROUTINE: dpotrf, dgetrf or dgeqrf (shared memory, one node), or pdpotrf, pdgetrf or pdgeqrf (a
+ROUTINE: dpotrf, dgetrf, dgeqrf, dtrtri, dpotri or dgetri (shared memory, one node), or pdpotrf, pdgetrf or pdgeqrf (a
 PxQ grid of ranks, one per node); --lu gepp|calu: the LU's pivoting (HETLA_LU); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
 which share the cores; --comm-thread: what if a thread of its own drove MPI on each rank (one
 core fewer computes); the other routines are not simulated yet.";
+
+/// The routines simulated on one node (shared memory).
+const SHARED: [&str; 6] = ["dpotrf", "dgetrf", "dgeqrf", "dtrtri", "dpotri", "dgetri"];
 
 fn fail(msg: &str) -> ! {
     eprintln!("hetla-sim: {msg}\n{USAGE}");
@@ -120,8 +125,8 @@ fn main() {
         if opt.contains_key("gpus") {
             fail("--gpus and --emulated-gpus exclude each other");
         }
-        if !["dpotrf", "dgetrf", "dgeqrf"].contains(&routine.as_str()) {
-            fail("--emulated-gpus is for the shared-memory routines (dpotrf, dgetrf, dgeqrf)");
+        if !SHARED.contains(&routine.as_str()) {
+            fail("--emulated-gpus is for the shared-memory routines (dpotrf, dgetrf, dgeqrf, dtrtri, dpotri, dgetri)");
         }
         let mem = cfg.emulate_gpu_mem;
         cfg = cfg.with_emulated(emulated, mem);
@@ -142,9 +147,9 @@ fn main() {
         }
     };
     let nf = n as f64;
-    let flops = if routine.ends_with("geqrf") {
+    let flops = if routine.ends_with("geqrf") || routine == "dgetri" {
         4.0 * nf * nf * nf / 3.0
-    } else if routine.ends_with("getrf") {
+    } else if routine == "dpotri" || routine.ends_with("getrf") {
         2.0 * nf * nf * nf / 3.0
     } else {
         nf * nf * nf / 3.0
@@ -178,7 +183,7 @@ fn main() {
         r_cpu / (r_cpu + r_gpu)
     };
     let (tiling, setup, convert_s, nb) = match routine.as_str() {
-        "dpotrf" | "dgetrf" | "dgeqrf" => {
+        r if SHARED.contains(&r) => {
             if (p, q) != (1, 1) {
                 fail(&format!("{routine} runs on one node; use pdpotrf or pdgeqrf with --grid"));
             }
@@ -265,9 +270,10 @@ fn main() {
             (t, setup, convert_s, nb)
         }
         other => fail(&format!(
-            "{other}: not simulated (dpotrf, dgetrf, dgeqrf, pdpotrf, pdgetrf and pdgeqrf run on the task-graph interface)"
+            "{other}: not simulated (dpotrf, dgetrf, dgeqrf, dtrtri, dpotri, dgetri, pdpotrf, pdgetrf and pdgeqrf run on the task-graph interface)"
         )),
     };
+    let tiling_nt = tiling.nt();
     let mut rec = Recorder::on_grid(tiling, setup.grid);
     match routine.as_str() {
         "dgeqrf" => {
@@ -285,11 +291,26 @@ fn main() {
         "pdgetrf" => {
             getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores));
         }
+        "dtrtri" => trtri::generate_trtri(&mut rec, Uplo::Lower, Diag::NonUnit, 0),
+        "dpotri" => {
+            trtri::generate_trtri(&mut rec, Uplo::Lower, Diag::NonUnit, 0);
+            trtri::generate_lauum(&mut rec, Uplo::Lower, tiling_nt);
+        }
+        "dgetri" => {
+            // DGETRF's pivots of a matrix that needs interchanges (their values do not change the
+            // tasks, only whether the interchange tasks are there).
+            let ipiv: Vec<i32> = (1..=n as i32).map(|i| (i + 1).min(n as i32)).collect();
+            getri::generate(&mut rec, &ipiv);
+        }
         "pdpotrf" => {
             let gran = if p == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };
-            potrf::generate(&mut rec, Uplo::Lower, gran);
+            potrf::generate(&mut rec, Uplo::Lower, gran, PanelSolve::Trsm);
         }
-        _ => potrf::generate(&mut rec, Uplo::Lower, Granularity::Tiles),
+        // As dpotrf: the inverted diagonal on the host alone, TRSM with accelerators.
+        _ => {
+            let solve = if gpus == 0 && emulated == 0 { PanelSolve::Inverse } else { PanelSolve::Trsm };
+            potrf::generate(&mut rec, Uplo::Lower, Granularity::Tiles, solve)
+        }
     }
     let pred = simulate(&machine, &rec, &setup);
     let time = pred.time_s + convert_s;

@@ -357,6 +357,14 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::CaluMerge { .. }
         | DeviceOp::CaluRoot { .. }
         | DeviceOp::CaluTop { .. }
+        | DeviceOp::Trmm { .. }
+        | DeviceOp::Trtri { .. }
+        | DeviceOp::Lauum { .. }
+        | DeviceOp::LowerOut { .. }
+        | DeviceOp::ColSwaps { .. }
+        | DeviceOp::QrT { .. }
+        | DeviceOp::QrApply { .. }
+        | DeviceOp::QrOrg { .. }
         | DeviceOp::BtLu { .. }
         | DeviceOp::BtSolve { .. } => panic!("{op:?} runs on the host only (DeviceOp::on_device)"),
     }

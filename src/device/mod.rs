@@ -184,6 +184,34 @@ pub enum DeviceOp {
     BtLu { a: Tiles, piv: Tiles, info_base: i32 },
     /// DGETRS: B ← op(A)⁻¹·B, A given by [`DeviceOp::BtLu`]'s factors `lu` and pivots `piv`.
     BtSolve { b: Tiles, lu: Tiles, piv: Tiles, trans: Trans },
+    // Inverses (`algo::trtri`, `algo::getri`): host-only ops.
+    /// B ← α·op(A)·B (left) or α·B·op(A) (right), A the leading square of its tile, triangular.
+    Trmm { side: Side, uplo: Uplo, trans: Trans, diag: Diag, alpha: f64, a: Tiles, b: Tiles },
+    /// The inverse of the `uplo` triangle of the square tile `a`, in place (DTRTRI; the caller
+    /// has ruled out a zero diagonal element).
+    Trtri { uplo: Uplo, diag: Diag, a: Tiles },
+    /// U·Uᵀ (upper) or Lᵀ·L (lower) of the triangle of the square tile `a`, into it (DLAUUM).
+    Lauum { uplo: Uplo, a: Tiles },
+    /// `w` ← the part of tile `a` strictly below the matrix's diagonal (all of it unless
+    /// `diagonal`: then its strictly lower triangle, the rest of `w` zero), and that part of `a`
+    /// ← 0 (DGETRI taking L's column out). Two outputs: `a` and `w`.
+    LowerOut { a: Tiles, w: Tiles, diagonal: bool },
+    /// For j = ipiv.len()−1 down to 0, columns j and ipiv[j]−1 (1-based) of the block `a` swapped
+    /// (DGETRI's column interchanges; `a` a tile row of the whole matrix, one block).
+    ColSwaps { a: Tiles, ipiv: Vec<i32> },
+
+    // Q from DGEQRF's reflectors (`algo::ormqr`): host-only ops.
+    /// T (the leading kb×kb of `t`, kb = tau.len()) of the block reflector of V, the first kb
+    /// columns of the stack `v` (DLARFT 'F','C'), with the reflectors' scalars `tau`.
+    QrT { t: Tiles, v: Tiles, tau: Vec<f64> },
+    /// C ← op(H)·C (`side` Left; `c` a stack of tile rows of one column) or C·op(H) (Right; `c`
+    /// tiles of one tile row side by side), H = I − V·T·Vᵀ with `k` reflectors in `v` (a stack,
+    /// unit lower trapezoidal), T the leading k×k of `t` (DLARFB `side`, `trans`, 'F', 'C').
+    QrApply { side: Side, trans: Trans, v: Tiles, k: usize, t: Tiles, c: Tiles },
+    /// The block `a` (a whole tile column, a stack) ← rows 0..`row` zero, rows `row`.. the
+    /// first columns of I − V·T·Vᵀ (the identity's columns when `vt` is `None`), V the `k`
+    /// reflectors in `vt.0` (a block with the rows `row`..), T the leading k×k of `vt.1`.
+    QrOrg { a: Tiles, row: usize, k: usize, vt: Option<(Tiles, Tiles)> },
 }
 
 /// Where [`DeviceOp::LuNewTop`] finds the rows of one tile row of the column.
@@ -218,10 +246,18 @@ impl DeviceOp {
             DeviceOp::CaluTop { w, .. } => w,
             DeviceOp::BtLu { a, .. } => a,
             DeviceOp::BtSolve { b, .. } => b,
+            DeviceOp::Trmm { b, .. } => b,
+            DeviceOp::Trtri { a, .. }
+            | DeviceOp::Lauum { a, .. }
+            | DeviceOp::LowerOut { a, .. }
+            | DeviceOp::ColSwaps { a, .. } => a,
+            DeviceOp::QrT { t, .. } => t,
+            DeviceOp::QrApply { c, .. } => c,
+            DeviceOp::QrOrg { a, .. } => a,
         }
     }
 
-    /// Whether a device may run the op (the QR and LU ops run on the host only).
+    /// Whether a device may run the op (the QR, LU and inverse ops run on the host only).
     pub fn on_device(&self) -> bool {
         matches!(
             self,
@@ -262,6 +298,14 @@ impl DeviceOp {
             DeviceOp::CaluTop { w, old, piv, f } => vec![w, old, piv, f],
             DeviceOp::BtLu { a, piv, .. } => vec![a, piv],
             DeviceOp::BtSolve { b, lu, piv, .. } => vec![b, lu, piv],
+            DeviceOp::Trmm { a, b, .. } => vec![a, b],
+            DeviceOp::Trtri { a, .. } | DeviceOp::Lauum { a, .. } | DeviceOp::ColSwaps { a, .. } => vec![a],
+            DeviceOp::LowerOut { a, w, .. } => vec![a, w],
+            DeviceOp::QrT { t, v, .. } => vec![t, v],
+            DeviceOp::QrApply { v, t, c, .. } => vec![v, t, c],
+            DeviceOp::QrOrg { a, vt, .. } => {
+                [a].into_iter().chain(vt.into_iter().flat_map(|(v, t)| [v, t])).collect()
+            }
         }
     }
 
@@ -291,6 +335,14 @@ impl DeviceOp {
             DeviceOp::CaluTop { .. } => "calu-top",
             DeviceOp::BtLu { .. } => "bt-getrf",
             DeviceOp::BtSolve { .. } => "bt-getrs",
+            DeviceOp::Trmm { .. } => "trmm",
+            DeviceOp::Trtri { .. } => "trtri",
+            DeviceOp::Lauum { .. } => "lauum",
+            DeviceOp::LowerOut { .. } => "lower-out",
+            DeviceOp::ColSwaps { .. } => "col-swaps",
+            DeviceOp::QrT { .. } => "larft",
+            DeviceOp::QrApply { .. } => "larfb",
+            DeviceOp::QrOrg { .. } => "org-q",
         }
     }
 

@@ -127,6 +127,47 @@ impl Op {
                 let p: Vec<i32> = (0..lv.m).map(|t| pv.get(t, 0) as i32).collect();
                 kernels::getrs(trans, lv, &p, out);
             }
+            Op::Trmm { side, uplo, trans, diag, alpha, a, .. } => {
+                let s = if side == Side::Left { out.m } else { out.n };
+                let av = whole(&ins.input(a), &mut b1).sub(0, 0, s, s);
+                kernels::trmm(side, uplo, trans, diag, alpha, av, out);
+            }
+            Op::Trtri { uplo, diag, .. } => {
+                let info = kernels::trtri(uplo, diag, out);
+                assert_eq!(info, 0, "TRTRI of a tile with a zero diagonal element (checked before)");
+            }
+            Op::Lauum { uplo, .. } => kernels::lauum(uplo, out),
+            Op::LowerOut { w, diagonal, .. } => {
+                let mut wv = ins.output(w);
+                let mut out = out;
+                for j in 0..out.n {
+                    for i in if diagonal { j + 1 } else { 0 }..out.m {
+                        wv.set(i, j, out.get(i, j));
+                        out.set(i, j, 0.0);
+                    }
+                }
+            }
+            Op::ColSwaps { ref ipiv, .. } => kernels::col_swaps_backward(out, ipiv),
+            Op::QrT { v, ref tau, .. } => kernels::larft(whole(&ins.input(v), &mut b1), tau, out),
+            Op::QrApply { side, trans, v, k, t, .. } => {
+                let vv = whole(&ins.input(v), &mut b1);
+                let tv = whole(&ins.input(t), &mut b2);
+                let s = if side == Side::Left { b'L' } else { b'R' };
+                kernels::larfb_side(s, trans.ch(), vv, k, tv, out);
+            }
+            Op::QrOrg { row, k, vt, .. } => {
+                let mut out = out;
+                let (m, n) = (out.m, out.n);
+                kernels::zero(out.sub_mut(0, 0, m, n));
+                for j in 0..n.min(m - row) {
+                    out.set(row + j, j, 1.0);
+                }
+                if let Some((v, t)) = vt {
+                    let vv = whole(&ins.input(v), &mut b1);
+                    let tv = whole(&ins.input(t), &mut b2);
+                    kernels::larfb_side(b'L', b'N', vv, k, tv, out.sub_mut(row, 0, m - row, n));
+                }
+            }
         }
         0
     }
@@ -340,6 +381,16 @@ impl Op {
             // dims [M, M, 0]: DGETRF of a square block; [M, nrhs, 0]: two triangular solves.
             Op::BtLu { .. } => 2.0 * m * m * m / 3.0,
             Op::BtSolve { .. } => 2.0 * m * m * n,
+            Op::Trmm { side: Side::Left, .. } => m * m * n,
+            Op::Trmm { .. } => m * n * n,
+            Op::Trtri { .. } | Op::Lauum { .. } => n * n * n / 3.0,
+            Op::LowerOut { .. } | Op::ColSwaps { .. } => 0.0,
+            // dims [rows of V, kb, 0]: DLARFT's count.
+            Op::QrT { .. } => m * n * n,
+            // dims [rows, columns of C, k]: DLARFB's leading term.
+            Op::QrApply { .. } => 4.0 * m * n * k,
+            // dims [rows, columns, k]: DLARFB's leading term.
+            Op::QrOrg { .. } => 4.0 * m * n * k,
         }
     }
 

@@ -15,19 +15,25 @@ pub fn larfb(v: View<f64>, k: usize, t: View<f64>, c: ViewMut<f64>) {
 }
 
 /// C ← H·C = (I − V·T·Vᵀ)·C (`trans` = b'N') or Hᵀ·C (b'T'): DLARFB 'L', `trans`, 'F', 'C'.
-pub fn larfb_op(trans: u8, v: View<f64>, k: usize, t: View<f64>, mut c: ViewMut<f64>) {
-    assert!(v.n >= k && v.m == c.m && v.m >= k, "V is {}×{}, C is {}×{}, k = {k}", v.m, v.n, c.m, c.n);
+pub fn larfb_op(trans: u8, v: View<f64>, k: usize, t: View<f64>, c: ViewMut<f64>) {
+    larfb_side(b'L', trans, v, k, t, c)
+}
+
+/// DLARFB `side`, `trans`, 'F', 'C': C ← op(H)·C (b'L') or C·op(H) (b'R'), H = I − V·T·Vᵀ,
+/// V with as many rows as C has rows (left) or columns (right).
+pub fn larfb_side(side: u8, trans: u8, v: View<f64>, k: usize, t: View<f64>, mut c: ViewMut<f64>) {
+    let (nv, ldwork) = if side == b'L' { (c.m, c.n) } else { (c.n, c.m) };
+    assert!(v.n >= k && v.m == nv && v.m >= k, "V is {}×{}, C is {}×{}, k = {k}", v.m, v.n, c.m, c.n);
     assert!(t.m >= k && t.n >= k, "T smaller than {k}×{k}");
     if c.m == 0 || c.n == 0 || k == 0 {
         return;
     }
-    let ldwork = c.n;
     let mut work = vec![0.0; ldwork * k];
-    // SAFETY: V is m×k with leading dimension v.ld, T k×k with t.ld, C m×n with c.ld, and WORK
-    // n×k with leading dimension n, as DLARFB requires for SIDE = 'L'.
+    // SAFETY: V is nv×k with leading dimension v.ld, T k×k with t.ld, C m×n with c.ld, and WORK
+    // ldwork×k with leading dimension ldwork (n for SIDE = 'L', m for 'R'), as DLARFB requires.
     unsafe {
         bk::dlarfb(
-            ch(b'L'),
+            ch(side),
             ch(trans),
             ch(b'F'),
             ch(b'C'),

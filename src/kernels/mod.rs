@@ -12,10 +12,12 @@ mod lacpy;
 mod larfb;
 mod laset;
 mod laswp;
+mod orgqr;
 mod potrf;
 mod tpmqrt;
 mod tpqrt;
 mod transpose;
+mod trtri;
 mod wy;
 
 pub use blas3::{gemm, syrk, trsm};
@@ -26,13 +28,15 @@ pub use getrf::{
     getrf, getrf_slice, getrs, interchanges_to_top, lu_update, trsm_right_upper_zero_safe, Perm,
 };
 pub use lacpy::copy;
-pub use larfb::{larfb, larfb_op};
+pub use larfb::{larfb, larfb_op, larfb_side};
 pub use laset::zero;
 pub use laswp::{laswp, Dir};
+pub use orgqr::larft;
 pub use potrf::potrf;
 pub use tpmqrt::tpmqrt;
 pub use tpqrt::tpqrt;
 pub use transpose::transpose;
+pub use trtri::{col_swaps_backward, lauum, trmm, trtri};
 pub use wy::{c_minus_vw, tt_w, vt_c};
 
 /// `op(A)`: A or Aᵀ.

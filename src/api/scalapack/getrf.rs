@@ -153,6 +153,7 @@ pub fn pdgetrs(
     let opb = Operand { m: n, mpos: 2, n: nrhs, npos: 3, i: ib, j: jb, desc: descb, descpos: 12 };
     let nb = super::caller_aligned_nb(cfg, "pdgetrs", n, desca.nb(), 32..=256);
     let mut plan = Plan::local(cfg, "pdgetrs", n.max(0) as usize, nb);
+    plan.forward = plan.forward.or_else(|| super::solve_slower(cfg, n, nrhs));
     pchkmat(desca.ctxt(), &g, &[opa, opb], &[(trans_code(trans), 1)], &mut info, Some(&mut plan));
     check(info)?;
     if n == 0 || nrhs == 0 {
@@ -186,7 +187,7 @@ pub fn pdgetrs(
     let info = fwd::pdgetrs(trans, n, nrhs, a, ia, ja, &desca.0, ipiv, b, ib, jb, &descb.0);
     rep.finish(
         "pdgetrs",
-        format_args!("trans={tc} n={n} nrhs={nrhs} grid={}x{}", g.nprow, g.npcol),
+        format_args!("trans={tc} n={n} nrhs={nrhs} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
         Path::Forward,
         why,
         flops,

@@ -408,6 +408,21 @@ pub fn pdpotrf_one_row_slower(
     (one_row && (n >= PDPOTRF_ONE_ROW_MAX_N || caller_nb >= PDPOTRF_ONE_ROW_MIN_NB)).then_some("slower")
 }
 
+/// PDGETRS and PDPOTRS run on tiles only for at least this many right-hand sides per order
+/// (NRHS ≥ N / 2), unless `HETLA_MIN_N` is set; fewer are forwarded (`reason=slower`). The
+/// factors are in the caller's layout either way (hetla's factorizations return ScaLAPACK's
+/// format), so the reference solves them in place, and its O(N²·NRHS) work is too little for the
+/// tile runtime's tasks to pay: measured with `ROUTINES="pdgetrs pdpotrs" NRHS=K
+/// bench/scalapack.sh` at N = 4000 on 2 ranks (2026-11-25, hetla on tiles / reference): NRHS = 1
+/// 0.05–0.26×, 64 0.20–0.53×, 512 0.41–0.91×, 2000 1.31–2.31× (1x2, NB 32 and 64).
+pub const SOLVE_TILES_MIN_NRHS_PER_N: f64 = 0.5;
+
+/// `Some("slower")` when a distributed solve of `nrhs` right-hand sides of order `n` is forwarded
+/// by [`SOLVE_TILES_MIN_NRHS_PER_N`]. Depends only on global arguments, so every rank agrees.
+pub fn solve_slower(cfg: &Config, n: i32, nrhs: i32) -> Option<&'static str> {
+    (cfg.min_n.is_none() && (nrhs as f64) < SOLVE_TILES_MIN_NRHS_PER_N * n as f64).then_some("slower")
+}
+
 /// Caller block sizes PDPOTRF works on in place (no conversion). Below 128 the tile kernels lose
 /// more than a conversion to hetla's tiles costs (`bench/scalapack.sh`, 1×2 grid, caller NB = 64,
 /// interleaved rounds on 2026-11-24: N = 4000 in place 0.85–0.93× the reference, converted to
@@ -482,6 +497,17 @@ mod tests {
         // The reason survives the plan's broadcast encoding.
         let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu };
         assert_eq!(Plan::decode(&plan.encode()), plan);
+    }
+
+    #[test]
+    fn solves_with_few_right_hand_sides_forward_unless_forced() {
+        let mut cfg = Config::with_threads(1);
+        assert_eq!(solve_slower(&cfg, 4000, 1), Some("slower"));
+        assert_eq!(solve_slower(&cfg, 4000, 1999), Some("slower"));
+        assert_eq!(solve_slower(&cfg, 4000, 2000), None);
+        assert_eq!(solve_slower(&cfg, 10, 100), None);
+        cfg.min_n = Some(0);
+        assert_eq!(solve_slower(&cfg, 4000, 1), None);
     }
 
     #[test]

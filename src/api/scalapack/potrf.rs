@@ -166,6 +166,7 @@ pub fn pdpotrs(
 ) -> Result<(), Error> {
     let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb(), 32..=256);
     let mut plan = Plan::local(cfg, "pdpotrs", n.max(0) as usize, nb);
+    plan.forward = plan.forward.or_else(|| super::solve_slower(cfg, n, nrhs));
     let g = check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, true, 1100 + NB_, Some(&mut plan))?;
     if n == 0 || nrhs == 0 {
         return Ok(());
@@ -177,7 +178,7 @@ pub fn pdpotrs(
         let info = fwd::pdpotrs(uplo, n, nrhs, a, ia, ja, &desca.0, b, ib, jb, &descb.0);
         rep.finish(
             "pdpotrs",
-            format_args!("uplo={uc} n={n} nrhs={nrhs} grid={}x{}", g.nprow, g.npcol),
+            format_args!("uplo={uc} n={n} nrhs={nrhs} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
             Path::Forward,
             Some(why),
             flops,

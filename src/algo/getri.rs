@@ -1,0 +1,189 @@
+//! Tile DGETRI: A⁻¹ from DGETRF's factors P·A = L·U, LAPACK's method on tiles. One task
+//! generator for every runtime (`dgetri` in shared memory).
+//!
+//! 1. inv(U) in place ([`super::trtri::generate_trtri`], upper, non-unit); L below the diagonal
+//!    is not touched.
+//! 2. X·L = inv(U) for X = inv(A)·P (LAPACK's DGETRI solves it column block by column block from
+//!    the right): for tile column k from the last to the first, L's part of column k is taken out
+//!    into buffers W[i] (one per tile i ≥ k: the strictly lower triangle of the diagonal tile,
+//!    the whole tiles below) and zeroed in A; then for every tile row i,
+//!    `A[i][k] -= Σ_{j>k} A[i][j]·W[j]` (GEMM, j from the last column down so that the term of
+//!    column k + 1, finished last, is added last) and `A[i][k] ← A[i][k]·W[k]⁻¹` (W[k], unit
+//!    lower, inverted once by TRTRI, then one TRMM per tile row: a tile TRMM runs at about twice
+//!    a tile TRSM's rate, see [`super::trtri`]).
+//! 3. The column interchanges, j = n−1 down to 1: columns j and IPIV(j) swapped, one task per
+//!    tile row (the row's tiles side by side: one block in the caller's array).
+//!
+//! The caller rules out a zero diagonal element of U (LAPACK's INFO > 0, A untouched) and pivots
+//! outside 1..=n.
+
+use crate::graph::{prio, Graph, Op, Spec, Tiles};
+use crate::kernels::{Diag, Side, Trans, Uplo};
+use crate::runtime::shared::{Buffers, SharedGraph};
+use crate::runtime::Seq;
+use crate::tile::TiledMatrix;
+
+/// The shared-memory DGETRI of `a` with DGETRF's pivots `ipiv` (1-based); the buffers the
+/// tasks use are kept in `store`, which must outlive the sequence.
+pub fn getri(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &[i32], store: &Buffers) {
+    generate(&mut SharedGraph::with_buffers(seq, a, store), ipiv);
+}
+
+/// The tile DGETRI's tasks, submitted to `g` in program order (steps: nt of TRTRI, then one per
+/// tile column of the solve, then the interchanges).
+pub fn generate(g: &mut impl Graph, ipiv: &[i32]) {
+    let t = g.tiling().clone();
+    assert!(t.square_tiles(), "DGETRI needs rows and columns cut alike (square diagonal tiles)");
+    assert_eq!(ipiv.len(), t.n(), "one pivot per row");
+    let nt = t.nt();
+    super::trtri::generate_trtri(g, Uplo::Upper, Diag::NonUnit, 0);
+    for k in (0..nt).rev() {
+        // The buffers W[i] of column k, i ≥ k.
+        let mut w = vec![0; nt];
+        let (kb, step) = (t.cols(k), nt + (nt - 1 - k));
+        // Urgency grows as the solve moves left: column k is on the critical path after k + 1.
+        let pr = |bonus| prio(nt, k, bonus);
+        for (i, slot) in w.iter_mut().enumerate().skip(k) {
+            let wi = g.buffer(t.rows(i), kb, t.id(i, k));
+            *slot = wi;
+            let op = Op::LowerOut { a: Tiles::one(0), w: Tiles::one(1), diagonal: i == k };
+            let (writes, dims) = ([t.id(i, k), wi], [t.rows(i), kb, 0]);
+            g.submit(Spec { op, prio: pr(3), step, dims, writes: &writes, reads: &[] });
+        }
+        // L's diagonal tile inverted once (unit lower), so that each tile row multiplies by it.
+        let op = Op::Trtri { uplo: Uplo::Lower, diag: Diag::Unit, a: Tiles::one(0) };
+        g.submit(Spec { op, prio: pr(3), step, dims: [kb, kb, 0], writes: &[w[k]], reads: &[] });
+        for i in 0..nt {
+            for j in (k + 1..nt).rev() {
+                let op = Op::Gemm {
+                    ta: Trans::No,
+                    tb: Trans::No,
+                    alpha: -1.0,
+                    a: Tiles::one(1),
+                    b: Tiles::one(2),
+                    beta: 1.0,
+                    c: Tiles::one(0),
+                    k: t.cols(j),
+                };
+                let (writes, reads) = ([t.id(i, k)], [t.id(i, j), w[j]]);
+                let bonus = if j == k + 1 { 2 } else { 0 };
+                let dims = [t.rows(i), kb, t.cols(j)];
+                g.submit(Spec { op, prio: pr(bonus), step, dims, writes: &writes, reads: &reads });
+            }
+            let op = Op::Trmm {
+                side: Side::Right,
+                uplo: Uplo::Lower,
+                trans: Trans::No,
+                diag: Diag::Unit,
+                alpha: 1.0,
+                a: Tiles::one(1),
+                b: Tiles::one(0),
+            };
+            let (writes, reads, dims) = ([t.id(i, k)], [w[k]], [t.rows(i), kb, 0]);
+            g.submit(Spec { op, prio: pr(3), step, dims, writes: &writes, reads: &reads });
+        }
+    }
+    // Column interchanges (DGETRI applies IPIV(1..n−1); IPIV(n) = n after DGETRF).
+    let swaps = ipiv[..t.n().saturating_sub(1)].to_vec();
+    if swaps.iter().enumerate().all(|(j, &p)| p as usize == j + 1) {
+        return;
+    }
+    for i in 0..nt {
+        let row: Vec<usize> = (0..nt).map(|j| t.id(i, j)).collect();
+        let op = Op::ColSwaps { a: Tiles::stack(0, nt), ipiv: swaps.clone() };
+        let dims = [t.rows(i), t.n(), 0];
+        g.submit(Spec { op, prio: 0, step: 2 * nt, dims, writes: &row, reads: &[] });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testutil::*;
+    use crate::backend::forward;
+    use crate::tile::{Part, Raw};
+
+    /// The backend's DGETRI on a copy of the factors.
+    fn reference(n: usize, f: &[f64], ld: usize, ipiv: &[i32]) -> Vec<f64> {
+        let mut x = f.to_vec();
+        let mut work = vec![0.0; n.max(1) * 64];
+        let mut piv = ipiv.to_vec();
+        // SAFETY: `x` holds the n×n factors (leading dimension ld), `piv` n pivots, `work` more
+        // than DGETRI's optimum.
+        let info = unsafe {
+            forward::dgetri(
+                n as i32,
+                Raw::new(x.as_mut_ptr()),
+                ld as i32,
+                Raw::new(piv.as_mut_ptr()),
+                Raw::new(work.as_mut_ptr()),
+                work.len() as i32,
+            )
+        };
+        assert_eq!(info, 0);
+        x
+    }
+
+    pub(crate) fn check(n: usize, ld: usize, part: Part, threads: usize, seed: u64) {
+        let a0 = Rng::new(seed).matrix(n, n, ld);
+        let (f, ipiv, info) = reference_getrf(n, n, &a0, ld);
+        assert_eq!(info, 0);
+        let want = reference(n, &f, ld, &ipiv);
+        let mut a = f.clone();
+        let t = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, ld, part, part) };
+        let store = Buffers::default();
+        let seq = Seq::new(&cfg(threads));
+        getri(&seq, &t, &ipiv, &store);
+        seq.wait().unwrap();
+        let (mut d, mut m): (f64, f64) = (0.0, 0.0);
+        for j in 0..n {
+            for i in 0..n {
+                d = d.max((a[i + j * ld] - want[i + j * ld]).abs());
+                m = m.max(want[i + j * ld].abs());
+            }
+        }
+        assert!(d <= 1e-9 * m, "n {n} {part:?}: max difference {d} (max |inv(A)| {m})");
+        // A·X = I within rounding: ‖A·X − I‖_max / (n·‖A‖_max·‖X‖_max·ε).
+        let mut r: f64 = 0.0;
+        let (amax, xmax) = (
+            (0..n)
+                .flat_map(|j| (0..n).map(move |i| (i, j)))
+                .map(|(i, j)| a0[i + j * ld].abs())
+                .fold(0.0, f64::max),
+            m,
+        );
+        for j in 0..n {
+            for i in 0..n {
+                let s: f64 = (0..n).map(|k| a0[i + k * ld] * a[k + j * ld]).sum();
+                r = r.max((s - if i == j { 1.0 } else { 0.0 }).abs());
+            }
+        }
+        let scaled = r / (n as f64 * amax * xmax * eps());
+        assert!(scaled < 100.0, "n {n} {part:?}: scaled residual {scaled}");
+        assert_untouched_outside(&f, &a, n, n, ld, None);
+    }
+
+    fn all_cases(part: Part) {
+        for (n, seed) in [(1, 1), (2, 2), (9, 3), (37, 4), (64, 5), (101, 6)] {
+            check(n, n + 3, part, 3, seed);
+        }
+    }
+
+    #[test]
+    fn matches_the_backend_tiny_tiles_odd_sizes() {
+        for nb in [1, 3, 8, 16] {
+            all_cases(Part::uniform(nb));
+        }
+        check(40, 40, Part::uniform(64), 1, 9);
+    }
+
+    #[test]
+    fn on_one_two_three_emulated_devices() {
+        for_device_setups(|| all_cases(Part::uniform(8)));
+    }
+
+    #[test]
+    fn hybrid_partitions_on_one_two_three_emulated_devices() {
+        for_hybrid_setups(all_cases);
+    }
+}
