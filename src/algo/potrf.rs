@@ -19,7 +19,7 @@
 
 use crate::graph::{prio, Graph, Op, Spec, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
-use crate::runtime::shared::{Buffers, SharedGraph};
+use crate::runtime::shared::SharedGraph;
 use crate::runtime::Seq;
 use crate::tile::TiledMatrix;
 
@@ -32,31 +32,13 @@ pub enum Granularity {
     Columns,
 }
 
-/// How the tiles below (lower) or right of (upper) a factored diagonal tile are solved with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PanelSolve {
-    /// One TRSM per tile with the diagonal tile (LAPACK's way; the devices run it).
-    Trsm,
-    /// The diagonal factor inverted once per step (a copy of the tile, TRTRI), then one TRMM
-    /// per tile. Host only: OpenBLAS's one-thread TRMM of a 256-wide tile runs at about 1.7×
-    /// its TRSM rate (46.7 against 27.5 GFLOP/s, 256×256 right-side, measured on the 2-core
-    /// development machine). The factor's diagonal blocks of an SPD matrix are as well
-    /// conditioned as its leading blocks, so the inverse costs no accuracy that the tests or
-    /// LAPACK's testers can see (MAGMA's TRSM multiplies by inverted diagonal blocks too).
-    Inverse,
-}
-
-/// The shared-memory Cholesky of `a` (one task per tile): diagonal tiles inverted for the
-/// panel's solves on the host alone, TRSM where devices share the work (they run TRSM, not the
-/// host-only TRTRI/TRMM).
-/// `store` keeps the inverses until the sequence has been waited for.
-pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>, store: &Buffers) {
-    let solve = if seq.has_devices() { PanelSolve::Trsm } else { PanelSolve::Inverse };
-    generate(&mut SharedGraph::with_buffers(seq, a, store), uplo, Granularity::Tiles, solve);
+/// The shared-memory Cholesky of `a` (one task per tile).
+pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
+    generate(&mut SharedGraph::new(seq, a), uplo, Granularity::Tiles);
 }
 
 /// The tile Cholesky's tasks, submitted to `g` in program order.
-pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity, solve: PanelSolve) {
+pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity) {
     let t = g.tiling().clone();
     assert!(t.square_tiles(), "Cholesky needs rows and columns cut alike (square diagonal tiles)");
     assert!(gran == Granularity::Tiles || uplo == Uplo::Lower, "column tasks are for the lower factor");
@@ -70,37 +52,15 @@ pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity, solve: PanelS
         let kk = t.id(k, k);
         let op = Op::Potrf { uplo, a: Tiles::one(0), info_base: t.col_offset(k) as i32 };
         g.submit(Spec { op, prio: prio(nt, k, 3), step: k, dims: [kb, kb, 0], writes: &[kk], reads: &[] });
-        // What the panel's solves read: the diagonal tile, or its factor's inverse.
-        let f = if solve == PanelSolve::Inverse && k + 1 < nt {
-            let f = g.buffer(kb, kb, kk);
-            let op = Op::Gather { p: Tiles::one(0), col: Tiles::one(1) };
-            g.submit(Spec {
-                op,
-                prio: prio(nt, k, 3),
-                step: k,
-                dims: [kb, kb, 0],
-                writes: &[f],
-                reads: &[kk],
-            });
-            let op = Op::Trtri { uplo, diag: Diag::NonUnit, a: Tiles::one(0) };
-            g.submit(Spec { op, prio: prio(nt, k, 3), step: k, dims: [kb, kb, 0], writes: &[f], reads: &[] });
-            f
-        } else {
-            kk
-        };
-        let panel_op = |side, b, a| match solve {
-            PanelSolve::Trsm => trsm_op(side, uplo, b, a),
-            PanelSolve::Inverse => trmm_op(side, uplo, b, a),
-        };
         if gran == Granularity::Columns {
             if k + 1 == nt {
                 break;
             }
             let below: Vec<usize> = (k + 1..nt).map(|i| t.id(i, k)).collect();
             let c = below.len();
-            let op = panel_op(Side::Right, Tiles::stack(0, c), Tiles::one(c));
+            let op = trsm_op(Side::Right, Uplo::Lower, Tiles::stack(0, c), Tiles::one(c));
             let dims = [n - t.row_offset(k + 1), kb, 0];
-            g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &below, reads: &[f] });
+            g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &below, reads: &[kk] });
             for j in k + 1..nt {
                 let jb = t.cols(j);
                 let (jj, jk) = (t.id(j, j), t.id(j, k));
@@ -140,8 +100,8 @@ pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity, solve: PanelS
                 Uplo::Lower => (t.id(m, k), [mb, kb, 0], Side::Right),
                 Uplo::Upper => (t.id(k, m), [kb, mb, 0], Side::Left),
             };
-            let op = panel_op(side, Tiles::one(0), Tiles::one(1));
-            g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &[w], reads: &[f] });
+            let op = trsm_op(side, uplo, Tiles::one(0), Tiles::one(1));
+            g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &[w], reads: &[kk] });
         }
         for j in k + 1..nt {
             let jb = t.cols(j);
@@ -197,12 +157,6 @@ fn trsm_op(side: Side, uplo: Uplo, b: Tiles, a: Tiles) -> Op {
     Op::Trsm { side, uplo, trans: Trans::Yes, diag: Diag::NonUnit, alpha: 1.0, a, b }
 }
 
-/// B ← B·op(A) (right) or op(A)·B (left) with A the inverse of the diagonal tile's factor,
-/// transposed: the same solve as [`trsm_op`].
-fn trmm_op(side: Side, uplo: Uplo, b: Tiles, a: Tiles) -> Op {
-    Op::Trmm { side, uplo, trans: Trans::Yes, diag: Diag::NonUnit, alpha: 1.0, a, b }
-}
-
 /// The SYRK update of a diagonal tile (written at 0) by a panel tile (read at 1).
 fn syrk_op(uplo: Uplo, trans: Trans) -> Op {
     Op::Syrk { uplo, trans, alpha: -1.0, a: Tiles::one(1), beta: 1.0, c: Tiles::one(0) }
@@ -225,9 +179,8 @@ mod tests {
         let a0 = rng.spd(n, ld);
         let mut a = a0.clone();
         let t = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, ld, part, part) };
-        let store = Buffers::default();
         let seq = Seq::new(&cfg(threads));
-        potrf(&seq, uplo, &t, &store);
+        potrf(&seq, uplo, &t);
         seq.wait().unwrap();
         let r = chol_residual(uplo, n, &a0, &a, ld);
         assert!(r < 10.0, "uplo {uplo:?} n {n} nb {nb}: scaled residual {r}");
@@ -260,9 +213,8 @@ mod tests {
                 let mut r = a.clone();
                 let want = reference_potrf_info(uplo, n, &mut r);
                 let t = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, n, part, part) };
-                let store = Buffers::default();
                 let seq = Seq::new(&cfg(2));
-                potrf(&seq, uplo, &t, &store);
+                potrf(&seq, uplo, &t);
                 assert_eq!(seq.wait(), Err(Error::Numerical(want)), "bad {bad}");
                 // LAPACK's partial factor: the columns of the tiles before the failing one are
                 // complete, all their rows (those of the factor of the matrix before it was
@@ -318,9 +270,8 @@ mod tests {
         let a0 = rng.spd(n, n);
         let mut a = a0.clone();
         let t = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, n, part, part) };
-        let store = Buffers::default();
         let seq = Seq::new(c);
-        potrf(&seq, Uplo::Lower, &t, &store);
+        potrf(&seq, Uplo::Lower, &t);
         let (r, stats) = seq.wait_stats();
         r.unwrap();
         let res = chol_residual(Uplo::Lower, n, &a0, &a, n);

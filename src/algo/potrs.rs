@@ -51,9 +51,8 @@ mod tests {
                 let (mut a, mut b) = (a0.clone(), b0.clone());
                 let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, lda, part, part) };
                 let tb = unsafe { TiledMatrix::from_raw_parts(b.as_mut_ptr(), n, nrhs, ldb, part, part) };
-                let store = crate::runtime::shared::Buffers::default();
                 let seq = Seq::new(&cfg(3));
-                potrf(&seq, uplo, &ta, &store);
+                potrf(&seq, uplo, &ta);
                 potrs(&seq, uplo, &ta, &tb);
                 seq.wait().unwrap();
                 // ‖A·X − B‖ / (‖A‖·‖X‖·n·eps), A symmetric from the full a0.

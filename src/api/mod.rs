@@ -255,10 +255,9 @@ mod tests {
         DEV_STATS.with(|s| s.borrow_mut().clear());
         TILES.with(|t| t.borrow_mut().take());
         let mut used = None;
-        let store = crate::runtime::shared::Buffers::default();
         run_tiles_on_devices(cfg, "dpotrf", cfg.nb_for("dpotrf", n), work, |seq, p| {
             used = Some(p);
-            crate::algo::potrf::potrf(seq, Uplo::Lower, &t.repartitioned(p, p), &store)
+            crate::algo::potrf::potrf(seq, Uplo::Lower, &t.repartitioned(p, p))
         })
         .unwrap();
         assert!(chol_residual(Uplo::Lower, n, &a0, &a, n) < 10.0);

@@ -7,7 +7,6 @@ use crate::config::Config;
 use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Uplo;
-use crate::runtime::shared::Buffers;
 use crate::tile::Raw;
 
 pub(crate) fn parse_uplo(c: u8) -> Option<Uplo> {
@@ -39,9 +38,8 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
     let nb = cfg.nb_for("dpotrf", nu);
     let a = a.matrix(nu, nu, ld);
     let work = Work { flops, bytes: 8.0 * (nu * nu) as f64, cols: nu };
-    let store = Buffers::default();
     let r = run_tiles_on_devices(cfg, "dpotrf", nb, work, |seq, p| {
-        algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p), &store)
+        algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p))
     });
     rep.finish("dpotrf", format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
     r
@@ -128,9 +126,8 @@ pub fn dposv(
     // only after the factorization has succeeded. Each sequence cuts the arrays by its own
     // partition.
     let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64, cols: nu };
-    let store = Buffers::default();
     let mut r = run_tiles_on_devices(cfg, "dposv", nb, work, |seq, p| {
-        algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p), &store)
+        algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p))
     });
     if r.is_ok() && nrhs > 0 {
         r = run_tiles_on_devices(cfg, "dposv", nb, work, |seq, p| {

@@ -10,7 +10,7 @@
 use hetla::algo::geqrf::{self, Panel};
 use hetla::algo::getrf::{self, Lu};
 use hetla::algo::getri;
-use hetla::algo::potrf::{self, Granularity, PanelSolve};
+use hetla::algo::potrf::{self, Granularity};
 use hetla::algo::trtri;
 use hetla::api::device_part;
 use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape};
@@ -304,13 +304,9 @@ fn main() {
         }
         "pdpotrf" => {
             let gran = if p == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };
-            potrf::generate(&mut rec, Uplo::Lower, gran, PanelSolve::Trsm);
+            potrf::generate(&mut rec, Uplo::Lower, gran);
         }
-        // As dpotrf: the inverted diagonal on the host alone, TRSM with accelerators.
-        _ => {
-            let solve = if gpus == 0 && emulated == 0 { PanelSolve::Inverse } else { PanelSolve::Trsm };
-            potrf::generate(&mut rec, Uplo::Lower, Granularity::Tiles, solve)
-        }
+        _ => potrf::generate(&mut rec, Uplo::Lower, Granularity::Tiles),
     }
     let pred = simulate(&machine, &rec, &setup);
     let time = pred.time_s + convert_s;

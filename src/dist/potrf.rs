@@ -21,7 +21,7 @@ use super::local::LocalTiles;
 use super::redistribute::{CallerArray, Part};
 use super::tasks::{run_sequence, LocalTile, TileGrid};
 use super::Stats;
-use crate::algo::potrf::{self, Granularity, PanelSolve};
+use crate::algo::potrf::{self, Granularity};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
 use crate::config::Config;
@@ -91,7 +91,7 @@ pub fn pdpotrf(
     } else {
         Granularity::Tiles
     };
-    let run = run_sequence(cfg, &grid, &tg, |ds| potrf::generate(ds, ul, gran, PanelSolve::Trsm));
+    let run = run_sequence(cfg, &grid, &tg, |ds| potrf::generate(ds, ul, gran));
 
     // 3. The same INFO everywhere.
     let local_info = run.info.unwrap_or(i32::MAX);
@@ -112,7 +112,7 @@ pub fn pdpotrf(
 #[cfg(test)]
 mod tests {
     use super::super::tasks::local_ranks;
-    use crate::algo::potrf::{generate, Granularity, PanelSolve};
+    use crate::algo::potrf::{generate, Granularity};
     use crate::algo::testutil::*;
     use crate::kernels::Uplo;
 
@@ -136,7 +136,7 @@ mod tests {
                         let a0 = Rng::new((n * 7 + nb + p * 3 + q) as u64).spd(n, n);
                         let mut a = a0.clone();
                         let runs = local_ranks::run(&mut a, n, nb, (p, q), &keep(uplo), &|ds| {
-                            generate(ds, uplo, gran, PanelSolve::Trsm)
+                            generate(ds, uplo, gran)
                         });
                         let what = format!("grid {p}x{q} n {n} nb {nb} {uplo:?} {gran:?}");
                         assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
@@ -154,9 +154,8 @@ mod tests {
                         let mut s = a0.clone();
                         let t =
                             unsafe { crate::tile::TiledMatrix::from_raw(s.as_mut_ptr(), n, n, n, nb, nb) };
-                        let store = crate::runtime::shared::Buffers::default();
                         let seq = crate::runtime::Seq::new(&cfg(2));
-                        crate::algo::potrf::potrf(&seq, uplo, &t, &store);
+                        crate::algo::potrf::potrf(&seq, uplo, &t);
                         seq.wait().unwrap();
                         let diff = a.iter().zip(&s).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
                         assert!(diff < 1e-12, "{what}: differs from the shared-memory factor by {diff}");
@@ -179,9 +178,8 @@ mod tests {
                     let want = reference_potrf_info(uplo, n, &mut a.clone());
                     let gran =
                         if p == 1 && uplo == Uplo::Lower { Granularity::Columns } else { Granularity::Tiles };
-                    let runs = local_ranks::run(&mut a, n, 8, (p, q), &keep(uplo), &|ds| {
-                        generate(ds, uplo, gran, PanelSolve::Trsm)
-                    });
+                    let runs =
+                        local_ranks::run(&mut a, n, 8, (p, q), &keep(uplo), &|ds| generate(ds, uplo, gran));
                     let info = runs.iter().filter_map(|r| r.info).min();
                     assert_eq!(info, Some(want), "grid {p}x{q} bad {bad} {uplo:?}");
                 }
