@@ -413,14 +413,25 @@ pub fn pdpotrf_one_row_slower(
 /// factors are in the caller's layout either way (hetla's factorizations return ScaLAPACK's
 /// format), so the reference solves them in place, and its O(N²·NRHS) work is too little for the
 /// tile runtime's tasks to pay: measured with `ROUTINES="pdgetrs pdpotrs" NRHS=K
-/// bench/scalapack.sh` at N = 4000 on 2 ranks (2026-11-25, hetla on tiles / reference): NRHS = 1
-/// 0.05–0.26×, 64 0.20–0.53×, 512 0.41–0.91×, 2000 1.31–2.31× (1x2, NB 32 and 64).
+/// bench/scalapack.sh` at N = 4000 on 2 ranks (2026-11-25, hetla on tiles / reference; the first
+/// three on a machine shared with builds): NRHS = 1 0.05–0.26×, 64 0.20–0.53×, 512 0.41–0.91×;
+/// quiet, tiles of 256: NRHS = 2000 1.31–1.53× on 1×2 (NB 32 and 64), 0.96× (pdgetrs) and
+/// 1.22× (pdpotrs) on 2×1; NRHS = 4000 1.57–1.58×.
 pub const SOLVE_TILES_MIN_NRHS_PER_N: f64 = 0.5;
 
+/// Caller block sizes the solves work on in place (below, A is converted to hetla's tiles: with
+/// NRHS ≥ N/2 the O(N²) conversion is small beside the O(N²·NRHS) solve, and narrow tiles cost
+/// more than it). Quiet, N = 4000, NRHS = 2000 on 1×2: in place at NB = 32 0.52–0.56× the
+/// reference, at 64 0.96–1.10×; converted to tiles of 256 1.31–1.53×.
+pub const SOLVE_IN_PLACE: std::ops::RangeInclusive<i32> = 128..=256;
+
 /// `Some("slower")` when a distributed solve of `nrhs` right-hand sides of order `n` is forwarded
-/// by [`SOLVE_TILES_MIN_NRHS_PER_N`]. Depends only on global arguments, so every rank agrees.
-pub fn solve_slower(cfg: &Config, n: i32, nrhs: i32) -> Option<&'static str> {
-    (cfg.min_n.is_none() && (nrhs as f64) < SOLVE_TILES_MIN_NRHS_PER_N * n as f64).then_some("slower")
+/// by [`SOLVE_TILES_MIN_NRHS_PER_N`], or at any NRHS when `always` (PDGETRS on several process
+/// rows: 0.93–0.96× the reference at N = 4000, NRHS = 2000 on 2×1, quiet). Depends only on
+/// global arguments and the grid, so every rank agrees.
+pub fn solve_slower(cfg: &Config, n: i32, nrhs: i32, always: bool) -> Option<&'static str> {
+    let few = (nrhs as f64) < SOLVE_TILES_MIN_NRHS_PER_N * n as f64;
+    (cfg.min_n.is_none() && (few || always)).then_some("slower")
 }
 
 /// Caller block sizes PDPOTRF works on in place (no conversion). Below 128 the tile kernels lose
@@ -434,8 +445,8 @@ pub const PDPOTRF_IN_PLACE: std::ops::RangeInclusive<i32> = 128..=512;
 /// caller's block size when it is a workable tile width for the routine (`workable`), because
 /// then every tile already is where the caller's block is, on any grid, and the routine works in
 /// place in the caller's local arrays (no conversion); otherwise the routine's default, and the
-/// conversion moves the data. The solves take blocks from 32 (narrow is cheap there);
-/// Cholesky from 128 ([`PDPOTRF_IN_PLACE`]).
+/// conversion moves the data. The solves take blocks from 128 ([`SOLVE_IN_PLACE`]); Cholesky
+/// from 128 too ([`PDPOTRF_IN_PLACE`]).
 pub fn caller_aligned_nb(
     cfg: &Config,
     routine: &str,
@@ -502,12 +513,14 @@ mod tests {
     #[test]
     fn solves_with_few_right_hand_sides_forward_unless_forced() {
         let mut cfg = Config::with_threads(1);
-        assert_eq!(solve_slower(&cfg, 4000, 1), Some("slower"));
-        assert_eq!(solve_slower(&cfg, 4000, 1999), Some("slower"));
-        assert_eq!(solve_slower(&cfg, 4000, 2000), None);
-        assert_eq!(solve_slower(&cfg, 10, 100), None);
+        assert_eq!(solve_slower(&cfg, 4000, 1, false), Some("slower"));
+        assert_eq!(solve_slower(&cfg, 4000, 1999, false), Some("slower"));
+        assert_eq!(solve_slower(&cfg, 4000, 2000, false), None);
+        assert_eq!(solve_slower(&cfg, 4000, 4000, true), Some("slower"));
+        assert_eq!(solve_slower(&cfg, 10, 100, false), None);
         cfg.min_n = Some(0);
-        assert_eq!(solve_slower(&cfg, 4000, 1), None);
+        assert_eq!(solve_slower(&cfg, 4000, 1, false), None);
+        assert_eq!(solve_slower(&cfg, 4000, 1, true), None);
     }
 
     #[test]

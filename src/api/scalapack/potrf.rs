@@ -164,9 +164,9 @@ pub fn pdpotrs(
     jb: i32,
     descb: &Desc,
 ) -> Result<(), Error> {
-    let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb(), 32..=256);
+    let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb(), super::SOLVE_IN_PLACE);
     let mut plan = Plan::local(cfg, "pdpotrs", n.max(0) as usize, nb);
-    plan.forward = plan.forward.or_else(|| super::solve_slower(cfg, n, nrhs));
+    plan.forward = plan.forward.or_else(|| super::solve_slower(cfg, n, nrhs, false));
     let g = check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, true, 1100 + NB_, Some(&mut plan))?;
     if n == 0 || nrhs == 0 {
         return Ok(());
