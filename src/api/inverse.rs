@@ -119,7 +119,7 @@ pub fn dgetri(
     work: Raw<f64>,
     lwork: i32,
 ) -> Result<(), Error> {
-    let valid = n >= 0 && lda >= n.max(1) && lwork >= n.max(1);
+    let valid = workspace::dgetri_valid(n, lda, lwork);
     let rep = Report::start(cfg);
     if !valid || n == 0 {
         return workspace::dgetri(cfg, &rep, "untiled", n, a, lda, ipiv, work, lwork);

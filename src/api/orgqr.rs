@@ -51,8 +51,7 @@ pub fn dorgqr(
     work: Raw<f64>,
     lwork: i32,
 ) -> Result<(), Error> {
-    let valid =
-        m >= 0 && (0..=m).contains(&n) && (0..=n).contains(&k) && lda >= m.max(1) && lwork >= n.max(1);
+    let valid = workspace::dorgqr_valid(m, n, k, lda, lwork);
     let rep = Report::start(cfg);
     if !valid || n == 0 {
         return workspace::dorgqr(cfg, &rep, "untiled", m, n, k, a, lda, tau, work, lwork);
@@ -98,15 +97,8 @@ pub fn dormqr(
     lwork: i32,
 ) -> Result<(), Error> {
     let left = flag(side, b'L');
-    let (nq, nw) = if left { (m, n) } else { (n, m) };
-    let valid = (left || flag(side, b'R'))
-        && (flag(trans, b'N') || flag(trans, b'T'))
-        && m >= 0
-        && n >= 0
-        && (0..=nq).contains(&k)
-        && lda >= nq.max(1)
-        && ldc >= m.max(1)
-        && lwork >= nw.max(1);
+    let nq = if left { m } else { n };
+    let valid = workspace::dormqr_valid(side, trans, m, n, k, lda, ldc, lwork);
     let rep = Report::start(cfg);
     let fwd = |rep: &Report, why: &str| {
         workspace::dormqr(cfg, rep, why, side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork)

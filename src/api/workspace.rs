@@ -89,6 +89,41 @@ pub(crate) fn grown(why: &str, lwork: i32, used: i32) -> String {
     }
 }
 
+/// Whether DORGQR's arguments are valid (LAPACK's checks; an invalid call goes to the backend,
+/// which reports it as LAPACK does).
+pub(crate) fn dorgqr_valid(m: i32, n: i32, k: i32, lda: i32, lwork: i32) -> bool {
+    m >= 0 && (0..=m).contains(&n) && (0..=n).contains(&k) && lda >= m.max(1) && lwork >= n.max(1)
+}
+
+/// Whether DORMQR's arguments are valid (as [`dorgqr_valid`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dormqr_valid(
+    side: u8,
+    trans: u8,
+    m: i32,
+    n: i32,
+    k: i32,
+    lda: i32,
+    ldc: i32,
+    lwork: i32,
+) -> bool {
+    let left = flag(side, b'L');
+    let (nq, nw) = if left { (m, n) } else { (n, m) };
+    (left || flag(side, b'R'))
+        && (flag(trans, b'N') || flag(trans, b'T'))
+        && m >= 0
+        && n >= 0
+        && (0..=nq).contains(&k)
+        && lda >= nq.max(1)
+        && ldc >= m.max(1)
+        && lwork >= nw.max(1)
+}
+
+/// Whether DGETRI's arguments are valid (as [`dorgqr_valid`]).
+pub(crate) fn dgetri_valid(n: i32, lda: i32, lwork: i32) -> bool {
+    n >= 0 && lda >= n.max(1) && lwork >= n.max(1)
+}
+
 /// DORGQR forwarded (`api::orgqr::dorgqr` decides when): the m×n matrix Q with orthonormal
 /// columns from K reflectors; `why` is the verbose line's reason, `rep` the call's report.
 #[allow(clippy::too_many_arguments)]
@@ -105,8 +140,7 @@ pub(crate) fn dorgqr(
     work: Raw<f64>,
     lwork: i32,
 ) -> Result<(), Error> {
-    let valid =
-        m >= 0 && (0..=m).contains(&n) && (0..=n).contains(&k) && lda >= m.max(1) && lwork >= n.max(1);
+    let valid = dorgqr_valid(m, n, k, lda, lwork);
     let call = |w: Raw<f64>, l: i32| forward::dorgqr(m, n, k, a, lda, tau, w, l);
     let (info, used) = with_workspace(cfg, "dorgqr", valid, work, lwork, || query_with(call), call);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
@@ -142,15 +176,7 @@ pub(crate) fn dormqr(
     lwork: i32,
 ) -> Result<(), Error> {
     let left = flag(side, b'L');
-    let (nq, nw) = if left { (m, n) } else { (n, m) };
-    let valid = (left || flag(side, b'R'))
-        && (flag(trans, b'N') || flag(trans, b'T'))
-        && m >= 0
-        && n >= 0
-        && (0..=nq).contains(&k)
-        && lda >= nq.max(1)
-        && ldc >= m.max(1)
-        && lwork >= nw.max(1);
+    let valid = dormqr_valid(side, trans, m, n, k, lda, ldc, lwork);
     let call = |w: Raw<f64>, l: i32| forward::dormqr(side, trans, m, n, k, a, lda, tau, c, ldc, w, l);
     let (info, used) = with_workspace(cfg, "dormqr", valid, work, lwork, || query_with(call), call);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
@@ -181,7 +207,7 @@ pub(crate) fn dgetri(
     work: Raw<f64>,
     lwork: i32,
 ) -> Result<(), Error> {
-    let valid = n >= 0 && lda >= n.max(1) && lwork >= n.max(1);
+    let valid = dgetri_valid(n, lda, lwork);
     let call = |w: Raw<f64>, l: i32| forward::dgetri(n, a, lda, ipiv, w, l);
     let (info, used) = with_workspace(cfg, "dgetri", valid, work, lwork, || query_with(call), call);
     let nf = n as f64;
