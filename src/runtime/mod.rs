@@ -16,6 +16,7 @@
 //! recorded; later tasks of the sequence are skipped but still release their successors, and the
 //! failure becomes the result of [`Seq::wait`].
 
+pub mod alloc;
 pub mod deps;
 mod devwork;
 pub mod inline;
