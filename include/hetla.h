@@ -19,6 +19,29 @@ extern "C" {
  */
 const char *hetla_version(void);
 
+/*
+ DGEMM: C ← α·op(A)·op(B) + β·C.
+
+ SAFETY: the Fortran calling convention: every scalar pointer valid to read, and A, B, C as
+ large as the reference DGEMM documents for the arguments given (checked before any array is
+ touched; `Raw::new` records the promise).
+ */
+void dgemm_(const char *transa,
+            const char *transb,
+            const int32_t *m,
+            const int32_t *n,
+            const int32_t *k,
+            const double *alpha,
+            const double *a,
+            const int32_t *lda,
+            const double *b,
+            const int32_t *ldb,
+            const double *beta,
+            double *c,
+            const int32_t *ldc,
+            size_t _transa_len,
+            size_t _transb_len);
+
 void dpotrf_(const char *uplo,
              const int32_t *n,
              double *a,

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 /// Routines that have a tile path; `HETLA_DISABLE` names them in lower case.
 pub const ROUTINES: &[&str] = &[
     "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri",
-    "dgetri", "dorgqr", "dormqr", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
+    "dgetri", "dorgqr", "dormqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
 ];
 
 #[derive(Clone, Debug)]
@@ -57,6 +57,14 @@ pub struct Config {
     /// LU; `twisted`, block LU from both ends at once; `cyclic`, block cyclic reduction);
     /// `None`: the library's choice by size (`api::bt::method`).
     pub bt: Option<crate::algo::bt::Method>,
+    /// How a tiled DGEMM gives its C tiles to the host and the devices (`HETLA_GEMM_ALLOC`:
+    /// `nrrp`, `cyclic`, `dynamic`).
+    pub gemm_alloc: crate::runtime::alloc::Policy,
+    /// Declared relative speeds of the emulated accelerators, in their order
+    /// (`HETLA_EMULATE_GPU_SPEED=s1,s2,...`; missing entries are 1): what the allocation of a
+    /// tiled DGEMM believes, in units of the device's measured rate (they still compute with
+    /// one host core's BLAS).
+    pub emulate_gpu_speed: Vec<f64>,
 }
 
 /// How the distributed LU and QR deal their tiles over the ranks.
@@ -230,6 +238,8 @@ impl Config {
             lu: Pivoting::Gepp,
             test_fault: None,
             bt: None,
+            gemm_alloc: crate::runtime::alloc::Policy::Nrrp,
+            emulate_gpu_speed: Vec::new(),
         };
         test_cuda(c)
     }
@@ -303,6 +313,11 @@ impl Config {
             "gepp" => Some(Pivoting::Gepp),
             "calu" => Some(Pivoting::Calu),
             _ => None,
+        })
+        .unwrap_or_default();
+        c.gemm_alloc = parse_var("HETLA_GEMM_ALLOC", crate::runtime::alloc::Policy::parse).unwrap_or_default();
+        c.emulate_gpu_speed = parse_var("HETLA_EMULATE_GPU_SPEED", |s| {
+            s.split(',').map(|x| x.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)).collect()
         })
         .unwrap_or_default();
         c.bt = parse_var("HETLA_BT", |s| match s.to_ascii_lowercase().as_str() {

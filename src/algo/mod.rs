@@ -7,6 +7,7 @@
 
 pub mod bt;
 pub mod gels;
+pub mod gemm;
 pub mod geqrf;
 pub mod getrf;
 pub mod getri;

@@ -4,6 +4,7 @@
 
 pub mod bt;
 pub mod gels;
+pub mod gemm;
 pub mod geqrf;
 pub mod getrf;
 pub mod inverse;
@@ -27,6 +28,13 @@ thread_local! {
     static DEV_STATS: RefCell<Vec<DevStats>> = const { RefCell::new(Vec::new()) };
     /// The hybrid partition of the current call's device sequence, for its verbose line.
     static TILES: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Fields a routine adds to its verbose line after the path (a product's `alloc=`, ...).
+    static FIELDS: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Adds `fields` to the current call's verbose line, after its path.
+pub(crate) fn set_fields(fields: String) {
+    FIELDS.with(|f| *f.borrow_mut() = Some(fields));
 }
 
 /// How a call was executed, for `HETLA_VERBOSE`.
@@ -128,11 +136,16 @@ pub(crate) fn run_tiles_on_devices<R>(
                 let h = device::host_share(cfg, &devices);
                 let d = placement::Placement::sliding_width(work.cols.div_ceil(big), h);
                 part = Part::uniform(big);
-                plan = Some(Plan { devices, host_share: h, window: Some(d) });
+                plan = Some(Plan { devices, host_share: h, window: Some(d), alloc: None });
                 TILES.with(|t| *t.borrow_mut() = Some(format!("B{big}/sliding{d}")));
             } else if let Some(p) = device_part(cfg, routine, nb, &devices) {
                 part = p;
-                plan = Some(Plan { devices, host_share: placement::column_share(&p), window: None });
+                plan = Some(Plan {
+                    devices,
+                    host_share: placement::column_share(&p),
+                    window: None,
+                    alloc: None,
+                });
                 TILES.with(|t| *t.borrow_mut() = Some(p.describe()));
             }
         }
@@ -165,6 +178,7 @@ pub(crate) fn record_device_stats(stats: &[DevStats]) {
                     x.evictions += st.evictions;
                     x.tasks += st.tasks;
                     x.host_fallbacks += st.host_fallbacks;
+                    x.steals += st.steals;
                 }
                 None => s.push(st.clone()),
             }
@@ -184,6 +198,7 @@ impl<'a> Report<'a> {
     pub fn start(cfg: &'a Config) -> Self {
         DEV_STATS.with(|s| s.borrow_mut().clear());
         TILES.with(|t| t.borrow_mut().take());
+        FIELDS.with(|f| f.borrow_mut().take());
         let outer = tune::set_aside();
         Report { cfg, t0: Instant::now(), outer }
     }
@@ -219,10 +234,11 @@ impl<'a> Report<'a> {
 /// ` tiles=B512/b128x3 dev=emu0:...` for a call that used devices (taken: the next call starts
 /// afresh), empty otherwise.
 fn device_fields() -> String {
+    let fields = FIELDS.with(|f| f.borrow_mut().take()).map(|f| format!(" {f}")).unwrap_or_default();
     let tiles = TILES.with(|t| t.borrow_mut().take()).map(|t| format!(" tiles={t}")).unwrap_or_default();
     let devs: String =
         DEV_STATS.with(|s| s.borrow_mut().drain(..).map(|d| format!(" {}", d.verbose())).collect());
-    tiles + &devs
+    fields + &tiles + &devs
 }
 
 /// LAPACK's argument checks: the position of the first failing check, in the order given

@@ -186,3 +186,27 @@ pub fn dpotri(uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
     unsafe { bk::dpotri(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) };
     info
 }
+
+/// The backend's DGEMM on the caller's arrays, arguments as received (the checks have passed).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn dgemm(
+    ta: u8,
+    tb: u8,
+    m: i32,
+    n: i32,
+    k: i32,
+    alpha: f64,
+    a: Raw<f64>,
+    lda: i32,
+    b: Raw<f64>,
+    ldb: i32,
+    beta: f64,
+    c: Raw<f64>,
+    ldc: i32,
+) {
+    // SAFETY: Raw's contract: the arrays are as large as DGEMM documents for these arguments.
+    unsafe {
+        bk::dgemm(ch(ta), ch(tb), &m, &n, &k, &alpha, a.ptr(), &lda, b.ptr(), &ldb, &beta, c.ptr(), &ldc, 1, 1)
+    }
+}

@@ -169,6 +169,49 @@ impl Directory {
         r.map_err(|e| inner.note(e))
     }
 
+    /// How many of the tiles that `uses` reads (writes without reading need no copy) are not
+    /// current in node `d`'s memory (`None`: the host) and would have to be copied there.
+    pub fn missing(&self, d: Option<usize>, uses: &[TileUse]) -> usize {
+        let g = self.lock();
+        uses.iter()
+            .filter(|u| u.mode != Mode::Write)
+            .filter(|u| match d {
+                None => g.held.contains_key(&u.key),
+                Some(d) => g.tables[d].bufs.get(&u.key).is_none_or(|r| r.loc != u.loc),
+            })
+            .count()
+    }
+
+    /// Copies the tiles `uses` in to device `d` ahead of the tasks that will read them, as far
+    /// as they fit in its free memory (nothing is evicted for them, nothing is locked). Only for
+    /// tiles that no task of the sequence writes (a matrix product's A and B), so that a copy
+    /// taken now is still current when it is used.
+    pub fn prefetch(&self, d: usize, uses: &[TileUse]) -> Result<(), Error> {
+        let mut g = self.lock();
+        let inner = &mut *g;
+        inner.clock += 1;
+        let stamp = inner.clock;
+        for u in uses {
+            debug_assert_eq!(u.mode, Mode::Read, "only read-only tiles are prefetched");
+            if inner.tables[d].bufs.contains_key(&u.key) || inner.held.contains_key(&u.key) {
+                continue;
+            }
+            let t = &inner.tables[d];
+            if t.used + u.loc.bytes() > t.capacity {
+                return Ok(());
+            }
+            let Some(buf) = t.dev.alloc(u.loc.bytes()) else { return Ok(()) };
+            if let Err(e) = inner.fill(d, u, &buf) {
+                inner.tables[d].dev.free(buf);
+                return Err(inner.note(e));
+            }
+            let t = &mut inner.tables[d];
+            t.used += buf.bytes;
+            t.bufs.insert(u.key, Resident { buf, loc: u.loc, pins: 0, stamp });
+        }
+        Ok(())
+    }
+
     /// Evicts every unlocked buffer of device `d` (writing back what only it holds), so that a
     /// kernel that ran out of memory for its workspace can retry.
     pub fn evict_unlocked(&self, d: usize) -> Result<(), Error> {

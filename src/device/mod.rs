@@ -495,6 +495,10 @@ pub struct Plan {
     /// ([`crate::runtime::placement::Placement::owner_at`]); `None`: the static split by
     /// `host_share`.
     pub window: Option<usize>,
+    /// A matrix product's static allocation of its C tiles to the nodes
+    /// ([`crate::runtime::alloc`]): tasks writing a tile of that matrix run on its owner, and
+    /// with stealing, idle workers take tasks of other nodes (EffectiveSteal).
+    pub alloc: Option<Arc<crate::runtime::alloc::Allocation>>,
 }
 
 /// Work of one call for the cost model: nominal flops and bytes of the matrices it touches, and
@@ -589,6 +593,8 @@ pub struct DevStats {
     /// Device tasks run on the device, and those sent back to the host (no room, unsupported).
     pub tasks: u64,
     pub host_fallbacks: u64,
+    /// Tasks this device took from another node's queue (EffectiveSteal).
+    pub steals: u64,
 }
 
 impl DevStats {
@@ -602,11 +608,14 @@ impl DevStats {
                 format!("{:.1}KB", b as f64 / 1e3)
             }
         };
-        let fallback = if self.host_fallbacks > 0 {
+        let mut fallback = if self.host_fallbacks > 0 {
             format!(",host_fallbacks={}", self.host_fallbacks)
         } else {
             String::new()
         };
+        if self.steals > 0 {
+            fallback += &format!(",steals={}", self.steals);
+        }
         format!(
             "dev={}:in={},out={},evict={},tasks={}{fallback}",
             self.device,

@@ -343,6 +343,13 @@ impl Op {
         }
     }
 
+    /// Whether the op reads its output's old value (a GEMM with β = 0 does not: its C is only
+    /// written, so no runtime needs to bring C's current value to where it runs, and NaN in C
+    /// does not propagate, as in the reference BLAS).
+    pub fn reads_output(&self) -> bool {
+        !matches!(*self, Op::Gemm { beta, .. } if beta == 0.0)
+    }
+
     /// Floating-point operations of the op for a task of dims (m, n, k) as in [`super::Spec`]
     /// (the output's m×n, the inner size k), for cost models: the usual LAPACK counts.
     pub fn flops(&self, dims: [usize; 3]) -> f64 {

@@ -62,6 +62,9 @@ impl Policy {
 /// device d; plus what the runtime needs to steal (`steal`, the nodes' speeds).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Allocation {
+    /// The dependency-key id of C ([`crate::tile::TiledMatrix::id`]): tasks writing its tiles
+    /// are placed by this allocation.
+    pub matrix: u32,
     pub mt: usize,
     pub nt: usize,
     pub owner: Vec<u8>,

@@ -9,8 +9,9 @@
 //! or whose kernel the device does not implement, runs its host body on this thread instead,
 //! after its tiles are fetched home: correct, slower, and counted (`host_fallbacks`).
 
+use super::alloc::Allocation;
 use super::placement::{key_column, Placement};
-use super::pool::{finish, lock, panic_error, run_job, tid, Pool, Ready, Shared};
+use super::pool::{finish, lock, panic_error, run_job, tid, Pool, Ready, SeqState, Shared};
 use super::trace::{self, Event};
 use crate::device::memory::{Directory, TileUse};
 use crate::device::{Device, DeviceOp, Plan};
@@ -27,6 +28,10 @@ pub(super) struct DevState {
     queues: Vec<BinaryHeap<Ready>>,
     cvs: Vec<Arc<Condvar>>,
     closing: bool,
+    /// A matrix product's allocation of C tiles to nodes (node 0 the host, d + 1 device d).
+    alloc: Option<Arc<Allocation>>,
+    /// Tasks each node took from another's queue (node 0 the host).
+    pub steals: Vec<u64>,
 }
 
 impl DevState {
@@ -42,7 +47,14 @@ impl DevState {
             queues: (0..n).map(|_| BinaryHeap::new()).collect(),
             cvs: (0..n).map(|_| Arc::new(Condvar::new())).collect(),
             closing: false,
+            alloc: plan.alloc,
+            steals: vec![0; n + 1],
         }
+    }
+
+    /// Whether idle workers of this sequence take other nodes' tasks.
+    pub fn steals_enabled(&self) -> bool {
+        self.alloc.as_ref().is_some_and(|a| a.steal)
     }
 
     /// Where a task of algorithm step `step` with device kernel `op` runs: the owner of the tile
@@ -50,13 +62,47 @@ impl DevState {
     pub fn place(&self, op: &DeviceOp, accesses: &[TileUse], step: Option<usize>) -> Option<usize> {
         let writes: Vec<bool> = accesses.iter().map(|u| u.mode.writes()).collect();
         op.validate(&writes);
-        self.placement.owner_at(key_column(accesses[op.output().first].key), step)
+        let key = accesses[op.output().first].key;
+        if let Some(a) = &self.alloc {
+            let (i, j) = ((key & 0xF_FFFF) as usize, key_column(key));
+            if key >> 40 == a.matrix as u64 && i < a.mt && j < a.nt {
+                return a.owner(i, j).checked_sub(1);
+            }
+        }
+        self.placement.owner_at(key_column(key), step)
     }
 
-    /// Queues a ready task on device `d` and wakes its thread.
+    /// Queues a ready task on device `d` and wakes its thread (with stealing, every device
+    /// thread: an idle one may take it).
     pub fn push(&mut self, d: usize, r: Ready) {
         self.queues[d].push(r);
-        self.cvs[d].notify_one();
+        if self.steals_enabled() {
+            self.cvs.iter().for_each(|cv| cv.notify_one());
+        } else {
+            self.cvs[d].notify_one();
+        }
+    }
+
+    /// Wakes every device thread (a host task became ready: with stealing, an idle device may
+    /// take it).
+    pub fn wake_all(&self) {
+        if self.steals_enabled() {
+            self.cvs.iter().for_each(|cv| cv.notify_one());
+        }
+    }
+
+    /// The read-only tiles of the next [`PREFETCH`] tasks in device `d`'s queue, which its
+    /// thread copies in ahead (a product's sequences only: their read-only tiles, A and B, are
+    /// never written, so a copy taken early stays current).
+    fn prefetch_uses(&self, d: usize, nodes: &std::collections::HashMap<u64, super::pool::Node>) -> Vec<TileUse> {
+        if self.alloc.is_none() {
+            return Vec::new();
+        }
+        head(&self.queues[d], PREFETCH)
+            .into_iter()
+            .filter_map(|id| nodes.get(&id))
+            .flat_map(|n| n.accesses.iter().filter(|u| u.mode == crate::runtime::Mode::Read).copied())
+            .collect()
     }
 
     /// Tells the management threads to stop once their queues are empty; returns the directory
@@ -83,10 +129,14 @@ fn device_loop(p: &'static Pool, sid: u64, d: usize, cv: &Condvar) {
     let _ = tid();
     let mut g = lock(p);
     loop {
-        let Some(dev) = g.seqs.get_mut(&sid).and_then(|s| s.dev.as_mut()) else { return };
+        let Some(st) = g.seqs.get_mut(&sid) else { return };
+        let Some(dev) = st.dev.as_mut() else { return };
         if let Some(r) = dev.queues[d].pop() {
-            g = run_on_device(p, g, sid, r.id, d);
-        } else if dev.closing {
+            let pre = dev.prefetch_uses(d, &st.nodes);
+            g = run_on_device(p, g, sid, r.id, d, pre);
+        } else if let Some(id) = steal(st, d + 1, p.workers()) {
+            g = run_on_device(p, g, sid, id, d, Vec::new());
+        } else if st.dev.as_ref().is_some_and(|dev| dev.closing) {
             return;
         } else {
             g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
@@ -101,6 +151,7 @@ fn run_on_device<'a>(
     sid: u64,
     id: u64,
     d: usize,
+    prefetch: Vec<TileUse>,
 ) -> MutexGuard<'a, Shared> {
     let st = g.seqs.get_mut(&sid).expect("sequence of a ready task is alive");
     let node = st.nodes.get_mut(&id).expect("ready task exists");
@@ -132,6 +183,15 @@ fn run_on_device<'a>(
                     });
                 match acquired {
                     Ok(Some(tiles)) => {
+                        if attempt == 0 && !prefetch.is_empty() {
+                            // The next tasks' inputs go in while this kernel runs (a real
+                            // device's copies are asynchronous); only into free memory.
+                            if let Err(e) = dir.prefetch(d, &prefetch) {
+                                dir.release(d, &accesses);
+                                result = Err(e);
+                                break;
+                            }
+                        }
                         let r = catch_unwind(AssertUnwindSafe(|| {
                             let info = device.execute(&op, &tiles)?;
                             device.sync()?;
@@ -188,4 +248,72 @@ fn run_on_device<'a>(
         }
     }
     finish(p, sid, id, &accesses, result, ev)
+}
+
+/// Tasks at the head of each worker's queue that count as prefetched (their inputs are on their
+/// way): a thief never takes them.
+pub(super) const PREFETCH: usize = 2;
+
+/// The ids of the first `n` tasks `q` would hand out, in that order.
+fn head(q: &BinaryHeap<Ready>, n: usize) -> Vec<u64> {
+    let mut v: Vec<&Ready> = q.iter().collect();
+    v.sort_by(|a, b| b.cmp(a));
+    v.into_iter().take(n).map(|r| r.id).collect()
+}
+
+/// EffectiveSteal (seed 002) for node `thief` (0 the host, d + 1 device d) of a sequence whose
+/// allocation allows stealing, its own queue being empty: among the tasks of the other nodes'
+/// queues beyond their prefetched heads ([`PREFETCH`] per worker; the host has `host_workers`
+/// workers), the one with the fewest input tiles missing in the thief's memory, from a victim
+/// whose queued work (flops over its speed) exceeds what the task costs the thief; among equals,
+/// from the most loaded victim, the task it would run last. The task leaves the victim's queue;
+/// the caller runs it. Called with the pool lock held.
+pub(super) fn steal(st: &mut SeqState, thief: usize, host_workers: usize) -> Option<u64> {
+    let dev = st.dev.as_ref()?;
+    let alloc = dev.alloc.clone()?;
+    if !alloc.steal {
+        return None;
+    }
+    let flops = |id: &u64| st.nodes.get(id).map_or(1.0, |n| (2 * n.dims[0] * n.dims[1] * n.dims[2]).max(1) as f64);
+    let speed = |k: usize| alloc.speeds.get(k).copied().unwrap_or(1.0).max(1e-12);
+    // (missing tiles, −victim load, −position) of the best candidate, its node and id.
+    let mut best: Option<((usize, f64, usize), usize, u64)> = None;
+    for v in (0..=dev.queues.len()).filter(|&v| v != thief) {
+        let (q, workers) = if v == 0 { (&st.ready, host_workers.max(1)) } else { (&dev.queues[v - 1], 1) };
+        let order = head(q, usize::MAX);
+        if order.len() <= PREFETCH * workers {
+            continue;
+        }
+        let load: f64 = order.iter().map(flops).sum::<f64>() / speed(v);
+        for (pos, id) in order.iter().enumerate().skip(PREFETCH * workers) {
+            let Some(n) = st.nodes.get(id) else { continue };
+            // A device runs only tasks with a device op it can take.
+            if thief > 0 && !n.op.as_ref().is_some_and(|o| o.on_device()) {
+                continue;
+            }
+            if load <= flops(id) / speed(thief) {
+                continue;
+            }
+            let missing = dev.dir.missing(thief.checked_sub(1), &n.accesses);
+            let key = (missing, -load, usize::MAX - pos);
+            let better = match &best {
+                None => true,
+                Some((k, _, _)) => {
+                    key.0 < k.0 || (key.0 == k.0 && (key.1 < k.1 || (key.1 == k.1 && key.2 < k.2)))
+                }
+            };
+            if better {
+                best = Some((key, v, *id));
+            }
+        }
+    }
+    let (_, v, id) = best?;
+    let dev = st.dev.as_mut()?;
+    if v == 0 {
+        st.ready.retain(|r| r.id != id);
+    } else {
+        dev.queues[v - 1].retain(|r| r.id != id);
+    }
+    dev.steals[thief] += 1;
+    Some(id)
 }

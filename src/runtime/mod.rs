@@ -194,7 +194,7 @@ impl Seq {
         let devices = crate::device::open(cfg);
         let plan = (!devices.is_empty()).then(|| {
             let host_share = crate::device::host_share(cfg, &devices);
-            Plan { devices, host_share, window: None }
+            Plan { devices, host_share, window: None, alloc: None }
         });
         Seq::with_plan(cfg, plan)
     }
@@ -230,6 +230,13 @@ impl Seq {
 
     /// As [`Seq::wait`], also returning what each device moved (empty without devices).
     pub fn wait_stats(self) -> (Result<(), Error>, Vec<DevStats>) {
+        let (r, stats, _) = self.inner.wait();
+        (r, stats)
+    }
+
+    /// As [`Seq::wait_stats`], also returning how many tasks host workers took from devices'
+    /// queues (EffectiveSteal; each device's own steals are in its [`DevStats`]).
+    pub fn wait_steals(self) -> (Result<(), Error>, Vec<DevStats>, u64) {
         self.inner.wait()
     }
 }

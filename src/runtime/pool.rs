@@ -103,7 +103,7 @@ impl SeqState {
 pub(super) struct SeqState {
     lists: TileLists,
     pub nodes: HashMap<u64, Node>,
-    ready: BinaryHeap<Ready>,
+    pub(super) ready: BinaryHeap<Ready>,
     next_id: u64,
     unfinished: usize,
     pub failed: Option<Error>,
@@ -123,7 +123,12 @@ impl SeqState {
             let r = Ready { prio: n.prio, id };
             match (n.device, self.dev.as_mut()) {
                 (Some(d), Some(dev)) => dev.push(d, r),
-                _ => self.ready.push(r),
+                (_, dev) => {
+                    if let Some(dev) = dev {
+                        dev.wake_all();
+                    }
+                    self.ready.push(r)
+                }
             }
         }
     }
@@ -136,6 +141,15 @@ pub(super) struct Shared {
 pub(super) struct Pool {
     state: Mutex<Shared>,
     pub cv: Condvar,
+    /// Threads that run host tasks (the workers and a master).
+    workers: usize,
+}
+
+impl Pool {
+    /// Threads that run host tasks.
+    pub(super) fn workers(&self) -> usize {
+        self.workers
+    }
 }
 
 /// The process's pool (null until first use). A forked child starts with a null pool again
@@ -152,7 +166,11 @@ fn pool(threads: usize) -> &'static Pool {
     }
     crate::fork::install();
     let fresh: &'static Pool =
-        Box::leak(Box::new(Pool { state: Mutex::new(Shared { seqs: HashMap::new() }), cv: Condvar::new() }));
+        Box::leak(Box::new(Pool {
+            state: Mutex::new(Shared { seqs: HashMap::new() }),
+            cv: Condvar::new(),
+            workers: threads.max(1),
+        }));
     match POOL.compare_exchange(
         std::ptr::null_mut(),
         fresh as *const Pool as *mut Pool,
@@ -200,6 +218,21 @@ fn pop(sh: &mut Shared, only: Option<u64>) -> Option<(u64, u64)> {
             st.ready.pop().map(|r| (best.1, r.id))
         }
     }
+}
+
+/// A host worker whose queues are empty takes a task of a device's queue (EffectiveSteal) of a
+/// sequence that allows it: of sequence `only`, or of any.
+fn steal_for_host(p: &Pool, sh: &mut Shared, only: Option<u64>) -> Option<(u64, u64)> {
+    let workers = p.workers.max(1);
+    let ids: Vec<u64> = match only {
+        Some(s) => vec![s],
+        None => sh.seqs.keys().copied().collect(),
+    };
+    ids.into_iter().find_map(|s| {
+        let st = sh.seqs.get_mut(&s)?;
+        st.dev.as_ref().filter(|d| d.steals_enabled())?;
+        devwork::steal(st, 0, workers).map(|id| (s, id))
+    })
 }
 
 /// Runs a task body with the tracing, panic catching and in-task flag every host execution gets.
@@ -297,7 +330,7 @@ fn worker_loop(p: &'static Pool) {
     let _ = tid();
     let mut g = lock(p);
     loop {
-        if let Some((sid, id)) = pop(&mut g, None) {
+        if let Some((sid, id)) = pop(&mut g, None).or_else(|| steal_for_host(p, &mut g, None)) {
             g = run_one(p, g, sid, id);
         } else {
             g = p.cv.wait(g).unwrap_or_else(|e| e.into_inner());
@@ -307,7 +340,7 @@ fn worker_loop(p: &'static Pool) {
 
 /// What a drained sequence leaves: its first failure, its trace (file and events), and what its
 /// devices moved.
-type Drained = (Option<Error>, Option<(String, Vec<Event>)>, Vec<DevStats>);
+type Drained = (Option<Error>, Option<(String, Vec<Event>)>, Vec<DevStats>, u64);
 
 /// The master's handle on its sequence.
 pub(crate) struct SeqHandle {
@@ -390,10 +423,17 @@ impl SeqHandle {
             let r = Ready { prio: task.prio, id };
             match (device, st.dev.as_mut()) {
                 (Some(d), Some(dev)) => dev.push(d, r),
-                _ => {
+                (_, dev) => {
+                    if let Some(dev) = dev {
+                        dev.wake_all();
+                    }
                     st.ready.push(r);
                     self.pool.cv.notify_one();
                 }
+            }
+            if st.dev.as_ref().is_some_and(|d| d.steals_enabled()) {
+                // An idle host worker may take a device's task.
+                self.pool.cv.notify_all();
             }
         }
         id
@@ -402,7 +442,9 @@ impl SeqHandle {
     /// One step of the master: run one of our ready tasks, or sleep until something changes.
     fn step(&self, g: MutexGuard<'static, Shared>) -> MutexGuard<'static, Shared> {
         let mut g = external::poll(self.pool, g);
-        if let Some((sid, id)) = pop(&mut g, Some(self.id)) {
+        if let Some((sid, id)) =
+            pop(&mut g, Some(self.id)).or_else(|| steal_for_host(self.pool, &mut g, Some(self.id)))
+        {
             run_one(self.pool, g, sid, id)
         } else {
             external::idle_wait(self.pool, g)
@@ -419,7 +461,10 @@ impl SeqHandle {
             g = self.step(g);
         }
         // Devices: stop their threads, then bring every tile home and free the buffers.
-        let dir = g.seqs.get_mut(&self.id).expect("own sequence").dev.as_mut().map(|d| d.close());
+        let (dir, steals) = match g.seqs.get_mut(&self.id).expect("own sequence").dev.as_mut() {
+            Some(d) => (Some(d.close()), d.steals.clone()),
+            None => (None, Vec::new()),
+        };
         drop(g);
         for t in self.dev_threads.drain(..) {
             let _ = t.join();
@@ -430,6 +475,9 @@ impl SeqHandle {
         if let Some(dir) = dir {
             flush_err = dir.flush().err();
             stats = dir.stats();
+            for (d, s) in stats.iter_mut().enumerate() {
+                s.steals = steals.get(d + 1).copied().unwrap_or(0);
+            }
             dev_events = dir.take_events();
         }
         let mut g = lock(self.pool);
@@ -447,15 +495,17 @@ impl SeqHandle {
             Some(e) if crate::device::is_device_failure(&e) => Some(e),
             e => st.failed.or(e),
         };
-        (failed, st.trace_path.zip(events), stats)
+        (failed, st.trace_path.zip(events), stats, steals.first().copied().unwrap_or(0))
     }
 
-    pub fn wait(mut self) -> (Result<(), Error>, Vec<DevStats>) {
-        let (failed, events, stats) = self.drain();
+    /// Waits for the sequence; its first failure, what each device moved, and the tasks the
+    /// host took from devices' queues.
+    pub fn wait(mut self) -> (Result<(), Error>, Vec<DevStats>, u64) {
+        let (failed, events, stats, host_steals) = self.drain();
         if let Some((path, evs)) = events {
             trace::record(&path, evs);
         }
-        (failed.map_or(Ok(()), Err), stats)
+        (failed.map_or(Ok(()), Err), stats, host_steals)
     }
 }
 

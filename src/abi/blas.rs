@@ -1,0 +1,59 @@
+//! The BLAS symbol hetla exports: `dgemm_`, as gfortran calls it (every argument by reference,
+//! the two CHARACTER lengths appended as `size_t`).
+//!
+//! Every DGEMM of the process arrives here once hetla is loaded ahead of the BLAS, so the path to
+//! the backend is kept to the reference's argument checks, a load and a branch when no device is
+//! configured ([`api::gemm::tiles_possible`]), and a thread-local test when one is (a call from
+//! inside a task or another hetla call forwards); no allocation, lock or environment read. hetla's
+//! own tile kernels call the backend's DGEMM directly (`backend::lapack`), never this symbol.
+
+#![allow(clippy::missing_safety_doc)]
+
+use super::guard;
+use crate::api::gemm;
+use crate::backend::{forward, lapack::xerbla};
+use crate::config;
+use crate::error::Error;
+use crate::tile::Raw;
+use std::ffi::c_char;
+
+/// DGEMM: C ← α·op(A)·op(B) + β·C.
+///
+/// SAFETY: the Fortran calling convention: every scalar pointer valid to read, and A, B, C as
+/// large as the reference DGEMM documents for the arguments given (checked before any array is
+/// touched; `Raw::new` records the promise).
+#[no_mangle]
+pub unsafe extern "C" fn dgemm_(
+    transa: *const c_char,
+    transb: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    alpha: *const f64,
+    a: *const f64,
+    lda: *const i32,
+    b: *const f64,
+    ldb: *const i32,
+    beta: *const f64,
+    c: *mut f64,
+    ldc: *const i32,
+    _transa_len: usize,
+    _transb_len: usize,
+) {
+    let (ta, tb, m, n, k) = (*transa as u8, *transb as u8, *m, *n, *k);
+    let (lda, ldb, ldc) = (*lda, *ldb, *ldc);
+    if let Err(Error::Arg(pos)) = gemm::check(ta, tb, m, n, k, lda, ldb, ldc) {
+        xerbla("DGEMM ", pos);
+        return;
+    }
+    let (alpha, beta) = (*alpha, *beta);
+    if gemm::nothing_to_do(m, n, k, alpha, beta) {
+        return;
+    }
+    let (a, b, c) = (Raw::new(a as *mut f64), Raw::new(b as *mut f64), Raw::new(c));
+    if !gemm::tiles_possible() || crate::runtime::in_task() || super::in_call() {
+        forward::dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    guard("DGEMM ", || gemm::dgemm(config::get(), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+}
