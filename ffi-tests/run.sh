@@ -31,7 +31,7 @@ CC=${CC:-gcc}
 CFLAGS=(-std=c11 -O1 -g -Wall -Wextra -Werror -Iinclude -Iffi-tests -rdynamic -pthread -Wl,--no-as-needed)
 CXX=${CXX:-g++}
 CXXFLAGS=(-std=c++17 -O1 -g -Wall -Wextra -Werror -Iinclude -rdynamic -pthread -Wl,--no-as-needed)
-LIBS=(-llapack -ldl -lm)
+LIBS=(-llapack -lblas -ldl -lm)
 TIMEOUT=${FFI_TIMEOUT:-300}
 
 export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-8} HETLA_NUM_THREADS=${HETLA_NUM_THREADS:-4}

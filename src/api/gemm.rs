@@ -168,9 +168,9 @@ pub fn dgemm(
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let flops = 2.0 * mu as f64 * nu as f64 * ku as f64;
     let fwd = || forward::dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    // Nested calls (inside a task, or made by the backend under another hetla call) forward
-    // silently: LAPACK's own code calls DGEMM thousands of times.
-    if crate::runtime::in_task() || crate::abi::in_call() {
+    // Nested calls forward silently: LAPACK's own code calls DGEMM thousands of times. (Calls the
+    // backend makes under another hetla call never get here: `dgemm_` forwards them itself.)
+    if crate::runtime::in_task() {
         fwd();
         return Ok(());
     }
