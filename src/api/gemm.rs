@@ -230,6 +230,12 @@ pub fn dgemm(
             speeds: speeds.clone(),
         };
         let hp = allocation.half_perimeters(speeds.len());
+        // The owners row by row (`H` the host, `0`.. the devices) when the grid is small.
+        let picture = if mt <= 32 && nt <= 32 && speeds.len() <= 36 {
+            format!(" owners={}", allocation.picture().trim_end().replace('\n', "/"))
+        } else {
+            String::new()
+        };
         let h = speeds[0] / speeds.iter().sum::<f64>();
         let plan = Plan { devices: devices.clone(), host_share: h, window: None, alloc: Some(Arc::new(allocation)) };
         let seq = Seq::with_plan(cfg, Some(plan));
@@ -249,7 +255,7 @@ pub fn dgemm(
         record_device_stats(&stats);
         let steals = host_steals + stats.iter().map(|s| s.steals).sum::<u64>();
         super::set_fields(format!(
-            "alloc={} steals={steals} hp={hp} nb={t} kb={kc}",
+            "alloc={} steals={steals} hp={hp} nb={t} kb={kc}{picture}",
             cfg.gemm_alloc.name()
         ));
         attempts += 1;
