@@ -65,7 +65,15 @@ pub struct Config {
     /// tiled DGEMM believes, in units of the device's measured rate (they still compute with
     /// one host core's BLAS).
     pub emulate_gpu_speed: Vec<f64>,
+    /// DGEMMs with m·n·k below this are forwarded without a look at the devices (and without
+    /// a verbose line), even under `HETLA_DEVICE_FORCE`: [`GEMM_MIN_VOLUME`]; tests lower it.
+    pub gemm_min_volume: usize,
 }
+
+/// m·n·k below which a DGEMM is always forwarded (a 64³ product takes about 10 µs on one core,
+/// less than a device sequence costs to start; the LAPACK test programs make hundreds of
+/// thousands of far smaller calls).
+pub const GEMM_MIN_VOLUME: usize = 64 * 64 * 64;
 
 /// How the distributed LU and QR deal their tiles over the ranks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,6 +248,7 @@ impl Config {
             bt: None,
             gemm_alloc: crate::runtime::alloc::Policy::Nrrp,
             emulate_gpu_speed: Vec::new(),
+            gemm_min_volume: GEMM_MIN_VOLUME,
         };
         test_cuda(c)
     }

@@ -174,17 +174,34 @@ pub fn dgemm(
         fwd();
         return Ok(());
     }
+    // Small products forward at once, silently: no device is opened for them.
+    if mu.saturating_mul(nu).saturating_mul(ku) < cfg.gemm_min_volume {
+        fwd();
+        return Ok(());
+    }
     let rep = Report::start(cfg);
     let (tac, tbc) = (ta.to_ascii_uppercase() as char, tb.to_ascii_uppercase() as char);
     let desc = format!("transa={tac} transb={tbc} m={m} n={n} k={k}");
-    let devices = device::open(cfg);
-    let work = Work { flops, bytes: 8.0 * (mu * ku + ku * nu + mu * nu) as f64, cols: nu };
     let why = if cfg.is_disabled("dgemm") {
         Some("disabled")
     } else if alpha == 0.0 || k == 0 {
         Some("scale")
+    } else {
+        None
+    };
+    let devices = if why.is_none() { device::open(cfg) } else { Vec::new() };
+    let work = Work { flops, bytes: 8.0 * (mu * ku + ku * nu + mu * nu) as f64, cols: nu };
+    let one_tile = !devices.is_empty() && {
+        let t = tile_edge(cfg, &devices, mu, nu);
+        mu <= t && nu <= t
+    };
+    let why = if why.is_some() {
+        why
     } else if devices.is_empty() {
         Some("no-devices")
+    } else if one_tile {
+        // One C tile: one task, nothing to share between the host and the devices.
+        Some("one-tile")
     } else if !cfg.device_force && !device::worth_using(cfg, &devices, work) {
         Some("small")
     } else {
@@ -229,7 +246,7 @@ pub fn dgemm(
             steal: cfg.gemm_alloc == Policy::Nrrp,
             speeds: speeds.clone(),
         };
-        let hp = allocation.half_perimeters(speeds.len());
+        let hp = allocation.device_half_perimeters(speeds.len());
         // The owners row by row (`H` the host, `0`.. the devices) when the grid is small.
         let picture = if mt <= 32 && nt <= 32 && speeds.len() <= 36 {
             format!(" owners={}", allocation.picture().trim_end().replace('\n', "/"))
@@ -385,6 +402,7 @@ mod tests {
         c.device_nb = Some(nb);
         c.gemm_alloc = policy;
         c.emulate_gpu_speed = vec![1.0, 2.0, 4.0];
+        c.gemm_min_volume = 0;
         c
     }
 
@@ -434,7 +452,7 @@ mod tests {
                             let stats = run(&cfg, &case, seed, false);
                             device_tasks += stats.iter().map(|s| s.tasks).sum::<u64>();
                             seed += 1;
-                            if devices > 0 && alpha != 0.0 && m * n > 1 {
+                            if devices > 0 && alpha != 0.0 && (m > 16 || n > 16) {
                                 assert_eq!(stats.len(), devices, "{devices} devices, {policy:?}: {stats:?}");
                             }
                         }
