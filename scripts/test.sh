@@ -15,7 +15,8 @@
 #                 that assert their own device set or cost model (listed below)
 #   fmt           cargo fmt --check
 #   clippy        cargo clippy --all-targets -- -D warnings
-#   ffi-tests     ffi-tests/run.sh: C programs through hetla.h, relinked and LD_PRELOADed
+#   ffi-tests     ffi-tests/run.sh: C programs through hetla.h, relinked and LD_PRELOADed (test_gemm.c:
+#                 dgemm_ against OpenBLAS on 3 emulated accelerators, every xerbla_ position)
 #   fortran-tests fortran-tests/run.sh: a FORTRAN 77 program, relinked and LD_PRELOADed
 #   ffi-tests-emu2, fortran-tests-emu3: the same with 2 and 3 emulated accelerators
 #   bt-tests      tests/bt/run.sh: dbtsv_/dbttrf_/dbttrs_ from C against the reference DGBSV, on

@@ -8,7 +8,8 @@ use std::sync::OnceLock;
 /// Routines that have a tile path; `HETLA_DISABLE` names them in lower case.
 pub const ROUTINES: &[&str] = &[
     "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri",
-    "dgetri", "dorgqr", "dormqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
+    "dgetri", "dorgqr", "dormqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv",
+    "pdgeqrf",
 ];
 
 #[derive(Clone, Debug)]
@@ -324,7 +325,8 @@ impl Config {
             _ => None,
         })
         .unwrap_or_default();
-        c.gemm_alloc = parse_var("HETLA_GEMM_ALLOC", crate::runtime::alloc::Policy::parse).unwrap_or_default();
+        c.gemm_alloc =
+            parse_var("HETLA_GEMM_ALLOC", crate::runtime::alloc::Policy::parse).unwrap_or_default();
         c.emulate_gpu_speed = parse_var("HETLA_EMULATE_GPU_SPEED", |s| {
             s.split(',').map(|x| x.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)).collect()
         })

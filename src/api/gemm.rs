@@ -38,7 +38,16 @@ pub(crate) fn parse_trans(c: u8) -> Option<Trans> {
 /// LDA 8 (≥ max(1, rows of A)), LDB 10, LDC 13.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub fn check(ta: u8, tb: u8, m: i32, n: i32, k: i32, lda: i32, ldb: i32, ldc: i32) -> Result<(Trans, Trans), Error> {
+pub fn check(
+    ta: u8,
+    tb: u8,
+    m: i32,
+    n: i32,
+    k: i32,
+    lda: i32,
+    ldb: i32,
+    ldc: i32,
+) -> Result<(Trans, Trans), Error> {
     let Some(opa) = parse_trans(ta) else { return Err(Error::Arg(1)) };
     let Some(opb) = parse_trans(tb) else { return Err(Error::Arg(2)) };
     let nrowa = if opa == Trans::No { m } else { k };
@@ -72,7 +81,8 @@ pub fn tiles_possible() -> bool {
         2 => true,
         _ => {
             let cfg = crate::config::get();
-            let yes = !cfg.is_disabled("dgemm") && (cfg.emulate_gpus > 0 || !device::cuda::open(cfg).is_empty());
+            let yes =
+                !cfg.is_disabled("dgemm") && (cfg.emulate_gpus > 0 || !device::cuda::open(cfg).is_empty());
             STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
             yes
         }
@@ -105,7 +115,15 @@ pub fn node_speeds(cfg: &Config, devices: &[Arc<dyn Device>]) -> Vec<f64> {
 
 /// The C tiles' owners under `policy` for an `mt`×`nt` grid of `tile`-sized tiles, inner size
 /// `k`, on nodes of `speeds` (flop/s, host first) with links of `bandwidth` bytes/s.
-pub fn allocate(policy: Policy, mt: usize, nt: usize, tile: usize, k: usize, speeds: &[f64], bandwidth: f64) -> Vec<u8> {
+pub fn allocate(
+    policy: Policy,
+    mt: usize,
+    nt: usize,
+    tile: usize,
+    k: usize,
+    speeds: &[f64],
+    bandwidth: f64,
+) -> Vec<u8> {
     match policy {
         Policy::Nrrp => alloc::nrrp(mt, nt, speeds),
         Policy::Cyclic => {
@@ -135,7 +153,8 @@ fn tile_edge(cfg: &Config, devices: &[Arc<dyn Device>], m: usize, n: usize) -> u
 /// Widths of the inner dimension's chunks: all of k at once unless a task's three tiles (t×kc of
 /// A, kc×t of B, t×t of C) would take more than a quarter of the smallest device's memory.
 fn chunks(k: usize, t: usize, devices: &[Arc<dyn Device>]) -> Vec<usize> {
-    let cap = devices.iter().map(|d| d.memory() - device::memory::reserve(d.memory())).min().unwrap_or(usize::MAX);
+    let cap =
+        devices.iter().map(|d| d.memory() - device::memory::reserve(d.memory())).min().unwrap_or(usize::MAX);
     let elems = cap / 4 / 8;
     let kc = if elems > t * t + 2 * t { ((elems - t * t) / (2 * t)).max(1) } else { 1 };
     // Chunks as even as tiles of one width allow (the tiles of A and B are cut by the first).
@@ -254,7 +273,8 @@ pub fn dgemm(
             String::new()
         };
         let h = speeds[0] / speeds.iter().sum::<f64>();
-        let plan = Plan { devices: devices.clone(), host_share: h, window: None, alloc: Some(Arc::new(allocation)) };
+        let plan =
+            Plan { devices: devices.clone(), host_share: h, window: None, alloc: Some(Arc::new(allocation)) };
         let seq = Seq::with_plan(cfg, Some(plan));
         let mut g = SharedGraph::new(&seq, &cm);
         let ida = g.attach(&am);
@@ -300,7 +320,21 @@ mod tests {
 
     /// The backend's DGEMM on copies, the reference for every comparison.
     #[allow(clippy::too_many_arguments)]
-    fn reference(ta: u8, tb: u8, m: usize, n: usize, k: usize, alpha: f64, a: &[f64], lda: usize, b: &[f64], ldb: usize, beta: f64, c: &mut [f64], ldc: usize) {
+    fn reference(
+        ta: u8,
+        tb: u8,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: f64,
+        a: &[f64],
+        lda: usize,
+        b: &[f64],
+        ldb: usize,
+        beta: f64,
+        c: &mut [f64],
+        ldc: usize,
+    ) {
         // SAFETY: the arrays hold their matrices with the leading dimensions given.
         unsafe {
             bk::dgemm(
@@ -377,7 +411,8 @@ mod tests {
             )
         };
         assert_eq!(r, Ok(()));
-        let norm = (0..n).flat_map(|j| (0..m).map(move |i| i + j * ldc)).map(|x| want[x].abs()).fold(0.0, f64::max);
+        let norm =
+            (0..n).flat_map(|j| (0..m).map(move |i| i + j * ldc)).map(|x| want[x].abs()).fold(0.0, f64::max);
         let mut diff = 0.0f64;
         for j in 0..n {
             for i in 0..m {
@@ -469,15 +504,30 @@ mod tests {
         let mut seed = 100;
         for alpha in [0.0, 1.0, -2.5] {
             for beta in [0.0, 1.0, 0.5] {
-                run(&cfg, &Case { ta: b'N', tb: b'T', m: 131, n: 77, k: 59, alpha, beta, pad: 2 }, seed, false);
+                run(
+                    &cfg,
+                    &Case { ta: b'N', tb: b'T', m: 131, n: 77, k: 59, alpha, beta, pad: 2 },
+                    seed,
+                    false,
+                );
                 seed += 1;
             }
         }
         // One dimension of 1500, not a multiple of the tile; 2 MiB devices chunk K.
         let cfg = devices_cfg(2, 2 << 20, 96, Policy::Nrrp);
-        let stats = run(&cfg, &Case { ta: b'T', tb: b'N', m: 1500, n: 203, k: 301, alpha: -2.5, beta: 0.5, pad: 1 }, 7, false);
+        let stats = run(
+            &cfg,
+            &Case { ta: b'T', tb: b'N', m: 1500, n: 203, k: 301, alpha: -2.5, beta: 0.5, pad: 1 },
+            7,
+            false,
+        );
         assert!(stats.iter().all(|s| s.tasks > 0), "{stats:?}");
-        let stats = run(&cfg, &Case { ta: b'N', tb: b'N', m: 289, n: 301, k: 1500, alpha: 1.0, beta: 1.0, pad: 0 }, 8, false);
+        let stats = run(
+            &cfg,
+            &Case { ta: b'N', tb: b'N', m: 289, n: 301, k: 1500, alpha: 1.0, beta: 1.0, pad: 0 },
+            8,
+            false,
+        );
         assert!(stats.iter().all(|s| s.tasks > 0) && stats.iter().any(|s| s.evictions > 0), "{stats:?}");
     }
 
@@ -502,8 +552,12 @@ mod tests {
         for policy in [Policy::Nrrp, Policy::Cyclic] {
             let mut cfg = devices_cfg(3, 64 << 20, 32, policy);
             cfg.host_share = Some(0.2);
-            let stats =
-                run(&cfg, &Case { ta: b'N', tb: b'N', m: 512, n: 512, k: 64, alpha: 1.0, beta: 0.0, pad: 0 }, 9, false);
+            let stats = run(
+                &cfg,
+                &Case { ta: b'N', tb: b'N', m: 512, n: 512, k: 64, alpha: 1.0, beta: 0.0, pad: 0 },
+                9,
+                false,
+            );
             assert!(stats.iter().all(|s| s.evictions == 0), "{stats:?}");
             bytes.push(stats.iter().map(|s| s.bytes_in).sum::<u64>());
         }

@@ -207,6 +207,22 @@ pub fn dgemm(
 ) {
     // SAFETY: Raw's contract: the arrays are as large as DGEMM documents for these arguments.
     unsafe {
-        bk::dgemm(ch(ta), ch(tb), &m, &n, &k, &alpha, a.ptr(), &lda, b.ptr(), &ldb, &beta, c.ptr(), &ldc, 1, 1)
+        bk::dgemm(
+            ch(ta),
+            ch(tb),
+            &m,
+            &n,
+            &k,
+            &alpha,
+            a.ptr(),
+            &lda,
+            b.ptr(),
+            &ldb,
+            &beta,
+            c.ptr(),
+            &ldc,
+            1,
+            1,
+        )
     }
 }

@@ -220,7 +220,8 @@ pub fn greedy(
             let finish = |k: usize| {
                 let mut t = clock[k] + flops / speeds[k].max(1e-30);
                 if k > 0 {
-                    let missing = (!has_row[k][i]) as u8 as f64 * a_bytes + (!has_col[k][j]) as u8 as f64 * b_bytes;
+                    let missing =
+                        (!has_row[k][i]) as u8 as f64 * a_bytes + (!has_col[k][j]) as u8 as f64 * b_bytes;
                     t += missing / bandwidth;
                 }
                 t
@@ -336,7 +337,18 @@ impl Search<'_> {
     /// Writes the best partition of the rectangle at (r0, c0) into `owner`; `ids` maps group
     /// positions to node numbers.
     #[allow(clippy::too_many_arguments)]
-    fn paint(&mut self, owner: &mut [u8], mt: usize, r0: usize, c0: usize, w: usize, h: usize, lo: usize, hi: usize, ids: &[u8]) {
+    fn paint(
+        &mut self,
+        owner: &mut [u8],
+        mt: usize,
+        r0: usize,
+        c0: usize,
+        w: usize,
+        h: usize,
+        lo: usize,
+        hi: usize,
+        ids: &[u8],
+    ) {
         match self.best(w, h, lo, hi).1 {
             Choice::Single => {
                 for j in c0..c0 + w {
@@ -495,7 +507,8 @@ fn fix_areas(owner: &mut [u8], mt: usize, nt: usize, quota: &[usize], host_free:
                     if owner[i + j * mt] as usize != from {
                         continue;
                     }
-                    let touches = area[to] == 0 || neighbours(i, j).iter().any(|&(x, y)| owner[x + y * mt] as usize == to);
+                    let touches = area[to] == 0
+                        || neighbours(i, j).iter().any(|&(x, y)| owner[x + y * mt] as usize == to);
                     if !touches {
                         continue;
                     }
@@ -531,7 +544,8 @@ mod tests {
         assert_eq!(quotas(64, &[2.0, 1.0, 2.0, 4.0]), vec![14, 7, 14, 29]);
         // 10 tiles over 3 equal nodes: 3.33 each, the extra tile to the first.
         assert_eq!(quotas(10, &[1.0, 1.0, 1.0]), vec![4, 3, 3]);
-        for (t, s) in [(37usize, vec![0.3, 5.0, 1.7]), (1, vec![1.0, 1.0]), (1000, vec![1.0, 2.0, 3.0, 7.5])] {
+        for (t, s) in [(37usize, vec![0.3, 5.0, 1.7]), (1, vec![1.0, 1.0]), (1000, vec![1.0, 2.0, 3.0, 7.5])]
+        {
             let q = quotas(t, &s);
             let sum: f64 = s.iter().sum();
             assert_eq!(q.iter().sum::<usize>(), t);
@@ -573,7 +587,8 @@ mod tests {
         assert!(half_perimeters(&own, 8, 8, 2) <= 24);
         // The machine: host 2, devices 1, 1, 2, 2, 4, 4 on 8×8 tiles (m = n = 4096,
         // tiles of 512).
-        for speeds in [vec![2.0, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0], vec![2.0, 1.0, 2.0, 4.0], vec![1.0, 5.0, 0.5]] {
+        for speeds in [vec![2.0, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0], vec![2.0, 1.0, 2.0, 4.0], vec![1.0, 5.0, 0.5]]
+        {
             for (mt, nt) in [(8, 8), (13, 7), (20, 20), (5, 31)] {
                 let q = quotas(mt * nt, &speeds);
                 let own = nrrp_with(mt, nt, &speeds, false);

@@ -94,7 +94,11 @@ impl DevState {
     /// The read-only tiles of the next [`PREFETCH`] tasks in device `d`'s queue, which its
     /// thread copies in ahead (a product's sequences only: their read-only tiles, A and B, are
     /// never written, so a copy taken early stays current).
-    fn prefetch_uses(&self, d: usize, nodes: &std::collections::HashMap<u64, super::pool::Node>) -> Vec<TileUse> {
+    fn prefetch_uses(
+        &self,
+        d: usize,
+        nodes: &std::collections::HashMap<u64, super::pool::Node>,
+    ) -> Vec<TileUse> {
         if self.alloc.is_none() {
             return Vec::new();
         }
@@ -274,7 +278,8 @@ pub(super) fn steal(st: &mut SeqState, thief: usize, host_workers: usize) -> Opt
     if !alloc.steal {
         return None;
     }
-    let flops = |id: &u64| st.nodes.get(id).map_or(1.0, |n| (2 * n.dims[0] * n.dims[1] * n.dims[2]).max(1) as f64);
+    let flops =
+        |id: &u64| st.nodes.get(id).map_or(1.0, |n| (2 * n.dims[0] * n.dims[1] * n.dims[2]).max(1) as f64);
     let speed = |k: usize| alloc.speeds.get(k).copied().unwrap_or(1.0).max(1e-12);
     // (missing tiles, −victim load, −position) of the best candidate, its node and id.
     let mut best: Option<((usize, f64, usize), usize, u64)> = None;

@@ -165,12 +165,11 @@ fn pool(threads: usize) -> &'static Pool {
         return unsafe { &*cur };
     }
     crate::fork::install();
-    let fresh: &'static Pool =
-        Box::leak(Box::new(Pool {
-            state: Mutex::new(Shared { seqs: HashMap::new() }),
-            cv: Condvar::new(),
-            workers: threads.max(1),
-        }));
+    let fresh: &'static Pool = Box::leak(Box::new(Pool {
+        state: Mutex::new(Shared { seqs: HashMap::new() }),
+        cv: Condvar::new(),
+        workers: threads.max(1),
+    }));
     match POOL.compare_exchange(
         std::ptr::null_mut(),
         fresh as *const Pool as *mut Pool,

@@ -135,7 +135,11 @@ impl Graph for SharedGraph<'_> {
         let mut task = Task::new(t.op.name()).prio(t.prio).dims(m, n, k).step(t.step);
         let out = t.op.output().positions();
         for (p, &(a, i, j)) in pos[..t.writes.len()].iter().enumerate() {
-            task = if !t.op.reads_output() && out.contains(&p) { task.write(&a, i, j) } else { task.rw(&a, i, j) };
+            task = if !t.op.reads_output() && out.contains(&p) {
+                task.write(&a, i, j)
+            } else {
+                task.rw(&a, i, j)
+            };
         }
         for &(a, i, j) in &pos[t.writes.len()..] {
             task = task.read(&a, i, j);
