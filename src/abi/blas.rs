@@ -11,7 +11,7 @@
 
 use super::guard;
 use crate::api::gemm;
-use crate::backend::{forward, lapack::xerbla};
+use crate::backend::lapack::{self as bk, xerbla};
 use crate::config;
 use crate::error::Error;
 use crate::tile::Raw;
@@ -40,20 +40,21 @@ pub unsafe extern "C" fn dgemm_(
     _transa_len: usize,
     _transb_len: usize,
 ) {
-    let (ta, tb, m, n, k) = (*transa as u8, *transb as u8, *m, *n, *k);
-    let (lda, ldb, ldc) = (*lda, *ldb, *ldc);
-    if let Err(Error::Arg(pos)) = gemm::check(ta, tb, m, n, k, lda, ldb, ldc) {
+    let (ta, tb, mv, nv, kv) = (*transa as u8, *transb as u8, *m, *n, *k);
+    let (ldav, ldbv, ldcv) = (*lda, *ldb, *ldc);
+    if let Err(Error::Arg(pos)) = gemm::check(ta, tb, mv, nv, kv, ldav, ldbv, ldcv) {
         xerbla("DGEMM ", pos);
         return;
     }
-    let (alpha, beta) = (*alpha, *beta);
-    if gemm::nothing_to_do(m, n, k, alpha, beta) {
+    let (alv, bev) = (*alpha, *beta);
+    if gemm::nothing_to_do(mv, nv, kv, alv, bev) {
+        return;
+    }
+    if !gemm::tiles_possible() || crate::runtime::in_task() || super::in_call() {
+        // The caller's own argument pointers go on to the backend unchanged.
+        bk::dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
         return;
     }
     let (a, b, c) = (Raw::new(a as *mut f64), Raw::new(b as *mut f64), Raw::new(c));
-    if !gemm::tiles_possible() || crate::runtime::in_task() || super::in_call() {
-        forward::dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-        return;
-    }
-    guard("DGEMM ", || gemm::dgemm(config::get(), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+    guard("DGEMM ", || gemm::dgemm(config::get(), ta, tb, mv, nv, kv, alv, a, ldav, b, ldbv, bev, c, ldcv));
 }
