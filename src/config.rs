@@ -69,6 +69,9 @@ pub struct Config {
     /// DGEMMs with m·n·k below this are forwarded without a look at the devices (and without
     /// a verbose line), even under `HETLA_DEVICE_FORCE`: [`GEMM_MIN_VOLUME`]; tests lower it.
     pub gemm_min_volume: usize,
+    /// Whether a tiled DGEMM with the `nrrp` allocation lets idle workers steal (tests turn it
+    /// off to count exactly what the allocation moves).
+    pub gemm_steal: bool,
 }
 
 /// m·n·k below which a DGEMM is always forwarded (a 64³ product takes about 10 µs on one core,
@@ -250,6 +253,7 @@ impl Config {
             gemm_alloc: crate::runtime::alloc::Policy::Nrrp,
             emulate_gpu_speed: Vec::new(),
             gemm_min_volume: GEMM_MIN_VOLUME,
+            gemm_steal: true,
         };
         test_cuda(c)
     }

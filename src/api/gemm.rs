@@ -262,7 +262,7 @@ pub fn dgemm(
             mt,
             nt,
             owner,
-            steal: cfg.gemm_alloc == Policy::Nrrp,
+            steal: cfg.gemm_alloc == Policy::Nrrp && cfg.gemm_steal,
             speeds: speeds.clone(),
         };
         let hp = allocation.device_half_perimeters(speeds.len());
@@ -431,14 +431,31 @@ mod tests {
         super::super::DEV_STATS.with(|s| std::mem::take(&mut *s.borrow_mut()))
     }
 
+    /// Exactly `count` emulated devices (no CUDA device, whatever `HETLA_TEST_GPUS` says: these
+    /// tests count their devices).
     fn devices_cfg(count: usize, mem: usize, nb: usize, policy: Policy) -> Config {
         let mut c = Config::with_threads(2).with_emulated(count, mem);
+        c.gpus = crate::config::GpuSelect::None;
         c.device_force = true;
         c.device_nb = Some(nb);
         c.gemm_alloc = policy;
         c.emulate_gpu_speed = vec![1.0, 2.0, 4.0];
         c.gemm_min_volume = 0;
         c
+    }
+
+    /// On the test run's devices (`HETLA_TEST_EMULATE_GPUS`, or the fake GPUs of
+    /// `HETLA_TEST_GPUS`; none in a plain run, where the products are forwarded).
+    #[test]
+    fn equal_to_the_backend_on_the_test_devices() {
+        let mut cfg = crate::algo::testutil::cfg(2);
+        cfg.gemm_min_volume = 0;
+        cfg.device_force = true;
+        cfg.device_nb.get_or_insert(24);
+        for (s, (ta, tb)) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'C'), (b't', b't')].into_iter().enumerate() {
+            let case = Case { ta, tb, m: 71, n: 58, k: 33 + s, alpha: -2.5, beta: [0.0, 0.5][s % 2], pad: s };
+            run(&cfg, &case, 40 + s as u64, s == 0);
+        }
     }
 
     #[test]
@@ -543,23 +560,28 @@ mod tests {
         }
     }
 
-    /// With stealing, the declared speeds shape the allocation and idle nodes take work; the
-    /// product is the same. `nrrp` moves fewer bytes of A and B than `cyclic` on a product with
-    /// many tiles and enough memory to keep every panel (no evictions).
+    /// Without stealing and with memory for every panel, each device receives each row panel
+    /// of A and column panel of B its C tiles need exactly once (β = 0: C is not read): bytes in
+    /// = the allocation's device half-perimeter sum × one panel; `nrrp`'s is below `cyclic`'s.
     #[test]
-    fn nrrp_moves_less_than_cyclic_into_the_devices() {
+    fn each_panel_moves_once_and_nrrp_moves_less_than_cyclic() {
+        let (t, k) = (32usize, 64usize);
+        let panel = (t * k * 8) as u64;
         let mut bytes = Vec::new();
         for policy in [Policy::Nrrp, Policy::Cyclic] {
-            let mut cfg = devices_cfg(3, 64 << 20, 32, policy);
+            let mut cfg = devices_cfg(3, 64 << 20, t, policy);
             cfg.host_share = Some(0.2);
-            let stats = run(
-                &cfg,
-                &Case { ta: b'N', tb: b'N', m: 512, n: 512, k: 64, alpha: 1.0, beta: 0.0, pad: 0 },
-                9,
-                false,
-            );
-            assert!(stats.iter().all(|s| s.evictions == 0), "{stats:?}");
-            bytes.push(stats.iter().map(|s| s.bytes_in).sum::<u64>());
+            cfg.gemm_steal = false;
+            let case = Case { ta: b'N', tb: b'N', m: 512, n: 512, k, alpha: 1.0, beta: 0.0, pad: 0 };
+            let stats = run(&cfg, &case, 9, false);
+            assert!(stats.iter().all(|s| s.evictions == 0 && s.steals == 0), "{stats:?}");
+            let devs = device::open(&cfg);
+            let speeds = node_speeds(&cfg, &devs);
+            let own = allocate(policy, 16, 16, t, k, &speeds, 8e9);
+            let hp = alloc::device_half_perimeters(&own, 16, 16, 4) as u64;
+            let moved = stats.iter().map(|s| s.bytes_in).sum::<u64>();
+            assert_eq!(moved, hp * panel, "{policy:?}: {stats:?}");
+            bytes.push(moved);
         }
         assert!(bytes[0] < bytes[1], "nrrp {} bytes in, cyclic {}", bytes[0], bytes[1]);
     }
