@@ -436,6 +436,7 @@ mod tests {
     fn devices_cfg(count: usize, mem: usize, nb: usize, policy: Policy) -> Config {
         let mut c = Config::with_threads(2).with_emulated(count, mem);
         c.gpus = crate::config::GpuSelect::None;
+        c.host_share = None;
         c.device_force = true;
         c.device_nb = Some(nb);
         c.gemm_alloc = policy;
