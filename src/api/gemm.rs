@@ -453,7 +453,8 @@ mod tests {
         cfg.gemm_min_volume = 0;
         cfg.device_force = true;
         cfg.device_nb.get_or_insert(24);
-        for (s, (ta, tb)) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'C'), (b't', b't')].into_iter().enumerate() {
+        for (s, (ta, tb)) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'C'), (b't', b't')].into_iter().enumerate()
+        {
             let case = Case { ta, tb, m: 71, n: 58, k: 33 + s, alpha: -2.5, beta: [0.0, 0.5][s % 2], pad: s };
             run(&cfg, &case, 40 + s as u64, s == 0);
         }
@@ -585,6 +586,25 @@ mod tests {
             bytes.push(moved);
         }
         assert!(bytes[0] < bytes[1], "nrrp {} bytes in, cyclic {}", bytes[0], bytes[1]);
+    }
+
+    /// Declared speeds that overstate one device (1, 1, 8 while all three compute alike): the
+    /// allocation gives it most tiles, and the others, idle, take its queued tasks
+    /// (EffectiveSteal); the product is unchanged.
+    #[test]
+    fn idle_nodes_steal_from_an_overloaded_device() {
+        let mut cfg = devices_cfg(3, 64 << 20, 64, Policy::Nrrp);
+        cfg.emulate_gpu_speed = vec![1.0, 1.0, 8.0];
+        let case = Case { ta: b'N', tb: b'T', m: 512, n: 448, k: 256, alpha: 1.0, beta: 0.5, pad: 1 };
+        let stats = run(&cfg, &case, 11, false);
+        let fields = super::super::FIELDS.with(|f| f.borrow().clone()).unwrap_or_default();
+        let steals: u64 = fields
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("steals="))
+            .and_then(|v| v.parse().ok())
+            .expect("a steals= field");
+        let device_steals: u64 = stats.iter().map(|s| s.steals).sum();
+        assert!(steals > 0 && steals >= device_steals, "{fields} {stats:?}");
     }
 
     #[test]

@@ -258,6 +258,9 @@ fn run_on_device<'a>(
 /// way): a thief never takes them.
 pub(super) const PREFETCH: usize = 2;
 
+/// Queued tasks of one victim that a thief considers (the last ones in its order).
+const STEAL_SCAN: usize = 64;
+
 /// The ids of the first `n` tasks `q` would hand out, in that order.
 fn head(q: &BinaryHeap<Ready>, n: usize) -> Vec<u64> {
     let mut v: Vec<&Ready> = q.iter().collect();
@@ -269,7 +272,8 @@ fn head(q: &BinaryHeap<Ready>, n: usize) -> Vec<u64> {
 /// allocation allows stealing, its own queue being empty: among the tasks of the other nodes'
 /// queues beyond their prefetched heads ([`PREFETCH`] per worker; the host has `host_workers`
 /// workers), the one with the fewest input tiles missing in the thief's memory, from a victim
-/// whose queued work (flops over its speed) exceeds what the task costs the thief; among equals,
+/// whose queued work (flops over its speed) exceeds what the task costs the thief (among the
+/// last [`STEAL_SCAN`] tasks of each victim); among equals,
 /// from the most loaded victim, the task it would run last. The task leaves the victim's queue;
 /// the caller runs it. Called with the pool lock held.
 pub(super) fn steal(st: &mut SeqState, thief: usize, host_workers: usize) -> Option<u64> {
@@ -290,7 +294,10 @@ pub(super) fn steal(st: &mut SeqState, thief: usize, host_workers: usize) -> Opt
             continue;
         }
         let load: f64 = order.iter().map(flops).sum::<f64>() / speed(v);
-        for (pos, id) in order.iter().enumerate().skip(PREFETCH * workers) {
+        // The tasks the victim would run last, at most STEAL_SCAN of them (the scan runs under
+        // the pool's lock).
+        let from = (PREFETCH * workers).max(order.len().saturating_sub(STEAL_SCAN));
+        for (pos, id) in order.iter().enumerate().skip(from) {
             let Some(n) = st.nodes.get(id) else { continue };
             // A device runs only tasks with a device op it can take.
             if thief > 0 && !n.op.as_ref().is_some_and(|o| o.on_device()) {
