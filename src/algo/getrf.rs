@@ -34,9 +34,11 @@
 //!      place updates its tiles of the column in one task (`LuFill`): tile (k, j) ← W, the rows
 //!      that receive an old top row, and right of the panel the GEMM with L(i, k).
 //!
-//! Lookahead comes from priorities ([`prio`]): column k+1's work outranks the rest of step k, so
-//! panel k+1 can start while the trailing update of step k is still running; the interchanges
-//! left of the panel matter to nobody until the end and run last.
+//! Lookahead comes from priorities ([`prio_step`], an estimate of each task's bottom level):
+//! column k+1's work outranks the rest of step k, so panel k+1 can start while the trailing
+//! update of step k is still running, and an early step's update of a far column is not left
+//! behind later steps of nearer columns (which made the last column's updates a serial tail);
+//! the interchanges left of the panel matter to nobody until the end and run last.
 //!
 //! INFO: each panel's pivot buffer holds its INFO (first zero pivot, local); the whole-matrix
 //! INFO is the smallest `o + local`, read after the run. Like LAPACK, the factorization still
@@ -46,6 +48,7 @@ use super::prio;
 pub use super::Panel;
 use crate::config::Pivoting;
 use crate::device::LuSrc;
+use crate::graph::prio_step;
 use crate::graph::{Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{self, Diag, Dir, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
@@ -153,13 +156,18 @@ struct RowBuffers {
     w: HashMap<(usize, usize), TileId>,
 }
 
+/// The number of LU steps (panels) of the tiling: tile columns starting left of min(M, N).
+fn panel_count(t: &crate::graph::Tiling) -> usize {
+    let kmin = t.m().min(t.n());
+    (0..t.nt()).take_while(|&k| t.col_offset(k) < kmin).count()
+}
+
 /// The LU's tasks, submitted to `g` in program order; returns each panel's [`Step`].
 pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
     assert!(lu.fused || lu.panel == Panel::InPlace, "separate device kernels read L from the panel's tiles");
     let t = g.tiling().clone();
     let (m, mt, nt) = (t.m(), t.mt(), t.nt());
-    let kmin = m.min(t.n());
-    let panels = (0..nt).take_while(|&k| t.col_offset(k) < kmin).count();
+    let panels = panel_count(&t);
     let maxw = (0..nt).map(|j| t.cols(j)).chain((0..mt).map(|i| t.rows(i))).max().unwrap_or(0);
     let mut bufs = RowBuffers::default();
     let mut steps = Vec::with_capacity(panels);
@@ -183,7 +191,15 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
             }
             (Pivoting::Gepp, panel) => {
                 let factor = |a, piv| Op::LuPanel { a, piv };
-                super::factor_panel(g, &t, k, panel, pv, factor, prio(nt, k, 2))
+                super::factor_panel(
+                    g,
+                    &t,
+                    k,
+                    panel,
+                    pv,
+                    factor,
+                    (prio_step(mt, panels, k, k, 3), prio_step(mt, panels, k, k, 2)),
+                )
             }
         };
         // 2. The other tile columns: right of the panel (k + 1 first), then left of it; columns
@@ -232,11 +248,11 @@ fn tslu_panel(
     nleaves: usize,
     bufs: &mut RowBuffers,
 ) {
-    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let (m, mt) = (t.m(), t.mt());
     let off = t.col_offset(k);
     let (w, mk) = (t.cols(k), m - off);
     let r = w.min(mk);
-    let (h, diag, pp) = (t.rows(k), t.id(k, k), prio(nt, k, 3));
+    let (h, diag, pp) = (t.rows(k), t.id(k, k), prio_step(mt, panel_count(t), k, k, 3));
     let rel = |i: usize| t.row_offset(i) - off;
     let groups = super::rows_by_place(g, t, k, k);
     // One place: up to `nleaves` leaves of adjacent tiles (as many as run side by side: each
@@ -308,14 +324,14 @@ fn one_place_block(
     l: &[TileId],
     fused: bool,
 ) {
-    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let (m, mt) = (t.m(), t.mt());
     let off = t.col_offset(k);
     let (mk, r) = (m - off, t.cols(k).min(m - off));
     let tiles: Vec<TileId> =
         js.iter().flat_map(|&j| (k..mt).map(move |i| (i, j))).map(|(i, j)| t.id(i, j)).collect();
     let width: usize = js.iter().map(|&j| t.cols(j)).sum();
     let c = tiles.len();
-    let pri = if left { 0 } else { prio(nt, js[0], 2) };
+    let pri = if left { 0 } else { prio_step(mt, panel_count(t), k, js[0], 2) };
     if left || !fused {
         // The interchanges alone (left of the panel; or the first of three device kernels).
         for &j in if fused { &js[..1] } else { js } {
@@ -376,7 +392,14 @@ fn one_place_block(
             k: r,
         };
         let dims = [m - t.row_offset(k + 1), nn, r];
-        g.submit(Spec { op, prio: prio(nt, j, 0), step: k, dims, writes: &writes, reads: &reads });
+        g.submit(Spec {
+            op,
+            prio: prio_step(mt, panel_count(t), k, j, 0),
+            step: k,
+            dims,
+            writes: &writes,
+            reads: &reads,
+        });
     }
 }
 
@@ -394,12 +417,16 @@ fn several_places(
     maxw: usize,
     bufs: &mut RowBuffers,
 ) {
-    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let (m, mt) = (t.m(), t.mt());
     let off = t.col_offset(k);
     let (mk, r, h, jb) = (m - off, t.cols(k).min(m - off), t.rows(k), t.cols(j));
     let right = j > k;
     assert!(!right || r == h, "right of a panel, tile row k is as tall as the panel is wide");
-    let (p_top, p_fill) = if right { (prio(nt, j, 2), prio(nt, j, 1)) } else { (0, 0) };
+    let (p_top, p_fill) = if right {
+        (prio_step(mt, panel_count(t), k, j, 2), prio_step(mt, panel_count(t), k, j, 1))
+    } else {
+        (0, 0)
+    };
     let rel = |i: usize| t.row_offset(i) - off;
     // a. The rows each other place gives to the top block.
     let mut xs: Vec<(usize, TileId)> = Vec::new();
