@@ -103,6 +103,10 @@ pub struct Lu {
     /// CALU: leaves of a panel column that is in one place, at most (the threads that can run
     /// them side by side; each further leaf costs a merge).
     pub leaves: usize,
+    /// GEPP with [`Panel::InPlace`]: the widest leaf of the recursive panel (a quarter of the
+    /// panel's width if that is less), whose updates run as `leaves` tasks side by side; 0: the
+    /// panel is one task.
+    pub leaf: usize,
 }
 
 /// One panel of the run: its pivot buffer (r×4, see `DeviceOp::LuPanel`), its first row o and
@@ -189,6 +193,14 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
                 tslu_panel(g, &t, k, pv, maxw, lu.leaves, &mut bufs);
                 col.clone()
             }
+            (Pivoting::Gepp, Panel::InPlace)
+                if lu.leaf > 0 && lu.leaves > 1 && mk >= w && col.len() > 1 && w > 1 =>
+            {
+                // Narrow tiles get narrower leaves (at least four per panel).
+                let leaf = lu.leaf.min((w / 4).max(1));
+                recursive_panel(g, &t, k, pv, (lu.leaves, leaf), prio_step(mt, panels, k, k, 3));
+                col.clone()
+            }
             (Pivoting::Gepp, panel) => {
                 let factor = |a, piv| Op::LuPanel { a, piv };
                 super::factor_panel(
@@ -230,6 +242,96 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
         }
     }
     steps
+}
+
+/// Widest leaf of the recursive panel on hosts: GEPP over the whole panel height on at most
+/// this many columns at a time, in one task (narrower leaves cost more tasks and narrower GEMMs).
+pub const LEAF: usize = 32;
+
+/// GEPP panel k as a recursive LU (Toledo's, and LAPACK's DGETRF2) cut into tasks so that its
+/// BLAS-3 part runs on `threads` cores: the left half of the columns factored (recursively),
+/// the right half updated, the right half factored (recursively). A leaf ([`Op::LuLeaf`], at
+/// most `leaf` columns) picks its pivots over the whole remaining column, exactly the rows
+/// DGETRF's would, and swaps the panel's other columns at once; each update
+/// ([`Op::LuSplitUpdate`]) is one task for the panel's top tile (the unit lower solve, then its
+/// rows below) and `threads` tasks for runs of adjacent tiles below it (a GEMM each, reading
+/// the top tile's solved rows). The panel's tiles must be one block (shared memory); rows and
+/// columns of tile (k, k) hold the whole w×w top of the panel (mk ≥ w).
+fn recursive_panel(
+    g: &mut impl Graph,
+    t: &crate::graph::Tiling,
+    k: usize,
+    pv: TileId,
+    (threads, leaf): (usize, usize),
+    pp: i64,
+) {
+    let (mt, w) = (t.mt(), t.cols(k));
+    let col: Vec<TileId> = (k..mt).map(|i| t.id(i, k)).collect();
+    let mk = t.m() - t.col_offset(k);
+    // Runs of adjacent tiles below the top one, about equal in rows.
+    let below: Vec<usize> = (k + 1..mt).collect();
+    let runs: Vec<&[usize]> = {
+        let total: usize = below.iter().map(|&i| t.rows(i)).sum();
+        let per = total.div_ceil(threads.max(1));
+        let mut runs = Vec::new();
+        let (mut start, mut acc) = (0, 0);
+        for (x, &i) in below.iter().enumerate() {
+            acc += t.rows(i);
+            if acc >= per || x + 1 == below.len() {
+                runs.push(&below[start..=x]);
+                (start, acc) = (x + 1, 0);
+            }
+        }
+        runs
+    };
+    // Depth-first over (c0, n): a block of columns is a leaf, or its halves with the update of
+    // the right half by the left one in between. Pending work is kept as a stack of items.
+    enum Item {
+        Block(usize, usize),
+        Update(usize, usize, usize),
+    }
+    let mut todo = vec![Item::Block(0, w)];
+    while let Some(item) = todo.pop() {
+        match item {
+            Item::Block(c0, n) if n <= leaf => {
+                let writes: Vec<TileId> = col.iter().copied().chain([pv]).collect();
+                let op = Op::LuLeaf { a: Tiles::stack(0, col.len()), piv: Tiles::one(col.len()), c0, n };
+                g.submit(Spec { op, prio: pp, step: k, dims: [mk - c0, n, 0], writes: &writes, reads: &[] });
+            }
+            Item::Block(c0, n) => {
+                // Halves, the left one a multiple of 8 columns where that leaves both non-empty.
+                let n1 = if n >= 32 { (n / 2).div_ceil(8) * 8 } else { n / 2 };
+                todo.push(Item::Block(c0 + n1, n - n1));
+                todo.push(Item::Update(c0, c0 + n1, c0 + n));
+                todo.push(Item::Block(c0, n1));
+            }
+            Item::Update(c0, c1, c2) => {
+                let (n1, n2) = (c1 - c0, c2 - c1);
+                let op = Op::LuSplitUpdate { a: Tiles::one(0), u: None, c0, c1, c2 };
+                let dims = [t.rows(k) - c0, n2, n1];
+                g.submit(Spec { op, prio: pp, step: k, dims, writes: &[col[0]], reads: &[] });
+                for run in &runs {
+                    let writes: Vec<TileId> = run.iter().map(|&i| t.id(i, k)).collect();
+                    let rows: usize = run.iter().map(|&i| t.rows(i)).sum();
+                    let op = Op::LuSplitUpdate {
+                        a: Tiles::stack(0, writes.len()),
+                        u: Some(Tiles::one(writes.len())),
+                        c0,
+                        c1,
+                        c2,
+                    };
+                    g.submit(Spec {
+                        op,
+                        prio: pp,
+                        step: k,
+                        dims: [rows, n2, n1],
+                        writes: &writes,
+                        reads: &[col[0]],
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// CALU's panel k (TSLU, seed 004 after Grigori, Demmel and Xiang): each leaf (a run of adjacent
@@ -520,7 +622,8 @@ pub fn getrf(
         "ipiv must be min(M,N)×1 with A's row tiles"
     );
     let mut g = SharedGraph::with_buffers(seq, &a, store);
-    let lu = Lu { pivot, panel: Panel::InPlace, fused: !seq.has_devices(), chunk: 1, leaves: threads };
+    let leaf = if threads > 1 { LEAF } else { 0 };
+    let lu = Lu { pivot, panel: Panel::InPlace, fused: !seq.has_devices(), chunk: 1, leaves: threads, leaf };
     for (k, s) in generate(&mut g, &lu).into_iter().enumerate() {
         let pv = g.buffer_matrix(s.piv);
         let info = info.clone();
@@ -698,7 +801,7 @@ mod tests {
             let mut g = SharedGraph::with_buffers(&seq, &ta, &store);
             let steps = generate(
                 &mut g,
-                &Lu { pivot: Pivoting::Gepp, panel: Panel::InPlace, fused: true, chunk, leaves: 1 },
+                &Lu { pivot: Pivoting::Gepp, panel: Panel::InPlace, fused: true, chunk, leaves: 1, leaf: 0 },
             );
             let bufs: Vec<TiledMatrix<f64>> = steps.iter().map(|s| g.buffer_matrix(s.piv)).collect();
             drop(g);
@@ -996,6 +1099,37 @@ mod tests {
             assert_eq!(piv_ref, piv0, "the backend disagrees with the construction");
             assert_eq!(a, f0, "m {m} n {n} zero {zero:?}: factors are not exact");
             assert_eq!(f_ref, f0, "the backend's factors are not exact either");
+        }
+    }
+
+    #[test]
+    fn ties_give_lapack_pivots() {
+        // Entries ±1 and ±2: many exact ties in the first columns of every panel, which
+        // LAPACK's IDAMAX breaks by the first row; the recursive panel (leaves of 1..32 columns,
+        // updates side by side) must pick the same rows as the backend's DGETRF.
+        for &(m, n, nb, threads) in &[
+            (37, 37, 5, 3),
+            (64, 40, 8, 2),
+            (90, 90, 16, 3),
+            (150, 100, 64, 2),
+            (300, 260, 128, 3),
+            (260, 300, 128, 2),
+        ] {
+            let ld = m + 2;
+            let mut rng = Rng::new((m * 7 + n) as u64);
+            let mut a0 = rng.matrix(m, n, ld);
+            for x in a0.iter_mut() {
+                *x = [-2.0, -1.0, 1.0, 2.0][(x.abs() * 1e6) as usize % 4];
+            }
+            let (_, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
+            let mut a = a0.clone();
+            let (piv, r, info) = tile_getrf(m, n, &mut a, ld, nb, threads);
+            r.unwrap();
+            assert_eq!(info, info_ref, "m {m} n {n} nb {nb}: INFO");
+            assert_eq!(piv, piv_ref, "m {m} n {n} nb {nb}: ipiv differs from the backend's");
+            let res = lu_residual(m, n, &a0, &a, ld, &piv);
+            assert!(res < 10.0, "m {m} n {n} nb {nb}: scaled residual {res}");
+            assert_untouched_outside(&a0, &a, m, n, ld, None);
         }
     }
 

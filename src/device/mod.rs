@@ -119,6 +119,20 @@ pub enum DeviceOp {
     /// GEPP (DGETRF) on the block `a` (a stack): r = min(rows, columns) pivots; the pivot
     /// buffer written as above. Two outputs: `a` and `piv`.
     LuPanel { a: Tiles, piv: Tiles },
+    /// A leaf of the recursive panel (`algo::getrf`): `a` is the whole panel (a stack, rows from
+    /// its top); GEPP on its columns c0..c0 + n, rows c0.. (DGETRF), those interchanges applied
+    /// to the panel's other columns (rows c0..), the pivots (panel-local, 1-based) into rows
+    /// c0..c0 + n of column 0 of `piv`, INFO into (0, 3) unless an earlier leaf set it; the last
+    /// leaf (c0 + n = the panel's pivots) completes the buffer as [`DeviceOp::LuPanel`] leaves
+    /// it. Two outputs: `a` and `piv`.
+    LuLeaf { a: Tiles, piv: Tiles, c0: usize, n: usize },
+    /// The update of one block of rows of the recursive panel after its columns c0..c1 were
+    /// factored, on columns c1..c2. Without `u`, `a` starts at the panel's top: its rows c0..c1 of
+    /// columns c1..c2 ← L⁻¹·(them), L the unit lower triangle of rows and columns c0..c1, then
+    /// its rows c1.. of columns c1..c2 −= (their columns c0..c1)·(those solved rows). With `u`
+    /// (the panel's top tile, solved already), all of `a`'s rows of columns c1..c2 −= (their
+    /// columns c0..c1)·(`u`'s rows c0..c1 of columns c1..c2).
+    LuSplitUpdate { a: Tiles, u: Option<Tiles>, c0: usize, c1: usize, c2: usize },
     /// One block of whole tile columns right of panel k (tile rows k.. of each, column by column,
     /// one block in memory): the panel's `r` interchanges from `piv`, then its top r rows ←
     /// L₁₁⁻¹·(them) (unit lower, the leading r×r of `l`) and the rows below −= L₂₁·(top rows),
@@ -238,6 +252,7 @@ impl DeviceOp {
             DeviceOp::QrTw { w, .. } => w,
             DeviceOp::QrVw { c, .. } => c,
             DeviceOp::LuPanel { a, .. } | DeviceOp::LuUpdate { a, .. } => a,
+            DeviceOp::LuLeaf { a, .. } | DeviceOp::LuSplitUpdate { a, .. } => a,
             DeviceOp::LuExtract { x, .. } => x,
             DeviceOp::LuNewTop { w, .. } => w,
             DeviceOp::LuFill { c, .. } => c,
@@ -286,6 +301,8 @@ impl DeviceOp {
             DeviceOp::QrTw { w, t, others, .. } => vec![w, t, others],
             DeviceOp::QrVw { c, v, w, .. } => vec![c, v, w],
             DeviceOp::LuPanel { a, piv } => vec![a, piv],
+            DeviceOp::LuLeaf { a, piv, .. } => vec![a, piv],
+            DeviceOp::LuSplitUpdate { a, u, .. } => [a].into_iter().chain(u).collect(),
             DeviceOp::LuUpdate { a, l, piv, .. } => vec![a, l, piv],
             DeviceOp::LuExtract { x, piv, c, .. } => vec![x, piv, c],
             DeviceOp::LuNewTop { w, old, piv, others, l, .. } => {
@@ -325,6 +342,8 @@ impl DeviceOp {
             DeviceOp::QrTw { .. } => "qr-tw",
             DeviceOp::QrVw { .. } => "qr-vw",
             DeviceOp::LuPanel { .. } => "getrf",
+            DeviceOp::LuLeaf { .. } => "getrf-leaf",
+            DeviceOp::LuSplitUpdate { .. } => "getrf-update",
             DeviceOp::LuUpdate { .. } => "update",
             DeviceOp::LuExtract { .. } => "lu-extract",
             DeviceOp::LuNewTop { .. } => "lu-newtop",

@@ -5,7 +5,7 @@
 
 use super::{Op, Tiles};
 use crate::device::LuSrc;
-use crate::kernels::{self, Diag, Perm, Side, Trans, Uplo};
+use crate::kernels::{self, Diag, Dir, Perm, Side, Trans, Uplo};
 use crate::tile::{View, ViewMut};
 
 /// How a runtime hands an op its inputs. An operand ([`Tiles`]: declared positions) comes as one
@@ -105,6 +105,8 @@ impl Op {
             | Op::QrTw { .. }
             | Op::QrVw { .. } => self.compute_qr(ins, out),
             Op::LuPanel { .. }
+            | Op::LuLeaf { .. }
+            | Op::LuSplitUpdate { .. }
             | Op::LuUpdate { .. }
             | Op::LuExtract { .. }
             | Op::LuNewTop { .. }
@@ -182,6 +184,63 @@ impl Op {
                 let mut p = vec![0i32; r];
                 let info = kernels::getrf_slice(out, &mut p);
                 write_pivots(ins.output(piv), &p, info);
+            }
+            Op::LuLeaf { piv, c0, n, .. } => {
+                let (mk, w) = (out.m, out.n);
+                let mut p = vec![0i32; n];
+                let info = kernels::getrf_slice(out.sub_mut(c0, c0, mk - c0, n), &mut p);
+                for cols in [0..c0, c0 + n..w] {
+                    kernels::laswp(out.sub_mut(c0, cols.start, mk - c0, cols.len()), &p, Dir::Forward);
+                }
+                let mut pv = ins.output(piv);
+                for (t, &x) in p.iter().enumerate() {
+                    pv.set(c0 + t, 0, (c0 as i32 + x) as f64);
+                }
+                if info > 0 && pv.get(0, 3) == 0.0 {
+                    pv.set(0, 3, (c0 as i32 + info) as f64);
+                }
+                let r = w.min(mk);
+                if c0 + n == r {
+                    let all: Vec<i32> = (0..r).map(|t| pv.get(t, 0) as i32).collect();
+                    let first = pv.get(0, 3) as i32;
+                    write_pivots(pv, &all, first);
+                }
+            }
+            Op::LuSplitUpdate { u, c0, c1, c2, .. } => {
+                let (rows, n1, n2) = (out.m, c1 - c0, c2 - c1);
+                let (left, mut right) = out.split_cols(c1);
+                let l = left.sub(0, c0, rows, n1);
+                match u {
+                    None => {
+                        let (mut top, below) = right.sub_mut(0, 0, rows, n2).split_rows(c1);
+                        let mut u12 = top.sub_mut(c0, 0, n1, n2);
+                        kernels::trsm(
+                            Side::Left,
+                            Uplo::Lower,
+                            Trans::No,
+                            Diag::Unit,
+                            1.0,
+                            l.sub(c0, 0, n1, n1),
+                            u12.sub_mut(0, 0, n1, n2),
+                        );
+                        if below.m > 0 {
+                            kernels::gemm(
+                                Trans::No,
+                                Trans::No,
+                                -1.0,
+                                l.sub(c1, 0, below.m, n1),
+                                u12.as_view(),
+                                1.0,
+                                below,
+                            );
+                        }
+                    }
+                    Some(u) => {
+                        let uv = one(ins, u.first);
+                        let c = right.sub_mut(0, 0, rows, n2);
+                        kernels::gemm(Trans::No, Trans::No, -1.0, l, uv.sub(c0, c1, n1, n2), 1.0, c);
+                    }
+                }
             }
             Op::LuUpdate { l, piv, r, .. } => {
                 let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
@@ -367,6 +426,14 @@ impl Op {
             }
             // dims [rows, columns, r]: the TRSM of the top r rows and the GEMM below them.
             Op::LuUpdate { .. } => k * k * n + 2.0 * (m - k).max(0.0) * n * k,
+            // dims [rows c0.., n, 0]: DGETRF's count for the leaf's block.
+            Op::LuLeaf { .. } => {
+                let r = m.min(n);
+                m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
+            }
+            // dims [rows, c2 − c1, c1 − c0], rows from c0 at the panel's top (then the TRSM).
+            Op::LuSplitUpdate { u: None, .. } => k * k * n + 2.0 * (m - k).max(0.0) * n * k,
+            Op::LuSplitUpdate { .. } => 2.0 * m * n * k,
             Op::LuExtract { .. } => 0.0,
             Op::LuNewTop { l, .. } => l.map_or(0.0, |_| k * k * n),
             Op::LuFill { l, solve, .. } => {
