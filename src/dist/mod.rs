@@ -19,6 +19,7 @@ pub mod comm;
 pub mod geqrf;
 pub mod getrf;
 pub mod grid;
+pub mod inverse;
 pub mod layout;
 pub mod local;
 pub mod potrf;
