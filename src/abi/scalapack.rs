@@ -224,3 +224,71 @@ pub unsafe extern "C" fn pdgeqrf_(
         )
     });
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn pdtrtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDTRTRI", || {
+        sl::inverse::pdtrtri(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdpotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDPOTRI", || {
+        sl::inverse::pdpotri(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdgetri_(
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    work: *mut f64,
+    lwork: *const i32,
+    iwork: *mut i32,
+    liwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDGETRI", || {
+        sl::inverse::pdgetri(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+            Raw::new(iwork),
+            *liwork,
+        )
+    });
+}

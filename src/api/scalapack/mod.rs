@@ -11,6 +11,7 @@
 
 pub mod geqrf;
 pub mod getrf;
+pub mod inverse;
 pub mod potrf;
 
 use crate::backend::blacs;
@@ -406,6 +407,23 @@ pub fn pdpotrf_one_row_slower(
 ) -> Option<&'static str> {
     let one_row = cfg.min_n.is_none() && nprow == 1 && npcol > 1;
     (one_row && (n >= PDPOTRF_ONE_ROW_MAX_N || caller_nb >= PDPOTRF_ONE_ROW_MIN_NB)).then_some("slower")
+}
+
+/// `Some("slower")` when the distributed inverse `routine` (`pdtrtri`, `pdpotri`, `pdgetri`) on
+/// this grid and caller block size measured slower on tiles than the reference (unless
+/// `HETLA_MIN_N` is set). Depends only on global arguments and the grid, so every rank agrees.
+pub fn inverse_slower(
+    cfg: &Config,
+    routine: &str,
+    nprow: i32,
+    npcol: i32,
+    caller_nb: i32,
+) -> Option<&'static str> {
+    let _ = (routine, nprow, npcol, caller_nb);
+    if cfg.min_n.is_some() {
+        return None;
+    }
+    None
 }
 
 /// PDGETRS and PDPOTRS run on tiles only for at least this many right-hand sides per order
