@@ -109,18 +109,21 @@ count() {
     grep -i "$2" "$1" | head -1 | grep -o '[0-9]\+' | head -1 || true
 }
 
-routine_of() {
+# The routines of each tester that must each take the tile path at least once.
+routines_of() {
     case $1 in
     xdllt) echo pdpotrf ;;
     xdlu) echo pdgetrf ;;
     xdqr) echo pdgeqrf ;;
+    xdinv) echo pdtrtri pdpotri pdgetri ;;
+    xdls) echo pdgeqrf pdormqr ;;
     *) echo none ;;
     esac
 }
 
 printf '%-6s %-9s %7s %7s %7s %7s %5s %8s %s\n' tester run passed nocheck failed skipped done seconds "hetla calls"
 for t in $testers; do
-    r=$(routine_of "$t")
+    rs=$(routines_of "$t")
     for mode in baseline hetla; do
         [ "$mode" = baseline ] && [ "$baseline" != 1 ] && continue
         out="$work/$t.$mode.out"
@@ -137,7 +140,10 @@ for t in $testers; do
         grep -q "END OF TESTS" "$out" && d=yes
         calls=""
         if [ "$mode" = hetla ]; then
-            tiles=$(grep -c "^hetla: $r .*path=tiles" "$work/$t.$mode.hetla")
+            tiles=""
+            for r in $rs; do
+                tiles+="${tiles:+, }$(grep -c "^hetla: $r .*path=tiles" "$work/$t.$mode.hetla") $r"
+            done
             calls=$(grep -o '^hetla: [a-z]* .*path=[a-z]*' "$work/$t.$mode.hetla" |
                 sed 's/^hetla: \([a-z]*\) .*path=\([a-z]*\)/\1:\2/' | sort | uniq -c |
                 awk '{ printf "%s%s=%s", sep, $2, $1; sep = " " }')
@@ -162,10 +168,13 @@ for t in $testers; do
             [ "${n:-none}" = "${bn:-none}" ] || why+=("unchecked ${n:-?}, baseline ${bn:-?}")
             [ "${s:-x}" = "${bs:-y}" ] || why+=("skipped ${s:-?}, baseline ${bs:-?}")
         fi
-        [ "$r" = none ] || [ "$tiles" -gt 0 ] || why+=("no $r call took the tile path")
+        for r in $rs; do
+            [ "$r" = none ] || grep -q "^hetla: $r .*path=tiles" "$work/$t.$mode.hetla" ||
+                why+=("no $r call took the tile path")
+        done
         grep -qE '^hetla: [a-z0-9_]+: ' "$work/$t.$mode.hetla" && why+=("hetla reported an error")
         if [ ${#why[@]} -eq 0 ]; then
-            pass "$t np=$np: $p tests passed (as without hetla), $tiles $r calls on tiles, ${secs}s"
+            pass "$t np=$np: $p tests passed (as without hetla), calls on tiles: $tiles, ${secs}s"
         else
             fail "$t np=$np with hetla: $(IFS=';'; echo "${why[*]}"); last lines:"
             tail -n 6 "$out" "$work/$t.$mode.console" | sed 's/^/    | /'

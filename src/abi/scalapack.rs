@@ -292,3 +292,81 @@ pub unsafe extern "C" fn pdgetri_(
         )
     });
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn pdorgqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const f64,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDORGQR", || {
+        sl::orgqr::pdorgqr(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut f64),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdormqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const f64,
+    c: *mut f64,
+    ic: *const i32,
+    jc: *const i32,
+    descc: *const i32,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    let (da, dc) = (desc(desca), desc(descc));
+    *info = pguard(da.ctxt(), "PDORMQR", || {
+        sl::orgqr::pdormqr(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut f64),
+            Raw::new(c),
+            *ic,
+            *jc,
+            &dc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}

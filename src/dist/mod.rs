@@ -22,6 +22,7 @@ pub mod grid;
 pub mod inverse;
 pub mod layout;
 pub mod local;
+pub mod orgqr;
 pub mod potrf;
 pub mod redistribute;
 pub mod solve;

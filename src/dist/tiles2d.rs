@@ -39,7 +39,7 @@ pub struct Cyclic {
 }
 
 impl Cyclic {
-    fn new(grid: &Grid, shape: Shape, r0: usize, c0: usize) -> Self {
+    pub(crate) fn new(grid: &Grid, shape: Shape, r0: usize, c0: usize) -> Self {
         let (p, q) = shape.dims(grid);
         let ranks = (0..p * q).map(|x| shape.rank_of(grid, x / q, x % q)).collect();
         Cyclic { p, q, r0, c0, ranks }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds tests/mpi/pdpotrf_test.c, pdgetrf_test.c, pdgeqrf_test.c, pdpotrs_test.c (with pdposv),
-# pdgetrs_test.c (with pdgesv) and pdinv_test.c (pdtrtri, pdpotri, pdgetri) twice each (reference ScaLAPACK only, for LD_PRELOAD; and
+# pdgetrs_test.c (with pdgesv), pdinv_test.c (pdtrtri, pdpotri, pdgetri) and pdq_test.c
+# (pdorgqr, pdormqr) twice each (reference ScaLAPACK only, for LD_PRELOAD; and
 # relinked with -lhetla ahead of -lscalapack-openmpi) and runs
 # them under mpirun -np 1..4 on row- and column-major grids and on subgrid contexts, with the tile
 # path forced (HETLA_MIN_N=0, tiny HETLA_NB so tiles are smaller than, equal to and unaligned with
@@ -15,8 +16,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The routines whose verbose lines each test program's tile calls are counted by.
-routines() { [ "$1" = pdinv ] && echo 'pd(trtri|potri|getri)' || echo "$1"; }
-for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv; do
+routines() {
+    case $1 in
+    pdinv) echo 'pd(trtri|potri|getri)' ;;
+    pdq) echo 'pdor(gqr|mqr)' ;;
+    *) echo "$1" ;;
+    esac
+}
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
     mpicc -O1 -o "$work/$t.preload" "$root/tests/mpi/${t}_test.c" -lscalapack-openmpi -lm -ldl
     mpicc -O1 -o "$work/$t.linked" "$root/tests/mpi/${t}_test.c" -L"$rel" -Wl,-rpath,"$rel" -lhetla \
         -lscalapack-openmpi -lm -ldl
@@ -59,7 +66,7 @@ run() { # routine np nb how args...
         status=1
     fi
 }
-for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv; do
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
     run $t 1 3 preload R 1 1
     run $t 2 3 preload R 1 2
     run $t 2 8 linked C 2 1
@@ -121,7 +128,7 @@ ROUND=100 run pdgetrs 4 5 linked C 2 1 1
 # Ranks whose environments disagree (rank 0 runs tiles of 3 on one thread, rank 1 would forward
 # every call and use tiles of 5 on two threads): process (0, 0)'s decisions are the grid's, so
 # every call runs on tiles of 3 on both ranks and nothing hangs (each run under the same timeout).
-for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv; do
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
     exe=$work/$t.linked
     out=$(timeout 300 mpirun --oversubscribe -np 1 -x HETLA_MIN_N=0 -x HETLA_NB=3 -x HETLA_NUM_THREADS=1 \
         -x HETLA_VERBOSE=1 "$exe" R 1 2 : -np 1 -x HETLA_MIN_N=1000000 -x HETLA_NB=5 -x HETLA_NUM_THREADS=2 \

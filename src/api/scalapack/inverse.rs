@@ -8,7 +8,8 @@
 //! the first zero; INFO is the largest of those over the grid), and returned with A untouched.
 
 use super::{
-    check, chk1mat, grid_or_error, indxg2p, info_result, numroc, pchkmat, Desc, GridInfo, Operand, Plan, NB_,
+    check, chk1mat, grid_or_error, ilcm, indxg2p, info_result, numroc, pchkmat, Desc, GridInfo, Operand,
+    Plan, NB_,
 };
 use crate::api::{flag, Path, Report};
 use crate::backend::{blacs, scalapack as fwd};
@@ -216,15 +217,6 @@ pub fn pdpotri(
         &Inverse::Potri(uplo_of(uplo)),
         flops,
     )
-}
-
-/// ILCM.
-fn ilcm(m: i32, n: i32) -> i32 {
-    let (mut a, mut b) = (m.max(n), m.min(n));
-    while b > 0 {
-        (a, b) = (b, a % b);
-    }
-    m / a * n
 }
 
 /// ICEIL.

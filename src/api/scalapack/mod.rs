@@ -12,6 +12,7 @@
 pub mod geqrf;
 pub mod getrf;
 pub mod inverse;
+pub mod orgqr;
 pub mod potrf;
 
 use crate::backend::blacs;
@@ -103,6 +104,15 @@ pub fn numroc(n: i32, nb: i32, iproc: i32, isrc: i32, nprocs: i32) -> i32 {
 /// INDXG2P: the process row (or column) holding global index `ig` (1-based).
 pub fn indxg2p(ig: i32, nb: i32, isrc: i32, nprocs: i32) -> i32 {
     (isrc + (ig - 1) / nb) % nprocs
+}
+
+/// ILCM: the least common multiple of `m` and `n` (both > 0).
+pub fn ilcm(m: i32, n: i32) -> i32 {
+    let (mut a, mut b) = (m.max(n), m.min(n));
+    while b > 0 {
+        (a, b) = (b, a % b);
+    }
+    m / a * n
 }
 
 /// Turns an INFO value into the min-combinable code CHK1MAT works with.
@@ -316,14 +326,23 @@ impl Plan {
                 REASONS.iter().position(|&x| x == r).map_or(REASONS.len() as i32 + 1, |i| i as i32 + 1)
             }
         };
-        [code, self.nb as i32, (self.shape == Shape::OneRow) as i32, (self.pivot == Pivoting::Calu) as i32]
+        let shape = match self.shape {
+            Shape::Grid => 0,
+            Shape::OneRow => 1,
+            Shape::OneCol => 2,
+        };
+        [code, self.nb as i32, shape, (self.pivot == Pivoting::Calu) as i32]
     }
     fn decode(v: &[i32]) -> Plan {
         let forward = match v[0] {
             0 => None,
             c => Some(REASONS.get(c as usize - 1).copied().unwrap_or("root-decided")),
         };
-        let shape = if v[2] == 1 { Shape::OneRow } else { Shape::Grid };
+        let shape = match v[2] {
+            1 => Shape::OneRow,
+            2 => Shape::OneCol,
+            _ => Shape::Grid,
+        };
         let pivot = if v[3] == 1 { Pivoting::Calu } else { Pivoting::Gepp };
         Plan { forward, nb: v[1].max(1) as usize, shape, pivot }
     }
@@ -351,6 +370,7 @@ pub fn layout_name(s: Shape) -> &'static str {
     match s {
         Shape::Grid => "grid",
         Shape::OneRow => "row",
+        Shape::OneCol => "col",
     }
 }
 
@@ -420,6 +440,16 @@ pub fn inverse_slower(
     caller_nb: i32,
 ) -> Option<&'static str> {
     let _ = (routine, nprow, npcol, caller_nb);
+    if cfg.min_n.is_some() {
+        return None;
+    }
+    None
+}
+
+/// `Some("slower")` when the distributed Q routine `routine` (`pdorgqr`, `pdormqr`) with this
+/// caller block size measured slower on tiles than the reference (unless `HETLA_MIN_N` is set).
+pub fn q_slower(cfg: &Config, routine: &str, caller_nb: i32) -> Option<&'static str> {
+    let _ = (routine, caller_nb);
     if cfg.min_n.is_some() {
         return None;
     }
