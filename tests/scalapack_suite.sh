@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr with their shipped .dat
-# files, unchanged) run with libhetla preloaded and the tile path forced, compared with a
+# ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr, xdinv, xdls with their
+# shipped .dat files, unchanged) run with libhetla preloaded and the tile path forced, compared with a
 # baseline run of the same testers without it.
 #
 #   tests/scalapack_suite.sh                         # 8 ranks, every tester, with baseline
@@ -8,8 +8,9 @@
 #
 # Each preloaded run passes when the tester reaches END OF TESTS with no failed residual check,
 # the same numbers of passed, unchecked and skipped tests as the baseline, and at least one call
-# of the tester's own routine (xdllt: pdpotrf, xdlu: pdgetrf, xdqr: pdgeqrf) that took the tile
-# path (counted from the HETLA_VERBOSE=1 lines). A baseline that does not finish is a failure
+# of each of the tester's own routines (xdllt: pdpotrf, xdlu: pdgetrf, xdqr: pdgeqrf, xdinv:
+# pdtrtri, pdpotri and pdgetri, xdls: pdgeqrf and pdormqr, which its pdgels calls) that took the
+# tile path (counted from the HETLA_VERBOSE=1 lines). A baseline that does not finish is a failure
 # too (there is nothing to compare with). Prints `[PASS] ...`/`[FAIL] ...` lines, each run's wall
 # time, and `scalapack-suite: N passed, M failed`; exit status 1 when anything failed.
 #
@@ -38,7 +39,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 lib=${HETLA_LIB:-$root/target/release/libhetla.so}
 tests=${SCALAPACK_TESTS:-/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/scalapack/openmpi-tests}
 np=${NP:-8}
-testers=${TESTERS:-"xdllt xdlu xdqr"}
+testers=${TESTERS:-"xdllt xdlu xdqr xdinv xdls"}
 baseline=${BASELINE:-1}
 limit=${TIMEOUT:-600}
 export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-4} HETLA_VERBOSE=1

@@ -134,8 +134,8 @@ fn interchanges(g: &mut impl Graph, ipiv: &[i32], step: usize) {
         let mut sends: Vec<Vec<Vec<(usize, usize)>>> = vec![vec![Vec::new(); np]; np];
         for (d, (_, js)) in places.iter().enumerate() {
             for &j in js {
-                for c in t.col_offset(j)..t.col_offset(j) + t.cols(j) {
-                    let (sj, off) = at(src[c]);
+                for &sc in &src[t.col_offset(j)..t.col_offset(j) + t.cols(j)] {
+                    let (sj, off) = at(sc);
                     let s = place_of(sj);
                     let (k, first) = slot(sj);
                     if s == d {

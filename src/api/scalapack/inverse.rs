@@ -125,8 +125,6 @@ pub fn pdtrtri(
     let op = Operand { m: n, mpos: 3, n, npos: 3, i: ia, j: ja, desc: desca, descpos: 7 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
     let mut plan = Plan::local(cfg, "pdtrtri", n.max(0) as usize, nb);
-    plan.forward =
-        plan.forward.or_else(|| super::inverse_slower(cfg, "pdtrtri", g.nprow, g.npcol, desca.nb()));
     let dcode = if nounit { b'N' } else { b'U' } as i32;
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1), (dcode, 2)], &mut info, Some(&mut plan));
     check(info)?;
@@ -181,8 +179,6 @@ pub fn pdpotri(
     let op = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
     let mut plan = Plan::local(cfg, "pdpotri", n.max(0) as usize, nb);
-    plan.forward =
-        plan.forward.or_else(|| super::inverse_slower(cfg, "pdpotri", g.nprow, g.npcol, desca.nb()));
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info, Some(&mut plan));
     check(info)?;
     if n == 0 {
@@ -283,8 +279,6 @@ pub fn pdgetri(
     let op = Operand { m: n, mpos: 1, n, npos: 1, i: ia, j: ja, desc: desca, descpos: 5 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
     let mut plan = Plan::local(cfg, "pdgetri", n.max(0) as usize, nb);
-    plan.forward =
-        plan.forward.or_else(|| super::inverse_slower(cfg, "pdgetri", g.nprow, g.npcol, desca.nb()));
     let q = |l: i32| if l == -1 { -1 } else { 1 };
     pchkmat(desca.ctxt(), &g, &[op], &[(q(lwork), 8), (q(liwork), 10)], &mut info, Some(&mut plan));
     check(info)?;

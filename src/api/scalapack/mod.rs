@@ -429,31 +429,19 @@ pub fn pdpotrf_one_row_slower(
     (one_row && (n >= PDPOTRF_ONE_ROW_MAX_N || caller_nb >= PDPOTRF_ONE_ROW_MIN_NB)).then_some("slower")
 }
 
-/// `Some("slower")` when the distributed inverse `routine` (`pdtrtri`, `pdpotri`, `pdgetri`) on
-/// this grid and caller block size measured slower on tiles than the reference (unless
-/// `HETLA_MIN_N` is set). Depends only on global arguments and the grid, so every rank agrees.
-pub fn inverse_slower(
-    cfg: &Config,
-    routine: &str,
-    nprow: i32,
-    npcol: i32,
-    caller_nb: i32,
-) -> Option<&'static str> {
-    let _ = (routine, nprow, npcol, caller_nb);
-    if cfg.min_n.is_some() {
-        return None;
-    }
-    None
-}
+/// Caller block sizes from which PDORGQR is forwarded (unless `HETLA_MIN_N` is set): the
+/// reference's own blocking was faster there. Measured with `bench/scalapack.sh` (N = 4000, 1×2
+/// grid, 2026-11-25, machine loaded by other builds: grid DGEMM 28 GFLOP/s instead of about 107),
+/// hetla on tiles of 192 / reference: NB = 32 1.28×, NB = 64 0.78×.
+pub const PDORGQR_MIN_NB_SLOWER: i32 = 64;
 
 /// `Some("slower")` when the distributed Q routine `routine` (`pdorgqr`, `pdormqr`) with this
-/// caller block size measured slower on tiles than the reference (unless `HETLA_MIN_N` is set).
+/// caller block size measured slower on tiles than the reference ([`PDORGQR_MIN_NB_SLOWER`];
+/// PDORMQR measured faster at NB 32 and 64), unless `HETLA_MIN_N` is set. Depends only on global
+/// arguments, so every rank agrees.
 pub fn q_slower(cfg: &Config, routine: &str, caller_nb: i32) -> Option<&'static str> {
-    let _ = (routine, caller_nb);
-    if cfg.min_n.is_some() {
-        return None;
-    }
-    None
+    let slower = routine == "pdorgqr" && caller_nb >= PDORGQR_MIN_NB_SLOWER;
+    (cfg.min_n.is_none() && slower).then_some("slower")
 }
 
 /// PDGETRS and PDPOTRS run on tiles only for at least this many right-hand sides per order
@@ -556,6 +544,16 @@ mod tests {
         // The reason survives the plan's broadcast encoding.
         let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu };
         assert_eq!(Plan::decode(&plan.encode()), plan);
+    }
+
+    #[test]
+    fn pdorgqr_forwards_large_caller_blocks_unless_forced() {
+        let mut cfg = Config::with_threads(1);
+        assert_eq!(q_slower(&cfg, "pdorgqr", 64), Some("slower"));
+        assert_eq!(q_slower(&cfg, "pdorgqr", 32), None);
+        assert_eq!(q_slower(&cfg, "pdormqr", 64), None);
+        cfg.min_n = Some(0);
+        assert_eq!(q_slower(&cfg, "pdorgqr", 64), None);
     }
 
     #[test]

@@ -148,9 +148,7 @@ pub fn pdormqr(
             info = -5;
         } else if !left && desca.mb() != descc.nb() {
             info = -(900 + NB_);
-        } else if left && iroffa != iroffc {
-            info = -12;
-        } else if left && iarow != icrow {
+        } else if left && (iroffa != iroffc || iarow != icrow) {
             info = -12;
         } else if !left && iroffa != icoffc {
             info = -13;
