@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 pub const ROUTINES: &[&str] = &[
     "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri",
     "dgetri", "dorgqr", "dormqr", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
+    "pdtrtri", "pdpotri", "pdgetri", "pdorgqr", "pdormqr",
 ];
 
 #[derive(Clone, Debug)]

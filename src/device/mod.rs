@@ -210,9 +210,14 @@ pub enum DeviceOp {
     /// `diagonal`: then its strictly lower triangle, the rest of `w` zero), and that part of `a`
     /// ← 0 (DGETRI taking L's column out). Two outputs: `a` and `w`.
     LowerOut { a: Tiles, w: Tiles, diagonal: bool },
-    /// For j = ipiv.len()−1 down to 0, columns j and ipiv[j]−1 (1-based) of the block `a` swapped
-    /// (DGETRI's column interchanges; `a` a tile row of the whole matrix, one block).
-    ColSwaps { a: Tiles, ipiv: Vec<i32> },
+    /// DGETRI's column interchanges where a tile row's tiles are in several places: `x` column t
+    /// ← column `cols[t].1` of the tile at position `a.first + cols[t].0` (`a`: tiles of one tile
+    /// row in one place, each a block of its own), the columns another place's tiles receive.
+    ColExtract { x: Tiles, a: Tiles, cols: Vec<(usize, usize)> },
+    /// DGETRI's column interchanges on the block `a` (a tile row's tiles in one place, side by
+    /// side; the whole tile row in shared memory): column c ← `src[c]`, a column of the block as
+    /// it was or of one of the [`DeviceOp::ColExtract`] buffers `from`.
+    ColFill { a: Tiles, from: Option<Tiles>, src: Vec<ColSrc> },
 
     // Q from DGEQRF's reflectors (`algo::ormqr`): host-only ops.
     /// T (the leading kb×kb of `t`, kb = tau.len()) of the block reflector of V, the first kb
@@ -226,6 +231,15 @@ pub enum DeviceOp {
     /// first columns of I − V·T·Vᵀ (the identity's columns when `vt` is `None`), V the `k`
     /// reflectors in `vt.0` (a block with the rows `row`..), T the leading k×k of `vt.1`.
     QrOrg { a: Tiles, row: usize, k: usize, vt: Option<(Tiles, Tiles)> },
+}
+
+/// Where [`DeviceOp::ColFill`] finds a column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColSrc {
+    /// Column c of the block itself, before the interchanges.
+    Own(usize),
+    /// Column c of the buffer at position p of `from`: (p, c).
+    Buf(usize, usize),
 }
 
 /// Where [`DeviceOp::LuNewTop`] finds the rows of one tile row of the column.
@@ -265,7 +279,8 @@ impl DeviceOp {
             DeviceOp::Trtri { a, .. }
             | DeviceOp::Lauum { a, .. }
             | DeviceOp::LowerOut { a, .. }
-            | DeviceOp::ColSwaps { a, .. } => a,
+            | DeviceOp::ColFill { a, .. } => a,
+            DeviceOp::ColExtract { x, .. } => x,
             DeviceOp::QrT { t, .. } => t,
             DeviceOp::QrApply { c, .. } => c,
             DeviceOp::QrOrg { a, .. } => a,
@@ -316,7 +331,9 @@ impl DeviceOp {
             DeviceOp::BtLu { a, piv, .. } => vec![a, piv],
             DeviceOp::BtSolve { b, lu, piv, .. } => vec![b, lu, piv],
             DeviceOp::Trmm { a, b, .. } => vec![a, b],
-            DeviceOp::Trtri { a, .. } | DeviceOp::Lauum { a, .. } | DeviceOp::ColSwaps { a, .. } => vec![a],
+            DeviceOp::Trtri { a, .. } | DeviceOp::Lauum { a, .. } => vec![a],
+            DeviceOp::ColExtract { x, a, .. } => vec![x, a],
+            DeviceOp::ColFill { a, from, .. } => [a].into_iter().chain(from).collect(),
             DeviceOp::LowerOut { a, w, .. } => vec![a, w],
             DeviceOp::QrT { t, v, .. } => vec![t, v],
             DeviceOp::QrApply { v, t, c, .. } => vec![v, t, c],
@@ -358,7 +375,8 @@ impl DeviceOp {
             DeviceOp::Trtri { .. } => "trtri",
             DeviceOp::Lauum { .. } => "lauum",
             DeviceOp::LowerOut { .. } => "lower-out",
-            DeviceOp::ColSwaps { .. } => "col-swaps",
+            DeviceOp::ColExtract { .. } => "col-extract",
+            DeviceOp::ColFill { .. } => "col-swaps",
             DeviceOp::QrT { .. } => "larft",
             DeviceOp::QrApply { .. } => "larfb",
             DeviceOp::QrOrg { .. } => "org-q",

@@ -74,6 +74,7 @@ pub fn pdgetrf(
         g,
         nb,
         shape,
+        super::redistribute::Part::Full,
         |_, _, _| (),
         |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads)),
         |fin: &Finished| {

@@ -4,7 +4,7 @@
 //! the simulator costs it by [`Op::flops`].
 
 use super::{Op, Tiles};
-use crate::device::LuSrc;
+use crate::device::{ColSrc, LuSrc};
 use crate::kernels::{self, Diag, Dir, Perm, Side, Trans, Uplo};
 use crate::tile::{View, ViewMut};
 
@@ -149,7 +149,30 @@ impl Op {
                     }
                 }
             }
-            Op::ColSwaps { ref ipiv, .. } => kernels::col_swaps_backward(out, ipiv),
+            Op::ColExtract { a, ref cols, .. } => {
+                let tiles: Vec<View<f64>> = a.positions().map(|p| one(ins, p)).collect();
+                let mut out = out;
+                for (t, &(p, c)) in cols.iter().enumerate() {
+                    kernels::copy(tiles[p].sub(0, c, out.m, 1), out.sub_mut(0, t, out.m, 1));
+                }
+            }
+            Op::ColFill { from, ref src, .. } => {
+                let (m, n) = (out.m, out.n);
+                // The block as it was, for the columns that stay in this place.
+                b1.resize(m * n, 0.0);
+                kernels::copy(out.as_view(), ViewMut::from_slice(&mut b1, m, n, m.max(1)));
+                let old = View::from_slice(&b1, m, n, m.max(1));
+                let bufs: Vec<View<f64>> =
+                    from.map_or(Vec::new(), |f| f.positions().map(|p| one(ins, p)).collect());
+                let mut out = out;
+                for (c, s) in src.iter().enumerate() {
+                    let col = match *s {
+                        ColSrc::Own(o) => old.sub(0, o, m, 1),
+                        ColSrc::Buf(p, o) => bufs[p].sub(0, o, m, 1),
+                    };
+                    kernels::copy(col, out.sub_mut(0, c, m, 1));
+                }
+            }
             Op::QrT { v, ref tau, .. } => kernels::larft(whole(&ins.input(v), &mut b1), tau, out),
             Op::QrApply { side, trans, v, k, t, .. } => {
                 let vv = whole(&ins.input(v), &mut b1);
@@ -451,7 +474,7 @@ impl Op {
             Op::Trmm { side: Side::Left, .. } => m * m * n,
             Op::Trmm { .. } => m * n * n,
             Op::Trtri { .. } | Op::Lauum { .. } => n * n * n / 3.0,
-            Op::LowerOut { .. } | Op::ColSwaps { .. } => 0.0,
+            Op::LowerOut { .. } | Op::ColExtract { .. } | Op::ColFill { .. } => 0.0,
             // dims [rows of V, kb, 0]: DLARFT's count.
             Op::QrT { .. } => m * n * n,
             // dims [rows, columns of C, k]: DLARFB's leading term.
