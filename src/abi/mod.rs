@@ -15,6 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// Runs `f` for routine `name` (LAPACK's upper-case name, as `xerbla_` expects) and returns INFO.
 pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
     crate::fork::install();
+    let _entered = crate::api::Entered::new();
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => 0,
         Ok(Err(Error::Arg(pos))) => {
@@ -44,7 +45,9 @@ pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
 pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
     crate::fork::install();
     crate::dist::set_call(name);
+    let entered = crate::api::Entered::new();
     let r = catch_unwind(AssertUnwindSafe(f));
+    drop(entered);
     let internal = match &r {
         Ok(Err(Error::Runtime(msg))) => Some(msg.clone()),
         Err(_) => Some("internal error (panic caught at the library boundary)".to_string()),
