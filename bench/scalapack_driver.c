@@ -1,5 +1,6 @@
-/* The ScaLAPACK benchmark driver: hetla's pdpotrf_/pdgetrf_/pdgeqrf_ and the solves
- * pdpotrs_/pdgetrs_ against reference ScaLAPACK in the same MPI program.
+/* The ScaLAPACK benchmark driver: hetla's pdpotrf_/pdgetrf_/pdgeqrf_, the solves
+ * pdpotrs_/pdgetrs_, the inverses pdtrtri_/pdpotri_/pdgetri_ and Q (pdorgqr_, pdormqr_) against
+ * reference ScaLAPACK in the same MPI program.
  *
  * Linked with -lhetla ahead of -lscalapack-openmpi, so its calls to the p?-routines reach hetla as
  * in a relinked application; the reference definitions of the same names come from
@@ -19,6 +20,14 @@
  * only the solve of NRHS right-hand sides (--nrhs, default 1), B with the same blocks as A; X of
  * both libraries is compared the same way.
  *
+ * The inverses and Q start from inputs made once, untimed: pdtrtri ('L', 'N') from a lower
+ * triangle with N on the diagonal, pdpotri ('L') and pdgetri from the reference's PDPOTRF and
+ * PDGETRF factors, pdorgqr (M = N = K) and pdormqr ('L', 'T', C random N x N) from the reference's
+ * PDGEQRF; workspaces are the larger of the two libraries' queries. The reference PDPOTRI and
+ * PDGETRI call PDTRTRI by name, which in this program is hetla's: run them with
+ * HETLA_DISABLE=pdtrtri (hetla's own PDPOTRI and PDGETRI do not call it) so that the reference
+ * side is the reference's throughout.
+ *
  * The ceiling: before the factorizations every rank runs a single-threaded DGEMM of order 2000 at
  * the same time (best of 3); the sum of their rates is the DGEMM rate of the whole grid (with
  * one rank per core, the machine's all-core DGEMM rate), reported with every row.
@@ -27,7 +36,8 @@
  *   routine,n,nb,grid,reps,hetla_s,ref_s,speedup,hetla_gflops,ref_gflops,check,maxdiff,dgemm_gflops
  *
  * Usage: mpirun -np P*Q scalapack_driver [--sizes 2000,4000] [--nbs 64,128]
- *          [--routines pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs] [--nrhs K] [--reps R] [--grid PxQ]
+ *          [--routines pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs,pdtrtri,pdpotri,pdgetri,pdorgqr,pdormqr]
+ *          [--nrhs K] [--reps R] [--grid PxQ]
  *          [--out FILE]
  */
 #define _GNU_SOURCE
@@ -55,6 +65,27 @@ void pdpotrs_(const char *, const int *, const int *, const double *, const int 
 void pdgetrs_(const char *, const int *, const int *, const double *, const int *, const int *, const int *,
               const int *, double *, const int *, const int *, const int *, int *, size_t);
 
+void pdtrtri_(const char *, const char *, const int *, double *, const int *, const int *, const int *, int *,
+              size_t, size_t);
+void pdpotri_(const char *, const int *, double *, const int *, const int *, const int *, int *, size_t);
+void pdgetri_(const int *, double *, const int *, const int *, const int *, const int *, double *, const int *,
+              int *, const int *, int *);
+void pdorgqr_(const int *, const int *, const int *, double *, const int *, const int *, const int *, const double *,
+              double *, const int *, int *);
+void pdormqr_(const char *, const char *, const int *, const int *, const int *, double *, const int *, const int *,
+              const int *, const double *, double *, const int *, const int *, const int *, double *, const int *,
+              int *, size_t, size_t);
+typedef void (*trtri_fn)(const char *, const char *, const int *, double *, const int *, const int *,
+                         const int *, int *, size_t, size_t);
+typedef void (*potri_fn)(const char *, const int *, double *, const int *, const int *, const int *, int *,
+                         size_t);
+typedef void (*getri_fn)(const int *, double *, const int *, const int *, const int *, const int *, double *,
+                         const int *, int *, const int *, int *);
+typedef void (*orgqr_fn)(const int *, const int *, const int *, double *, const int *, const int *, const int *,
+                         const double *, double *, const int *, int *);
+typedef void (*ormqr_fn)(const char *, const char *, const int *, const int *, const int *, double *, const int *,
+                         const int *, const int *, const double *, double *, const int *, const int *, const int *,
+                         double *, const int *, int *, size_t, size_t);
 typedef void (*potrf_fn)(const char *, const int *, double *, const int *, const int *, const int *, int *, size_t);
 typedef void (*getrf_fn)(const int *, const int *, double *, const int *, const int *, const int *, int *, int *);
 typedef void (*geqrf_fn)(const int *, const int *, double *, const int *, const int *, const int *, double *,
@@ -70,6 +101,11 @@ static getrf_fn ref_getrf;
 static geqrf_fn ref_geqrf;
 static potrs_fn ref_potrs;
 static getrs_fn ref_getrs;
+static trtri_fn ref_trtri;
+static potri_fn ref_potri;
+static getri_fn ref_getri;
+static orgqr_fn ref_orgqr;
+static ormqr_fn ref_ormqr;
 static int nrhs = 1;
 
 /* A reproducible uniform number in [-0.5, 0.5) for global element (i, j): independent of the grid. */
@@ -103,7 +139,10 @@ static double flops(const char *rt, double n) {
     if (!strcmp(rt, "pdpotrf")) return n * n * n / 3.0;
     if (!strcmp(rt, "pdgetrf")) return 2.0 * n * n * n / 3.0;
     if (!strcmp(rt, "pdpotrs") || !strcmp(rt, "pdgetrs")) return 2.0 * n * n * nrhs;
-    return 4.0 * n * n * n / 3.0;
+    if (!strcmp(rt, "pdtrtri")) return n * n * n / 3.0;
+    if (!strcmp(rt, "pdpotri")) return 2.0 * n * n * n / 3.0;
+    if (!strcmp(rt, "pdormqr")) return 2.0 * n * n * n;
+    return 4.0 * n * n * n / 3.0; /* pdgeqrf, pdgetri, pdorgqr with M = N = K */
 }
 
 /* The grid's DGEMM rate in GFLOP/s: every rank multiplies two n×n matrices at the same time, best
@@ -140,15 +179,18 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     int desc[9] = {1, ctxt, n, n, nb, nb, 0, 0, lld};
     size_t sz = (size_t)lld * (nloc > 0 ? nloc : 1);
     double *a0 = malloc(sz * sizeof(double)), *ah = malloc(sz * sizeof(double)), *ar = malloc(sz * sizeof(double));
-    int spd = !strcmp(rt, "pdpotrf") || !strcmp(rt, "pdpotrs");
+    int spd = !strcmp(rt, "pdpotrf") || !strcmp(rt, "pdpotrs") || !strcmp(rt, "pdpotri");
     int solve = !strcmp(rt, "pdpotrs") || !strcmp(rt, "pdgetrs");
+    int trtri = !strcmp(rt, "pdtrtri"), potri = !strcmp(rt, "pdpotri"), getri = !strcmp(rt, "pdgetri");
+    int orgqr = !strcmp(rt, "pdorgqr"), ormqr = !strcmp(rt, "pdormqr");
+    int tri = trtri || potri; /* only the lower triangle is compared */
     for (int lj = 0; lj < nloc; lj++) {
         int gj = gidx(lj, nb, mycol, npcol);
         for (int li = 0; li < mloc; li++) {
             int gi = gidx(li, nb, myrow, nprow);
             double v;
             if (spd) v = gi == gj ? (double)n : u01(gi < gj ? gi : gj, gi < gj ? gj : gi);
-            else v = u01(gi, gj);
+            else v = u01(gi, gj) + (trtri && gi == gj ? (double)n : 0.0);
             a0[li + (size_t)lj * lld] = v;
         }
     }
@@ -182,18 +224,78 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
             for (int li = 0; li < mloc; li++)
                 b0[li + (size_t)lj * lld] = u01(gidx(li, nb, myrow, nprow), gidx(lj, nb, mycol, npcol) + 7 * (size_t)n);
     }
+    /* The inverses' and Q's inputs, once (untimed); for pdormqr C in bh/br from b0. */
+    int *iw = NULL, liwork = 1;
+    if (potri || getri || orgqr || ormqr) {
+        int info = 0;
+        fac = malloc(sz * sizeof(double));
+        memcpy(fac, a0, sz * sizeof(double));
+        if (potri) ref_potrf("L", &n, fac, &one, &one, desc, &info, 1);
+        if (getri) ref_getrf(&n, &n, fac, &one, &one, desc, pr, &info);
+        if (orgqr || ormqr) {
+            double q = 0;
+            int m1 = -1;
+            ref_geqrf(&n, &n, fac, &one, &one, desc, taur, &q, &m1, &info);
+            double *w = malloc(((size_t)q + 1) * sizeof(double));
+            int lw = (int)q + 1;
+            ref_geqrf(&n, &n, fac, &one, &one, desc, taur, w, &lw, &info);
+            free(w);
+        }
+        double q1 = 0, q2 = 0;
+        int m1 = -1, iq1 = 0, iq2 = 0;
+        if (getri) {
+            pdgetri_(&n, ah, &one, &one, desc, pr, &q1, &m1, &iq1, &m1, &info);
+            ref_getri(&n, ah, &one, &one, desc, pr, &q2, &m1, &iq2, &m1, &info);
+            liwork = (iq1 > iq2 ? iq1 : iq2) + 1;
+            iw = malloc((size_t)liwork * sizeof(int));
+        } else if (orgqr) {
+            pdorgqr_(&n, &n, &n, ah, &one, &one, desc, taur, &q1, &m1, &info);
+            ref_orgqr(&n, &n, &n, ah, &one, &one, desc, taur, &q2, &m1, &info);
+        } else if (ormqr) {
+            pdormqr_("L", "T", &n, &n, &n, ah, &one, &one, desc, taur, bh, &one, &one, desc, &q1, &m1, &info, 1, 1);
+            ref_ormqr("L", "T", &n, &n, &n, ah, &one, &one, desc, taur, br, &one, &one, desc, &q2, &m1, &info, 1, 1);
+            b0 = malloc(sz * sizeof(double)), bh = malloc(sz * sizeof(double)), br = malloc(sz * sizeof(double));
+            for (int lj = 0; lj < nloc; lj++)
+                for (int li = 0; li < mloc; li++)
+                    b0[li + (size_t)lj * lld] = u01(gidx(li, nb, myrow, nprow), gidx(lj, nb, mycol, npcol) + 3 * (size_t)n);
+        }
+        if (!potri) {
+            lwork = (int)(q1 > q2 ? q1 : q2) + 1;
+            work = malloc((size_t)lwork * sizeof(double));
+        }
+    }
     int r = reps > 0 ? reps : 1;
     double *th = malloc(r * sizeof(double)), *tr = malloc(r * sizeof(double));
     int infoh = 0, infor = 0;
     for (int s = 0; s < r; s++) {
         for (int side = 0; side < 2; side++) {
             double *a = side ? ar : ah;
-            memcpy(a, solve ? fac : a0, sz * sizeof(double));
+            memcpy(a, fac ? fac : a0, sz * sizeof(double));
             if (solve) memcpy(side ? br : bh, b0, szb * sizeof(double));
+            if (ormqr) memcpy(side ? br : bh, b0, sz * sizeof(double));
             int info = 0;
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            if (solve && spd) {
+            if (trtri) {
+                if (side) ref_trtri("L", "N", &n, a, &one, &one, desc, &info, 1, 1);
+                else pdtrtri_("L", "N", &n, a, &one, &one, desc, &info, 1, 1);
+            } else if (potri) {
+                if (side) ref_potri("L", &n, a, &one, &one, desc, &info, 1);
+                else pdpotri_("L", &n, a, &one, &one, desc, &info, 1);
+            } else if (getri) {
+                if (side) ref_getri(&n, a, &one, &one, desc, pr, work, &lwork, iw, &liwork, &info);
+                else pdgetri_(&n, a, &one, &one, desc, pr, work, &lwork, iw, &liwork, &info);
+            } else if (orgqr) {
+                if (side) ref_orgqr(&n, &n, &n, a, &one, &one, desc, taur, work, &lwork, &info);
+                else pdorgqr_(&n, &n, &n, a, &one, &one, desc, taur, work, &lwork, &info);
+            } else if (ormqr) {
+                if (side)
+                    ref_ormqr("L", "T", &n, &n, &n, a, &one, &one, desc, taur, br, &one, &one, desc, work, &lwork, &info,
+                              1, 1);
+                else
+                    pdormqr_("L", "T", &n, &n, &n, a, &one, &one, desc, taur, bh, &one, &one, desc, work, &lwork, &info,
+                             1, 1);
+            } else if (solve && spd) {
                 if (side) ref_potrs("L", &n, &nrhs, a, &one, &one, desc, br, &one, &one, descb, &info, 1);
                 else pdpotrs_("L", &n, &nrhs, a, &one, &one, desc, bh, &one, &one, descb, &info, 1);
             } else if (solve) {
@@ -218,16 +320,22 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     /* The check: equal INFO, factors (lower triangle for pdpotrf), ipiv, tau; X for the solves. */
     double dmax = 0, amax = 0;
     int bad = infoh != infor;
+    if (ormqr)
+        for (size_t k = 0; k < sz && mloc > 0; k++) {
+            double d = fabs(bh[k] - br[k]);
+            if (!(d <= dmax)) dmax = d;
+            if (fabs(br[k]) > amax) amax = fabs(br[k]);
+        }
     if (solve)
         for (size_t k = 0; k < (size_t)lld * nbl && mloc > 0; k++) {
             double d = fabs(bh[k] - br[k]);
             if (!(d <= dmax)) dmax = d;
             if (fabs(br[k]) > amax) amax = fabs(br[k]);
         }
-    for (int lj = 0; lj < nloc && !solve; lj++) {
+    for (int lj = 0; lj < nloc && !solve && !ormqr; lj++) {
         int gj = gidx(lj, nb, mycol, npcol);
         for (int li = 0; li < mloc; li++) {
-            if (spd && gidx(li, nb, myrow, nprow) < gj) continue;
+            if ((spd || tri) && gidx(li, nb, myrow, nprow) < gj) continue;
             size_t k = li + (size_t)lj * lld;
             double d = fabs(ah[k] - ar[k]);
             if (!(d <= dmax)) dmax = d; /* NaN propagates as a failure */
@@ -251,7 +359,7 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     res.t_h = median(th, r);
     res.t_r = median(tr, r);
     free(a0), free(ah), free(ar), free(ph), free(pr), free(tauh), free(taur), free(work), free(th), free(tr);
-    free(b0), free(bh), free(br), free(fac);
+    free(b0), free(bh), free(br), free(fac), free(iw);
     return res;
 }
 
@@ -286,7 +394,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--grid")) sscanf(v, "%dx%d", &nprow, &npcol), i++;
         else if (!strcmp(a, "--out")) out = v, i++;
         else {
-            fprintf(stderr, "usage: %s [--sizes 2000,4000] [--nbs 64,128] [--routines pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs] "
+            fprintf(stderr, "usage: %s [--sizes 2000,4000] [--nbs 64,128] [--routines pdpotrf,...,pdormqr] "
                             "[--nrhs K] [--reps R] [--grid PxQ] [--out FILE]\n", argv[0]);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
@@ -306,8 +414,14 @@ int main(int argc, char **argv) {
         ref_geqrf = (geqrf_fn)dlsym(h, "pdgeqrf_");
         ref_potrs = (potrs_fn)dlsym(h, "pdpotrs_");
         ref_getrs = (getrs_fn)dlsym(h, "pdgetrs_");
+        ref_trtri = (trtri_fn)dlsym(h, "pdtrtri_");
+        ref_potri = (potri_fn)dlsym(h, "pdpotri_");
+        ref_getri = (getri_fn)dlsym(h, "pdgetri_");
+        ref_orgqr = (orgqr_fn)dlsym(h, "pdorgqr_");
+        ref_ormqr = (ormqr_fn)dlsym(h, "pdormqr_");
     }
-    if (!ref_potrf || !ref_getrf || !ref_geqrf || !ref_potrs || !ref_getrs) {
+    if (!ref_potrf || !ref_getrf || !ref_geqrf || !ref_potrs || !ref_getrs || !ref_trtri || !ref_potri || !ref_getri ||
+        !ref_orgqr || !ref_ormqr) {
         fprintf(stderr, "cannot find the reference ScaLAPACK: %s\n", dlerror());
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -333,8 +447,8 @@ int main(int argc, char **argv) {
     int failed = 0;
     char *save, *rt = strtok_r(routines, ",", &save);
     for (; rt; rt = strtok_r(NULL, ",", &save)) {
-        if (strcmp(rt, "pdpotrf") && strcmp(rt, "pdgetrf") && strcmp(rt, "pdgeqrf") && strcmp(rt, "pdpotrs") &&
-            strcmp(rt, "pdgetrs")) {
+        if (!strstr(",pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs,pdtrtri,pdpotri,pdgetri,pdorgqr,pdormqr,", rt) ||
+            strlen(rt) != 7) {
             if (me == 0) fprintf(stderr, "unknown routine %s\n", rt);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }

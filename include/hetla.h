@@ -288,6 +288,70 @@ void pdgeqrf_(const int32_t *m,
               const int32_t *lwork,
               int32_t *info);
 
+void pdtrtri_(const char *uplo,
+              const char *diag,
+              const int32_t *n,
+              double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              int32_t *info,
+              size_t _uplo_len,
+              size_t _diag_len);
+
+void pdpotri_(const char *uplo,
+              const int32_t *n,
+              double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              int32_t *info,
+              size_t _uplo_len);
+
+void pdgetri_(const int32_t *n,
+              double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              const int32_t *ipiv,
+              double *work,
+              const int32_t *lwork,
+              int32_t *iwork,
+              const int32_t *liwork,
+              int32_t *info);
+
+void pdorgqr_(const int32_t *m,
+              const int32_t *n,
+              const int32_t *k,
+              double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              const double *tau,
+              double *work,
+              const int32_t *lwork,
+              int32_t *info);
+
+void pdormqr_(const char *side,
+              const char *trans,
+              const int32_t *m,
+              const int32_t *n,
+              const int32_t *k,
+              double *a,
+              const int32_t *ia,
+              const int32_t *ja,
+              const int32_t *desca,
+              const double *tau,
+              double *c,
+              const int32_t *ic,
+              const int32_t *jc,
+              const int32_t *descc,
+              double *work,
+              const int32_t *lwork,
+              int32_t *info,
+              size_t _side_len,
+              size_t _trans_len);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -35,11 +35,13 @@
 #                 on an 8 MiB fake GPU leave what 30 leave
 #   fakecuda-mpi  tests/fakecuda/mpi.sh: pdpotrf under mpirun -np 2, one fake GPU per rank; then
 #                 faults on rank 1: every answer right or the grid aborted, within 60 s
-#   mpi-tests     tests/mpi/run.sh: pdpotrf, pdgetrf, pdgeqrf under mpirun -np 1..4 against
-#                 reference ScaLAPACK
+#   mpi-tests     tests/mpi/run.sh: pdpotrf, pdgetrf, pdgeqrf, the solves, the inverses
+#                 (pdtrtri, pdpotri, pdgetri) and Q (pdorgqr, pdormqr) under mpirun -np 1..4
+#                 against reference ScaLAPACK
 #   mpi-fortran   tests/mpi/fortran.sh: the demo's ScaLAPACK Fortran program (demo/legacy_pdsolver.f)
 #                 under mpirun -np 1..4, preloaded and relinked with -lhetla ahead of ScaLAPACK
-#   scalapack-suite tests/scalapack_suite.sh: ScaLAPACK's own testers xdllt, xdlu, xdqr with their
+#   scalapack-suite tests/scalapack_suite.sh: ScaLAPACK's own testers xdllt, xdlu, xdqr, xdinv
+#                 (pdtrtri, pdpotri, pdgetri) and xdls (pdgels: pdgeqrf, pdormqr) with their
 #                 shipped .dat files on 8 ranks, hetla preloaded with every call on tiles
 #                 (HETLA_MIN_N=0, HETLA_NB=4), against a baseline run without hetla; each run
 #                 under a 120 s timeout (they take seconds), so a hang fails the step

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 pub const ROUTINES: &[&str] = &[
     "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri",
     "dgetri", "dorgqr", "dormqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv",
-    "pdgeqrf",
+    "pdgeqrf", "pdtrtri", "pdpotri", "pdgetri", "pdorgqr", "pdormqr",
 ];
 
 #[derive(Clone, Debug)]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr with their shipped .dat
-# files, unchanged) run with libhetla preloaded and the tile path forced, compared with a
+# ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr, xdinv, xdls with their
+# shipped .dat files, unchanged) run with libhetla preloaded and the tile path forced, compared with a
 # baseline run of the same testers without it.
 #
 #   tests/scalapack_suite.sh                         # 8 ranks, every tester, with baseline
@@ -8,8 +8,9 @@
 #
 # Each preloaded run passes when the tester reaches END OF TESTS with no failed residual check,
 # the same numbers of passed, unchecked and skipped tests as the baseline, and at least one call
-# of the tester's own routine (xdllt: pdpotrf, xdlu: pdgetrf, xdqr: pdgeqrf) that took the tile
-# path (counted from the HETLA_VERBOSE=1 lines). A baseline that does not finish is a failure
+# of each of the tester's own routines (xdllt: pdpotrf, xdlu: pdgetrf, xdqr: pdgeqrf, xdinv:
+# pdtrtri, pdpotri and pdgetri, xdls: pdgeqrf and pdormqr, which its pdgels calls) that took the
+# tile path (counted from the HETLA_VERBOSE=1 lines). A baseline that does not finish is a failure
 # too (there is nothing to compare with). Prints `[PASS] ...`/`[FAIL] ...` lines, each run's wall
 # time, and `scalapack-suite: N passed, M failed`; exit status 1 when anything failed.
 #
@@ -38,7 +39,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 lib=${HETLA_LIB:-$root/target/release/libhetla.so}
 tests=${SCALAPACK_TESTS:-/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/scalapack/openmpi-tests}
 np=${NP:-8}
-testers=${TESTERS:-"xdllt xdlu xdqr"}
+testers=${TESTERS:-"xdllt xdlu xdqr xdinv xdls"}
 baseline=${BASELINE:-1}
 limit=${TIMEOUT:-600}
 export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-4} HETLA_VERBOSE=1
@@ -109,18 +110,21 @@ count() {
     grep -i "$2" "$1" | head -1 | grep -o '[0-9]\+' | head -1 || true
 }
 
-routine_of() {
+# The routines of each tester that must each take the tile path at least once.
+routines_of() {
     case $1 in
     xdllt) echo pdpotrf ;;
     xdlu) echo pdgetrf ;;
     xdqr) echo pdgeqrf ;;
+    xdinv) echo pdtrtri pdpotri pdgetri ;;
+    xdls) echo pdgeqrf pdormqr ;;
     *) echo none ;;
     esac
 }
 
 printf '%-6s %-9s %7s %7s %7s %7s %5s %8s %s\n' tester run passed nocheck failed skipped done seconds "hetla calls"
 for t in $testers; do
-    r=$(routine_of "$t")
+    rs=$(routines_of "$t")
     for mode in baseline hetla; do
         [ "$mode" = baseline ] && [ "$baseline" != 1 ] && continue
         out="$work/$t.$mode.out"
@@ -137,7 +141,10 @@ for t in $testers; do
         grep -q "END OF TESTS" "$out" && d=yes
         calls=""
         if [ "$mode" = hetla ]; then
-            tiles=$(grep -c "^hetla: $r .*path=tiles" "$work/$t.$mode.hetla")
+            tiles=""
+            for r in $rs; do
+                tiles+="${tiles:+, }$(grep -c "^hetla: $r .*path=tiles" "$work/$t.$mode.hetla") $r"
+            done
             calls=$(grep -o '^hetla: [a-z]* .*path=[a-z]*' "$work/$t.$mode.hetla" |
                 sed 's/^hetla: \([a-z]*\) .*path=\([a-z]*\)/\1:\2/' | sort | uniq -c |
                 awk '{ printf "%s%s=%s", sep, $2, $1; sep = " " }')
@@ -162,10 +169,13 @@ for t in $testers; do
             [ "${n:-none}" = "${bn:-none}" ] || why+=("unchecked ${n:-?}, baseline ${bn:-?}")
             [ "${s:-x}" = "${bs:-y}" ] || why+=("skipped ${s:-?}, baseline ${bs:-?}")
         fi
-        [ "$r" = none ] || [ "$tiles" -gt 0 ] || why+=("no $r call took the tile path")
+        for r in $rs; do
+            [ "$r" = none ] || grep -q "^hetla: $r .*path=tiles" "$work/$t.$mode.hetla" ||
+                why+=("no $r call took the tile path")
+        done
         grep -qE '^hetla: [a-z0-9_]+: ' "$work/$t.$mode.hetla" && why+=("hetla reported an error")
         if [ ${#why[@]} -eq 0 ]; then
-            pass "$t np=$np: $p tests passed (as without hetla), $tiles $r calls on tiles, ${secs}s"
+            pass "$t np=$np: $p tests passed (as without hetla), calls on tiles: $tiles, ${secs}s"
         else
             fail "$t np=$np with hetla: $(IFS=';'; echo "${why[*]}"); last lines:"
             tail -n 6 "$out" "$work/$t.$mode.console" | sed 's/^/    | /'

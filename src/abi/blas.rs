@@ -50,7 +50,7 @@ pub unsafe extern "C" fn dgemm_(
     if gemm::nothing_to_do(mv, nv, kv, alv, bev) {
         return;
     }
-    if !gemm::tiles_possible() || crate::runtime::in_task() || super::in_call() {
+    if !gemm::tiles_possible() || crate::runtime::in_task() || crate::api::inside_entry_point() {
         // The caller's own argument pointers go on to the backend unchanged.
         bk::dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
         return;

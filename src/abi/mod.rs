@@ -12,42 +12,13 @@ pub use scalapack::*;
 
 use crate::backend::lapack::xerbla;
 use crate::error::Error;
-use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-thread_local! {
-    /// Exported calls this thread is inside (nested when the backend, running a forwarded call,
-    /// calls one of our exports again).
-    static IN_CALL: Cell<u32> = const { Cell::new(0) };
-}
-
-/// True while this thread is inside one of hetla's exported routines: a DGEMM reaching us from
-/// there comes from the backend (a forwarded LAPACK routine's own calls) and is forwarded.
-pub(crate) fn in_call() -> bool {
-    IN_CALL.with(|c| c.get() > 0)
-}
-
-/// Counts this thread inside an exported call while alive.
-struct InCall;
-impl InCall {
-    fn enter() -> Self {
-        IN_CALL.with(|c| c.set(c.get() + 1));
-        InCall
-    }
-}
-impl Drop for InCall {
-    fn drop(&mut self) {
-        IN_CALL.with(|c| c.set(c.get().saturating_sub(1)));
-    }
-}
 
 /// Runs `f` for routine `name` (LAPACK's upper-case name, as `xerbla_` expects) and returns INFO.
 pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
     crate::fork::install();
-    let inside = InCall::enter();
-    let r = catch_unwind(AssertUnwindSafe(f));
-    drop(inside);
-    match r {
+    let _entered = crate::api::Entered::new();
+    match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => 0,
         Ok(Err(Error::Arg(pos))) => {
             xerbla(name, pos);
@@ -76,9 +47,9 @@ pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
 pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
     crate::fork::install();
     crate::dist::set_call(name);
-    let inside = InCall::enter();
+    let entered = crate::api::Entered::new();
     let r = catch_unwind(AssertUnwindSafe(f));
-    drop(inside);
+    drop(entered);
     let internal = match &r {
         Ok(Err(Error::Runtime(msg))) => Some(msg.clone()),
         Err(_) => Some("internal error (panic caught at the library boundary)".to_string()),

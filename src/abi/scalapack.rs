@@ -224,3 +224,149 @@ pub unsafe extern "C" fn pdgeqrf_(
         )
     });
 }
+
+#[no_mangle]
+pub unsafe extern "C" fn pdtrtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDTRTRI", || {
+        sl::inverse::pdtrtri(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdpotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDPOTRI", || {
+        sl::inverse::pdpotri(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdgetri_(
+    n: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    work: *mut f64,
+    lwork: *const i32,
+    iwork: *mut i32,
+    liwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDGETRI", || {
+        sl::inverse::pdgetri(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+            Raw::new(iwork),
+            *liwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdorgqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const f64,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PDORGQR", || {
+        sl::orgqr::pdorgqr(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut f64),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdormqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const f64,
+    c: *mut f64,
+    ic: *const i32,
+    jc: *const i32,
+    descc: *const i32,
+    work: *mut f64,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    let (da, dc) = (desc(desca), desc(descc));
+    *info = pguard(da.ctxt(), "PDORMQR", || {
+        sl::orgqr::pdormqr(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut f64),
+            Raw::new(c),
+            *ic,
+            *jc,
+            &dc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}

@@ -70,7 +70,7 @@ pub fn generate(g: &mut impl Graph, panel: Panel) -> Vec<TileId> {
         tts.push(tt);
         // Where the updates read V from.
         let factor = |a, tt| Op::QrPanel { a, kb, tt };
-        let v = super::factor_panel(g, &t, k, panel, tt, factor, prio(nt, k, 1));
+        let v = super::factor_panel(g, &t, k, panel, tt, factor, (prio(nt, k, 3), prio(nt, k, 1)));
         for j in k + 1..nt {
             let jb = t.cols(j);
             let pri = if j == k + 1 { prio(nt, k, 2) } else { prio(nt, j, 0) };

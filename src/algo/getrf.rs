@@ -34,9 +34,11 @@
 //!      place updates its tiles of the column in one task (`LuFill`): tile (k, j) ← W, the rows
 //!      that receive an old top row, and right of the panel the GEMM with L(i, k).
 //!
-//! Lookahead comes from priorities ([`prio`]): column k+1's work outranks the rest of step k, so
-//! panel k+1 can start while the trailing update of step k is still running; the interchanges
-//! left of the panel matter to nobody until the end and run last.
+//! Lookahead comes from priorities ([`prio_step`], an estimate of each task's bottom level):
+//! column k+1's work outranks the rest of step k, so panel k+1 can start while the trailing
+//! update of step k is still running, and an early step's update of a far column is not left
+//! behind later steps of nearer columns (which made the last column's updates a serial tail);
+//! the interchanges left of the panel matter to nobody until the end and run last.
 //!
 //! INFO: each panel's pivot buffer holds its INFO (first zero pivot, local); the whole-matrix
 //! INFO is the smallest `o + local`, read after the run. Like LAPACK, the factorization still
@@ -46,6 +48,7 @@ use super::prio;
 pub use super::Panel;
 use crate::config::Pivoting;
 use crate::device::LuSrc;
+use crate::graph::prio_step;
 use crate::graph::{Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{self, Diag, Dir, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
@@ -100,6 +103,10 @@ pub struct Lu {
     /// CALU: leaves of a panel column that is in one place, at most (the threads that can run
     /// them side by side; each further leaf costs a merge).
     pub leaves: usize,
+    /// GEPP with [`Panel::InPlace`]: the widest leaf of the recursive panel (a quarter of the
+    /// panel's width if that is less), whose updates run as `leaves` tasks side by side; 0: the
+    /// panel is one task.
+    pub leaf: usize,
 }
 
 /// One panel of the run: its pivot buffer (r×4, see `DeviceOp::LuPanel`), its first row o and
@@ -153,13 +160,18 @@ struct RowBuffers {
     w: HashMap<(usize, usize), TileId>,
 }
 
+/// The number of LU steps (panels) of the tiling: tile columns starting left of min(M, N).
+fn panel_count(t: &crate::graph::Tiling) -> usize {
+    let kmin = t.m().min(t.n());
+    (0..t.nt()).take_while(|&k| t.col_offset(k) < kmin).count()
+}
+
 /// The LU's tasks, submitted to `g` in program order; returns each panel's [`Step`].
 pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
     assert!(lu.fused || lu.panel == Panel::InPlace, "separate device kernels read L from the panel's tiles");
     let t = g.tiling().clone();
     let (m, mt, nt) = (t.m(), t.mt(), t.nt());
-    let kmin = m.min(t.n());
-    let panels = (0..nt).take_while(|&k| t.col_offset(k) < kmin).count();
+    let panels = panel_count(&t);
     let maxw = (0..nt).map(|j| t.cols(j)).chain((0..mt).map(|i| t.rows(i))).max().unwrap_or(0);
     let mut bufs = RowBuffers::default();
     let mut steps = Vec::with_capacity(panels);
@@ -181,9 +193,25 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
                 tslu_panel(g, &t, k, pv, maxw, lu.leaves, &mut bufs);
                 col.clone()
             }
+            (Pivoting::Gepp, Panel::InPlace)
+                if lu.leaf > 0 && lu.leaves > 1 && mk >= w && col.len() > 1 && w > 1 =>
+            {
+                // Narrow tiles get narrower leaves (at least four per panel).
+                let leaf = lu.leaf.min((w / 4).max(1));
+                recursive_panel(g, &t, k, pv, (lu.leaves, leaf), prio_step(mt, panels, k, k, 3));
+                col.clone()
+            }
             (Pivoting::Gepp, panel) => {
                 let factor = |a, piv| Op::LuPanel { a, piv };
-                super::factor_panel(g, &t, k, panel, pv, factor, prio(nt, k, 2))
+                super::factor_panel(
+                    g,
+                    &t,
+                    k,
+                    panel,
+                    pv,
+                    factor,
+                    (prio_step(mt, panels, k, k, 3), prio_step(mt, panels, k, k, 2)),
+                )
             }
         };
         // 2. The other tile columns: right of the panel (k + 1 first), then left of it; columns
@@ -216,6 +244,96 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
     steps
 }
 
+/// Widest leaf of the recursive panel on hosts: GEPP over the whole panel height on at most
+/// this many columns at a time, in one task (narrower leaves cost more tasks and narrower GEMMs).
+pub const LEAF: usize = 32;
+
+/// GEPP panel k as a recursive LU (Toledo's, and LAPACK's DGETRF2) cut into tasks so that its
+/// BLAS-3 part runs on `threads` cores: the left half of the columns factored (recursively),
+/// the right half updated, the right half factored (recursively). A leaf ([`Op::LuLeaf`], at
+/// most `leaf` columns) picks its pivots over the whole remaining column, exactly the rows
+/// DGETRF's would, and swaps the panel's other columns at once; each update
+/// ([`Op::LuSplitUpdate`]) is one task for the panel's top tile (the unit lower solve, then its
+/// rows below) and `threads` tasks for runs of adjacent tiles below it (a GEMM each, reading
+/// the top tile's solved rows). The panel's tiles must be one block (shared memory); rows and
+/// columns of tile (k, k) hold the whole w×w top of the panel (mk ≥ w).
+fn recursive_panel(
+    g: &mut impl Graph,
+    t: &crate::graph::Tiling,
+    k: usize,
+    pv: TileId,
+    (threads, leaf): (usize, usize),
+    pp: i64,
+) {
+    let (mt, w) = (t.mt(), t.cols(k));
+    let col: Vec<TileId> = (k..mt).map(|i| t.id(i, k)).collect();
+    let mk = t.m() - t.col_offset(k);
+    // Runs of adjacent tiles below the top one, about equal in rows.
+    let below: Vec<usize> = (k + 1..mt).collect();
+    let runs: Vec<&[usize]> = {
+        let total: usize = below.iter().map(|&i| t.rows(i)).sum();
+        let per = total.div_ceil(threads.max(1));
+        let mut runs = Vec::new();
+        let (mut start, mut acc) = (0, 0);
+        for (x, &i) in below.iter().enumerate() {
+            acc += t.rows(i);
+            if acc >= per || x + 1 == below.len() {
+                runs.push(&below[start..=x]);
+                (start, acc) = (x + 1, 0);
+            }
+        }
+        runs
+    };
+    // Depth-first over (c0, n): a block of columns is a leaf, or its halves with the update of
+    // the right half by the left one in between. Pending work is kept as a stack of items.
+    enum Item {
+        Block(usize, usize),
+        Update(usize, usize, usize),
+    }
+    let mut todo = vec![Item::Block(0, w)];
+    while let Some(item) = todo.pop() {
+        match item {
+            Item::Block(c0, n) if n <= leaf => {
+                let writes: Vec<TileId> = col.iter().copied().chain([pv]).collect();
+                let op = Op::LuLeaf { a: Tiles::stack(0, col.len()), piv: Tiles::one(col.len()), c0, n };
+                g.submit(Spec { op, prio: pp, step: k, dims: [mk - c0, n, 0], writes: &writes, reads: &[] });
+            }
+            Item::Block(c0, n) => {
+                // Halves, the left one a multiple of 8 columns where that leaves both non-empty.
+                let n1 = if n >= 32 { (n / 2).div_ceil(8) * 8 } else { n / 2 };
+                todo.push(Item::Block(c0 + n1, n - n1));
+                todo.push(Item::Update(c0, c0 + n1, c0 + n));
+                todo.push(Item::Block(c0, n1));
+            }
+            Item::Update(c0, c1, c2) => {
+                let (n1, n2) = (c1 - c0, c2 - c1);
+                let op = Op::LuSplitUpdate { a: Tiles::one(0), u: None, c0, c1, c2 };
+                let dims = [t.rows(k) - c0, n2, n1];
+                g.submit(Spec { op, prio: pp, step: k, dims, writes: &[col[0]], reads: &[] });
+                for run in &runs {
+                    let writes: Vec<TileId> = run.iter().map(|&i| t.id(i, k)).collect();
+                    let rows: usize = run.iter().map(|&i| t.rows(i)).sum();
+                    let op = Op::LuSplitUpdate {
+                        a: Tiles::stack(0, writes.len()),
+                        u: Some(Tiles::one(writes.len())),
+                        c0,
+                        c1,
+                        c2,
+                    };
+                    g.submit(Spec {
+                        op,
+                        prio: pp,
+                        step: k,
+                        dims: [rows, n2, n1],
+                        writes: &writes,
+                        reads: &[col[0]],
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// CALU's panel k (TSLU, seed 004 after Grigori, Demmel and Xiang): each leaf (a run of adjacent
 /// tiles of the panel column where the column is in one place, as many leaves as run side by
 /// side; else each place's tiles of it) nominates its
@@ -232,11 +350,11 @@ fn tslu_panel(
     nleaves: usize,
     bufs: &mut RowBuffers,
 ) {
-    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let (m, mt) = (t.m(), t.mt());
     let off = t.col_offset(k);
     let (w, mk) = (t.cols(k), m - off);
     let r = w.min(mk);
-    let (h, diag, pp) = (t.rows(k), t.id(k, k), prio(nt, k, 3));
+    let (h, diag, pp) = (t.rows(k), t.id(k, k), prio_step(mt, panel_count(t), k, k, 3));
     let rel = |i: usize| t.row_offset(i) - off;
     let groups = super::rows_by_place(g, t, k, k);
     // One place: up to `nleaves` leaves of adjacent tiles (as many as run side by side: each
@@ -308,14 +426,14 @@ fn one_place_block(
     l: &[TileId],
     fused: bool,
 ) {
-    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let (m, mt) = (t.m(), t.mt());
     let off = t.col_offset(k);
     let (mk, r) = (m - off, t.cols(k).min(m - off));
     let tiles: Vec<TileId> =
         js.iter().flat_map(|&j| (k..mt).map(move |i| (i, j))).map(|(i, j)| t.id(i, j)).collect();
     let width: usize = js.iter().map(|&j| t.cols(j)).sum();
     let c = tiles.len();
-    let pri = if left { 0 } else { prio(nt, js[0], 2) };
+    let pri = if left { 0 } else { prio_step(mt, panel_count(t), k, js[0], 2) };
     if left || !fused {
         // The interchanges alone (left of the panel; or the first of three device kernels).
         for &j in if fused { &js[..1] } else { js } {
@@ -376,7 +494,14 @@ fn one_place_block(
             k: r,
         };
         let dims = [m - t.row_offset(k + 1), nn, r];
-        g.submit(Spec { op, prio: prio(nt, j, 0), step: k, dims, writes: &writes, reads: &reads });
+        g.submit(Spec {
+            op,
+            prio: prio_step(mt, panel_count(t), k, j, 0),
+            step: k,
+            dims,
+            writes: &writes,
+            reads: &reads,
+        });
     }
 }
 
@@ -394,12 +519,16 @@ fn several_places(
     maxw: usize,
     bufs: &mut RowBuffers,
 ) {
-    let (m, mt, nt) = (t.m(), t.mt(), t.nt());
+    let (m, mt) = (t.m(), t.mt());
     let off = t.col_offset(k);
     let (mk, r, h, jb) = (m - off, t.cols(k).min(m - off), t.rows(k), t.cols(j));
     let right = j > k;
     assert!(!right || r == h, "right of a panel, tile row k is as tall as the panel is wide");
-    let (p_top, p_fill) = if right { (prio(nt, j, 2), prio(nt, j, 1)) } else { (0, 0) };
+    let (p_top, p_fill) = if right {
+        (prio_step(mt, panel_count(t), k, j, 2), prio_step(mt, panel_count(t), k, j, 1))
+    } else {
+        (0, 0)
+    };
     let rel = |i: usize| t.row_offset(i) - off;
     // a. The rows each other place gives to the top block.
     let mut xs: Vec<(usize, TileId)> = Vec::new();
@@ -493,7 +622,8 @@ pub fn getrf(
         "ipiv must be min(M,N)×1 with A's row tiles"
     );
     let mut g = SharedGraph::with_buffers(seq, &a, store);
-    let lu = Lu { pivot, panel: Panel::InPlace, fused: !seq.has_devices(), chunk: 1, leaves: threads };
+    let leaf = if threads > 1 { LEAF } else { 0 };
+    let lu = Lu { pivot, panel: Panel::InPlace, fused: !seq.has_devices(), chunk: 1, leaves: threads, leaf };
     for (k, s) in generate(&mut g, &lu).into_iter().enumerate() {
         let pv = g.buffer_matrix(s.piv);
         let info = info.clone();
@@ -671,7 +801,7 @@ mod tests {
             let mut g = SharedGraph::with_buffers(&seq, &ta, &store);
             let steps = generate(
                 &mut g,
-                &Lu { pivot: Pivoting::Gepp, panel: Panel::InPlace, fused: true, chunk, leaves: 1 },
+                &Lu { pivot: Pivoting::Gepp, panel: Panel::InPlace, fused: true, chunk, leaves: 1, leaf: 0 },
             );
             let bufs: Vec<TiledMatrix<f64>> = steps.iter().map(|s| g.buffer_matrix(s.piv)).collect();
             drop(g);
@@ -969,6 +1099,37 @@ mod tests {
             assert_eq!(piv_ref, piv0, "the backend disagrees with the construction");
             assert_eq!(a, f0, "m {m} n {n} zero {zero:?}: factors are not exact");
             assert_eq!(f_ref, f0, "the backend's factors are not exact either");
+        }
+    }
+
+    #[test]
+    fn ties_give_lapack_pivots() {
+        // Entries ±1 and ±2: many exact ties in the first columns of every panel, which
+        // LAPACK's IDAMAX breaks by the first row; the recursive panel (leaves of 1..32 columns,
+        // updates side by side) must pick the same rows as the backend's DGETRF.
+        for &(m, n, nb, threads) in &[
+            (37, 37, 5, 3),
+            (64, 40, 8, 2),
+            (90, 90, 16, 3),
+            (150, 100, 64, 2),
+            (300, 260, 128, 3),
+            (260, 300, 128, 2),
+        ] {
+            let ld = m + 2;
+            let mut rng = Rng::new((m * 7 + n) as u64);
+            let mut a0 = rng.matrix(m, n, ld);
+            for x in a0.iter_mut() {
+                *x = [-2.0, -1.0, 1.0, 2.0][(x.abs() * 1e6) as usize % 4];
+            }
+            let (_, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
+            let mut a = a0.clone();
+            let (piv, r, info) = tile_getrf(m, n, &mut a, ld, nb, threads);
+            r.unwrap();
+            assert_eq!(info, info_ref, "m {m} n {n} nb {nb}: INFO");
+            assert_eq!(piv, piv_ref, "m {m} n {n} nb {nb}: ipiv differs from the backend's");
+            let res = lu_residual(m, n, &a0, &a, ld, &piv);
+            assert!(res < 10.0, "m {m} n {n} nb {nb}: scaled residual {res}");
+            assert_untouched_outside(&a0, &a, m, n, ld, None);
         }
     }
 

@@ -11,13 +11,16 @@
 //!    column k + 1, finished last, is added last) and `A[i][k] ← A[i][k]·W[k]⁻¹` (W[k], unit
 //!    lower, inverted once by TRTRI, then one TRMM per tile row: a tile TRMM runs at about twice
 //!    a tile TRSM's rate, see [`super::trtri`]).
-//! 3. The column interchanges, j = n−1 down to 1: columns j and IPIV(j) swapped, one task per
-//!    tile row (the row's tiles side by side: one block in the caller's array).
+//! 3. The column interchanges, j = n−1 down to 1: columns j and IPIV(j) swapped, as one
+//!    permutation per tile row: one task per place holding tiles of the row (the place's tiles
+//!    side by side: one block in the caller's array, or in a rank's local matrix), which takes
+//!    the columns that come from other places from one buffer per place (a message on ranks).
 //!
 //! The caller rules out a zero diagonal element of U (LAPACK's INFO > 0, A untouched) and pivots
 //! outside 1..=n.
 
-use crate::graph::{prio, Graph, Op, Spec, Tiles};
+use crate::device::ColSrc;
+use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::Seq;
@@ -83,16 +86,103 @@ pub fn generate(g: &mut impl Graph, ipiv: &[i32]) {
             g.submit(Spec { op, prio: pr(3), step, dims, writes: &writes, reads: &reads });
         }
     }
-    // Column interchanges (DGETRI applies IPIV(1..n−1); IPIV(n) = n after DGETRF).
-    let swaps = ipiv[..t.n().saturating_sub(1)].to_vec();
-    if swaps.iter().enumerate().all(|(j, &p)| p as usize == j + 1) {
+    interchanges(g, ipiv, 2 * nt);
+}
+
+/// DGETRI's column interchanges (columns j and IPIV(j) swapped for j = n−1 down to 1; IPIV(n) =
+/// n after DGETRF) as one permutation of the columns, applied per tile row: each place's tiles of
+/// the row (one block: side by side in its memory) take their new columns from their own old
+/// ones and from one buffer per other place that holds some of them (`ColExtract` there, moved as
+/// one message). In shared memory the whole row is one place: one task per tile row.
+fn interchanges(g: &mut impl Graph, ipiv: &[i32], step: usize) {
+    let t = g.tiling().clone();
+    let (n, nt) = (t.n(), t.nt());
+    // src[c]: the column that ends in column c.
+    let mut src: Vec<usize> = (0..n).collect();
+    for j in (0..n.saturating_sub(1)).rev() {
+        src.swap(j, ipiv[j] as usize - 1);
+    }
+    if src.iter().enumerate().all(|(c, &s)| c == s) {
         return;
     }
+    // Tile column and offset in it of every column.
+    let at = |c: usize| {
+        let j = (0..nt).rfind(|&j| t.col_offset(j) <= c).expect("a column of the matrix");
+        (j, c - t.col_offset(j))
+    };
     for i in 0..nt {
-        let row: Vec<usize> = (0..nt).map(|j| t.id(i, j)).collect();
-        let op = Op::ColSwaps { a: Tiles::stack(0, nt), ipiv: swaps.clone() };
-        let dims = [t.rows(i), t.n(), 0];
-        g.submit(Spec { op, prio: 0, step: 2 * nt, dims, writes: &row, reads: &[] });
+        // The places of tile row i and their tile columns, in order of first appearance.
+        let mut places: Vec<(usize, Vec<usize>)> = Vec::new();
+        for j in 0..nt {
+            let pl = g.place(t.id(i, j));
+            match places.iter_mut().find(|(p, _)| *p == pl) {
+                Some((_, js)) => js.push(j),
+                None => places.push((pl, vec![j])),
+            }
+        }
+        let place_of = |j: usize| places.iter().position(|(_, js)| js.contains(&j)).expect("placed");
+        // Where tile column j sits among its place's tiles, and that block's first column.
+        let slot = |j: usize| {
+            let js = &places[place_of(j)].1;
+            let k = js.iter().position(|&x| x == j).expect("placed");
+            (k, js[..k].iter().map(|&x| t.cols(x)).sum::<usize>())
+        };
+        // Per destination place: the source of each of its columns, and per source place the
+        // columns it sends there (tile position in the source's list, column in that tile).
+        let np = places.len();
+        let mut fills: Vec<Vec<ColSrc>> = vec![Vec::new(); np];
+        let mut sends: Vec<Vec<Vec<(usize, usize)>>> = vec![vec![Vec::new(); np]; np];
+        for (d, (_, js)) in places.iter().enumerate() {
+            for &j in js {
+                for &sc in &src[t.col_offset(j)..t.col_offset(j) + t.cols(j)] {
+                    let (sj, off) = at(sc);
+                    let s = place_of(sj);
+                    let (k, first) = slot(sj);
+                    if s == d {
+                        fills[d].push(ColSrc::Own(first + off));
+                    } else {
+                        fills[d].push(ColSrc::Buf(s, sends[s][d].len()));
+                        sends[s][d].push((k, off));
+                    }
+                }
+            }
+        }
+        // The buffers, on their source place, filled before any tile of the row changes.
+        let mut bufs: Vec<Vec<Option<TileId>>> = vec![vec![None; np]; np];
+        for s in 0..np {
+            let tiles: Vec<TileId> = places[s].1.iter().map(|&j| t.id(i, j)).collect();
+            for d in 0..np {
+                let cols = std::mem::take(&mut sends[s][d]);
+                if cols.is_empty() {
+                    continue;
+                }
+                let x = g.buffer(t.rows(i), cols.len(), tiles[0]);
+                let dims = [t.rows(i), cols.len(), 0];
+                let op = Op::ColExtract { x: Tiles::one(0), a: Tiles::stack(1, tiles.len()), cols };
+                g.submit(Spec { op, prio: 0, step, dims, writes: &[x], reads: &tiles });
+                bufs[s][d] = Some(x);
+            }
+        }
+        for (d, (_, js)) in places.iter().enumerate() {
+            let tiles: Vec<TileId> = js.iter().map(|&j| t.id(i, j)).collect();
+            let from: Vec<TileId> = (0..np).filter_map(|s| bufs[s][d]).collect();
+            // Buffer positions: ColSrc::Buf names the source place; renumber to `from`'s order.
+            let pos: Vec<Option<usize>> = (0..np)
+                .map(|s| bufs[s][d].map(|_| (0..s).filter(|&x| bufs[x][d].is_some()).count()))
+                .collect();
+            let src: Vec<ColSrc> = std::mem::take(&mut fills[d])
+                .into_iter()
+                .map(|c| match c {
+                    ColSrc::Buf(s, o) => ColSrc::Buf(pos[s].expect("a buffer from that place"), o),
+                    own => own,
+                })
+                .collect();
+            let width = src.len();
+            let from_ops = (!from.is_empty()).then(|| Tiles::stack(tiles.len(), from.len()));
+            let op = Op::ColFill { a: Tiles::stack(0, tiles.len()), from: from_ops, src };
+            let dims = [t.rows(i), width, 0];
+            g.submit(Spec { op, prio: 0, step, dims, writes: &tiles, reads: &from });
+        }
     }
 }
 

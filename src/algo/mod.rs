@@ -67,15 +67,15 @@ pub(crate) fn factor_panel(
     panel: Panel,
     second: TileId,
     factor: impl Fn(Tiles, Tiles) -> Op,
-    scatter_prio: i64,
+    (panel_prio, scatter_prio): (i64, i64),
 ) -> Vec<TileId> {
-    let (mt, nt) = (t.mt(), t.nt());
+    let mt = t.mt();
     let off = t.col_offset(k);
     let (w, mk) = (t.cols(k), t.m() - off);
     let diag = t.id(k, k);
     let col: Vec<TileId> = (k..mt).map(|i| t.id(i, k)).collect();
     let c = col.len();
-    let (pp, dims) = (prio(nt, k, 3), [mk, w, 0]);
+    let (pp, dims) = (panel_prio, [mk, w, 0]);
     match panel {
         Panel::InPlace => {
             let writes: Vec<TileId> = col.iter().copied().chain([second]).collect();

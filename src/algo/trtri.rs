@@ -32,10 +32,15 @@ pub fn trtri(seq: &Seq, uplo: Uplo, diag: Diag, a: &TiledMatrix<f64>) {
 /// The shared-memory DPOTRI: the inverse of the Cholesky factor, then its product with its
 /// transpose (inv(U)·inv(U)ᵀ or inv(L)ᵀ·inv(L)), on one graph.
 pub fn potri(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
-    let mut g = SharedGraph::new(seq, a);
-    generate_trtri(&mut g, uplo, Diag::NonUnit, 0);
+    generate_potri(&mut SharedGraph::new(seq, a), uplo);
+}
+
+/// DPOTRI's tasks: the tile TRTRI of the `uplo` factor, then the tile LAUUM (its steps numbered
+/// after TRTRI's), one graph.
+pub fn generate_potri(g: &mut impl Graph, uplo: Uplo) {
+    generate_trtri(g, uplo, Diag::NonUnit, 0);
     let nt = g.tiling().nt();
-    generate_lauum(&mut g, uplo, nt);
+    generate_lauum(g, uplo, nt);
 }
 
 fn gemm(alpha: f64, ta: Trans, tb: Trans, k: usize) -> Op {

@@ -30,11 +30,45 @@ thread_local! {
     static TILES: RefCell<Option<String>> = const { RefCell::new(None) };
     /// Fields a routine adds to its verbose line after the path (a product's `alloc=`, ...).
     static FIELDS: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// hetla entry points running on this thread, outermost first (see [`Entered`]).
+    static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// Adds `fields` to the current call's verbose line, after its path.
 pub(crate) fn set_fields(fields: String) {
     FIELDS.with(|f| *f.borrow_mut() = Some(fields));
+}
+
+/// Marks an exported entry point as running on this thread until dropped (`abi::guard`). An
+/// entry point entered while another runs on the same thread was called by the backend from
+/// inside a forwarded call (OpenBLAS's DPOTRI calls DTRTRI, reference PDPOTRI calls PDTRTRI,
+/// both by their exported names): it forwards too ([`forward_reason`]: `nested`), so that a call
+/// hetla hands to the backend is the backend's all the way down, as the decision meant.
+pub(crate) struct Entered;
+
+impl Entered {
+    pub(crate) fn new() -> Self {
+        DEPTH.with(|d| d.set(d.get() + 1));
+        Entered
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+/// True inside an entry point that another entry point on this thread is running (see
+/// [`Entered`]).
+fn called_back() -> bool {
+    DEPTH.with(|d| d.get() > 1)
+}
+
+/// True while an exported entry point runs on this thread: a DGEMM reaching `dgemm_` then was
+/// called by the backend inside a forwarded call (or by hetla's own code) and is forwarded.
+pub(crate) fn inside_entry_point() -> bool {
+    DEPTH.with(|d| d.get() > 0)
 }
 
 /// How a call was executed, for `HETLA_VERBOSE`.
@@ -48,7 +82,7 @@ pub enum Path {
 /// Without `HETLA_MIN_N`, a LAPACK call's size decision is learned on this machine
 /// ([`tune`]); distributed calls use the built-in sizes.
 pub(crate) fn forward_reason(cfg: &Config, routine: &'static str, size: usize) -> Option<&'static str> {
-    if crate::runtime::in_task() {
+    if crate::runtime::in_task() || called_back() {
         Some("nested")
     } else if cfg.is_disabled(routine) {
         Some("disabled")

@@ -70,8 +70,19 @@ pub fn igebr2d_all(ctxt: i32, x: &mut [i32], rsrc: i32, csrc: i32) {
     unsafe { f(ctxt, c"All".as_ptr(), c" ".as_ptr(), n, 1, x.as_mut_ptr(), n.max(1), rsrc, csrc) };
 }
 
-/// The minimum of `v` over the whole grid, left on every process (`Cigamn2d`, scope "All").
+/// The value of the smallest magnitude of `v` over the whole grid, left on every process
+/// (`Cigamn2d`, scope "All"; the BLACS compare absolute values): the minimum of values ≥ 0.
 pub fn igamn2d_all(ctxt: i32, v: i32) -> i32 {
+    combine(ctxt, v, false)
+}
+
+/// The value of the largest magnitude of `v` over the whole grid, left on every process
+/// (`Cigamx2d`, scope "All"): the maximum of values ≥ 0.
+pub fn igamx2d_all(ctxt: i32, v: i32) -> i32 {
+    combine(ctxt, v, true)
+}
+
+fn combine(ctxt: i32, v: i32, max: bool) -> i32 {
     type F = unsafe extern "C" fn(
         i32,
         *const c_char,
@@ -86,7 +97,7 @@ pub fn igamn2d_all(ctxt: i32, v: i32) -> i32 {
         i32,
         i32,
     );
-    let f = blacs_fn!(P, "Cigamn2d", F);
+    let f = if max { blacs_fn!(PX, "Cigamx2d", F) } else { blacs_fn!(P, "Cigamn2d", F) };
     let mut x = v;
     // SAFETY: a 1×1 block; LDIA = -1 tells the BLACS not to return the owners' coordinates, so
     // the two null pointers are never dereferenced; RDEST = -1 leaves the result everywhere.

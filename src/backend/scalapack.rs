@@ -105,4 +105,12 @@ scalapack_fns! {
         ib: int, jb: int, descb: desc) [];
     pdgeqrf = "pdgeqrf_"(m: int, n: int, a: mat, ia: int, ja: int, desca: desc, tau: mat, work: mat,
         lwork: int) [];
+    pdtrtri = "pdtrtri_"(uplo: chr, diag: chr, n: int, a: mat, ia: int, ja: int, desca: desc) [uplo, diag];
+    pdpotri = "pdpotri_"(uplo: chr, n: int, a: mat, ia: int, ja: int, desca: desc) [uplo];
+    pdgetri = "pdgetri_"(n: int, a: mat, ia: int, ja: int, desca: desc, ipiv: piv, work: mat, lwork: int,
+        iwork: piv, liwork: int) [];
+    pdorgqr = "pdorgqr_"(m: int, n: int, k: int, a: mat, ia: int, ja: int, desca: desc, tau: mat,
+        work: mat, lwork: int) [];
+    pdormqr = "pdormqr_"(side: chr, trans: chr, m: int, n: int, k: int, a: mat, ia: int, ja: int,
+        desca: desc, tau: mat, c: mat, ic: int, jc: int, descc: desc, work: mat, lwork: int) [side, trans];
 }

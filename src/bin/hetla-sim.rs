@@ -286,7 +286,17 @@ fn main() {
             // As algo::getrf::getrf: panels in place, one task per column on the host, separate
             // device kernels when devices take part.
             let fused = setup.gpus == 0;
-            getrf::generate(&mut rec, &Lu { pivot, panel: Panel::InPlace, fused, chunk: 1, leaves: cores });
+            getrf::generate(
+                &mut rec,
+                &Lu {
+                    pivot,
+                    panel: Panel::InPlace,
+                    fused,
+                    chunk: 1,
+                    leaves: cores,
+                    leaf: if cores > 1 { getrf::LEAF } else { 0 },
+                },
+            );
         }
         "pdgetrf" => {
             getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores));

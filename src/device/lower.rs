@@ -349,6 +349,8 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::QrTw { .. }
         | DeviceOp::QrVw { .. }
         | DeviceOp::LuPanel { .. }
+        | DeviceOp::LuLeaf { .. }
+        | DeviceOp::LuSplitUpdate { .. }
         | DeviceOp::LuUpdate { .. }
         | DeviceOp::LuExtract { .. }
         | DeviceOp::LuNewTop { .. }
@@ -361,7 +363,8 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::Trtri { .. }
         | DeviceOp::Lauum { .. }
         | DeviceOp::LowerOut { .. }
-        | DeviceOp::ColSwaps { .. }
+        | DeviceOp::ColExtract { .. }
+        | DeviceOp::ColFill { .. }
         | DeviceOp::QrT { .. }
         | DeviceOp::QrApply { .. }
         | DeviceOp::QrOrg { .. }

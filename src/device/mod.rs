@@ -119,6 +119,20 @@ pub enum DeviceOp {
     /// GEPP (DGETRF) on the block `a` (a stack): r = min(rows, columns) pivots; the pivot
     /// buffer written as above. Two outputs: `a` and `piv`.
     LuPanel { a: Tiles, piv: Tiles },
+    /// A leaf of the recursive panel (`algo::getrf`): `a` is the whole panel (a stack, rows from
+    /// its top); GEPP on its columns c0..c0 + n, rows c0.. (DGETRF), those interchanges applied
+    /// to the panel's other columns (rows c0..), the pivots (panel-local, 1-based) into rows
+    /// c0..c0 + n of column 0 of `piv`, INFO into (0, 3) unless an earlier leaf set it; the last
+    /// leaf (c0 + n = the panel's pivots) completes the buffer as [`DeviceOp::LuPanel`] leaves
+    /// it. Two outputs: `a` and `piv`.
+    LuLeaf { a: Tiles, piv: Tiles, c0: usize, n: usize },
+    /// The update of one block of rows of the recursive panel after its columns c0..c1 were
+    /// factored, on columns c1..c2. Without `u`, `a` starts at the panel's top: its rows c0..c1 of
+    /// columns c1..c2 ← L⁻¹·(them), L the unit lower triangle of rows and columns c0..c1, then
+    /// its rows c1.. of columns c1..c2 −= (their columns c0..c1)·(those solved rows). With `u`
+    /// (the panel's top tile, solved already), all of `a`'s rows of columns c1..c2 −= (their
+    /// columns c0..c1)·(`u`'s rows c0..c1 of columns c1..c2).
+    LuSplitUpdate { a: Tiles, u: Option<Tiles>, c0: usize, c1: usize, c2: usize },
     /// One block of whole tile columns right of panel k (tile rows k.. of each, column by column,
     /// one block in memory): the panel's `r` interchanges from `piv`, then its top r rows ←
     /// L₁₁⁻¹·(them) (unit lower, the leading r×r of `l`) and the rows below −= L₂₁·(top rows),
@@ -196,9 +210,14 @@ pub enum DeviceOp {
     /// `diagonal`: then its strictly lower triangle, the rest of `w` zero), and that part of `a`
     /// ← 0 (DGETRI taking L's column out). Two outputs: `a` and `w`.
     LowerOut { a: Tiles, w: Tiles, diagonal: bool },
-    /// For j = ipiv.len()−1 down to 0, columns j and ipiv[j]−1 (1-based) of the block `a` swapped
-    /// (DGETRI's column interchanges; `a` a tile row of the whole matrix, one block).
-    ColSwaps { a: Tiles, ipiv: Vec<i32> },
+    /// DGETRI's column interchanges where a tile row's tiles are in several places: `x` column t
+    /// ← column `cols[t].1` of the tile at position `a.first + cols[t].0` (`a`: tiles of one tile
+    /// row in one place, each a block of its own), the columns another place's tiles receive.
+    ColExtract { x: Tiles, a: Tiles, cols: Vec<(usize, usize)> },
+    /// DGETRI's column interchanges on the block `a` (a tile row's tiles in one place, side by
+    /// side; the whole tile row in shared memory): column c ← `src[c]`, a column of the block as
+    /// it was or of one of the [`DeviceOp::ColExtract`] buffers `from`.
+    ColFill { a: Tiles, from: Option<Tiles>, src: Vec<ColSrc> },
 
     // Q from DGEQRF's reflectors (`algo::ormqr`): host-only ops.
     /// T (the leading kb×kb of `t`, kb = tau.len()) of the block reflector of V, the first kb
@@ -212,6 +231,15 @@ pub enum DeviceOp {
     /// first columns of I − V·T·Vᵀ (the identity's columns when `vt` is `None`), V the `k`
     /// reflectors in `vt.0` (a block with the rows `row`..), T the leading k×k of `vt.1`.
     QrOrg { a: Tiles, row: usize, k: usize, vt: Option<(Tiles, Tiles)> },
+}
+
+/// Where [`DeviceOp::ColFill`] finds a column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColSrc {
+    /// Column c of the block itself, before the interchanges.
+    Own(usize),
+    /// Column c of the buffer at position p of `from`: (p, c).
+    Buf(usize, usize),
 }
 
 /// Where [`DeviceOp::LuNewTop`] finds the rows of one tile row of the column.
@@ -238,6 +266,7 @@ impl DeviceOp {
             DeviceOp::QrTw { w, .. } => w,
             DeviceOp::QrVw { c, .. } => c,
             DeviceOp::LuPanel { a, .. } | DeviceOp::LuUpdate { a, .. } => a,
+            DeviceOp::LuLeaf { a, .. } | DeviceOp::LuSplitUpdate { a, .. } => a,
             DeviceOp::LuExtract { x, .. } => x,
             DeviceOp::LuNewTop { w, .. } => w,
             DeviceOp::LuFill { c, .. } => c,
@@ -250,7 +279,8 @@ impl DeviceOp {
             DeviceOp::Trtri { a, .. }
             | DeviceOp::Lauum { a, .. }
             | DeviceOp::LowerOut { a, .. }
-            | DeviceOp::ColSwaps { a, .. } => a,
+            | DeviceOp::ColFill { a, .. } => a,
+            DeviceOp::ColExtract { x, .. } => x,
             DeviceOp::QrT { t, .. } => t,
             DeviceOp::QrApply { c, .. } => c,
             DeviceOp::QrOrg { a, .. } => a,
@@ -286,6 +316,8 @@ impl DeviceOp {
             DeviceOp::QrTw { w, t, others, .. } => vec![w, t, others],
             DeviceOp::QrVw { c, v, w, .. } => vec![c, v, w],
             DeviceOp::LuPanel { a, piv } => vec![a, piv],
+            DeviceOp::LuLeaf { a, piv, .. } => vec![a, piv],
+            DeviceOp::LuSplitUpdate { a, u, .. } => [a].into_iter().chain(u).collect(),
             DeviceOp::LuUpdate { a, l, piv, .. } => vec![a, l, piv],
             DeviceOp::LuExtract { x, piv, c, .. } => vec![x, piv, c],
             DeviceOp::LuNewTop { w, old, piv, others, l, .. } => {
@@ -299,7 +331,9 @@ impl DeviceOp {
             DeviceOp::BtLu { a, piv, .. } => vec![a, piv],
             DeviceOp::BtSolve { b, lu, piv, .. } => vec![b, lu, piv],
             DeviceOp::Trmm { a, b, .. } => vec![a, b],
-            DeviceOp::Trtri { a, .. } | DeviceOp::Lauum { a, .. } | DeviceOp::ColSwaps { a, .. } => vec![a],
+            DeviceOp::Trtri { a, .. } | DeviceOp::Lauum { a, .. } => vec![a],
+            DeviceOp::ColExtract { x, a, .. } => vec![x, a],
+            DeviceOp::ColFill { a, from, .. } => [a].into_iter().chain(from).collect(),
             DeviceOp::LowerOut { a, w, .. } => vec![a, w],
             DeviceOp::QrT { t, v, .. } => vec![t, v],
             DeviceOp::QrApply { v, t, c, .. } => vec![v, t, c],
@@ -325,6 +359,8 @@ impl DeviceOp {
             DeviceOp::QrTw { .. } => "qr-tw",
             DeviceOp::QrVw { .. } => "qr-vw",
             DeviceOp::LuPanel { .. } => "getrf",
+            DeviceOp::LuLeaf { .. } => "getrf-leaf",
+            DeviceOp::LuSplitUpdate { .. } => "getrf-update",
             DeviceOp::LuUpdate { .. } => "update",
             DeviceOp::LuExtract { .. } => "lu-extract",
             DeviceOp::LuNewTop { .. } => "lu-newtop",
@@ -339,7 +375,8 @@ impl DeviceOp {
             DeviceOp::Trtri { .. } => "trtri",
             DeviceOp::Lauum { .. } => "lauum",
             DeviceOp::LowerOut { .. } => "lower-out",
-            DeviceOp::ColSwaps { .. } => "col-swaps",
+            DeviceOp::ColExtract { .. } => "col-extract",
+            DeviceOp::ColFill { .. } => "col-swaps",
             DeviceOp::QrT { .. } => "larft",
             DeviceOp::QrApply { .. } => "larfb",
             DeviceOp::QrOrg { .. } => "org-q",

@@ -53,6 +53,7 @@ pub fn pdgeqrf(
         g,
         nb,
         shape,
+        super::redistribute::Part::Full,
         |_, _, _| (),
         |ds, _, _| *tts.borrow_mut() = generate(ds, Panel::Gathered),
         |fin: &Finished| {

@@ -35,7 +35,14 @@ pub const CHUNK: usize = 256;
 /// How the distributed runtime cuts the LU for tiles of `nb` columns on ranks of `threads`
 /// workers.
 pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize) -> Lu {
-    Lu { pivot, panel: Panel::Gathered, fused: true, chunk: (CHUNK / nb.max(1)).max(1), leaves: threads }
+    Lu {
+        pivot,
+        panel: Panel::Gathered,
+        fused: true,
+        chunk: (CHUNK / nb.max(1)).max(1),
+        leaves: threads,
+        leaf: 0,
+    }
 }
 
 /// PDGETRF on tiles for a process inside the grid; the arguments have passed the checks and
@@ -67,6 +74,7 @@ pub fn pdgetrf(
         g,
         nb,
         shape,
+        super::redistribute::Part::Full,
         |_, _, _| (),
         |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads)),
         |fin: &Finished| {

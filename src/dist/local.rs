@@ -138,5 +138,6 @@ pub fn origin(grid: &Grid, caller: &CallerArray, shape: Shape) -> (usize, usize)
     match shape {
         Shape::Grid => (r, c),
         Shape::OneRow => (0, r * grid.npcol + c),
+        Shape::OneCol => (r * grid.npcol + c, 0),
     }
 }

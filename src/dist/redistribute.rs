@@ -48,11 +48,13 @@ pub struct Layout<'a> {
 
 /// The process grid a layout deals over: the caller's P×Q grid, or the same ranks as one process
 /// row of P·Q columns, column c being the caller's grid position (c / Q, c mod Q) (a layout the
-/// library may choose for its tiles: every tile column on one rank).
+/// library may choose for its tiles: every tile column on one rank), or as one process column of
+/// P·Q rows in the same order (every tile row on one rank).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     Grid,
     OneRow,
+    OneCol,
 }
 
 impl Shape {
@@ -61,6 +63,7 @@ impl Shape {
         match self {
             Shape::Grid => (grid.nprow, grid.npcol),
             Shape::OneRow => (1, grid.nprow * grid.npcol),
+            Shape::OneCol => (grid.nprow * grid.npcol, 1),
         }
     }
     /// This process's position in the shape.
@@ -68,6 +71,7 @@ impl Shape {
         match self {
             Shape::Grid => (grid.myrow, grid.mycol),
             Shape::OneRow => (0, grid.myrow * grid.npcol + grid.mycol),
+            Shape::OneCol => (grid.myrow * grid.npcol + grid.mycol, 0),
         }
     }
     /// The rank of position (prow, pcol) of the shape.
@@ -75,6 +79,7 @@ impl Shape {
         match self {
             Shape::Grid => grid.rank_of(prow, pcol),
             Shape::OneRow => grid.rank_of(pcol / grid.npcol, pcol % grid.npcol),
+            Shape::OneCol => grid.rank_of(prow / grid.npcol, prow % grid.npcol),
         }
     }
 }

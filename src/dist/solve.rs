@@ -113,9 +113,21 @@ pub fn pdgetrs(
 /// The row permutation of sub(B) that IPIV's interchanges amount to: `pos[i]` is where row i of
 /// sub(B) is after the swaps s ↔ IPIV(s) − IA for s = 0, 1, ..., N−1 in turn.
 fn permutation(grid: &Grid, ops: &Operands, ipiv: Raw<i32>) -> Result<Vec<usize>, &'static str> {
-    let n = ops.n as usize;
-    let d = ops.desca;
-    let rows = Axis::block_cyclic(n, ops.ia as usize - 1, d.mb() as usize, d.rsrc() as usize, grid.nprow);
+    gather_swaps(grid, ops.n as usize, ops.ia, ops.desca, ipiv).map(|t| positions(&t))
+}
+
+/// PDGETRF's interchanges of the N×N sub(A) from IPIV in ScaLAPACK's layout (global row indices
+/// at the local rows of the process row holding each row, replicated over process columns), as
+/// 0-based rows of sub(A): entry s is IPIV(s) − IA. Collective over the grid; `Err(reason)`, the
+/// same on every rank, when the process columns' copies differ or an entry points outside sub(A).
+pub(crate) fn gather_swaps(
+    grid: &Grid,
+    n: usize,
+    ia: i32,
+    d: &Desc,
+    ipiv: Raw<i32>,
+) -> Result<Vec<usize>, &'static str> {
+    let rows = Axis::block_cyclic(n, ia as usize - 1, d.mb() as usize, d.rsrc() as usize, grid.nprow);
     let held = rows.held_by(grid.myrow);
     // Each process contributes the entries of its rows, as v and −v, so that one MIN reduction
     // gives the smallest and the largest value over the process columns' copies.
@@ -133,9 +145,10 @@ fn permutation(grid: &Grid, ops: &Operands, ipiv: Raw<i32>) -> Result<Vec<usize>
     if lo.iter().zip(hi).any(|(&l, &h)| l != -h) {
         return Err("pivots-differ");
     }
-    let targets: Option<Vec<usize>> =
-        lo.iter().map(|&v| usize::try_from(v - ops.ia as i64).ok().filter(|&t| t < n)).collect();
-    targets.map(|t| positions(&t)).ok_or("pivot-outside")
+    lo.iter()
+        .map(|&v| usize::try_from(v - ia as i64).ok().filter(|&t| t < n))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or("pivot-outside")
 }
 
 /// `pos[i]`: where row i ends up after swapping rows s and `swaps[s]` for s = 0, 1, ... in turn.

@@ -131,6 +131,17 @@ impl TileGrid {
         self.store.push(w);
         id
     }
+    /// A new extra tile of `rows`×`cols` on rank `owner`, kept on that rank where `local` says
+    /// (one tile of a local matrix of the caller's: a second matrix of the algorithm, whose tiles
+    /// must be adjacent in memory where an op takes several as one block); returns its id.
+    pub fn add_local(&mut self, rows: usize, cols: usize, owner: usize, local: Option<LocalTile>) -> usize {
+        let id = self.owner.len();
+        self.owner.push(owner);
+        self.extra.push((rows, cols));
+        self.local.push(local);
+        self.store.push(None);
+        id
+    }
     /// The storage of extra tile `id` when this rank holds it, column-major with leading
     /// dimension max(1, rows), to fill before the tasks are generated or read after they ran.
     pub fn extra(&self, id: usize) -> Option<&Workspace<f64>> {

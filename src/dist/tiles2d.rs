@@ -39,7 +39,7 @@ pub struct Cyclic {
 }
 
 impl Cyclic {
-    fn new(grid: &Grid, shape: Shape, r0: usize, c0: usize) -> Self {
+    pub(crate) fn new(grid: &Grid, shape: Shape, r0: usize, c0: usize) -> Self {
         let (p, q) = shape.dims(grid);
         let ranks = (0..p * q).map(|x| shape.rank_of(grid, x / q, x % q)).collect();
         Cyclic { p, q, r0, c0, ranks }
@@ -72,7 +72,7 @@ pub struct Finished<'a> {
 }
 
 /// Runs a 2-D tile algorithm on the M×N sub(A) for a process inside the grid: caller layout to
-/// `nb`×`nb` tiles, `buffers` (adds the algorithm's extra tiles and returns what the generator
+/// `nb`×`nb` tiles (only the `part` of sub(A) the algorithm uses moves, both ways), `buffers` (adds the algorithm's extra tiles and returns what the generator
 /// needs to name them; it gets this process's rank), `generate` on every rank through a
 /// [`DistSeq`], `finish` on every rank after the sequence (collective work such as a common INFO
 /// or gathering TAU), then sub(A) back into the caller's arrays (nothing else of them is
@@ -87,6 +87,7 @@ pub fn run<B, R>(
     g: &GridInfo,
     nb: usize,
     shape: Shape,
+    part: Part,
     buffers: impl FnOnce(&mut TileGrid, &Cyclic, usize) -> B,
     generate: impl FnOnce(&mut DistSeq, &Cyclic, &B),
     finish: impl FnOnce(&Finished) -> R,
@@ -110,7 +111,7 @@ pub fn run<B, R>(
         && nb == nba
         && (ia as usize - 1).is_multiple_of(mba)
         && (ja as usize - 1).is_multiple_of(nba);
-    let local = LocalTiles::with_shape(&grid, caller, nb, Part::Full, aligned, shape);
+    let local = LocalTiles::with_shape(&grid, caller, nb, part, aligned, shape);
     let handles: Vec<Option<LocalTile>> =
         (0..mt * nt).map(|t| (owner[t] == me).then(|| local.tile(t % mt, t / mt))).collect();
 

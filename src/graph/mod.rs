@@ -129,6 +129,23 @@ pub fn prio(nt: usize, j: usize, bonus: i64) -> i64 {
     (nt as i64 - j as i64) * 4 + bonus
 }
 
+/// Priority of a task of step `k` of a right-looking factorization with `steps` panels over `mt`
+/// tile rows, whose output lies in tile column `j` ≥ k (the panel itself: j = k), with a kernel
+/// `bonus` 0..3. It estimates the task's bottom level, the longest chain of work from it to the
+/// end, costing a column's work at step s as the tile rows it spans (mt − s) and taking a panel
+/// as dear as one column's update: column j's updates of steps k..j, then from panel j on a
+/// panel and the next column's update per step, i.e. S(k) + S(j) with S(x) = Σ_{s≥x} (mt − s).
+/// So the next panel's column outranks the rest of its step (dynamic lookahead) as with
+/// [`prio`], but an early step's update of a far column is not left behind the later steps of
+/// nearer columns: with [`prio`] the last tile column's updates all waited for the end and ran
+/// there one after another (15% of a 3000×3000 LU's time on two cores idle).
+pub fn prio_step(mt: usize, steps: usize, k: usize, j: usize, bonus: i64) -> i64 {
+    // Σ_{s=x}^{steps-1} (mt - s), every term at least 1.
+    let suffix =
+        |x: usize| -> i64 { (x.min(steps)..steps).map(|s| mt.saturating_sub(s).max(1) as i64).sum() };
+    (suffix(k) + suffix(j)) * 4 + bonus
+}
+
 /// The failure state a runtime keeps for one call: the smallest whole-matrix INFO reported and
 /// the earliest step that reported one.
 pub struct Failure {
@@ -163,6 +180,27 @@ impl Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_priorities_look_ahead_and_keep_far_columns_moving() {
+        let (mt, steps) = (12, 12);
+        let p = |k, j| prio_step(mt, steps, k, j, 0);
+        for k in 0..steps - 3 {
+            // The next panel's column first, then the next panel, before the rest of the step.
+            assert!(p(k, k + 1) > p(k + 1, k + 1));
+            for j in k + 3..steps {
+                assert!(p(k + 1, k + 1) > p(k, j), "panel {} after update ({k}, {j})", k + 1);
+            }
+            // The last column's update of step k before the look-ahead of every step from
+            // halfway to the end on (with column-only priorities it waited for all of them).
+            for k2 in k + (steps - k) / 2..steps - 1 {
+                assert!(p(k, steps - 1) > p(k2, k2 + 1), "({k}, last) behind ({k2}, {})", k2 + 1);
+            }
+        }
+        // Columns right of the last panel (N > M) count as beyond it; the kernel bonus breaks ties.
+        assert_eq!(prio_step(4, 2, 1, 7, 0), prio_step(4, 2, 1, 2, 0));
+        assert_eq!(p(3, 5) + 2, prio_step(mt, steps, 3, 5, 2));
+    }
 
     #[test]
     fn uniform_tiling_edges() {

@@ -4,8 +4,8 @@
 //! the simulator costs it by [`Op::flops`].
 
 use super::{Op, Tiles};
-use crate::device::LuSrc;
-use crate::kernels::{self, Diag, Perm, Side, Trans, Uplo};
+use crate::device::{ColSrc, LuSrc};
+use crate::kernels::{self, Diag, Dir, Perm, Side, Trans, Uplo};
 use crate::tile::{View, ViewMut};
 
 /// How a runtime hands an op its inputs. An operand ([`Tiles`]: declared positions) comes as one
@@ -105,6 +105,8 @@ impl Op {
             | Op::QrTw { .. }
             | Op::QrVw { .. } => self.compute_qr(ins, out),
             Op::LuPanel { .. }
+            | Op::LuLeaf { .. }
+            | Op::LuSplitUpdate { .. }
             | Op::LuUpdate { .. }
             | Op::LuExtract { .. }
             | Op::LuNewTop { .. }
@@ -147,7 +149,30 @@ impl Op {
                     }
                 }
             }
-            Op::ColSwaps { ref ipiv, .. } => kernels::col_swaps_backward(out, ipiv),
+            Op::ColExtract { a, ref cols, .. } => {
+                let tiles: Vec<View<f64>> = a.positions().map(|p| one(ins, p)).collect();
+                let mut out = out;
+                for (t, &(p, c)) in cols.iter().enumerate() {
+                    kernels::copy(tiles[p].sub(0, c, out.m, 1), out.sub_mut(0, t, out.m, 1));
+                }
+            }
+            Op::ColFill { from, ref src, .. } => {
+                let (m, n) = (out.m, out.n);
+                // The block as it was, for the columns that stay in this place.
+                b1.resize(m * n, 0.0);
+                kernels::copy(out.as_view(), ViewMut::from_slice(&mut b1, m, n, m.max(1)));
+                let old = View::from_slice(&b1, m, n, m.max(1));
+                let bufs: Vec<View<f64>> =
+                    from.map_or(Vec::new(), |f| f.positions().map(|p| one(ins, p)).collect());
+                let mut out = out;
+                for (c, s) in src.iter().enumerate() {
+                    let col = match *s {
+                        ColSrc::Own(o) => old.sub(0, o, m, 1),
+                        ColSrc::Buf(p, o) => bufs[p].sub(0, o, m, 1),
+                    };
+                    kernels::copy(col, out.sub_mut(0, c, m, 1));
+                }
+            }
             Op::QrT { v, ref tau, .. } => kernels::larft(whole(&ins.input(v), &mut b1), tau, out),
             Op::QrApply { side, trans, v, k, t, .. } => {
                 let vv = whole(&ins.input(v), &mut b1);
@@ -182,6 +207,63 @@ impl Op {
                 let mut p = vec![0i32; r];
                 let info = kernels::getrf_slice(out, &mut p);
                 write_pivots(ins.output(piv), &p, info);
+            }
+            Op::LuLeaf { piv, c0, n, .. } => {
+                let (mk, w) = (out.m, out.n);
+                let mut p = vec![0i32; n];
+                let info = kernels::getrf_slice(out.sub_mut(c0, c0, mk - c0, n), &mut p);
+                for cols in [0..c0, c0 + n..w] {
+                    kernels::laswp(out.sub_mut(c0, cols.start, mk - c0, cols.len()), &p, Dir::Forward);
+                }
+                let mut pv = ins.output(piv);
+                for (t, &x) in p.iter().enumerate() {
+                    pv.set(c0 + t, 0, (c0 as i32 + x) as f64);
+                }
+                if info > 0 && pv.get(0, 3) == 0.0 {
+                    pv.set(0, 3, (c0 as i32 + info) as f64);
+                }
+                let r = w.min(mk);
+                if c0 + n == r {
+                    let all: Vec<i32> = (0..r).map(|t| pv.get(t, 0) as i32).collect();
+                    let first = pv.get(0, 3) as i32;
+                    write_pivots(pv, &all, first);
+                }
+            }
+            Op::LuSplitUpdate { u, c0, c1, c2, .. } => {
+                let (rows, n1, n2) = (out.m, c1 - c0, c2 - c1);
+                let (left, mut right) = out.split_cols(c1);
+                let l = left.sub(0, c0, rows, n1);
+                match u {
+                    None => {
+                        let (mut top, below) = right.sub_mut(0, 0, rows, n2).split_rows(c1);
+                        let mut u12 = top.sub_mut(c0, 0, n1, n2);
+                        kernels::trsm(
+                            Side::Left,
+                            Uplo::Lower,
+                            Trans::No,
+                            Diag::Unit,
+                            1.0,
+                            l.sub(c0, 0, n1, n1),
+                            u12.sub_mut(0, 0, n1, n2),
+                        );
+                        if below.m > 0 {
+                            kernels::gemm(
+                                Trans::No,
+                                Trans::No,
+                                -1.0,
+                                l.sub(c1, 0, below.m, n1),
+                                u12.as_view(),
+                                1.0,
+                                below,
+                            );
+                        }
+                    }
+                    Some(u) => {
+                        let uv = one(ins, u.first);
+                        let c = right.sub_mut(0, 0, rows, n2);
+                        kernels::gemm(Trans::No, Trans::No, -1.0, l, uv.sub(c0, c1, n1, n2), 1.0, c);
+                    }
+                }
             }
             Op::LuUpdate { l, piv, r, .. } => {
                 let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
@@ -374,6 +456,14 @@ impl Op {
             }
             // dims [rows, columns, r]: the TRSM of the top r rows and the GEMM below them.
             Op::LuUpdate { .. } => k * k * n + 2.0 * (m - k).max(0.0) * n * k,
+            // dims [rows c0.., n, 0]: DGETRF's count for the leaf's block.
+            Op::LuLeaf { .. } => {
+                let r = m.min(n);
+                m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
+            }
+            // dims [rows, c2 − c1, c1 − c0], rows from c0 at the panel's top (then the TRSM).
+            Op::LuSplitUpdate { u: None, .. } => k * k * n + 2.0 * (m - k).max(0.0) * n * k,
+            Op::LuSplitUpdate { .. } => 2.0 * m * n * k,
             Op::LuExtract { .. } => 0.0,
             Op::LuNewTop { l, .. } => l.map_or(0.0, |_| k * k * n),
             Op::LuFill { l, solve, .. } => {
@@ -391,7 +481,7 @@ impl Op {
             Op::Trmm { side: Side::Left, .. } => m * m * n,
             Op::Trmm { .. } => m * n * n,
             Op::Trtri { .. } | Op::Lauum { .. } => n * n * n / 3.0,
-            Op::LowerOut { .. } | Op::ColSwaps { .. } => 0.0,
+            Op::LowerOut { .. } | Op::ColExtract { .. } | Op::ColFill { .. } => 0.0,
             // dims [rows of V, kb, 0]: DLARFT's count.
             Op::QrT { .. } => m * n * n,
             // dims [rows, columns of C, k]: DLARFB's leading term.

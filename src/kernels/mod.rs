@@ -36,7 +36,7 @@ pub use potrf::potrf;
 pub use tpmqrt::tpmqrt;
 pub use tpqrt::tpqrt;
 pub use transpose::transpose;
-pub use trtri::{col_swaps_backward, lauum, trmm, trtri};
+pub use trtri::{lauum, trmm, trtri};
 pub use wy::{c_minus_vw, tt_w, vt_c};
 
 /// `op(A)`: A or Aᵀ.

@@ -58,20 +58,3 @@ pub fn trmm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f
         )
     }
 }
-
-/// Column interchanges on a block of rows of a matrix: for j = count−1 down to 0 (LAPACK's
-/// DGETRI order), columns j and `ipiv[j]` − 1 of `a` are swapped (`ipiv` 1-based, within the
-/// block's columns).
-pub fn col_swaps_backward(mut a: ViewMut<f64>, ipiv: &[i32]) {
-    for j in (0..ipiv.len()).rev() {
-        let p = ipiv[j] as usize - 1;
-        assert!(p < a.n, "column interchange {} -> {p} outside the block", j + 1);
-        if p != j && a.m > 0 {
-            let ld = a.ld;
-            let base = a.as_mut_ptr();
-            // SAFETY: columns j and p (distinct, both < a.n) of the block, a.m elements each,
-            // lie inside the block `a` describes.
-            unsafe { bk::dswap(&fi(a.m), base.add(j * ld), &1, base.add(p * ld), &1) };
-        }
-    }
-}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds tests/mpi/pdpotrf_test.c, pdgetrf_test.c, pdgeqrf_test.c, pdpotrs_test.c (with pdposv)
-# and pdgetrs_test.c (with pdgesv) twice each (reference ScaLAPACK only, for LD_PRELOAD; and
+# Builds tests/mpi/pdpotrf_test.c, pdgetrf_test.c, pdgeqrf_test.c, pdpotrs_test.c (with pdposv),
+# pdgetrs_test.c (with pdgesv), pdinv_test.c (pdtrtri, pdpotri, pdgetri) and pdq_test.c
+# (pdorgqr, pdormqr) twice each (reference ScaLAPACK only, for LD_PRELOAD; and
 # relinked with -lhetla ahead of -lscalapack-openmpi) and runs
 # them under mpirun -np 1..4 on row- and column-major grids and on subgrid contexts, with the tile
 # path forced (HETLA_MIN_N=0, tiny HETLA_NB so tiles are smaller than, equal to and unaligned with
@@ -14,7 +15,15 @@ lib=$rel/libhetla.so
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs; do
+# The routines whose verbose lines each test program's tile calls are counted by.
+routines() {
+    case $1 in
+    pdinv) echo 'pd(trtri|potri|getri)' ;;
+    pdq) echo 'pdor(gqr|mqr)' ;;
+    *) echo "$1" ;;
+    esac
+}
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
     mpicc -O1 -o "$work/$t.preload" "$root/tests/mpi/${t}_test.c" -lscalapack-openmpi -lm -ldl
     mpicc -O1 -o "$work/$t.linked" "$root/tests/mpi/${t}_test.c" -L"$rel" -Wl,-rpath,"$rel" -lhetla \
         -lscalapack-openmpi -lm -ldl
@@ -39,7 +48,7 @@ run() { # routine np nb how args...
     out=$(timeout 300 mpirun --oversubscribe -np "$np" "${env[@]}" "$exe" "$@" 2>&1) || true
     local summary tiles
     summary=$(grep -E "^${t}_test:" <<<"$out" || echo "no summary")
-    tiles=$(grep -c "hetla: $t .*path=tiles" <<<"$out" || true)
+    tiles=$(grep -cE "hetla: $(routines "$t") .*path=tiles" <<<"$out" || true)
     local devtasks=""
     [ -n "${EMU:-}" ] && devtasks=" (emu$EMU ${EMU_MEM:-64M}: $(grep -c "dev=emu.*tasks=[1-9]" <<<"$out" || true) calls with device tasks, $(grep -c "evict=[1-9]" <<<"$out" || true) with evictions)"
     printf '%s np=%s nb=%-2s %-7s grid %-9s%s %s (tile calls: %s)%s\n' "$t" "$np" "$nb" "$how" "$*" \
@@ -57,7 +66,7 @@ run() { # routine np nb how args...
         status=1
     fi
 }
-for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs; do
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
     run $t 1 3 preload R 1 1
     run $t 2 3 preload R 1 2
     run $t 2 8 linked C 2 1
@@ -119,16 +128,16 @@ ROUND=100 run pdgetrs 4 5 linked C 2 1 1
 # Ranks whose environments disagree (rank 0 runs tiles of 3 on one thread, rank 1 would forward
 # every call and use tiles of 5 on two threads): process (0, 0)'s decisions are the grid's, so
 # every call runs on tiles of 3 on both ranks and nothing hangs (each run under the same timeout).
-for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs; do
+for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
     exe=$work/$t.linked
     out=$(timeout 300 mpirun --oversubscribe -np 1 -x HETLA_MIN_N=0 -x HETLA_NB=3 -x HETLA_NUM_THREADS=1 \
         -x HETLA_VERBOSE=1 "$exe" R 1 2 : -np 1 -x HETLA_MIN_N=1000000 -x HETLA_NB=5 -x HETLA_NUM_THREADS=2 \
         -x HETLA_VERBOSE=1 "$exe" R 1 2 2>&1) || true
     summary=$(grep -E "^${t}_test:" <<<"$out" || echo "no summary")
-    tiles=$(grep -c "hetla: $t .*path=tiles" <<<"$out" || true)
+    tiles=$(grep -cE "hetla: $(routines "$t") .*path=tiles" <<<"$out" || true)
     # (PDGETRS forwards calls whose IPIV is not a permutation of sub(A)'s rows, on every rank:
     # that is decided from the data, not the environment.)
-    fwd=$(grep "hetla: $t .*path=forward" <<<"$out" | grep -cv "reason=pivot" || true)
+    fwd=$(grep -E "hetla: $(routines "$t") .*path=forward" <<<"$out" | grep -cv "reason=pivot" || true)
     printf '%s np=2 disagreeing environments grid R 1 2 %s (tile calls: %s, forwarded: %s)\n' "$t" "$summary" "$tiles" "$fwd"
     if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ] || [ "$fwd" != 0 ]; then
         status=1

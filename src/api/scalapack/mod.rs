@@ -11,6 +11,8 @@
 
 pub mod geqrf;
 pub mod getrf;
+pub mod inverse;
+pub mod orgqr;
 pub mod potrf;
 
 use crate::backend::blacs;
@@ -102,6 +104,15 @@ pub fn numroc(n: i32, nb: i32, iproc: i32, isrc: i32, nprocs: i32) -> i32 {
 /// INDXG2P: the process row (or column) holding global index `ig` (1-based).
 pub fn indxg2p(ig: i32, nb: i32, isrc: i32, nprocs: i32) -> i32 {
     (isrc + (ig - 1) / nb) % nprocs
+}
+
+/// ILCM: the least common multiple of `m` and `n` (both > 0).
+pub fn ilcm(m: i32, n: i32) -> i32 {
+    let (mut a, mut b) = (m.max(n), m.min(n));
+    while b > 0 {
+        (a, b) = (b, a % b);
+    }
+    m / a * n
 }
 
 /// Turns an INFO value into the min-combinable code CHK1MAT works with.
@@ -315,14 +326,23 @@ impl Plan {
                 REASONS.iter().position(|&x| x == r).map_or(REASONS.len() as i32 + 1, |i| i as i32 + 1)
             }
         };
-        [code, self.nb as i32, (self.shape == Shape::OneRow) as i32, (self.pivot == Pivoting::Calu) as i32]
+        let shape = match self.shape {
+            Shape::Grid => 0,
+            Shape::OneRow => 1,
+            Shape::OneCol => 2,
+        };
+        [code, self.nb as i32, shape, (self.pivot == Pivoting::Calu) as i32]
     }
     fn decode(v: &[i32]) -> Plan {
         let forward = match v[0] {
             0 => None,
             c => Some(REASONS.get(c as usize - 1).copied().unwrap_or("root-decided")),
         };
-        let shape = if v[2] == 1 { Shape::OneRow } else { Shape::Grid };
+        let shape = match v[2] {
+            1 => Shape::OneRow,
+            2 => Shape::OneCol,
+            _ => Shape::Grid,
+        };
         let pivot = if v[3] == 1 { Pivoting::Calu } else { Pivoting::Gepp };
         Plan { forward, nb: v[1].max(1) as usize, shape, pivot }
     }
@@ -350,6 +370,7 @@ pub fn layout_name(s: Shape) -> &'static str {
     match s {
         Shape::Grid => "grid",
         Shape::OneRow => "row",
+        Shape::OneCol => "col",
     }
 }
 
@@ -406,6 +427,21 @@ pub fn pdpotrf_one_row_slower(
 ) -> Option<&'static str> {
     let one_row = cfg.min_n.is_none() && nprow == 1 && npcol > 1;
     (one_row && (n >= PDPOTRF_ONE_ROW_MAX_N || caller_nb >= PDPOTRF_ONE_ROW_MIN_NB)).then_some("slower")
+}
+
+/// Caller block sizes from which PDORGQR is forwarded (unless `HETLA_MIN_N` is set): the
+/// reference's own blocking was faster there. Measured with `bench/scalapack.sh` (N = 4000, 1×2
+/// grid, 2026-11-25, machine loaded by other builds: grid DGEMM 28 GFLOP/s instead of about 107),
+/// hetla on tiles of 192 / reference: NB = 32 1.28×, NB = 64 0.78×.
+pub const PDORGQR_MIN_NB_SLOWER: i32 = 64;
+
+/// `Some("slower")` when the distributed Q routine `routine` (`pdorgqr`, `pdormqr`) with this
+/// caller block size measured slower on tiles than the reference ([`PDORGQR_MIN_NB_SLOWER`];
+/// PDORMQR measured faster at NB 32 and 64), unless `HETLA_MIN_N` is set. Depends only on global
+/// arguments, so every rank agrees.
+pub fn q_slower(cfg: &Config, routine: &str, caller_nb: i32) -> Option<&'static str> {
+    let slower = routine == "pdorgqr" && caller_nb >= PDORGQR_MIN_NB_SLOWER;
+    (cfg.min_n.is_none() && slower).then_some("slower")
 }
 
 /// PDGETRS and PDPOTRS run on tiles only for at least this many right-hand sides per order
@@ -508,6 +544,16 @@ mod tests {
         // The reason survives the plan's broadcast encoding.
         let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu };
         assert_eq!(Plan::decode(&plan.encode()), plan);
+    }
+
+    #[test]
+    fn pdorgqr_forwards_large_caller_blocks_unless_forced() {
+        let mut cfg = Config::with_threads(1);
+        assert_eq!(q_slower(&cfg, "pdorgqr", 64), Some("slower"));
+        assert_eq!(q_slower(&cfg, "pdorgqr", 32), None);
+        assert_eq!(q_slower(&cfg, "pdormqr", 64), None);
+        cfg.min_n = Some(0);
+        assert_eq!(q_slower(&cfg, "pdorgqr", 64), None);
     }
 
     #[test]
