@@ -187,7 +187,7 @@ pub fn dbttrf(
     r
 }
 
-fn parse_trans(c: u8) -> Option<Trans> {
+pub(crate) fn parse_trans(c: u8) -> Option<Trans> {
     if flag(c, b'N') {
         Some(Trans::No)
     } else if flag(c, b'T') || flag(c, b'C') {

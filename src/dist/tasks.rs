@@ -131,6 +131,16 @@ impl TileGrid {
         self.store.push(w);
         id
     }
+    /// A new extra tile of `rows`×`cols` on rank `owner` whose storage there is `local` (a tile
+    /// of an array the caller keeps, used in place; `None` on the other ranks); returns its id.
+    pub fn add_at(&mut self, rows: usize, cols: usize, owner: usize, local: Option<LocalTile>) -> usize {
+        let id = self.owner.len();
+        self.owner.push(owner);
+        self.extra.push((rows, cols));
+        self.local.push(local);
+        self.store.push(None);
+        id
+    }
     /// The storage of extra tile `id` when this rank holds it, column-major with leading
     /// dimension max(1, rows), to fill before the tasks are generated or read after they ran.
     pub fn extra(&self, id: usize) -> Option<&Workspace<f64>> {
