@@ -7,7 +7,8 @@
 # same process (see its header for the checks). Runs: np 1, 2, 3, 4 on 1-D and 2-D grids in both
 # BLACS orders (N = 1..41 over P, so that ranks hold several rows, one or none), a process left
 # out of the grid, worker threads per rank 1 and 2, and 1 emulated accelerator per rank (ample
-# memory, and 64K so that blocks are evicted), whose verbose lines must show device tasks. Every
+# memory, and 64K so that blocks are evicted), whose verbose lines must show device tasks; and an
+# injected failure on one rank, which must end the job. Every
 # run is under HETLA_VERBOSE=1 and must name the three routines. Prints [PASS]/[FAIL] per run;
 # exits non-zero when any failed. Needs target/release/libhetla.so.
 set -uo pipefail
@@ -61,6 +62,20 @@ run np4-4x1 4 "C 4 1" HETLA_NUM_THREADS=1
 run np4-1x3-outside 4 "R 1 3"
 run np2-emu1 2 "R 1 2" HETLA_EMULATE_GPUS=1 HETLA_DEVICE_FORCE=1
 run np3-emu1-64K 3 "C 3 1" HETLA_EMULATE_GPUS=1 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=64K
+
+# An internal failure on one rank (HETLA_TEST_FAULT=1: rank 1's first task fails) ends the job with
+# one clear line and a non-zero status, never a hang with rank 0 waiting for its blocks.
+log="$BUILD/pbt-fault.log"
+rc=0
+timeout 60 mpirun --oversubscribe -np 2 -x HETLA_TEST_FAULT=1 "$BUILD/test_pbt" R 1 2 >"$log" 2>&1 || rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'hetla: pdbt.* failed on rank 1: injected fault' "$log"; then
+    echo "[PASS] pbt fault-on-rank-1 (aborted, status $rc)"
+    passed=$((passed + 1))
+else
+    echo "[FAIL] pbt fault-on-rank-1 (status $rc)"
+    tail -n 10 "$log" | sed 's/^/    | /'
+    failed=$((failed + 1))
+fi
 
 echo "pbt-tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]
