@@ -23,7 +23,9 @@
 //!   with both neighbours:      C_l ← −C_l·G_i  (l now couples to r),  A_r ← −A_r·F_i
 //! ```
 //!
-//! C_l and A_r as they were go to `af[2i]` and `af[2i+1]` first (the solves need them). This is
+//! The solves need C_l and A_r as they were: with both neighbours (whose couplings the
+//! elimination overwrites) they go to `af[2i]` and `af[2i+1]` first; a one-sided elimination
+//! leaves its coupling as it was, and nothing writes it afterwards ([`Ids::saved`]). This is
 //! block Gaussian elimination of the matrix with its rows and columns taken in elimination order,
 //! so its stability is that of block LU without block pivoting (fine for block diagonally
 //! dominant matrices, the usual case; pivoting inside the blocks handles blocks that need it).
@@ -231,6 +233,21 @@ pub struct Ids {
     pub b: Vec<TileId>,
 }
 
+impl Ids {
+    /// Where the solves find C_l and A_r of elimination `e` as they were before it: with both
+    /// neighbours, the copies in `af[2i]`, `af[2i+1]` (the elimination overwrites the couplings
+    /// with the new one between l and r); with one, the coupling itself (`du[l]` or `dl[r−1]`),
+    /// which nothing writes afterwards: every row on the other side of i is gone, so that
+    /// neighbour never again has a neighbour on that side, to couple to or to be eliminated
+    /// towards.
+    pub fn saved(&self, e: &Elim) -> (Option<TileId>, Option<TileId>) {
+        let both = e.l.is_some() && e.r.is_some();
+        let c = e.l.map(|l| if both { self.af[2 * e.i] } else { self.du[l] });
+        let a = e.r.map(|r| if both { self.af[2 * e.i + 1] } else { self.dl[r - 1] });
+        (c, a)
+    }
+}
+
 fn gemm(ta: Trans, alpha: f64, beta: f64, k: usize) -> Op {
     Op::Gemm { ta, tb: Trans::No, alpha, a: Tiles::one(1), b: Tiles::one(2), beta, c: Tiles::one(0), k }
 }
@@ -294,19 +311,25 @@ pub fn generate_factor(g: &mut impl Graph, sch: &Schedule, m: usize, ids: &Ids) 
         }
         for &Elim { i, l, r } in elims {
             let mm = (m, m);
-            // F_i = D_i⁻¹·A_i; D_l −= C_l·F_i (C_l saved first).
-            let f = l.map(|l| {
-                let (fi, saved_c) = (ids.dl[i - 1], ids.af[2 * i]);
+            let (sc, sa) = ids.saved(&Elim { i, l, r });
+            let both = l.is_some() && r.is_some();
+            // F_i = D_i⁻¹·A_i; D_l −= C_l·F_i (C_l saved first when it is overwritten below).
+            let f = l.zip(sc).map(|(l, saved_c)| {
+                let fi = ids.dl[i - 1];
                 solve_with(g, m, m, ids, i, fi, Trans::No, p(2), lv);
-                copy(g, m, saved_c, ids.du[l], p(2), lv);
+                if both {
+                    copy(g, m, saved_c, ids.du[l], p(2), lv);
+                }
                 sub_gemm(g, Trans::No, -1.0, 1.0, mm, ids.d[l], saved_c, fi, p(1), lv);
                 (l, fi, saved_c)
             });
-            // G_i = D_i⁻¹·C_i; D_r −= A_r·G_i (A_r saved first).
-            let gr = r.map(|r| {
-                let (gi, saved_a) = (ids.du[i], ids.af[2 * i + 1]);
+            // G_i = D_i⁻¹·C_i; D_r −= A_r·G_i (A_r saved first when it is overwritten below).
+            let gr = r.zip(sa).map(|(r, saved_a)| {
+                let gi = ids.du[i];
                 solve_with(g, m, m, ids, i, gi, Trans::No, p(2), lv);
-                copy(g, m, saved_a, ids.dl[r - 1], p(2), lv);
+                if both {
+                    copy(g, m, saved_a, ids.dl[r - 1], p(2), lv);
+                }
                 sub_gemm(g, Trans::No, -1.0, 1.0, mm, ids.d[r], saved_a, gi, p(1), lv);
                 (r, gi, saved_a)
             });
@@ -331,15 +354,16 @@ pub fn generate_solve(g: &mut impl Graph, sch: &Schedule, trans: Trans, m: usize
     let top = sch.levels.len() as i64;
     for (lv, elims) in sch.levels.iter().enumerate() {
         let p = |b: i64| (2 * top + 1 - lv as i64) * 2 + b;
-        for &Elim { i, l, r } in elims {
+        for e in elims {
+            let (Elim { i, l, r }, (sc, sa)) = (*e, ids.saved(e));
             if trans == Trans::No {
                 // y_i into b_i, then its neighbours' right-hand sides.
                 solve_with(g, m, nrhs, ids, i, b[i], no, p(1), 0);
-                if let Some(l) = l {
-                    sub_gemm(g, no, -1.0, 1.0, mn, b[l], ids.af[2 * i], b[i], p(0), 0);
+                if let (Some(l), Some(c)) = (l, sc) {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[l], c, b[i], p(0), 0);
                 }
-                if let Some(r) = r {
-                    sub_gemm(g, no, -1.0, 1.0, mn, b[r], ids.af[2 * i + 1], b[i], p(0), 0);
+                if let (Some(r), Some(a)) = (r, sa) {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[r], a, b[i], p(0), 0);
                 }
             } else {
                 // F_iᵀ·b_i = A_iᵀ·D_i⁻ᵀ·b_i: b_i itself stays for the way back.
@@ -355,7 +379,8 @@ pub fn generate_solve(g: &mut impl Graph, sch: &Schedule, trans: Trans, m: usize
     solve_with(g, m, nrhs, ids, sch.last, b[sch.last], trans, 0, 0);
     for (lv, elims) in sch.levels.iter().enumerate().rev() {
         let p = |b: i64| (lv as i64 + 1) * 2 + b;
-        for &Elim { i, l, r } in elims {
+        for e in elims {
+            let (Elim { i, l, r }, (sc, sa)) = (*e, ids.saved(e));
             if trans == Trans::No {
                 if let Some(l) = l {
                     sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.dl[i - 1], b[l], p(0), 0);
@@ -364,11 +389,11 @@ pub fn generate_solve(g: &mut impl Graph, sch: &Schedule, trans: Trans, m: usize
                     sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.du[i], b[r], p(0), 0);
                 }
             } else {
-                if let Some(l) = l {
-                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i], b[l], p(0), 0);
+                if let (Some(l), Some(c)) = (l, sc) {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], c, b[l], p(0), 0);
                 }
-                if let Some(r) = r {
-                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i + 1], b[r], p(0), 0);
+                if let (Some(r), Some(a)) = (r, sa) {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], a, b[r], p(0), 0);
                 }
                 solve_with(g, m, nrhs, ids, i, b[i], yes, p(1), 0);
             }
