@@ -352,6 +352,44 @@ void pdormqr_(const char *side,
               size_t _side_len,
               size_t _trans_len);
 
+void pdbttrf_(const int32_t *n,
+              const int32_t *m,
+              double *dl,
+              double *d,
+              double *du,
+              double *af,
+              const int32_t *laf,
+              int32_t *ipiv,
+              const int32_t *ictxt,
+              int32_t *info);
+
+void pdbttrs_(const char *trans,
+              const int32_t *n,
+              const int32_t *m,
+              const int32_t *nrhs,
+              const double *dl,
+              const double *d,
+              const double *du,
+              const double *af,
+              const int32_t *laf,
+              const int32_t *ipiv,
+              double *b,
+              const int32_t *ldb,
+              const int32_t *ictxt,
+              int32_t *info,
+              size_t _trans_len);
+
+void pdbtsv_(const int32_t *n,
+             const int32_t *m,
+             const int32_t *nrhs,
+             double *dl,
+             double *d,
+             double *du,
+             double *b,
+             const int32_t *ldb,
+             const int32_t *ictxt,
+             int32_t *info);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -21,6 +21,9 @@
 #   ffi-tests-emu2, fortran-tests-emu3: the same with 2 and 3 emulated accelerators
 #   bt-tests      tests/bt/run.sh: dbtsv_/dbttrf_/dbttrs_ from C against the reference DGBSV, on
 #                 the host (both eliminations) and on 1 and 2 emulated accelerators
+#   bt-mpi        tests/bt/mpi.sh: pdbtsv_/pdbttrf_/pdbttrs_ from C under mpirun -np 1..4 (1-D and
+#                 2-D grids, ranks holding one row or none, a process outside the grid, 1 emulated
+#                 accelerator per rank) against the serial dbttrf_/dbttrs_
 #   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla, on
 #                 the host, with CALU (HETLA_LU=calu) on the host and 2 emulated accelerators, and
 #                 with 1, 2 and 3 emulated accelerators
@@ -176,6 +179,7 @@ if [ $build_ok = 1 ]; then
     HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1 runner ffi-tests-emu2 ffi-tests/run.sh
     HETLA_EMULATE_GPUS=3 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=64K runner fortran-tests-emu3 fortran-tests/run.sh
     runner bt-tests tests/bt/run.sh
+    runner bt-mpi tests/bt/mpi.sh
     runner lapack-suite tests/lapack_suite.sh
     runner fakecuda-sites tests/fakecuda/sites.sh "$FAKE"
     LAPACK_SUITE_FAKECUDA=$FAKE runner lapack-suite-fakecuda tests/lapack_suite.sh
@@ -195,7 +199,7 @@ if [ $build_ok = 1 ]; then
     runner nompi tests/nompi/run.sh
     runner tune tests/tune/run.sh
 else
-    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 bt-tests lapack-suite fakecuda-sites \
+    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 bt-tests bt-mpi lapack-suite fakecuda-sites \
         lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite \
         scalapack-suite-calu scalapack-suite-calu-grid sim valgrind \
         install nompi tune; do

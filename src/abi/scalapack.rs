@@ -370,3 +370,102 @@ pub unsafe extern "C" fn pdormqr_(
         )
     });
 }
+
+// The distributed block tridiagonal routines (hetla's own, `api::scalapack::bt`): DBTTRF's,
+// DBTTRS's and DBTSV's arguments with a BLACS context after LDB (after IPIV for PDBTTRF).
+
+#[no_mangle]
+pub unsafe extern "C" fn pdbttrf_(
+    n: *const i32,
+    m: *const i32,
+    dl: *mut f64,
+    d: *mut f64,
+    du: *mut f64,
+    af: *mut f64,
+    laf: *const i32,
+    ipiv: *mut i32,
+    ictxt: *const i32,
+    info: *mut i32,
+) {
+    *info = pguard(*ictxt, "PDBTTRF", || {
+        sl::bt::pdbttrf(
+            config::get(),
+            *n,
+            *m,
+            Raw::new(dl),
+            Raw::new(d),
+            Raw::new(du),
+            Raw::new(af),
+            *laf,
+            Raw::new(ipiv),
+            *ictxt,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdbttrs_(
+    trans: *const c_char,
+    n: *const i32,
+    m: *const i32,
+    nrhs: *const i32,
+    dl: *const f64,
+    d: *const f64,
+    du: *const f64,
+    af: *const f64,
+    laf: *const i32,
+    ipiv: *const i32,
+    b: *mut f64,
+    ldb: *const i32,
+    ictxt: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = pguard(*ictxt, "PDBTTRS", || {
+        sl::bt::pdbttrs(
+            config::get(),
+            *trans as u8,
+            *n,
+            *m,
+            *nrhs,
+            Raw::new(dl as *mut f64),
+            Raw::new(d as *mut f64),
+            Raw::new(du as *mut f64),
+            Raw::new(af as *mut f64),
+            *laf,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ldb,
+            *ictxt,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pdbtsv_(
+    n: *const i32,
+    m: *const i32,
+    nrhs: *const i32,
+    dl: *mut f64,
+    d: *mut f64,
+    du: *mut f64,
+    b: *mut f64,
+    ldb: *const i32,
+    ictxt: *const i32,
+    info: *mut i32,
+) {
+    *info = pguard(*ictxt, "PDBTSV", || {
+        sl::bt::pdbtsv(
+            config::get(),
+            *n,
+            *m,
+            *nrhs,
+            Raw::new(dl),
+            Raw::new(d),
+            Raw::new(du),
+            Raw::new(b),
+            *ldb,
+            *ictxt,
+        )
+    });
+}

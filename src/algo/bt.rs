@@ -23,7 +23,9 @@
 //!   with both neighbours:      C_l ← −C_l·G_i  (l now couples to r),  A_r ← −A_r·F_i
 //! ```
 //!
-//! C_l and A_r as they were go to `af[2i]` and `af[2i+1]` first (the solves need them). This is
+//! The solves need C_l and A_r as they were: with both neighbours (whose couplings the
+//! elimination overwrites) they go to `af[2i]` and `af[2i+1]` first; a one-sided elimination
+//! leaves its coupling as it was, and nothing writes it afterwards ([`Ids::saved`]). This is
 //! block Gaussian elimination of the matrix with its rows and columns taken in elimination order,
 //! so its stability is that of block LU without block pivoting (fine for block diagonally
 //! dominant matrices, the usual case; pivoting inside the blocks handles blocks that need it).
@@ -40,6 +42,23 @@
 //! * **Twisted block Thomas** ([`Method::Twisted`]): level t eliminates row t from the top (only
 //!   r) and row N − 1 − t from the bottom (only l), meeting at row h = ⌊N/2⌋, which is left: the
 //!   flops of block Thomas in two independent chains (the "burn at both ends" order).
+//! * **Partitioned** ([`partitioned`], the distributed `pdbttrf`; seed 003 solves over MPI ranks
+//!   by block cyclic reduction). The rows are cut into Q contiguous parts [s_q, e_q) (rank q's).
+//!   Each part first eliminates its own rows, needing nothing from another part: the first part
+//!   top down (i = s, …, e − 2, with r = i + 1 only: block Thomas), keeping e − 1; the last part
+//!   bottom up (i = e − 1, …, s + 1, with l = i − 1 only), keeping s; every other part keeps both
+//!   s and e − 1 and eliminates i = s + 1, …, e − 2 top down with l = s and r = i + 1, so that s
+//!   gains the coupling to the next row at every step (C_s ← −C_s·G_i, the "spike", and
+//!   D_s −= C_s·F_i); level t holds the t-th elimination of every part. What is left is block
+//!   tridiagonal on the kept rows (e₀ − 1; s_q, e_q − 1 for the middle parts; the last part's s;
+//!   at most 2Q − 2 rows, one when Q = 1), each coupled only to the next kept row: the Schur
+//!   complement of the eliminated rows (`partitioned_interior_is_the_schur_complement` checks it
+//!   on a dense copy). Block cyclic reduction then solves that system; its eliminations have
+//!   neighbours in other parts, so they are the only tasks whose blocks cross between ranks (the
+//!   couplings and diagonal blocks of the kept rows, F_i and G_i). Flops: the first and last
+//!   parts' rows as block Thomas (4.7M³ each), the middle parts' rows and the reduced system's as
+//!   cyclic reduction (12.7M³); with Q = 2 this is twisted block Thomas meeting at the parts'
+//!   boundary.
 //!
 //! Solve A·X = B: levels in order, for each eliminated i: y_i = D_i⁻¹·b_i (into b_i),
 //! b_l −= C_l·y_i, b_r −= A_r·y_i; then b_last ← D_last⁻¹·b_last; levels in reverse, for each
@@ -99,6 +118,9 @@ pub struct Elim {
 pub struct Schedule {
     pub levels: Vec<Vec<Elim>>,
     pub last: usize,
+    /// In a [`partitioned`] order, the levels before the reduced system's (every neighbour in
+    /// the eliminated row's part); 0 in the others.
+    pub local_levels: usize,
 }
 
 /// The elimination order of `method` on `n` ≥ 1 block rows.
@@ -107,6 +129,7 @@ pub fn schedule(method: Method, n: usize) -> Schedule {
         Method::Thomas => Schedule {
             levels: (0..n - 1).map(|x| vec![Elim { i: x, l: None, r: Some(x + 1) }]).collect(),
             last: n - 1,
+            local_levels: 0,
         },
         Method::Twisted => {
             let h = n / 2;
@@ -118,21 +141,85 @@ pub fn schedule(method: Method, n: usize) -> Schedule {
                     top.into_iter().chain(bottom).collect()
                 })
                 .collect();
-            Schedule { levels, last: h }
+            Schedule { levels, last: h, local_levels: 0 }
         }
         Method::Cyclic => {
-            let mut active: Vec<usize> = (0..n).collect();
             let mut levels = Vec::new();
-            while active.len() > 1 {
-                let lev = (1..active.len())
-                    .step_by(2)
-                    .map(|p| Elim { i: active[p], l: Some(active[p - 1]), r: active.get(p + 1).copied() })
-                    .collect();
-                levels.push(lev);
-                active = active.iter().step_by(2).copied().collect();
-            }
-            Schedule { levels, last: 0 }
+            let last = cyclic_levels((0..n).collect(), &mut levels);
+            Schedule { levels, last, local_levels: 0 }
         }
+    }
+}
+
+/// Block cyclic reduction of the active rows `active` (in order, each coupled only to its
+/// neighbours in the list): appends its levels to `levels`, returns the row left at the end.
+fn cyclic_levels(mut active: Vec<usize>, levels: &mut Vec<Vec<Elim>>) -> usize {
+    while active.len() > 1 {
+        let lev = (1..active.len())
+            .step_by(2)
+            .map(|p| Elim { i: active[p], l: Some(active[p - 1]), r: active.get(p + 1).copied() })
+            .collect();
+        levels.push(lev);
+        active = active.iter().step_by(2).copied().collect();
+    }
+    active[0]
+}
+
+/// The partitioned elimination order over `parts`: contiguous, non-empty ranges of block rows,
+/// in order, covering 0..N (part q is rank q's rows in `pdbttrf`). See the module's docs;
+/// [`Schedule::local_levels`] of its levels have no neighbour outside their part.
+pub fn partitioned(parts: &[std::ops::Range<usize>]) -> Schedule {
+    let q = parts.len();
+    assert!(q > 0 && parts.iter().all(|p| p.start < p.end), "hetla: parts must be non-empty");
+    assert!(parts.windows(2).all(|w| w[0].end == w[1].start) && parts[0].start == 0, "hetla: parts in order");
+    let mut chains: Vec<Vec<Elim>> = Vec::with_capacity(q);
+    let mut kept = Vec::with_capacity(2 * q);
+    for (k, p) in parts.iter().enumerate() {
+        let (s, e) = (p.start, p.end);
+        if k == 0 {
+            // Top down, keeping the last row (with one part: block Thomas).
+            chains.push((s..e - 1).map(|x| Elim { i: x, l: None, r: Some(x + 1) }).collect());
+            kept.push(e - 1);
+        } else if k == q - 1 {
+            // Bottom up, keeping the first row.
+            chains.push((s + 1..e).rev().map(|x| Elim { i: x, l: Some(x - 1), r: None }).collect());
+            kept.push(s);
+        } else {
+            // Top down between the two kept rows: every row couples to s when it goes.
+            chains.push(
+                (s + 1..e.saturating_sub(1)).map(|x| Elim { i: x, l: Some(s), r: Some(x + 1) }).collect(),
+            );
+            kept.push(s);
+            if e - 1 > s {
+                kept.push(e - 1);
+            }
+        }
+    }
+    let local_levels = chains.iter().map(Vec::len).max().unwrap_or(0);
+    let mut levels: Vec<Vec<Elim>> =
+        (0..local_levels).map(|t| chains.iter().filter_map(|c| c.get(t).copied()).collect()).collect();
+    let last = cyclic_levels(kept, &mut levels);
+    Schedule { levels, last, local_levels }
+}
+
+impl Schedule {
+    /// Flops of the factorization in this order on `m`×`m` blocks: per elimination one LU
+    /// (⅔m³), per neighbour one solve and one GEMM (4m³), with both neighbours two GEMMs more
+    /// (4m³); the last row's LU.
+    pub fn factor_flops(&self, m: usize) -> f64 {
+        let per = |e: &Elim| {
+            let sides = e.l.is_some() as u32 + e.r.is_some() as u32;
+            2.0 / 3.0 + 4.0 * sides as f64 + if sides == 2 { 4.0 } else { 0.0 }
+        };
+        let units: f64 = self.levels.iter().flatten().map(per).sum::<f64>() + 2.0 / 3.0;
+        units * (m as f64).powi(3)
+    }
+    /// Flops of one solve with `nrhs` columns: per elimination one solve with D_i and two GEMMs
+    /// per neighbour (2m²·nrhs each); the last row's solve.
+    pub fn solve_flops(&self, m: usize, nrhs: usize) -> f64 {
+        let per = |e: &Elim| 1.0 + 2.0 * (e.l.is_some() as u32 + e.r.is_some() as u32) as f64;
+        let units: f64 = self.levels.iter().flatten().map(per).sum::<f64>() + 1.0;
+        units * 2.0 * (m * m * nrhs) as f64
     }
 }
 
@@ -144,6 +231,21 @@ pub struct Ids {
     pub af: Vec<TileId>,
     pub piv: Vec<TileId>,
     pub b: Vec<TileId>,
+}
+
+impl Ids {
+    /// Where the solves find C_l and A_r of elimination `e` as they were before it: with both
+    /// neighbours, the copies in `af[2i]`, `af[2i+1]` (the elimination overwrites the couplings
+    /// with the new one between l and r); with one, the coupling itself (`du[l]` or `dl[r−1]`),
+    /// which nothing writes afterwards: every row on the other side of i is gone, so that
+    /// neighbour never again has a neighbour on that side, to couple to or to be eliminated
+    /// towards.
+    pub fn saved(&self, e: &Elim) -> (Option<TileId>, Option<TileId>) {
+        let both = e.l.is_some() && e.r.is_some();
+        let c = e.l.map(|l| if both { self.af[2 * e.i] } else { self.du[l] });
+        let a = e.r.map(|r| if both { self.af[2 * e.i + 1] } else { self.dl[r - 1] });
+        (c, a)
+    }
 }
 
 fn gemm(ta: Trans, alpha: f64, beta: f64, k: usize) -> Op {
@@ -195,9 +297,8 @@ fn copy(g: &mut impl Graph, m: usize, dst: TileId, src: TileId, prio: i64, step:
     g.submit(Spec { op, prio, step, dims: [m, m, 0], writes: &[dst], reads: &[src] });
 }
 
-/// The factorization's tasks for `n` block rows of `m`×`m` blocks, in `method`'s order.
-pub fn generate_factor(g: &mut impl Graph, method: Method, n: usize, m: usize, ids: &Ids) {
-    let sch = schedule(method, n);
+/// The factorization's tasks for block rows of `m`×`m` blocks, in the order `sch`.
+pub fn generate_factor(g: &mut impl Graph, sch: &Schedule, m: usize, ids: &Ids) {
     let top = sch.levels.len();
     for (lv, elims) in sch.levels.iter().enumerate() {
         if g.stopped() {
@@ -210,19 +311,25 @@ pub fn generate_factor(g: &mut impl Graph, method: Method, n: usize, m: usize, i
         }
         for &Elim { i, l, r } in elims {
             let mm = (m, m);
-            // F_i = D_i⁻¹·A_i; D_l −= C_l·F_i (C_l saved first).
-            let f = l.map(|l| {
-                let (fi, saved_c) = (ids.dl[i - 1], ids.af[2 * i]);
+            let (sc, sa) = ids.saved(&Elim { i, l, r });
+            let both = l.is_some() && r.is_some();
+            // F_i = D_i⁻¹·A_i; D_l −= C_l·F_i (C_l saved first when it is overwritten below).
+            let f = l.zip(sc).map(|(l, saved_c)| {
+                let fi = ids.dl[i - 1];
                 solve_with(g, m, m, ids, i, fi, Trans::No, p(2), lv);
-                copy(g, m, saved_c, ids.du[l], p(2), lv);
+                if both {
+                    copy(g, m, saved_c, ids.du[l], p(2), lv);
+                }
                 sub_gemm(g, Trans::No, -1.0, 1.0, mm, ids.d[l], saved_c, fi, p(1), lv);
                 (l, fi, saved_c)
             });
-            // G_i = D_i⁻¹·C_i; D_r −= A_r·G_i (A_r saved first).
-            let gr = r.map(|r| {
-                let (gi, saved_a) = (ids.du[i], ids.af[2 * i + 1]);
+            // G_i = D_i⁻¹·C_i; D_r −= A_r·G_i (A_r saved first when it is overwritten below).
+            let gr = r.zip(sa).map(|(r, saved_a)| {
+                let gi = ids.du[i];
                 solve_with(g, m, m, ids, i, gi, Trans::No, p(2), lv);
-                copy(g, m, saved_a, ids.dl[r - 1], p(2), lv);
+                if both {
+                    copy(g, m, saved_a, ids.dl[r - 1], p(2), lv);
+                }
                 sub_gemm(g, Trans::No, -1.0, 1.0, mm, ids.d[r], saved_a, gi, p(1), lv);
                 (r, gi, saved_a)
             });
@@ -238,33 +345,25 @@ pub fn generate_factor(g: &mut impl Graph, method: Method, n: usize, m: usize, i
     }
 }
 
-/// The solve's tasks (`trans`: A or Aᵀ) with the factors of [`generate_factor`], on B's blocks
-/// `ids.b` of `nrhs` columns.
-pub fn generate_solve(
-    g: &mut impl Graph,
-    method: Method,
-    trans: Trans,
-    n: usize,
-    m: usize,
-    nrhs: usize,
-    ids: &Ids,
-) {
+/// The solve's tasks (`trans`: A or Aᵀ) with the factors of [`generate_factor`] in the same order
+/// `sch`, on B's blocks `ids.b` of `nrhs` columns.
+pub fn generate_solve(g: &mut impl Graph, sch: &Schedule, trans: Trans, m: usize, nrhs: usize, ids: &Ids) {
     let mn = (m, nrhs);
     let b = &ids.b;
     let (no, yes) = (Trans::No, Trans::Yes);
-    let sch = schedule(method, n);
     let top = sch.levels.len() as i64;
     for (lv, elims) in sch.levels.iter().enumerate() {
         let p = |b: i64| (2 * top + 1 - lv as i64) * 2 + b;
-        for &Elim { i, l, r } in elims {
+        for e in elims {
+            let (Elim { i, l, r }, (sc, sa)) = (*e, ids.saved(e));
             if trans == Trans::No {
                 // y_i into b_i, then its neighbours' right-hand sides.
                 solve_with(g, m, nrhs, ids, i, b[i], no, p(1), 0);
-                if let Some(l) = l {
-                    sub_gemm(g, no, -1.0, 1.0, mn, b[l], ids.af[2 * i], b[i], p(0), 0);
+                if let (Some(l), Some(c)) = (l, sc) {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[l], c, b[i], p(0), 0);
                 }
-                if let Some(r) = r {
-                    sub_gemm(g, no, -1.0, 1.0, mn, b[r], ids.af[2 * i + 1], b[i], p(0), 0);
+                if let (Some(r), Some(a)) = (r, sa) {
+                    sub_gemm(g, no, -1.0, 1.0, mn, b[r], a, b[i], p(0), 0);
                 }
             } else {
                 // F_iᵀ·b_i = A_iᵀ·D_i⁻ᵀ·b_i: b_i itself stays for the way back.
@@ -280,7 +379,8 @@ pub fn generate_solve(
     solve_with(g, m, nrhs, ids, sch.last, b[sch.last], trans, 0, 0);
     for (lv, elims) in sch.levels.iter().enumerate().rev() {
         let p = |b: i64| (lv as i64 + 1) * 2 + b;
-        for &Elim { i, l, r } in elims {
+        for e in elims {
+            let (Elim { i, l, r }, (sc, sa)) = (*e, ids.saved(e));
             if trans == Trans::No {
                 if let Some(l) = l {
                     sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.dl[i - 1], b[l], p(0), 0);
@@ -289,11 +389,11 @@ pub fn generate_solve(
                     sub_gemm(g, no, -1.0, 1.0, mn, b[i], ids.du[i], b[r], p(0), 0);
                 }
             } else {
-                if let Some(l) = l {
-                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i], b[l], p(0), 0);
+                if let (Some(l), Some(c)) = (l, sc) {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], c, b[l], p(0), 0);
                 }
-                if let Some(r) = r {
-                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], ids.af[2 * i + 1], b[r], p(0), 0);
+                if let (Some(r), Some(a)) = (r, sa) {
+                    sub_gemm(g, yes, -1.0, 1.0, mn, b[i], a, b[r], p(0), 0);
                 }
                 solve_with(g, m, nrhs, ids, i, b[i], yes, p(1), 0);
             }
@@ -332,40 +432,40 @@ fn shared_ids(g: &mut SharedGraph, s: &Blocks, b: Option<&TiledMatrix<f64>>) -> 
     ids_with(s, b, |t| g.attach(t))
 }
 
-/// The shared-memory factorization of `s` by `method`, on the tasks of `seq`.
-pub fn factor(seq: &Seq, method: Method, s: &Blocks) {
+/// The shared-memory factorization of `s` in the order `sch`, on the tasks of `seq`.
+pub fn factor(seq: &Seq, sch: &Schedule, s: &Blocks) {
     let mut g = SharedGraph::new(seq, &s.d);
     let ids = shared_ids(&mut g, s, None);
-    generate_factor(&mut g, method, s.n, s.m, &ids);
+    generate_factor(&mut g, sch, s.m, &ids);
 }
 
 /// The shared-memory solve with `s`'s factors on `b` ((N·M)×NRHS in M×NRHS tiles), on the tasks
 /// of `seq`.
-pub fn solve(seq: &Seq, method: Method, trans: Trans, s: &Blocks, b: &TiledMatrix<f64>) {
+pub fn solve(seq: &Seq, sch: &Schedule, trans: Trans, s: &Blocks, b: &TiledMatrix<f64>) {
     let mut g = SharedGraph::new(seq, &s.d);
     let ids = shared_ids(&mut g, s, Some(b));
-    generate_solve(&mut g, method, trans, s.n, s.m, b.n, &ids);
+    generate_solve(&mut g, sch, trans, s.m, b.n, &ids);
 }
 
 /// [`factor`] with every task run at once on the calling thread (`runtime::inline`): the
 /// sequential block LU.
-pub fn factor_inline(method: Method, s: &Blocks) -> Result<(), crate::error::Error> {
+pub fn factor_inline(sch: &Schedule, s: &Blocks) -> Result<(), crate::error::Error> {
     let mut g = InlineGraph::new(&s.d);
     let ids = ids_with(s, None, |t| g.attach(t));
-    generate_factor(&mut g, method, s.n, s.m, &ids);
+    generate_factor(&mut g, sch, s.m, &ids);
     g.finish()
 }
 
 /// [`solve`] with every task run at once on the calling thread.
 pub fn solve_inline(
-    method: Method,
+    sch: &Schedule,
     trans: Trans,
     s: &Blocks,
     b: &TiledMatrix<f64>,
 ) -> Result<(), crate::error::Error> {
     let mut g = InlineGraph::new(&s.d);
     let ids = ids_with(s, Some(b), |t| g.attach(t));
-    generate_solve(&mut g, method, trans, s.n, s.m, b.n, &ids);
+    generate_solve(&mut g, sch, trans, s.m, b.n, &ids);
     g.finish()
 }
 
@@ -596,6 +696,10 @@ pub(crate) mod tests {
     }
 
     fn factor_run(a: &Bt, method: Method, threads: usize) -> (Run, Result<(), Error>) {
+        factor_run_in(a, &schedule(method, a.n), threads)
+    }
+
+    fn factor_run_in(a: &Bt, sch: &Schedule, threads: usize) -> (Run, Result<(), Error>) {
         let (n, m) = (a.n, a.m);
         let mut r = Run {
             dl: a.dl.clone(),
@@ -608,12 +712,25 @@ pub(crate) mod tests {
         // Concurrent tasks call the backend: one BLAS thread each, as the routines run them.
         let _blas = crate::backend::BlasThreadsGuard::new();
         let seq = Seq::new(&cfg(threads));
-        factor(&seq, method, &s);
+        factor(&seq, sch, &s);
         let res = seq.wait();
         (r, res)
     }
 
     fn solve_run(r: &mut Run, a: &Bt, method: Method, trans: Trans, b: &mut [f64], nrhs: usize, ldb: usize) {
+        solve_run_in(r, a, &schedule(method, a.n), trans, b, nrhs, ldb)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn solve_run_in(
+        r: &mut Run,
+        a: &Bt,
+        sch: &Schedule,
+        trans: Trans,
+        b: &mut [f64],
+        nrhs: usize,
+        ldb: usize,
+    ) {
         let (n, m) = (a.n, a.m);
         let s = blocks(r, n, m);
         // SAFETY: b is ldb×nrhs with ldb ≥ n·m.
@@ -629,23 +746,27 @@ pub(crate) mod tests {
         };
         let _blas = crate::backend::BlasThreadsGuard::new();
         let seq = Seq::new(&cfg(3));
-        solve(&seq, method, trans, &s, &bt);
+        solve(&seq, sch, trans, &s, &bt);
         seq.wait().unwrap();
     }
 
     fn check(n: usize, m: usize, nrhs: usize, kind: Kind, method: Method) {
+        check_in(n, m, nrhs, kind, &schedule(method, n), &format!("{method:?}"));
+    }
+
+    fn check_in(n: usize, m: usize, nrhs: usize, kind: Kind, sch: &Schedule, method: &str) {
         let a = Bt::random(n, m, kind, (n * 1000 + m * 10 + nrhs) as u64);
         let nn = n * m;
         let ldb = nn + 2;
         let mut rng = Rng::new(nn as u64 + 5);
         let b0 = rng.matrix(nn, nrhs, ldb);
-        let (mut r, res) = factor_run(&a, method, 3);
+        let (mut r, res) = factor_run_in(&a, sch, 3);
         res.unwrap();
         for trans in [Trans::No, Trans::Yes] {
             let mut x = b0.clone();
-            solve_run(&mut r, &a, method, trans, &mut x, nrhs, ldb);
+            solve_run_in(&mut r, &a, sch, trans, &mut x, nrhs, ldb);
             let res = a.residual(trans, &x, &b0, nrhs, ldb);
-            assert!(res < 20.0, "n {n} m {m} nrhs {nrhs} {kind:?} {method:?} {trans:?}: residual {res}");
+            assert!(res < 20.0, "n {n} m {m} nrhs {nrhs} {kind:?} {method} {trans:?}: residual {res}");
             // The same solution as DGBSV on the band form (and DGESV when small).
             let (xg, info) = reference_gbsv(&a, trans, &b0, nrhs, ldb);
             assert_eq!(info, 0);
@@ -656,7 +777,7 @@ pub(crate) mod tests {
                     let (u, v) = (x[i + c * ldb], xg[i + c * ldb]);
                     assert!(
                         (u - v).abs() <= cond_tol,
-                        "n {n} m {m} {kind:?} {method:?} {trans:?}: x[{i}] {u} vs dgbsv {v}"
+                        "n {n} m {m} {kind:?} {method} {trans:?}: x[{i}] {u} vs dgbsv {v}"
                     );
                 }
                 // Rows nn..ldb of B untouched.
@@ -673,27 +794,37 @@ pub(crate) mod tests {
         }
     }
 
+    /// Every row but the last eliminated once, each with the nearest rows not yet eliminated
+    /// on each side as its neighbours.
+    fn check_order(sch: &Schedule, n: usize, what: &str) {
+        let mut seen: Vec<usize> = sch.levels.iter().flatten().map(|e| e.i).chain([sch.last]).collect();
+        seen.sort();
+        assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{what}");
+        let mut gone = vec![false; n];
+        for lev in &sch.levels {
+            for e in lev {
+                let l = (0..e.i).rev().find(|&x| !gone[x]);
+                let r = (e.i + 1..n).find(|&x| !gone[x]);
+                assert_eq!((e.l, e.r), (l, r), "{what}: row {}", e.i);
+            }
+            for e in lev {
+                gone[e.i] = true;
+            }
+        }
+    }
+
+    /// Rank r's rows [r·K, min(N, (r+1)·K)), K = ⌈N/P⌉, the ranks holding some.
+    pub(crate) fn rank_parts(n: usize, p: usize) -> Vec<std::ops::Range<usize>> {
+        let k = n.div_ceil(p);
+        (0..p).map(|r| (r * k).min(n)..((r + 1) * k).min(n)).filter(|r| !r.is_empty()).collect()
+    }
+
     #[test]
     fn schedules_eliminate_every_row_but_the_last_once() {
         for method in [Method::Cyclic, Method::Thomas, Method::Twisted] {
             for n in [1usize, 2, 3, 7, 8, 64, 257] {
                 let sch = schedule(method, n);
-                let mut seen: Vec<usize> =
-                    sch.levels.iter().flatten().map(|e| e.i).chain([sch.last]).collect();
-                seen.sort();
-                assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{method:?} n {n}");
-                // Neighbours are the nearest rows not yet eliminated on each side.
-                let mut gone = vec![false; n];
-                for lev in &sch.levels {
-                    for e in lev {
-                        let l = (0..e.i).rev().find(|&x| !gone[x]);
-                        let r = (e.i + 1..n).find(|&x| !gone[x]);
-                        assert_eq!((e.l, e.r), (l, r), "{method:?} n {n} row {}", e.i);
-                    }
-                    for e in lev {
-                        gone[e.i] = true;
-                    }
-                }
+                check_order(&sch, n, &format!("{method:?} n {n}"));
                 let want = match method {
                     Method::Cyclic => (n as f64).log2().ceil() as usize,
                     Method::Thomas => n - 1,
@@ -702,22 +833,53 @@ pub(crate) mod tests {
                 assert_eq!(sch.levels.len(), want, "{method:?} n {n}: levels");
             }
         }
+        for p in 1..=6 {
+            for n in [1usize, 2, 3, 5, 7, 8, 13, 23, 64, 257] {
+                let parts = rank_parts(n, p);
+                let sch = partitioned(&parts);
+                let what = format!("partitioned n {n} p {p}");
+                check_order(&sch, n, &what);
+                // The local levels keep to their parts; then cyclic reduction of the kept rows.
+                let part = |x: usize| parts.iter().position(|r| r.contains(&x)).unwrap();
+                for e in sch.levels[..sch.local_levels].iter().flatten() {
+                    assert!(e.l.iter().chain(&e.r).all(|&y| part(y) == part(e.i)), "{what}: row {}", e.i);
+                }
+                let q = parts.len();
+                let kept = n - sch.levels[..sch.local_levels].iter().map(Vec::len).sum::<usize>();
+                let mids: usize =
+                    parts.iter().take(q.saturating_sub(1)).skip(1).map(|r| r.len().min(2)).sum();
+                assert_eq!(kept, if q == 1 { 1 } else { 2 + mids }, "{what}: kept rows");
+                let want = sch.local_levels + (kept as f64).log2().ceil() as usize;
+                assert_eq!(sch.levels.len(), want, "{what}: levels");
+                let longest = parts.iter().map(|r| r.len()).max().unwrap();
+                assert!(sch.local_levels < longest, "{what}: local levels");
+            }
+        }
+        // Two parts: twisted block Thomas meeting at the boundary (same eliminations).
+        let sch = partitioned(&[0..4, 4..7]);
+        let tw: Vec<Vec<Elim>> = vec![
+            vec![Elim { i: 0, l: None, r: Some(1) }, Elim { i: 6, l: Some(5), r: None }],
+            vec![Elim { i: 1, l: None, r: Some(2) }, Elim { i: 5, l: Some(4), r: None }],
+            vec![Elim { i: 2, l: None, r: Some(3) }],
+            vec![Elim { i: 4, l: Some(3), r: None }],
+        ];
+        assert_eq!((sch.levels, sch.last, sch.local_levels), (tw, 3, 3));
+        // Flops: block Thomas 4⅔m³ a row, cyclic reduction 12⅔m³ an elimination with both.
+        let th = schedule(Method::Thomas, 10);
+        assert!((th.factor_flops(1) - (9.0 * 14.0 / 3.0 + 2.0 / 3.0)).abs() < 1e-12);
+        assert!((th.solve_flops(2, 3) - (9.0 * 3.0 + 1.0) * 24.0).abs() < 1e-12);
     }
 
-    /// The per-level formulas on a dense copy: one level of cyclic reduction, done by hand on
-    /// the whole matrix, leaves the Schur complement of the eliminated rows equal to the reduced
-    /// block tridiagonal system the generator keeps (D, couplings), checked on level 0.
-    #[test]
-    fn one_level_equals_the_schur_complement() {
-        let (n, m) = (5, 3);
-        let a = Bt::random(n, m, Kind::Pivoting, 42);
-        let (r, res) = factor_run_level0(&a);
-        res.unwrap();
-        // Dense Schur complement S = A_EE − A_EO·A_OO⁻¹·A_OE over even (E) and odd (O) rows.
+    /// What the eliminations of `a`'s rows other than `kept` leave on the rows `kept` (blocks of
+    /// the factorization's arrays `r`) is the dense Schur complement of those rows,
+    /// S = A_KK − A_KE·A_EE⁻¹·A_EK, and S is block tridiagonal over `kept`: D of each kept row
+    /// in `d`, its coupling to the next kept row in `du`, to the previous in `dl` (block x − 1).
+    fn assert_schur_complement(a: &Bt, r: &Run, kept: &[usize]) {
+        let (n, m) = (a.n, a.m);
         let nn = a.order();
         let full = a.dense();
-        let ev: Vec<usize> = (0..nn).filter(|&g| (g / m) % 2 == 0).collect();
-        let od: Vec<usize> = (0..nn).filter(|&g| (g / m) % 2 == 1).collect();
+        let ev: Vec<usize> = (0..nn).filter(|&g| kept.contains(&(g / m))).collect();
+        let od: Vec<usize> = (0..nn).filter(|&g| !kept.contains(&(g / m))).collect();
         let (ne, no) = (ev.len(), od.len());
         let mut aoo = vec![0.0; no * no];
         let mut aoe = vec![0.0; no * ne];
@@ -731,23 +893,25 @@ pub(crate) mod tests {
                 aoe[p + q * no] = full[gi + gj * nn];
             }
         }
-        let mut ipiv = vec![0i32; no];
-        let mut info = 0;
-        let _blas = crate::backend::BlasThreadsGuard::new();
-        // SAFETY: square no×no system with ne right-hand sides, arrays of those sizes.
-        unsafe {
-            bk::dgesv(
-                &(no as i32),
-                &(ne as i32),
-                aoo.as_mut_ptr(),
-                &(no as i32),
-                ipiv.as_mut_ptr(),
-                aoe.as_mut_ptr(),
-                &(no as i32),
-                &mut info,
-            )
-        };
-        assert_eq!(info, 0);
+        if no > 0 {
+            let mut ipiv = vec![0i32; no];
+            let mut info = 0;
+            let _blas = crate::backend::BlasThreadsGuard::new();
+            // SAFETY: square no×no system with ne right-hand sides, arrays of those sizes.
+            unsafe {
+                bk::dgesv(
+                    &(no as i32),
+                    &(ne as i32),
+                    aoo.as_mut_ptr(),
+                    &(no as i32),
+                    ipiv.as_mut_ptr(),
+                    aoe.as_mut_ptr(),
+                    &(no as i32),
+                    &mut info,
+                )
+            };
+            assert_eq!(info, 0);
+        }
         let s = |p: usize, q: usize| {
             let mut v = full[ev[p] + ev[q] * nn];
             for (t, &go) in od.iter().enumerate() {
@@ -755,36 +919,72 @@ pub(crate) mod tests {
             }
             v
         };
-        // Reduced rows 0, 2, 4 (reduced indices 0, 1, 2): D in d, couplings in du (to the
-        // right) and in dl (to the left, block r − 1).
         let mm = m * m;
-        for (red, &x) in [0usize, 2, 4].iter().enumerate() {
+        let k = kept.len();
+        let scale = a.norm1();
+        for (red, &x) in kept.iter().enumerate() {
             for j in 0..m {
                 for i in 0..m {
+                    let close = |u: f64, v: f64| (u - v).abs() < 1e-13 * scale;
                     let want = s(red * m + i, red * m + j);
-                    assert!((r.d[x * mm + i + j * m] - want).abs() < 1e-12, "D_{x}({i},{j})");
-                    if red + 1 < 3 {
+                    assert!(close(r.d[x * mm + i + j * m], want), "D_{x}({i},{j}) n {n} kept {kept:?}");
+                    if red + 1 < k {
                         let want = s(red * m + i, (red + 1) * m + j);
-                        assert!((r.du[x * mm + i + j * m] - want).abs() < 1e-12, "C_{x}({i},{j})");
+                        assert!(close(r.du[x * mm + i + j * m], want), "C_{x}({i},{j}) kept {kept:?}");
                     }
                     if red > 0 {
                         let want = s(red * m + i, (red - 1) * m + j);
-                        assert!((r.dl[(x - 1) * mm + i + j * m] - want).abs() < 1e-12, "A_{x}({i},{j})");
+                        assert!(close(r.dl[(x - 1) * mm + i + j * m], want), "A_{x}({i},{j}) kept {kept:?}");
+                    }
+                    // Nothing beyond the neighbours: the kept rows are block tridiagonal.
+                    for far in (0..k).filter(|&f| f + 1 < red || f > red + 1) {
+                        assert!(s(red * m + i, far * m + j).abs() < 1e-13 * scale, "S not tridiagonal");
                     }
                 }
             }
         }
     }
 
-    /// Level 0 of the cyclic factorization alone (its tasks, none of the later levels').
-    fn factor_run_level0(a: &Bt) -> (Run, Result<(), Error>) {
-        struct Level0<'g, 's>(&'g mut SharedGraph<'s>);
-        impl Graph for Level0<'_, '_> {
+    /// The per-level formulas on a dense copy: one level of cyclic reduction, done by hand on
+    /// the whole matrix, leaves the Schur complement of the eliminated rows equal to the reduced
+    /// block tridiagonal system the generator keeps (D, couplings), checked on level 0.
+    #[test]
+    fn one_level_equals_the_schur_complement() {
+        let (n, m) = (5, 3);
+        let a = Bt::random(n, m, Kind::Pivoting, 42);
+        let (r, res) = factor_run_steps(&a, &schedule(Method::Cyclic, n), 1);
+        res.unwrap();
+        assert_schur_complement(&a, &r, &[0, 2, 4]);
+    }
+
+    /// The partitioned order's local levels (each rank's own rows, the spikes of the middle
+    /// parts included) leave the Schur complement of the rows they eliminate on the kept rows:
+    /// the reduced system the ranks then solve by cyclic reduction.
+    #[test]
+    fn partitioned_interior_is_the_schur_complement() {
+        for &(n, p, m) in
+            &[(13usize, 3usize, 3usize), (23, 4, 2), (10, 4, 3), (7, 2, 4), (9, 5, 2), (6, 1, 3)]
+        {
+            let a = Bt::random(n, m, Kind::Pivoting, 7 + n as u64);
+            let parts = rank_parts(n, p);
+            let sch = partitioned(&parts);
+            let (r, res) = factor_run_steps(&a, &sch, sch.local_levels);
+            res.unwrap();
+            let gone: Vec<usize> = sch.levels[..sch.local_levels].iter().flatten().map(|e| e.i).collect();
+            let kept: Vec<usize> = (0..n).filter(|x| !gone.contains(x)).collect();
+            assert_schur_complement(&a, &r, &kept);
+        }
+    }
+
+    /// The first `steps` levels of the factorization in the order `sch` alone.
+    fn factor_run_steps(a: &Bt, sch: &Schedule, steps: usize) -> (Run, Result<(), Error>) {
+        struct Upto<'g, 's>(&'g mut SharedGraph<'s>, usize);
+        impl Graph for Upto<'_, '_> {
             fn tiling(&self) -> &crate::graph::Tiling {
                 self.0.tiling()
             }
             fn submit(&mut self, t: Spec) {
-                if t.step == 0 {
+                if t.step < self.1 {
                     self.0.submit(t)
                 }
             }
@@ -806,7 +1006,7 @@ pub(crate) mod tests {
         {
             let mut g = SharedGraph::new(&seq, &s.d);
             let ids = shared_ids(&mut g, &s, None);
-            generate_factor(&mut Level0(&mut g), Method::Cyclic, n, m, &ids);
+            generate_factor(&mut Upto(&mut g, steps), sch, m, &ids);
         }
         let res = seq.wait();
         (r, res)
@@ -821,6 +1021,21 @@ pub(crate) mod tests {
                         for kind in [Kind::Dominant, Kind::Pivoting] {
                             check(n, m, nrhs, kind, method);
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The partitioned order (pdbttrf's) on 1-5 parts of the rows: DGBSV's solution, A and Aᵀ.
+    #[test]
+    fn bt_partitioned_solves_match_dgbsv_and_dgesv() {
+        for p in 1..=5usize {
+            for &n in &[1usize, 2, 3, 7, 13, 64] {
+                for &m in &[1usize, 5, 32] {
+                    for kind in [Kind::Dominant, Kind::Pivoting] {
+                        let sch = partitioned(&rank_parts(n, p));
+                        check_in(n, m, 1 + 2 * (n % 2), kind, &sch, &format!("partitioned p {p}"));
                     }
                 }
             }
@@ -843,7 +1058,7 @@ pub(crate) mod tests {
                     piv: Workspace::new(m, n, m, 1),
                 };
                 let s = blocks(&mut q, n, m);
-                factor_inline(method, &s).unwrap();
+                factor_inline(&schedule(method, n), &s).unwrap();
                 assert_eq!(
                     (&q.d, &q.dl, &q.du, q.piv.as_slice()),
                     (&r.d, &r.dl, &r.du, r.piv.as_slice()),
@@ -865,7 +1080,7 @@ pub(crate) mod tests {
                         )
                     };
                     let s = blocks(&mut q, n, m);
-                    solve_inline(method, trans, &s, &bt).unwrap();
+                    solve_inline(&schedule(method, n), trans, &s, &bt).unwrap();
                     assert_eq!(x1, x2, "{method:?} {trans:?}");
                 }
             }
@@ -881,7 +1096,7 @@ pub(crate) mod tests {
             piv: Workspace::new(4, 5, 4, 1),
         };
         let s = blocks(&mut q, 5, 4);
-        assert_eq!(factor_inline(Method::Thomas, &s), Err(Error::Numerical(1)));
+        assert_eq!(factor_inline(&schedule(Method::Thomas, 5), &s), Err(Error::Numerical(1)));
     }
 
     /// The generator on the distributed runtime (`dist::tasks`, ranks as threads over channels):
@@ -891,16 +1106,23 @@ pub(crate) mod tests {
     fn bt_on_in_process_ranks_equals_shared_memory() {
         use crate::dist::comm::LocalTransport;
         use crate::dist::tasks::{run_on, LocalTile, TileGrid};
-        for method in [Method::Cyclic, Method::Twisted, Method::Thomas] {
+        // `None`: the partitioned order over the ranks, as pdbttrf runs it.
+        for method in [Some(Method::Cyclic), Some(Method::Twisted), Some(Method::Thomas), None] {
             for p in 1..=4usize {
-                for &(n, m, nrhs) in &[(7usize, 5usize, 2usize), (5, 3, 1), (2, 4, 1), (9, 2, 1)] {
+                for &(n, m, nrhs) in &[(7usize, 5usize, 2usize), (5, 3, 1), (2, 4, 1), (9, 2, 1), (13, 3, 2)]
+                {
+                    let sch = match method {
+                        Some(meth) => schedule(meth, n),
+                        None => partitioned(&rank_parts(n, p)),
+                    };
+                    let sch = &sch;
                     let a = Bt::random(n, m, Kind::Pivoting, 11 + n as u64);
-                    let (mut want, res) = factor_run(&a, method, 2);
+                    let (mut want, res) = factor_run_in(&a, sch, 2);
                     res.unwrap();
                     let nn = n * m;
                     let b0 = Rng::new(4).matrix(nn, nrhs, nn);
                     let mut xs = b0.clone();
-                    solve_run(&mut want, &a, method, Trans::No, &mut xs, nrhs, nn);
+                    solve_run_in(&mut want, &a, sch, Trans::No, &mut xs, nrhs, nn);
                     let k = n.div_ceil(p);
                     let owner = |x: usize| x / k;
                     let mm = m * m;
@@ -959,12 +1181,12 @@ pub(crate) mod tests {
                                     let ids = Ids { d: (0..n).collect(), dl, du, af, piv, b };
                                     let cfg = Config::with_threads(2);
                                     let r = run_on(&cfg, me, &mut tr, &tg, |ds| {
-                                        generate_factor(ds, method, n, m, &ids)
+                                        generate_factor(ds, sch, m, &ids)
                                     });
                                     assert!(r.result.is_ok() && r.info.is_none(), "rank {me}: factor");
                                     barrier.wait();
                                     let r = run_on(&cfg, me, &mut tr, &tg, |ds| {
-                                        generate_solve(ds, method, Trans::No, n, m, nrhs, &ids)
+                                        generate_solve(ds, sch, Trans::No, m, nrhs, &ids)
                                     });
                                     assert!(r.result.is_ok(), "rank {me}: solve");
                                     let mut out: Out = Vec::new();

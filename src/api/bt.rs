@@ -105,9 +105,11 @@ fn run_factor(
         // needs a deep stack, which a caller's thread may not have (a crash seen on 2 MiB test
         // threads), and threads gain nothing on blocks this small.
         let _blas = crate::backend::BlasThreadsGuard::new();
-        bt::factor_inline(meth, &a.blocks)
+        bt::factor_inline(&bt::schedule(meth, n), &a.blocks)
     } else {
-        run_tiles_on_devices(cfg, "dbttrf", m, work, |seq, _| bt::factor(seq, meth, &a.blocks))
+        run_tiles_on_devices(cfg, "dbttrf", m, work, |seq, _| {
+            bt::factor(seq, &bt::schedule(meth, n), &a.blocks)
+        })
     };
     (a._piv, r)
 }
@@ -131,9 +133,11 @@ fn run_solve(
     let work = Work { flops, bytes: 8.0 * (5 * n * m * m + n * m * nrhs) as f64, cols: n * m };
     if meth == Method::Thomas {
         let _blas = crate::backend::BlasThreadsGuard::new();
-        bt::solve_inline(meth, tr, &a.blocks, &bt_)
+        bt::solve_inline(&bt::schedule(meth, n), tr, &a.blocks, &bt_)
     } else {
-        run_tiles_on_devices(cfg, "dbttrs", m, work, |seq, _| bt::solve(seq, meth, tr, &a.blocks, &bt_))
+        run_tiles_on_devices(cfg, "dbttrs", m, work, |seq, _| {
+            bt::solve(seq, &bt::schedule(meth, n), tr, &a.blocks, &bt_)
+        })
     }
 }
 
@@ -183,7 +187,7 @@ pub fn dbttrf(
     r
 }
 
-fn parse_trans(c: u8) -> Option<Trans> {
+pub(crate) fn parse_trans(c: u8) -> Option<Trans> {
     if flag(c, b'N') {
         Some(Trans::No)
     } else if flag(c, b'T') || flag(c, b'C') {

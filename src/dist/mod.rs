@@ -4,7 +4,7 @@
 //! computes task generation over the shared-memory runtime ([`tasks`]) and the distributed
 //! tile algorithms built on it: [`potrf`] on the tiles of a triangle, [`getrf`] and [`geqrf`]
 //! on the 2-D tiles of a general M×N sub(A) ([`tiles2d`]), the triangular solves of PDPOTRS and
-//! PDGETRS in [`solve`].
+//! PDGETRS in [`solve`], and the block tridiagonal solver of PDBTTRF/PDBTTRS in [`bt`].
 //!
 //! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
 //! rank runs the same serial task generator and creates only the task instances whose output tile
@@ -15,6 +15,7 @@
 //! `unsafe` appears here only where MPI and the BLACS are called through FFI (the communicator
 //! wrapper in `grid`, non-blocking sends in `comm`), each block with its `// SAFETY:` reason.
 
+pub mod bt;
 pub mod comm;
 pub mod geqrf;
 pub mod getrf;

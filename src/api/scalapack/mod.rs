@@ -9,6 +9,7 @@
 //! smallest error code found anywhere wins, so every process reports the same INFO). A process
 //! outside the grid gets -(argpos·100 + CTXT_) without any communication, as in the reference.
 
+pub mod bt;
 pub mod geqrf;
 pub mod getrf;
 pub mod inverse;
