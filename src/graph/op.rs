@@ -449,20 +449,16 @@ impl Op {
             Op::Gather { .. } | Op::Scatter { .. } => 0.0,
             Op::QrVtc { .. } | Op::QrVw { .. } => 2.0 * m * n * k,
             Op::QrTw { .. } => m * n * k,
-            // DGETRF's count for an m×n panel.
-            Op::LuPanel { .. } => {
+            // DGETRF's count for an m×n panel (a leaf's dims: its rows c0.., its n columns).
+            Op::LuPanel { .. } | Op::LuLeaf { .. } => {
                 let r = m.min(n);
                 m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
             }
-            // dims [rows, columns, r]: the TRSM of the top r rows and the GEMM below them.
-            Op::LuUpdate { .. } => k * k * n + 2.0 * (m - k).max(0.0) * n * k,
-            // dims [rows c0.., n, 0]: DGETRF's count for the leaf's block.
-            Op::LuLeaf { .. } => {
-                let r = m.min(n);
-                m * n * r - (m + n) * r * r / 2.0 + r * r * r / 3.0
+            // dims [rows, columns, r]: the TRSM of the top r rows and the GEMM below them (a
+            // recursive panel's top tile: rows from c0, c2 − c1 columns, r = c1 − c0).
+            Op::LuUpdate { .. } | Op::LuSplitUpdate { u: None, .. } => {
+                k * k * n + 2.0 * (m - k).max(0.0) * n * k
             }
-            // dims [rows, c2 − c1, c1 − c0], rows from c0 at the panel's top (then the TRSM).
-            Op::LuSplitUpdate { u: None, .. } => k * k * n + 2.0 * (m - k).max(0.0) * n * k,
             Op::LuSplitUpdate { .. } => 2.0 * m * n * k,
             Op::LuExtract { .. } => 0.0,
             Op::LuNewTop { l, .. } => l.map_or(0.0, |_| k * k * n),
