@@ -3,9 +3,9 @@
  * For each N x M (N block rows of M x M blocks; block diagonally dominant, seeded) it times,
  * interleaved in one process with an idle gap before each sample (OpenBLAS's pool threads spin
  * for a while after a threaded call): OpenBLAS's DGBSV on the same matrix as a band (kl = ku =
- * 2M - 1, OpenBLAS at BENCH_BLAS_THREADS threads, default 2, taken by dlopen/dlsym so that no
- * hetla symbol is hit), hetla's dbtsv_, dbttrf_, and dbttrs_ with those factors. Every call's
- * result is checked (scaled residual of the solve, or X against the previous call's). Prints
+ * 2M - 1, OpenBLAS at BENCH_BLAS_THREADS threads, default 2, loaded with dlmopen into a
+ * namespace of its own, so that neither it nor the DGEMM/DTRSM it calls by name reach hetla),
+ * hetla's dbtsv_, dbttrf_, and dbttrs_ with those factors. Every call's result is checked (scaled residual of the solve, or X against the previous call's). Prints
  * one CSV line per size with medians: n,m,nrhs,dgbsv_s,dbtsv_s,dbttrf_s,dbttrs_s,speedup,
  * trs_over_trf,residual.
  *
@@ -98,9 +98,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--nrhs")) nrhs = atoi(argv[i + 1]);
     }
-    void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlmopen(LM_ID_NEWLM, "libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        fprintf(stderr, "bt: cannot dlopen libopenblas.so.0\n");
+        fprintf(stderr, "bt: cannot dlmopen libopenblas.so.0\n");
         return 1;
     }
     dgbsv_fn dgbsv = (dgbsv_fn)dlsym(h, "dgbsv_");

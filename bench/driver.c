@@ -2,8 +2,13 @@
  *
  * The program is linked with -lhetla ahead of -llapack, so the LAPACK names it calls directly
  * (dpotrf_, dgetrf_, ...) resolve to hetla's exports. OpenBLAS's own definitions of the same
- * names are taken with dlopen("libopenblas.so.0") + dlsym, which searches that library and not
- * the global scope, so they bypass hetla. Both are checked at start-up with dladdr.
+ * names come from a second copy of libopenblas.so.0 loaded with dlmopen into a new link-map
+ * namespace, where hetla is not loaded: there OpenBLAS's routines that call other LAPACK routines
+ * by name (DGELS calls DGEQRF and DORMQR, DPOTRI calls DTRTRI, DGETRI calls DTRTRI, DLARFB calls
+ * DGEMM) reach OpenBLAS's own, as they would in a program without hetla. A plain dlopen is not
+ * enough: its internal calls bind to the first definition in the global scope, hetla's, so the
+ * "OpenBLAS" DGELS used to run hetla's tile DGEQRF. Both sides are checked at start-up with
+ * dladdr.
  *
  * For each routine and each n, the driver takes R samples of each library, interleaved (hetla,
  * OpenBLAS, hetla, OpenBLAS, ...), every call on a fresh copy of the same seeded input (the copy
@@ -115,9 +120,10 @@ static const char *lib_of(const void *p) {
 }
 
 static void load_libs(int quiet) {
-    void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlmopen(LM_ID_NEWLM, "libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        fprintf(stderr, "driver: cannot dlopen libopenblas.so.0: %s\n", dlerror());
+        fprintf(stderr, "driver: cannot dlmopen libopenblas.so.0 into a new namespace: %s\n",
+                dlerror());
         exit(2);
     }
     LIB[HETLA] = (struct lapack){"hetla", dpotrf_, dgetrf_, dgeqrf_, dposv_, dgesv_, dgels_,
@@ -512,6 +518,7 @@ struct result {
     double resid[2];  /* worst scaled residual over all samples */
     fint info[2];     /* first nonzero INFO seen */
     int reps, batch;
+    char path[48];    /* hetla's path in the timed samples (hetla_last_path), "mixed" if they differ */
 };
 
 static void set_threads(void) { ob_set_threads(NPROC); }
@@ -526,6 +533,11 @@ static double sample(int lib, struct problem *p, int batch, struct result *res) 
         fint info = run(lib, p);
         total += now() - t0;
         if (info != 0 && res->info[lib] == 0) res->info[lib] = info;
+        if (lib == HETLA) { /* read after the clock stopped: the path this very call took */
+            const char *path = hetla_last_path();
+            if (!res->path[0]) snprintf(res->path, sizeof res->path, "%s", path);
+            else if (strcmp(res->path, path)) snprintf(res->path, sizeof res->path, "mixed");
+        }
     }
     if (CORRUPT && lib == HETLA) {
         size_t mid = (size_t)p->n / 2;
@@ -679,8 +691,11 @@ static void probe_child(int nr, const int *routines, int ns, const fint *sizes, 
         struct pathinfo last = {"unknown", "-"};
         for (int k = 0; k < ns; k++) {
             fint n = sizes[k];
+            /* A forward that is small, learned or a trial depends on the size. */
             int final = !strcmp(last.path, "tiles") ||
-                        (!strncmp(last.path, "forward:", 8) && strcmp(last.path, "forward:small"));
+                        (!strncmp(last.path, "forward:", 8) && strcmp(last.path, "forward:small") &&
+                         strncmp(last.path, "forward:learned", 15) &&
+                         strncmp(last.path, "forward:probe", 13));
             if (n <= PROBE_MAX || !final) {
                 struct problem p;
                 problem_init(&p, r, n, nrhs);
@@ -904,7 +919,17 @@ int main(int argc, char **argv) {
             else if (isnan(res.resid[OPENBLAS]) || res.resid[OPENBLAS] > RESID_LIMIT)
                 snprintf(chk, sizeof chk, "WARN:openblas residual");
             if (strcmp(chk, "ok")) bad++;
-            struct pathinfo *pi = &paths[i * ns + s];
+            /* The path is what the timed calls took; the probe child (its own process, its own
+             * trials) adds the tile size, and names inner tile calls of a forward, where it
+             * agrees. */
+            struct pathinfo timed = {"", "-"}, *pi = &paths[i * ns + s];
+            size_t pl = strlen(res.path);
+            snprintf(timed.path, sizeof timed.path, "%s", res.path);
+            if (!strncmp(pi->path, res.path, pl) && (pi->path[pl] == 0 || pi->path[pl] == '(')) {
+                snprintf(timed.path, sizeof timed.path, "%s", pi->path);
+                snprintf(timed.nb, sizeof timed.nb, "%s", pi->nb);
+            }
+            pi = &timed;
             fprintf(out, "%s,%d,%s,%s,%d,%d,%.6e,%.6e,%.3f,%.3f,%.4f,%.4f,%.4f,%.3f,%.3g,%.3g,%s,%s\n",
                     RNAME[r], (int)n, pi->nb, pi->path, res.reps, res.batch, res.t[HETLA],
                     res.t[OPENBLAS], gh, go, res.t[OPENBLAS] / res.t[HETLA], gh / gemm, go / gemm,

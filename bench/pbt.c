@@ -4,7 +4,8 @@
  * Run under `mpirun -np P` with one thread per rank (OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=
  * HETLA_NUM_THREADS=1, as bench/bt.sh does). For each N x M (block diagonally dominant, seeded)
  * it times, interleaved: OpenBLAS's DGBSV on rank 0 alone at BENCH_BLAS_THREADS threads (default
- * 2; taken by dlopen/dlsym so that no hetla symbol is hit) on the matrix as a band (kl = ku =
+ * 2; loaded with dlmopen into a namespace of its own, so that neither it
+ * nor the DGEMM/DTRSM it calls by name reach hetla) on the matrix as a band (kl = ku =
  * 2M - 1) while the other ranks wait without spinning (a non-blocking barrier polled every
  * 200 us), then hetla's pdbtsv_ on a 1 x P grid (rank r holds block rows [r*K, (r+1)*K),
  * K = ceil(N/P)), then pdbttrf_ and pdbttrs_ with those factors. A distributed call's time is
@@ -133,9 +134,9 @@ int main(int argc, char **argv) {
     Cblacs_pinfo(&me, &np);
     Cblacs_get(-1, 0, &ctxt);
     Cblacs_gridinit(&ctxt, "R", 1, np);
-    void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlmopen(LM_ID_NEWLM, "libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        fprintf(stderr, "pbt: cannot dlopen libopenblas.so.0\n");
+        fprintf(stderr, "pbt: cannot dlmopen libopenblas.so.0\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     dgbsv_fn dgbsv = (dgbsv_fn)dlsym(h, "dgbsv_");

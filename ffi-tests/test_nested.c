@@ -5,12 +5,20 @@
  * forwarded as well (`reason=nested`), although every direct call is forced onto tiles
  * (HETLA_MIN_N=0): the run's verbose lines must show the direct DTRTRI on tiles and the inner
  * one forwarded. Both results are checked: inv(A)·A = I for DPOTRI's inverse (after DPOTRF on
- * tiles) and inv(T)·T = I for the direct DTRTRI.
+ * tiles) and inv(T)·T = I for the direct DTRTRI. hetla_last_path() must name each outer call's
+ * own path after it returns (the inner DTRTRI finishes first and must not leave its path there).
  *
  * hetla-env: HETLA_DISABLE=dpotri
  * hetla-expect: dpotrf=tiles dpotri=forward dtrtri=tiles dtrtri=forward.reason=nested
  */
 #include "common.h"
+
+/* Weak, so that the preload build links without -lhetla; run without hetla, there is no path. */
+#pragma weak hetla_last_path
+static int path_is(const char *want) {
+    return !hetla_last_path || !strcmp(hetla_last_path(), want);
+}
+#define LAST_PATH (hetla_last_path ? hetla_last_path() : "(no hetla)")
 
 /* ‖X·A − I‖₁ / (n·‖A‖₁·‖X‖₁·eps) for the symmetric X and A given by their `uplo` triangles. */
 static double inverse_residual(char uplo, int n, const double *a, const double *x, int lda) {
@@ -39,12 +47,15 @@ int main(void) {
     const char uplo = 'L', diag = 'N';
     int info;
 
+    check(path_is("none"), "hetla_last_path before any call: %s", LAST_PATH);
     double *a = mat_spd(&r, n, lda);
     double *f = mat_copy(a, lda, n);
     dpotrf_(&uplo, &n, f, &lda, &info, 1);
     check(info == 0, "dpotrf info %d", info);
+    check(path_is("tiles"), "after dpotrf: %s", LAST_PATH);
     dpotri_(&uplo, &n, f, &lda, &info, 1);
     check(info == 0, "dpotri info %d", info);
+    check(path_is("forward:disabled"), "after dpotri: %s", LAST_PATH);
     check_ratio(inverse_residual(uplo, n, a, f, lda), "dpotri inverse", n, n);
     check(padding_untouched(f, n, n, lda), "dpotri wrote outside A");
 
@@ -54,6 +65,7 @@ int main(void) {
     double *ti = mat_copy(t, lda, n);
     dtrtri_(&uplo, &diag, &n, ti, &lda, &info, 1, 1);
     check(info == 0, "dtrtri info %d", info);
+    check(path_is("tiles"), "after dtrtri: %s", LAST_PATH);
     double worst = 0.0;
     for (int j = 0; j < n; j++)
         for (int i = j; i < n; i++) {

@@ -15,6 +15,13 @@ extern "C" {
 #endif // __cplusplus
 
 /*
+ The path of the last hetla call that returned on the calling thread, as a NUL-terminated
+ string: `tiles`, `forward:<reason>` (the reason `HETLA_VERBOSE` prints: `small`, `learned`,
+ ...), or `none` before any call. Valid until the thread's next call of this function.
+ */
+const char *hetla_last_path(void);
+
+/*
  The library version, as a static NUL-terminated string.
  */
 const char *hetla_version(void);

@@ -75,6 +75,21 @@ pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(
     }
 }
 
+/// The path of the last hetla call that returned on the calling thread, as a NUL-terminated
+/// string: `tiles`, `forward:<reason>` (the reason `HETLA_VERBOSE` prints: `small`, `learned`,
+/// ...), or `none` before any call. Valid until the thread's next call of this function.
+#[no_mangle]
+pub extern "C" fn hetla_last_path() -> *const std::ffi::c_char {
+    thread_local! {
+        static BUF: std::cell::RefCell<std::ffi::CString> = std::cell::RefCell::new(std::ffi::CString::default());
+    }
+    let s = std::ffi::CString::new(crate::api::last_path()).unwrap_or_default();
+    BUF.with(|b| {
+        *b.borrow_mut() = s;
+        b.borrow().as_ptr()
+    })
+}
+
 /// The library version, as a static NUL-terminated string.
 #[no_mangle]
 pub extern "C" fn hetla_version() -> *const std::ffi::c_char {

@@ -32,6 +32,39 @@ thread_local! {
     static FIELDS: RefCell<Option<String>> = const { RefCell::new(None) };
     /// hetla entry points running on this thread, outermost first (see [`Entered`]).
     static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// The path of the last call that finished on this thread (see [`last_path`]).
+    static LAST: std::cell::Cell<Option<(Path, Reason)>> = const { std::cell::Cell::new(None) };
+}
+
+/// The path the last hetla call that finished on this thread took: `tiles`, `forward:<reason>`
+/// (`forward` without one), or `none` before any call. A call the backend makes back into hetla
+/// finishes before the call that forwarded it, so after a call returns this is that call's path.
+pub fn last_path() -> String {
+    match LAST.with(|l| l.get()) {
+        None => "none".to_string(),
+        Some((Path::Tiles, _)) => "tiles".to_string(),
+        Some((Path::Forward, r)) if r.len == 0 => "forward".to_string(),
+        Some((Path::Forward, r)) => {
+            format!("forward:{}", String::from_utf8_lossy(&r.bytes[..r.len as usize]))
+        }
+    }
+}
+
+/// The first word of a forward's reason, kept without allocating (every call stores one).
+#[derive(Clone, Copy)]
+struct Reason {
+    bytes: [u8; 24],
+    len: u8,
+}
+
+impl Reason {
+    fn of(why: Option<&str>) -> Self {
+        let word = why.and_then(|w| w.split_whitespace().next()).unwrap_or("").as_bytes();
+        let len = word.len().min(24);
+        let mut bytes = [0u8; 24];
+        bytes[..len].copy_from_slice(&word[..len]);
+        Reason { bytes, len: len as u8 }
+    }
 }
 
 /// Adds `fields` to the current call's verbose line, after its path.
@@ -247,6 +280,7 @@ impl<'a> Report<'a> {
         flops: f64,
     ) {
         let t = self.t0.elapsed().as_secs_f64();
+        LAST.with(|l| l.set(Some((path, Reason::of(why)))));
         tune::record(flops, t);
         tune::restore(self.outer);
         if !self.cfg.verbose {

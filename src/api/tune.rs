@@ -25,8 +25,10 @@
 //!
 //! Decisions are kept per user and per machine in `<cache>/breakeven-<key>.json` (`<cache>`:
 //! `HETLA_CACHE_DIR`, else `$XDG_CACHE_HOME/hetla`, else `$HOME/.cache/hetla`; `<key>` hashes the
-//! CPU model, the core count, the worker count and the backend library), so later processes
-//! start from them. `HETLA_CACHE_DIR=off` turns learning off (the built-in sizes are then used).
+//! CPU model, the core count, the worker count, the backend library and hetla's own sources), so
+//! later processes of the same build start from them. Another build of hetla learns afresh: its
+//! tile code, or what its forwarded calls do, may differ (a forwarded DGELS once ran hetla's
+//! tile DGEQRF inside, and the decisions learned then outlived the change). `HETLA_CACHE_DIR=off` turns learning off (the built-in sizes are then used).
 //! Distributed routines keep the built-in sizes: their decision is agreed across ranks.
 
 use crate::config::{default_min_n, Config, Learn};
@@ -220,7 +222,8 @@ fn cache_file(cfg: &Config) -> Option<PathBuf> {
         .unwrap_or_default();
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let backend = crate::backend::describe();
-    let key = fnv(format!("{cpu}|{cores}|{}|{backend}", cfg.threads).as_bytes());
+    let source = env!("HETLA_SOURCE_ID");
+    let key = fnv(format!("{cpu}|{cores}|{}|{backend}|{source}", cfg.threads).as_bytes());
     Some(dir.join(format!("breakeven-{key:016x}.json")))
 }
 
