@@ -9,6 +9,7 @@
 #   GRID=2x1 NBS="32 64" bench/scalapack.sh     one grid (SWEEP="GRID:NBS")
 #   ROUTINES="pdpotrf" REPS=5 bench/scalapack.sh
 #   ROUTINES="pdgetrs pdpotrs" NRHS=1 bench/scalapack.sh   the solves, from the reference's factors
+#   ROUTINES=pdormqr COLS=1 bench/scalapack.sh  Q^T applied to C of N x COLS (default N x N)
 #   BENCH_SAVE=1 bench/scalapack.sh             also copy the outputs to bench/results/
 #
 # Environment: SWEEP (space-separated GRID:NB,NB,... entries; NP = P*Q ranks each), SIZES,
@@ -62,7 +63,7 @@ for entry in $SWEEP; do
     nbs=${entry#*:}
     np=$((${grid%x*} * ${grid#*x}))
     args=(--sizes "$(comma $SIZES)" --nbs "$nbs" --routines "$(comma $ROUTINES)" --reps "$REPS"
-        --nrhs "${NRHS:-1}" --grid "$grid" --out "$OUT/scalapack.part.csv")
+        --nrhs "${NRHS:-1}" --cols "${COLS:-0}" --grid "$grid" --out "$OUT/scalapack.part.csv")
     # Only rank 0 prints hetla's verbose lines (the path column), so no two ranks' lines interleave.
     launch=(-np 1 "${env[@]}" -x HETLA_VERBOSE=1 "$OUT/scalapack_driver" "${args[@]}")
     [ "$np" -gt 1 ] && launch+=(: -np $((np - 1)) "${env[@]}" -x HETLA_VERBOSE=0 "$OUT/scalapack_driver" "${args[@]}")

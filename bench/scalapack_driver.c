@@ -22,7 +22,8 @@
  *
  * The inverses and Q start from inputs made once, untimed: pdtrtri ('L', 'N') from a lower
  * triangle with N on the diagonal, pdpotri ('L') and pdgetri from the reference's PDPOTRF and
- * PDGETRF factors, pdorgqr (M = N = K) and pdormqr ('L', 'T', C random N x N) from the reference's
+ * PDGETRF factors, pdorgqr (M = N = K) and pdormqr ('L', 'T', C random N x N, or N x C with --cols C)
+ * from the reference's
  * PDGEQRF; workspaces are the larger of the two libraries' queries. The reference PDPOTRI and
  * PDGETRI call PDTRTRI by name, which in this program is hetla's: run them with
  * HETLA_DISABLE=pdtrtri (hetla's own PDPOTRI and PDGETRI do not call it) so that the reference
@@ -37,7 +38,7 @@
  *
  * Usage: mpirun -np P*Q scalapack_driver [--sizes 2000,4000] [--nbs 64,128]
  *          [--routines pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs,pdtrtri,pdpotri,pdgetri,pdorgqr,pdormqr]
- *          [--nrhs K] [--reps R] [--grid PxQ]
+ *          [--nrhs K] [--cols C] [--reps R] [--grid PxQ]
  *          [--out FILE]
  */
 #define _GNU_SOURCE
@@ -107,6 +108,7 @@ static getri_fn ref_getri;
 static orgqr_fn ref_orgqr;
 static ormqr_fn ref_ormqr;
 static int nrhs = 1;
+static int ccols = 0; /* pdormqr: columns of C (--cols; 0: N) */
 
 /* A reproducible uniform number in [-0.5, 0.5) for global element (i, j): independent of the grid. */
 static double u01(unsigned long i, unsigned long j) {
@@ -141,7 +143,7 @@ static double flops(const char *rt, double n) {
     if (!strcmp(rt, "pdpotrs") || !strcmp(rt, "pdgetrs")) return 2.0 * n * n * nrhs;
     if (!strcmp(rt, "pdtrtri")) return n * n * n / 3.0;
     if (!strcmp(rt, "pdpotri")) return 2.0 * n * n * n / 3.0;
-    if (!strcmp(rt, "pdormqr")) return 2.0 * n * n * n;
+    if (!strcmp(rt, "pdormqr")) return 2.0 * n * n * (ccols > 0 ? ccols : n);
     return 4.0 * n * n * n / 3.0; /* pdgeqrf, pdgetri, pdorgqr with M = N = K */
 }
 
@@ -224,7 +226,11 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
             for (int li = 0; li < mloc; li++)
                 b0[li + (size_t)lj * lld] = u01(gidx(li, nb, myrow, nprow), gidx(lj, nb, mycol, npcol) + 7 * (size_t)n);
     }
-    /* The inverses' and Q's inputs, once (untimed); for pdormqr C in bh/br from b0. */
+    /* The inverses' and Q's inputs, once (untimed); for pdormqr C (N x nc) in bh/br from b0. */
+    int nc = ccols > 0 ? ccols : n;
+    int ncl = numroc_(&nc, &nb, &mycol, &zero, &npcol);
+    int descc[9] = {1, ctxt, n, nc, nb, nb, 0, 0, lld};
+    size_t szc = (size_t)lld * (ncl > 0 ? ncl : 1);
     int *iw = NULL, liwork = 1;
     if (potri || getri || orgqr || ormqr) {
         int info = 0;
@@ -252,10 +258,10 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
             pdorgqr_(&n, &n, &n, ah, &one, &one, desc, taur, &q1, &m1, &info);
             ref_orgqr(&n, &n, &n, ah, &one, &one, desc, taur, &q2, &m1, &info);
         } else if (ormqr) {
-            pdormqr_("L", "T", &n, &n, &n, ah, &one, &one, desc, taur, bh, &one, &one, desc, &q1, &m1, &info, 1, 1);
-            ref_ormqr("L", "T", &n, &n, &n, ah, &one, &one, desc, taur, br, &one, &one, desc, &q2, &m1, &info, 1, 1);
-            b0 = malloc(sz * sizeof(double)), bh = malloc(sz * sizeof(double)), br = malloc(sz * sizeof(double));
-            for (int lj = 0; lj < nloc; lj++)
+            pdormqr_("L", "T", &n, &nc, &n, ah, &one, &one, desc, taur, bh, &one, &one, descc, &q1, &m1, &info, 1, 1);
+            ref_ormqr("L", "T", &n, &nc, &n, ah, &one, &one, desc, taur, br, &one, &one, descc, &q2, &m1, &info, 1, 1);
+            b0 = malloc(szc * sizeof(double)), bh = malloc(szc * sizeof(double)), br = malloc(szc * sizeof(double));
+            for (int lj = 0; lj < ncl; lj++)
                 for (int li = 0; li < mloc; li++)
                     b0[li + (size_t)lj * lld] = u01(gidx(li, nb, myrow, nprow), gidx(lj, nb, mycol, npcol) + 3 * (size_t)n);
         }
@@ -272,7 +278,7 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
             double *a = side ? ar : ah;
             memcpy(a, fac ? fac : a0, sz * sizeof(double));
             if (solve) memcpy(side ? br : bh, b0, szb * sizeof(double));
-            if (ormqr) memcpy(side ? br : bh, b0, sz * sizeof(double));
+            if (ormqr) memcpy(side ? br : bh, b0, szc * sizeof(double));
             int info = 0;
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
@@ -290,11 +296,11 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
                 else pdorgqr_(&n, &n, &n, a, &one, &one, desc, taur, work, &lwork, &info);
             } else if (ormqr) {
                 if (side)
-                    ref_ormqr("L", "T", &n, &n, &n, a, &one, &one, desc, taur, br, &one, &one, desc, work, &lwork, &info,
-                              1, 1);
+                    ref_ormqr("L", "T", &n, &nc, &n, a, &one, &one, desc, taur, br, &one, &one, descc, work, &lwork,
+                              &info, 1, 1);
                 else
-                    pdormqr_("L", "T", &n, &n, &n, a, &one, &one, desc, taur, bh, &one, &one, desc, work, &lwork, &info,
-                             1, 1);
+                    pdormqr_("L", "T", &n, &nc, &n, a, &one, &one, desc, taur, bh, &one, &one, descc, work, &lwork,
+                             &info, 1, 1);
             } else if (solve && spd) {
                 if (side) ref_potrs("L", &n, &nrhs, a, &one, &one, desc, br, &one, &one, descb, &info, 1);
                 else pdpotrs_("L", &n, &nrhs, a, &one, &one, desc, bh, &one, &one, descb, &info, 1);
@@ -321,7 +327,7 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     double dmax = 0, amax = 0;
     int bad = infoh != infor;
     if (ormqr)
-        for (size_t k = 0; k < sz && mloc > 0; k++) {
+        for (size_t k = 0; k < (size_t)lld * ncl && mloc > 0; k++) {
             double d = fabs(bh[k] - br[k]);
             if (!(d <= dmax)) dmax = d;
             if (fabs(br[k]) > amax) amax = fabs(br[k]);
@@ -391,11 +397,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--reps")) reps = atoi(v), i++;
         else if (!strcmp(a, "--routines")) snprintf(routines, sizeof routines, "%s", v), i++;
         else if (!strcmp(a, "--nrhs")) nrhs = atoi(v), i++;
+        else if (!strcmp(a, "--cols")) ccols = atoi(v), i++;
         else if (!strcmp(a, "--grid")) sscanf(v, "%dx%d", &nprow, &npcol), i++;
         else if (!strcmp(a, "--out")) out = v, i++;
         else {
             fprintf(stderr, "usage: %s [--sizes 2000,4000] [--nbs 64,128] [--routines pdpotrf,...,pdormqr] "
-                            "[--nrhs K] [--reps R] [--grid PxQ] [--out FILE]\n", argv[0]);
+                            "[--nrhs K] [--cols C] [--reps R] [--grid PxQ] [--out FILE]\n", argv[0]);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }

@@ -438,10 +438,22 @@ pub const PDORGQR_MIN_NB_SLOWER: i32 = 64;
 
 /// `Some("slower")` when the distributed Q routine `routine` (`pdorgqr`, `pdormqr`) with this
 /// caller block size measured slower on tiles than the reference ([`PDORGQR_MIN_NB_SLOWER`];
-/// PDORMQR measured faster at NB 32 and 64), unless `HETLA_MIN_N` is set. Depends only on global
-/// arguments, so every rank agrees.
-pub fn q_slower(cfg: &Config, routine: &str, caller_nb: i32) -> Option<&'static str> {
-    let slower = routine == "pdorgqr" && caller_nb >= PDORGQR_MIN_NB_SLOWER;
+/// PDORMQR measured faster at NB 32 and 64), or when PDORMQR applies Q (of order `order`) to
+/// fewer than `order` · [`SOLVE_TILES_MIN_NRHS_PER_N`] columns of C (`c_width`; rows for
+/// SIDE = 'R'): like a solve, that is O(order²) work per column, too little for the tile
+/// runtime to pay for converting the reflectors. Measured with `ROUTINES=pdormqr COLS=C
+/// bench/scalapack.sh` (N = 4000, NB = 32, 2026-11-25, load 0.6–1.3), hetla on tiles /
+/// reference: C = 1 0.38× (1×2) and 0.12× (2×1), 500 0.78× and 0.67×, 2000 1.14× and 1.19×.
+/// Unless `HETLA_MIN_N` is set. Depends only on global arguments, so every rank agrees.
+pub fn q_slower(
+    cfg: &Config,
+    routine: &str,
+    caller_nb: i32,
+    order: i32,
+    c_width: i32,
+) -> Option<&'static str> {
+    let slower = (routine == "pdorgqr" && caller_nb >= PDORGQR_MIN_NB_SLOWER)
+        || (routine == "pdormqr" && (c_width as f64) < SOLVE_TILES_MIN_NRHS_PER_N * order as f64);
     (cfg.min_n.is_none() && slower).then_some("slower")
 }
 
@@ -548,13 +560,17 @@ mod tests {
     }
 
     #[test]
-    fn pdorgqr_forwards_large_caller_blocks_unless_forced() {
+    fn q_routines_forward_large_caller_blocks_and_narrow_c_unless_forced() {
         let mut cfg = Config::with_threads(1);
-        assert_eq!(q_slower(&cfg, "pdorgqr", 64), Some("slower"));
-        assert_eq!(q_slower(&cfg, "pdorgqr", 32), None);
-        assert_eq!(q_slower(&cfg, "pdormqr", 64), None);
+        assert_eq!(q_slower(&cfg, "pdorgqr", 64, 4000, 4000), Some("slower"));
+        assert_eq!(q_slower(&cfg, "pdorgqr", 32, 4000, 4000), None);
+        assert_eq!(q_slower(&cfg, "pdormqr", 64, 4000, 4000), None);
+        assert_eq!(q_slower(&cfg, "pdormqr", 32, 4000, 2000), None);
+        assert_eq!(q_slower(&cfg, "pdormqr", 32, 4000, 1999), Some("slower"));
+        assert_eq!(q_slower(&cfg, "pdormqr", 32, 4000, 1), Some("slower"));
         cfg.min_n = Some(0);
-        assert_eq!(q_slower(&cfg, "pdorgqr", 64), None);
+        assert_eq!(q_slower(&cfg, "pdorgqr", 64, 4000, 4000), None);
+        assert_eq!(q_slower(&cfg, "pdormqr", 32, 4000, 1), None);
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub fn pdorgqr(
     let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
     let nb = q_nb(cfg, n, g.nprow * g.npcol, 192);
     let mut plan = Plan::local(cfg, "pdorgqr", n.max(0) as usize, nb);
-    plan.forward = plan.forward.or_else(|| super::q_slower(cfg, "pdorgqr", desca.nb()));
+    plan.forward = plan.forward.or_else(|| super::q_slower(cfg, "pdorgqr", desca.nb(), n, n));
     let extra = [(k, 3), (if lquery { -1 } else { 1 }, 10)];
     pchkmat(desca.ctxt(), &g, &[op], &extra, &mut info, Some(&mut plan));
     check(info)?;
@@ -168,7 +168,8 @@ pub fn pdormqr(
     let opc = Operand { m, mpos: 3, n, npos: 4, i: ic, j: jc, desc: descc, descpos: 14 };
     let nb = q_nb(cfg, nq, g.nprow * g.npcol, 256);
     let mut plan = Plan::local(cfg, "pdormqr", nq.max(0) as usize, nb);
-    plan.forward = plan.forward.or_else(|| super::q_slower(cfg, "pdormqr", desca.nb()));
+    plan.forward =
+        plan.forward.or_else(|| super::q_slower(cfg, "pdormqr", desca.nb(), nq, if left { n } else { m }));
     let extra = [
         (if left { b'L' } else { b'R' } as i32, 1),
         (if notran { b'N' } else { b'T' } as i32, 2),
