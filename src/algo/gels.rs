@@ -20,10 +20,10 @@
 //! Before the triangular solve every diagonal element of R is checked; the first exact zero,
 //! i, fails the call with INFO = i, as LAPACK's DTRTRS does, and B is left as it stood then.
 
-use super::{geqrf, prio, tileqr, trsm};
+use super::{geqrf, ormqr, prio, tileqr, trsm, Panel};
 use crate::error::Error;
-use crate::kernels::{self, Diag, Trans, Uplo};
-use crate::runtime::shared::Buffers;
+use crate::kernels::{self, Diag, Side, Trans, Uplo};
+use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::{Seq, Task};
 use crate::tile::{Part, TiledMatrix, Workspace};
 
@@ -84,10 +84,17 @@ pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>,
     let least_squares = (a.m >= a.n) == (trans == Trans::No);
     if let Some(store) = &w.qr {
         // m ≥ n: DGEQRF's Householder QR, A left in LAPACK's format (R above the diagonal, the
-        // reflectors below it); Qᵀ·B or Q·B by block reflectors on B's tile columns.
-        let t = geqrf::geqrf(seq, &a, None, store);
+        // reflectors below it); Qᵀ·B or Q·B by DORMQR's tasks with the QR's own T factors.
+        let mut g = SharedGraph::with_buffers(seq, &a, store);
+        let ts = geqrf::generate(&mut g, Panel::InPlace);
+        let c = g.attach(&b);
+        let crows: Vec<usize> = (0..b.mt()).map(|i| b.tile_rows(i)).collect();
+        let ccols: Vec<usize> = (0..b.nt()).map(|j| b.tile_cols(j)).collect();
+        let mut apply_q = |trans| {
+            ormqr::generate_ormqr_with_t(&mut g, Side::Left, trans, a.n, &ts, &c, b.mt(), &crows, &ccols)
+        };
         if least_squares {
-            geqrf::apply_q(seq, Trans::Yes, &a, &t, &b);
+            apply_q(Trans::Yes);
         }
         check_diagonal(seq, &a, &b, None);
         let r = a.leading(a.n, a.n);
@@ -97,7 +104,7 @@ pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>,
         } else {
             trsm::trsm_left(seq, Uplo::Upper, Trans::Yes, Diag::NonUnit, &r, &btop);
             zero_rows_from(seq, &b, a.n);
-            geqrf::apply_q(seq, Trans::No, &a, &t, &b);
+            apply_q(Trans::No);
         }
         return;
     }

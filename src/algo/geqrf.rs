@@ -167,51 +167,6 @@ pub fn geqrf(
     tts
 }
 
-/// Applies the Q of [`geqrf`]'s factors (`a`, each panel's T in `t`) to `b` (rows cut like A's,
-/// as many rows as A): B ← Qᵀ·B (`trans` = Yes: panels in order, each B(o.., j) ← H_kᵀ·B(o.., j))
-/// or B ← Q·B (No: panels in reverse order with H_k), one task per panel and tile column of B,
-/// after the tasks of the same panel in the sequence (DORMQR's 'L' cases, on tiles).
-pub fn apply_q(
-    seq: &Seq,
-    trans: crate::kernels::Trans,
-    a: &TiledMatrix<f64>,
-    t: &[TiledMatrix<f64>],
-    b: &TiledMatrix<f64>,
-) {
-    let (a, b) = (*a, *b);
-    let k_total = a.m.min(a.n);
-    assert!(b.rows == a.rows && b.m == a.m, "B must have A's rows, cut alike");
-    let (mt, nt) = (a.mt(), b.nt());
-    let panels = a.cols.count(k_total);
-    assert_eq!(t.len(), panels, "one T per panel");
-    let order: Vec<usize> =
-        if trans == crate::kernels::Trans::Yes { (0..panels).collect() } else { (0..panels).rev().collect() };
-    let code = if trans == crate::kernels::Trans::Yes { b'T' } else { b'N' };
-    for k in order {
-        let off = a.col_offset(k);
-        let kb = a.tile_cols(k).min(k_total - off);
-        let tk = t[k];
-        for j in 0..nt {
-            let upd = Task::new("larfb")
-                .prio(crate::graph::prio(a.nt(), k, 1))
-                .dims(a.m - off, b.tile_cols(j), kb)
-                .read_range(&a, k..mt, k..k + 1)
-                .read(&tk, 0, 0)
-                .rw_range(&b, k..mt, j..j + 1);
-            seq.submit(upd, move |c| {
-                crate::kernels::larfb_op(
-                    code,
-                    c.region(&a, k..mt, k..k + 1),
-                    kb,
-                    c.tile(&tk, 0, 0),
-                    c.region_mut(&b, k..mt, j..j + 1),
-                );
-                Ok(())
-            });
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

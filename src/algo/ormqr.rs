@@ -79,12 +79,54 @@ pub fn generate_ormqr(
     ccols: &[usize],
 ) {
     let t = g.tiling().clone();
-    let (mt, k) = (t.mt(), tau.len());
+    let k = tau.len();
     assert!(k <= t.n() && k <= t.m(), "K reflectors in an nq×K matrix");
-    let cnt = ccols.len();
-    assert_eq!(c.len(), cmt * cnt);
     let pans = panels(&t, k);
     let (ts, _) = form_ts(g, &t, &pans, tau, false);
+    apply_panels(g, side, trans, &pans, &ts, c, cmt, crows, ccols);
+}
+
+/// [`generate_ormqr`] for the K = `k` reflectors of a QR that is still in this graph, whose
+/// panels already formed their T (`ts[p]`: T_p in its leading kb_p×kb_p, such as the TT
+/// buffers [`super::geqrf::generate`] returns): DGELS applies Q without forming T twice, and
+/// without knowing tau when it builds the graph.
+#[allow(clippy::too_many_arguments)]
+pub fn generate_ormqr_with_t(
+    g: &mut impl Graph,
+    side: Side,
+    trans: Trans,
+    k: usize,
+    ts: &[TileId],
+    c: &[TileId],
+    cmt: usize,
+    crows: &[usize],
+    ccols: &[usize],
+) {
+    let t = g.tiling().clone();
+    assert!(k <= t.n() && k <= t.m(), "K reflectors in an nq×K matrix");
+    let pans = panels(&t, k);
+    assert_eq!(ts.len(), pans.len(), "one T per panel");
+    apply_panels(g, side, trans, &pans, ts, c, cmt, crows, ccols);
+}
+
+/// The block-reflector updates of DORMQR, one task per panel and tile column (SIDE = L) or tile
+/// row (R) of C, with each panel's T in `ts`.
+#[allow(clippy::too_many_arguments)]
+fn apply_panels(
+    g: &mut impl Graph,
+    side: Side,
+    trans: Trans,
+    pans: &[(usize, usize)],
+    ts: &[TileId],
+    c: &[TileId],
+    cmt: usize,
+    crows: &[usize],
+    ccols: &[usize],
+) {
+    let t = g.tiling().clone();
+    let mt = t.mt();
+    let cnt = ccols.len();
+    assert_eq!(c.len(), cmt * cnt);
     let np = pans.len();
     // Qᵀ from the left and Q from the right take the panels in order.
     let forward = (side == Side::Left) == (trans == Trans::Yes);
