@@ -52,7 +52,7 @@ pub fn pdgeqrf(
         desca,
         g,
         nb,
-        shape,
+        (shape, false),
         super::redistribute::Part::Full,
         |_, _, _| (),
         |ds, _, _| *tts.borrow_mut() = generate(ds, Panel::Gathered),

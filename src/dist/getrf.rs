@@ -73,7 +73,7 @@ pub fn pdgetrf(
         desca,
         g,
         nb,
-        shape,
+        (shape, false),
         super::redistribute::Part::Full,
         |_, _, _| (),
         |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads)),

@@ -73,7 +73,8 @@ pub fn run(
         desca,
         g,
         nb,
-        Shape::Grid,
+        // A triangle's work shrinks away from the diagonal's start: deal it back and forth.
+        (Shape::Grid, inv.part() != Part::Full),
         inv.part(),
         |_, _, _| (),
         |ds, _, _| generate(ds, inv),

@@ -28,10 +28,10 @@ impl Axis {
         Axis { owner, local }
     }
 
-    /// The library's tile map: tile t = s / nb on process (origin + t) mod p. Local indices are
-    /// not used (tiles are stored one by one).
-    pub fn tiles(n: usize, nb: usize, origin: usize, p: usize) -> Axis {
-        let owner = (0..n).map(|s| (origin + s / nb) % p).collect();
+    /// The library's tile map: tile t = s / nb on process [`deal`]`(t, origin, p, reflect)`.
+    /// Local indices are not used (tiles are stored one by one).
+    pub fn tiles(n: usize, nb: usize, origin: usize, p: usize, reflect: bool) -> Axis {
+        let owner = (0..n).map(|s| deal(s / nb, origin, p, reflect)).collect();
         Axis { owner, local: Vec::new() }
     }
 
@@ -39,6 +39,38 @@ impl Axis {
     pub fn held_by(&self, me: usize) -> Vec<usize> {
         (0..self.owner.len()).filter(|&s| self.owner[s] == me).collect()
     }
+}
+
+/// The process of tile `t` of a dimension dealt over `p` processes from `origin`: cyclically,
+/// (origin + t) mod p; or `reflect`ed, back and forth (0, 1, …, p−1, p−1, …, 1, 0, 0, 1, …
+/// from the origin), which gives every process one tile of each pair of mirrored positions.
+/// The work of a triangular inverse on tile column j (and row i) shrinks with the distance from
+/// the diagonal's start, so the cyclic deal gives process 0 the most: 54.8% of PDTRTRI's flops
+/// on a 1×2 grid with 16 tile columns (traced), against about 50.5% reflected.
+pub fn deal(t: usize, origin: usize, p: usize, reflect: bool) -> usize {
+    if !reflect {
+        return (origin + t) % p;
+    }
+    let u = (origin + t) % (2 * p);
+    if u < p {
+        u
+    } else {
+        2 * p - 1 - u
+    }
+}
+
+/// For tiles dealt by `owner` (the process of each tile, in order), each tile's index among its
+/// process's tiles: the local tile row or column where that process keeps it.
+pub fn local_tiles(owner: &[usize]) -> Vec<usize> {
+    let mut seen: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    owner
+        .iter()
+        .map(|&o| {
+            let k = seen.entry(o).or_insert(0);
+            *k += 1;
+            *k - 1
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -63,5 +95,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn reflected_deals_go_back_and_forth_and_balance_a_triangle() {
+        let owners: Vec<usize> = (0..8).map(|t| deal(t, 0, 2, true)).collect();
+        assert_eq!(owners, [0, 1, 1, 0, 0, 1, 1, 0]);
+        let owners: Vec<usize> = (0..7).map(|t| deal(t, 1, 3, true)).collect();
+        assert_eq!(owners, [1, 2, 2, 1, 0, 0, 1]);
+        assert_eq!((0..5).map(|t| deal(t, 1, 2, false)).collect::<Vec<_>>(), [1, 0, 1, 0, 1]);
+        assert_eq!(local_tiles(&[0, 1, 1, 0, 0, 1]), [0, 0, 1, 1, 2, 2]);
+        // Work (nt − j)² per tile column j of 16, dealt over 2: cyclic 816 : 680, reflected
+        // 756 : 740.
+        let share = |reflect: bool| {
+            let mut w = [0usize; 2];
+            for j in 0..16 {
+                w[deal(j, 0, 2, reflect)] += (16 - j) * (16 - j);
+            }
+            w
+        };
+        assert_eq!(share(false), [816, 680]);
+        assert_eq!(share(true), [756, 740]);
     }
 }

@@ -1,8 +1,9 @@
 //! A rank's tiles of sub(A) as one local matrix, and the conversion between it and the caller's
 //! block-cyclic local array (both directions, only the `part` of sub(A) that the routine uses).
 //!
-//! Tiles are `nb`×`nb` blocks of sub(A) dealt 2-D block-cyclically over the P×Q grid from the
-//! process holding sub(A)(1,1); global tile (i, j) of this rank is its local tile (i / P, j / Q)
+//! Tiles are `nb`×`nb` blocks of sub(A) dealt 2-D block-cyclically (or reflected,
+//! [`super::layout::deal`]) over the P×Q grid from the process holding sub(A)(1,1); a rank keeps
+//! its tiles in order: with the cyclic deal, global tile (i, j) is its local tile (i / P, j / Q)
 //! (only the last tile row and column can be partial, and they are then the last local ones).
 //! One matrix rather than a tile each, so that the conversion is runs of columns and, with
 //! devices, the runtime deals its tile columns between the host and the devices. When the tiles
@@ -25,8 +26,9 @@ pub struct LocalTiles<'a> {
     tcol: Axis,
     part: Part,
     shape: Shape,
-    /// Process rows and columns of `shape`.
-    dims: (usize, usize),
+    /// Local tile row (column) of every global tile row (column), on the process holding it.
+    local_row: Vec<usize>,
+    local_col: Vec<usize>,
     in_place: bool,
     store: Workspace<f64>,
     matrix: TiledMatrix<f64>,
@@ -42,11 +44,12 @@ impl<'a> LocalTiles<'a> {
     /// `nb`×`nb` and sub(A) starts on a block boundary (then the tasks work in place). Converts
     /// the caller's values in (collective over the grid).
     pub fn new(grid: &'a Grid, caller: CallerArray<'a>, nb: usize, part: Part, aligned: bool) -> Self {
-        Self::with_shape(grid, caller, nb, part, aligned, Shape::Grid)
+        Self::with_shape(grid, caller, nb, part, aligned, Shape::Grid, false)
     }
 
     /// [`LocalTiles::new`] with the tiles dealt over `shape` (tile (0, 0) on the process holding
-    /// sub(A)'s first element; with [`Shape::OneRow`] the tasks never work in place).
+    /// sub(A)'s first element; with [`Shape::OneRow`] the tasks never work in place), cyclically
+    /// or `reflect`ed ([`super::layout::deal`]; never in place).
     pub fn with_shape(
         grid: &'a Grid,
         caller: CallerArray<'a>,
@@ -54,13 +57,18 @@ impl<'a> LocalTiles<'a> {
         part: Part,
         aligned: bool,
         shape: Shape,
+        reflect: bool,
     ) -> Self {
-        let aligned = aligned && shape == Shape::Grid;
+        let aligned = aligned && shape == Shape::Grid && !reflect;
         let (p, q) = shape.dims(grid);
         let (m, n) = (caller.rows.owner.len(), caller.cols.owner.len());
         let (r0, c0) = origin(grid, &caller, shape);
-        let trow = Axis::tiles(m, nb, r0, p);
-        let tcol = Axis::tiles(n, nb, c0, q);
+        let trow = Axis::tiles(m, nb, r0, p, reflect);
+        let tcol = Axis::tiles(n, nb, c0, q, reflect);
+        // Each tile's local tile row and column on its process.
+        let tile_owner = |ax: &Axis, count: usize| (0..count).map(|t| ax.owner[t * nb]).collect::<Vec<_>>();
+        let local_row = super::layout::local_tiles(&tile_owner(&trow, m.div_ceil(nb)));
+        let local_col = super::layout::local_tiles(&tile_owner(&tcol, n.div_ceil(nb)));
         let (myrow, mycol) = shape.me(grid);
         let (lm, ln) = (trow.held_by(myrow).len(), tcol.held_by(mycol).len());
         let store = if aligned { Workspace::new(0, 0, nb, nb) } else { Workspace::new(lm, ln, nb, nb) };
@@ -73,8 +81,8 @@ impl<'a> LocalTiles<'a> {
         };
         // Offset of every row and column of sub(A) in the local matrix (meaningful for the ones
         // this rank holds).
-        let rowoff = (0..m).map(|i| (i / nb / p) * nb + i % nb).collect();
-        let coloff = (0..n).map(|j| ((j / nb / q) * nb + j % nb) * lm.max(1)).collect();
+        let rowoff = (0..m).map(|i| local_row[i / nb] * nb + i % nb).collect();
+        let coloff = (0..n).map(|j| (local_col[j / nb] * nb + j % nb) * lm.max(1)).collect();
         let mut me = LocalTiles {
             grid,
             caller,
@@ -82,7 +90,8 @@ impl<'a> LocalTiles<'a> {
             tcol,
             part,
             shape,
-            dims: (p, q),
+            local_row,
+            local_col,
             in_place: aligned,
             store,
             matrix,
@@ -96,7 +105,7 @@ impl<'a> LocalTiles<'a> {
 
     /// Where this rank keeps global tile (i, j) (which it must own).
     pub fn tile(&self, i: usize, j: usize) -> LocalTile {
-        LocalTile { m: self.matrix, i: i / self.dims.0, j: j / self.dims.1 }
+        LocalTile { m: self.matrix, i: self.local_row[i], j: self.local_col[j] }
     }
 
     /// Converts the tiles back into the caller's array (collective over the grid); returns the

@@ -86,7 +86,7 @@ pub fn pdorgqr(
         desca,
         g,
         nb,
-        Shape::OneRow,
+        (Shape::OneRow, false),
         Part::Full,
         |_, _, _| (),
         |ds, _, _| generate_orgqr(ds, &t),
@@ -128,7 +128,7 @@ pub fn pdormqr(cfg: &Config, o: &Ormqr, g: &GridInfo, nb: usize) -> (Result<(), 
     let acaller = CallerArray { a: aloc, rows: &arow, cols: &acol };
     let (r0, c0) = origin(&grid, &acaller, Shape::OneRow);
     let acyc = Cyclic::new(&grid, Shape::OneRow, r0, c0);
-    let atiles = LocalTiles::with_shape(&grid, acaller, nb, Part::Full, false, Shape::OneRow);
+    let atiles = LocalTiles::with_shape(&grid, acaller, nb, Part::Full, false, Shape::OneRow, false);
     let (amt, ant) = (nq.div_ceil(nb), k.div_ceil(nb));
     let aown: Vec<usize> = (0..amt * ant).map(|t| acyc.owner(t % amt, t / amt)).collect();
     let handles: Vec<Option<LocalTile>> =
@@ -142,7 +142,7 @@ pub fn pdormqr(cfg: &Config, o: &Ormqr, g: &GridInfo, nb: usize) -> (Result<(), 
     let ccaller = CallerArray { a: cloc, rows: &crow, cols: &ccol };
     let (r0, c0) = origin(&grid, &ccaller, cshape);
     let ccyc = Cyclic::new(&grid, cshape, r0, c0);
-    let ctiles = LocalTiles::with_shape(&grid, ccaller, nb, Part::Full, false, cshape);
+    let ctiles = LocalTiles::with_shape(&grid, ccaller, nb, Part::Full, false, cshape, false);
     let (cmt, cnt) = (m.div_ceil(nb), n.div_ceil(nb));
     let crows: Vec<usize> = (0..cmt).map(|i| nb.min(m - i * nb)).collect();
     let ccols: Vec<usize> = (0..cnt).map(|j| nb.min(n - j * nb)).collect();

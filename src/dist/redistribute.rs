@@ -456,14 +456,14 @@ mod tests {
         // Rows held here: 0..4 and 8..12 (caller blocks of 4 on 2 process rows); the other layout
         // deals blocks of 2 over 2 process rows.
         let rows: Vec<usize> = (0..4).chain(8..12).collect();
-        let other = Axis::tiles(12, 2, 0, 2);
+        let other = Axis::tiles(12, 2, 0, 2, false);
         let runs = row_runs(&rows, &other);
         assert_eq!(runs, [(0, 2, 0), (2, 2, 1), (4, 2, 0), (6, 2, 1)]);
         let mut seen = Vec::new();
         each_run(&rows, &runs, 1..7, |lo, len, o| seen.push((lo, len, o)));
         assert_eq!(seen, [(1, 1, 0), (2, 2, 1), (8, 2, 0), (10, 1, 1)]);
         // A run over the whole range when one process row holds everything.
-        let one = Axis::tiles(12, 5, 0, 1);
+        let one = Axis::tiles(12, 5, 0, 1, false);
         assert_eq!(row_runs(&rows, &one), [(0, 4, 0), (4, 4, 0)]);
     }
 

@@ -191,8 +191,8 @@ fn solve(
     let bcol = Axis::block_cyclic(nrhs, ops.jb as usize - 1, db.nb() as usize, db.csrc() as usize, q);
     let (r0, c0, cb0) = (arow.owner[0], acol.owner[0], bcol.owner[0]);
     debug_assert_eq!(brow.owner[0], r0, "the checks put sub(B) on sub(A)'s process row");
-    let trow = Axis::tiles(n, nb, r0, p);
-    let tbcol = Axis::tiles(nrhs, nb, cb0, q);
+    let trow = Axis::tiles(n, nb, r0, p, false);
+    let tbcol = Axis::tiles(nrhs, nb, cb0, q, false);
     let (nt, ct) = (n.div_ceil(nb), nrhs.div_ceil(nb));
     let edge = |t: usize| nb.min(n - t * nb);
     let bedge = |c: usize| nb.min(nrhs - c * nb);

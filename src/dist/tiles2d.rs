@@ -36,21 +36,27 @@ pub struct Cyclic {
     pub c0: usize,
     /// Rank of grid position (prow, pcol) at `prow * q + pcol`.
     ranks: Vec<usize>,
+    /// Tiles dealt back and forth instead of cyclically ([`super::layout::deal`]).
+    pub reflect: bool,
 }
 
 impl Cyclic {
     pub(crate) fn new(grid: &Grid, shape: Shape, r0: usize, c0: usize) -> Self {
+        Self::dealt(grid, shape, r0, c0, false)
+    }
+    /// [`Cyclic::new`], or with `reflect` the tiles dealt back and forth along each dimension.
+    pub(crate) fn dealt(grid: &Grid, shape: Shape, r0: usize, c0: usize, reflect: bool) -> Self {
         let (p, q) = shape.dims(grid);
         let ranks = (0..p * q).map(|x| shape.rank_of(grid, x / q, x % q)).collect();
-        Cyclic { p, q, r0, c0, ranks }
+        Cyclic { p, q, r0, c0, ranks, reflect }
     }
     /// Process row of tile row `i`.
     pub fn row_of(&self, i: usize) -> usize {
-        (self.r0 + i) % self.p
+        super::layout::deal(i, self.r0, self.p, self.reflect)
     }
     /// Process column of tile column `j`.
     pub fn col_of(&self, j: usize) -> usize {
-        (self.c0 + j) % self.q
+        super::layout::deal(j, self.c0, self.q, self.reflect)
     }
     /// Rank of grid position (prow, pcol).
     pub fn rank(&self, prow: usize, pcol: usize) -> usize {
@@ -72,7 +78,8 @@ pub struct Finished<'a> {
 }
 
 /// Runs a 2-D tile algorithm on the M×N sub(A) for a process inside the grid: caller layout to
-/// `nb`×`nb` tiles (only the `part` of sub(A) the algorithm uses moves, both ways), `buffers` (adds the algorithm's extra tiles and returns what the generator
+/// `nb`×`nb` tiles dealt over `shape` (cyclically, or back and forth with `reflect` when they are
+/// converted anyway) (only the `part` of sub(A) the algorithm uses moves, both ways), `buffers` (adds the algorithm's extra tiles and returns what the generator
 /// needs to name them; it gets this process's rank), `generate` on every rank through a
 /// [`DistSeq`], `finish` on every rank after the sequence (collective work such as a common INFO
 /// or gathering TAU), then sub(A) back into the caller's arrays (nothing else of them is
@@ -86,7 +93,7 @@ pub fn run<B, R>(
     desca: &Desc,
     g: &GridInfo,
     nb: usize,
-    shape: Shape,
+    (shape, reflect): (Shape, bool),
     part: Part,
     buffers: impl FnOnce(&mut TileGrid, &Cyclic, usize) -> B,
     generate: impl FnOnce(&mut DistSeq, &Cyclic, &B),
@@ -101,17 +108,18 @@ pub fn run<B, R>(
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
     let caller = CallerArray { a: a.matrix(mloc, nloc, desca.lld() as usize), rows: &crow, cols: &ccol };
     let (r0, c0) = super::local::origin(&grid, &caller, shape);
-    let cyc = Cyclic::new(&grid, shape, r0, c0);
-    let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
-    let owner: Vec<usize> = (0..mt * nt).map(|t| cyc.owner(t % mt, t / mt)).collect();
-
     // Caller layout -> tiles; in place when the tiles are the caller's square blocks and sub(A)
-    // starts on a block boundary.
-    let aligned = nb == mba
+    // starts on a block boundary (then dealt as the caller's blocks are, cyclically).
+    let aligned = shape == Shape::Grid
+        && nb == mba
         && nb == nba
         && (ia as usize - 1).is_multiple_of(mba)
         && (ja as usize - 1).is_multiple_of(nba);
-    let local = LocalTiles::with_shape(&grid, caller, nb, part, aligned, shape);
+    let reflect = reflect && !aligned;
+    let cyc = Cyclic::dealt(&grid, shape, r0, c0, reflect);
+    let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
+    let owner: Vec<usize> = (0..mt * nt).map(|t| cyc.owner(t % mt, t / mt)).collect();
+    let local = LocalTiles::with_shape(&grid, caller, nb, part, aligned, shape, reflect);
     let handles: Vec<Option<LocalTile>> =
         (0..mt * nt).map(|t| (owner[t] == me).then(|| local.tile(t % mt, t / mt))).collect();
 
