@@ -236,6 +236,108 @@ pub fn greedy(
     owner
 }
 
+/// How a factorization's trailing updates are placed on the host and the devices
+/// (`HETLA_UPDATE_ALLOC`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum UpdatePolicy {
+    /// The hybrid partition's columns: thin tile columns on the host, each wide one on the next
+    /// device in turn ([`super::placement`]).
+    #[default]
+    Cyclic,
+    /// Uniform device tiles owned by a [`Pattern`] of [`nrrp`] zones repeated over the matrix.
+    Nrrp,
+}
+
+impl UpdatePolicy {
+    pub fn parse(s: &str) -> Option<UpdatePolicy> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cyclic" => Some(UpdatePolicy::Cyclic),
+            "nrrp" => Some(UpdatePolicy::Nrrp),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            UpdatePolicy::Cyclic => "cyclic",
+            UpdatePolicy::Nrrp => "nrrp",
+        }
+    }
+}
+
+/// What a factorization's update task writes, which decides the shape of its [`Pattern`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateShape {
+    /// One tile per task (the Cholesky): owners may differ along a tile column.
+    Tiles,
+    /// A stack of tile rows of one tile column per task (the LU's row interchanges and GEMM, the
+    /// QR's block reflectors): a tile column has one owner, or its stack would move whole from
+    /// node to node as the steps go down the column.
+    Columns,
+}
+
+/// A small grid of owners (node 0 the host, d + 1 device d) repeated over a matrix's tiles:
+/// tile (i, j) belongs to `owner(i mod rows, j mod cols)`, the heterogeneous counterpart of a
+/// 2-D block-cyclic distribution. Inside one period the zones are [`nrrp`]'s, so each node's
+/// share of every trailing matrix at least one period wide is its speed's (within one tile per
+/// period), and what it receives each step (the panel's tiles in its zone's rows and columns)
+/// is its zone's half-perimeter over the period instead of the whole panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    pub rows: usize,
+    pub cols: usize,
+    pub owner: Vec<u8>,
+}
+
+impl Pattern {
+    /// The pattern for a matrix of `nt` tile columns and nodes of `speeds` (host first): one
+    /// period holds at least S/s_min tiles (S the speeds' sum, s_min the slowest positive one),
+    /// so PRECISE rounding can give the slowest node about one tile; square (P×P) for
+    /// [`UpdateShape::Tiles`], one row for [`UpdateShape::Columns`]; never wider than half the
+    /// matrix (rounded up), so every node's zone comes round at least twice.
+    pub fn for_updates(speeds: &[f64], nt: usize, shape: UpdateShape) -> Pattern {
+        let total: f64 = speeds.iter().map(|s| s.max(0.0)).sum();
+        let slowest = speeds.iter().copied().filter(|&s| s > 0.0).fold(f64::INFINITY, f64::min);
+        let need = if total > 0.0 && slowest.is_finite() {
+            ((total / slowest - 1e-9).ceil().min(4096.0) as usize).max(1)
+        } else {
+            1
+        };
+        let cap = nt.div_ceil(2).max(1);
+        let (rows, cols) = match shape {
+            UpdateShape::Tiles => {
+                let p = ((need as f64).sqrt().ceil() as usize).clamp(1, cap);
+                (p, p)
+            }
+            UpdateShape::Columns => (1, need.clamp(1, cap)),
+        };
+        Pattern { rows, cols, owner: nrrp(rows, cols, speeds) }
+    }
+
+    /// Owner of tile (i, j) of the matrix the pattern is repeated over.
+    pub fn owner(&self, i: usize, j: usize) -> usize {
+        self.owner[i % self.rows + (j % self.cols) * self.rows] as usize
+    }
+
+    /// Whether any tile belongs to a device.
+    pub fn uses_devices(&self) -> bool {
+        self.owner.iter().any(|&o| o > 0)
+    }
+
+    /// One period's owners row by row, rows separated by `/` (`H` the host, digits the devices),
+    /// as the verbose line shows it.
+    pub fn picture(&self) -> String {
+        let a = Allocation {
+            matrix: 0,
+            mt: self.rows,
+            nt: self.cols,
+            owner: self.owner.clone(),
+            steal: false,
+            speeds: Vec::new(),
+        };
+        a.picture().trim_end().replace('\n', "/")
+    }
+}
+
 /// How a rectangle of the search is shared by a group of nodes.
 #[derive(Clone, Copy, Debug)]
 enum Choice {
