@@ -1,7 +1,9 @@
 //! DGETRF (LU with partial pivoting), DGETRS and DGESV, with LAPACK 3.11's checks, run as the
 //! tile algorithms of [`crate::algo::getrf`] on views of the caller's arrays.
 
-use super::{check_args, flag, forward_reason, run_factorization_on_devices, run_tiles_on_devices, Path, Report};
+use super::{
+    check_args, flag, forward_reason, run_factorization_on_devices, run_tiles_on_devices, Path, Report,
+};
 use crate::algo;
 use crate::algo::getrf::ZeroPivot;
 use crate::backend::forward;

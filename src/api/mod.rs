@@ -376,6 +376,9 @@ pub(crate) fn flag(c: u8, want: u8) -> bool {
 }
 
 #[cfg(test)]
+mod update_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::algo::testutil::*;

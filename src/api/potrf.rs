@@ -1,6 +1,8 @@
 //! DPOTRF (Cholesky), DPOTRS and DPOSV, with LAPACK 3.11's checks.
 
-use super::{check_args, flag, forward_reason, run_factorization_on_devices, run_tiles_on_devices, Path, Report};
+use super::{
+    check_args, flag, forward_reason, run_factorization_on_devices, run_tiles_on_devices, Path, Report,
+};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;

@@ -757,6 +757,52 @@ mod tests {
         }
     }
 
+    /// The factorizations' update patterns: periods of at least S/s_min tiles (capped at half
+    /// the matrix), areas the PRECISE quotas of one period, repeated over the matrix.
+    #[test]
+    fn update_patterns_follow_the_speeds_and_repeat() {
+        // Host 2, devices 1, 2, 4 (S/s_min = 9): a 3×3 period with areas 2, 1, 2, 4 for the
+        // Cholesky; one row of 4 (half of 8 columns) for the LU and QR, quotas of 4 tiles.
+        let s3 = [2.0, 1.0, 2.0, 4.0];
+        let p = Pattern::for_updates(&s3, 8, UpdateShape::Tiles);
+        assert_eq!((p.rows, p.cols), (3, 3));
+        assert_eq!(areas(&p.owner, 4), vec![2, 1, 2, 4]);
+        let p = Pattern::for_updates(&s3, 8, UpdateShape::Columns);
+        assert_eq!((p.rows, p.cols), (1, 4));
+        assert_eq!(areas(&p.owner, 4), quotas(4, &s3));
+        // Wide enough, the row holds all 9.
+        let p = Pattern::for_updates(&s3, 40, UpdateShape::Columns);
+        assert_eq!((p.rows, p.cols), (1, 9));
+        assert_eq!(areas(&p.owner, 4), vec![2, 1, 2, 4]);
+        // Host 2, devices 1, 1, 2, 2, 4, 4 (16): 4×4, the machine, each node exactly its
+        // speed in tiles, and the devices' half-perimeters below the column partition's.
+        let s6 = [2.0, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0];
+        let p = Pattern::for_updates(&s6, 8, UpdateShape::Tiles);
+        assert_eq!((p.rows, p.cols), (4, 4));
+        assert_eq!(areas(&p.owner, 7), vec![2, 1, 1, 2, 2, 4, 4]);
+        let col = columns(4, 4, &quotas(16, &s6));
+        assert!(device_half_perimeters(&p.owner, 4, 4, 7) < device_half_perimeters(&col, 4, 4, 7));
+        // Repeated: tile (i, j) belongs to the owner of (i mod 4, j mod 4).
+        for i in 0..12 {
+            for j in 0..12 {
+                assert_eq!(p.owner(i, j), p.owner[i % 4 + (j % 4) * 4] as usize);
+                assert_eq!(p.owner(i + 4, j + 8), p.owner(i, j));
+            }
+        }
+        assert_eq!(p.picture().split('/').count(), 4);
+        // A host of speed 0 (HETLA_HOST_SHARE=0) owns nothing; a one-column matrix gets a 1×1
+        // period (the fastest node); a host taking everything leaves the devices nothing.
+        let p = Pattern::for_updates(&[0.0, 1.0, 1.0], 9, UpdateShape::Tiles);
+        assert_eq!(areas(&p.owner, 3)[0], 0);
+        assert!(p.uses_devices());
+        let p = Pattern::for_updates(&[1.0, 3.0], 1, UpdateShape::Tiles);
+        assert_eq!((p.rows, p.cols, p.owner.clone()), (1, 1, vec![1]));
+        assert!(!Pattern::for_updates(&[1.0, 0.0], 9, UpdateShape::Tiles).uses_devices());
+        assert_eq!(UpdatePolicy::parse(" NRRP "), Some(UpdatePolicy::Nrrp));
+        assert_eq!(UpdatePolicy::parse("cyclic"), Some(UpdatePolicy::Cyclic));
+        assert_eq!(UpdatePolicy::parse("dynamic"), None);
+    }
+
     #[test]
     fn greedy_prefers_nodes_holding_the_panels_and_faster_nodes() {
         // Transfers free: tiles go by speed; node 1 is three times node 0.
