@@ -7,6 +7,8 @@
 #   cargo-test    cargo test --release --no-fail-fast: unit tests next to the math and the
 #                 tests/*.rs integration tests (every test binary runs even after a failure)
 #   unit-emu1..3  the unit tests with every tile call on 1, 2, 3 emulated accelerators
+#   unit-emu2-nrrp, unit-emu3-nrrp: the api-level and factorization tests on 2 and 3 emulated
+#                 accelerators with the updates placed by the NRRP pattern (HETLA_UPDATE_ALLOC=nrrp)
 #   fakecuda-selftest tests/fakecuda/selftest.sh: builds the fake CUDA libraries (tests/fakecuda)
 #                 into target/fakecuda and checks the fixture itself: correct CUDA use passes with
 #                 right numbers, each of seven mistakes is reported
@@ -151,6 +153,12 @@ record cargo-test "$p" "$f" $(($(date +%s) - t0))
 # The library's unit tests again with every tile call on 1, 2 and 3 emulated accelerators.
 for g in 1 2 3; do
     step "unit-emu$g" env HETLA_TEST_EMULATE_GPUS=$g cargo test --release --lib
+done
+# The factorizations' tests on 2 and 3 emulated accelerators with their updates placed by the NRRP
+# pattern (HETLA_UPDATE_ALLOC=nrrp; the runs above use the default).
+for g in 2 3; do
+    step "unit-emu$g-nrrp" env HETLA_TEST_EMULATE_GPUS=$g HETLA_TEST_UPDATE_ALLOC=nrrp cargo test --release --lib -- \
+        api:: algo::potrf algo::getrf algo::geqrf
 done
 
 # The fake CUDA (tests/fakecuda): the fixture's own tests, then the unit tests on hetla's CUDA

@@ -72,6 +72,9 @@ pub struct Config {
     /// Whether a tiled DGEMM with the `nrrp` allocation lets idle workers steal (tests turn it
     /// off to count exactly what the allocation moves).
     pub gemm_steal: bool,
+    /// How a factorization with devices places its trailing updates (`HETLA_UPDATE_ALLOC`:
+    /// `cyclic`, the hybrid partition's columns; `nrrp`, a repeated pattern of NRRP zones).
+    pub update_alloc: crate::runtime::alloc::UpdatePolicy,
 }
 
 /// m·n·k below which a DGEMM is always forwarded (a 64³ product takes about 10 µs on one core,
@@ -254,6 +257,7 @@ impl Config {
             emulate_gpu_speed: Vec::new(),
             gemm_min_volume: GEMM_MIN_VOLUME,
             gemm_steal: true,
+            update_alloc: crate::runtime::alloc::UpdatePolicy::default(),
         };
         test_cuda(c)
     }
@@ -331,6 +335,8 @@ impl Config {
         .unwrap_or_default();
         c.gemm_alloc =
             parse_var("HETLA_GEMM_ALLOC", crate::runtime::alloc::Policy::parse).unwrap_or_default();
+        c.update_alloc =
+            parse_var("HETLA_UPDATE_ALLOC", crate::runtime::alloc::UpdatePolicy::parse).unwrap_or_default();
         c.emulate_gpu_speed = parse_var("HETLA_EMULATE_GPU_SPEED", |s| {
             s.split(',').map(|x| x.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)).collect()
         })

@@ -37,6 +37,14 @@ pub fn with_test_devices(mut c: Config) -> Config {
         c.emulate_gpu_mem = d.mem;
         c.host_share = Some(d.host_share);
         c.device_force = true;
+        // `HETLA_TEST_UPDATE_ALLOC=nrrp|cyclic`: the factorizations' update placement of the
+        // api-level tests (as `HETLA_UPDATE_ALLOC` sets it for a program).
+        if let Some(p) = std::env::var("HETLA_TEST_UPDATE_ALLOC")
+            .ok()
+            .and_then(|s| crate::runtime::alloc::UpdatePolicy::parse(&s))
+        {
+            c.update_alloc = p;
+        }
     }
     c
 }

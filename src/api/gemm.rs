@@ -273,8 +273,13 @@ pub fn dgemm(
             String::new()
         };
         let h = speeds[0] / speeds.iter().sum::<f64>();
-        let plan =
-            Plan { devices: devices.clone(), host_share: h, window: None, alloc: Some(Arc::new(allocation)) };
+        let plan = Plan {
+            devices: devices.clone(),
+            host_share: h,
+            window: None,
+            alloc: Some(Arc::new(allocation)),
+            pattern: None,
+        };
         let seq = Seq::with_plan(cfg, Some(plan));
         let mut g = SharedGraph::new(&seq, &cm);
         let ida = g.attach(&am);

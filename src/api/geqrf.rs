@@ -11,12 +11,13 @@
 //! The tile path (`algo::geqrf`) allocates its T factors itself, so it needs nothing from WORK
 //! beyond LAPACK's minimum and leaves it untouched apart from WORK(1).
 
-use super::{check_args, forward_reason, run_tiles_on_devices, Path, Report};
+use super::{check_args, forward_reason, run_factorization_on_devices, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
 use crate::device::Work;
 use crate::error::Error;
+use crate::runtime::alloc::UpdateShape;
 use crate::tile::{Part, Raw};
 
 /// LAPACK's block size for DGEQRF on an m×n matrix, from the backend's ILAENV.
@@ -104,9 +105,11 @@ pub fn dgeqrf(
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let (a, tau) = (a.matrix(mu, nu, lda as usize), tau.matrix(ku, 1, ku));
     let cost = Work { flops, bytes: 8.0 * (mu * nu) as f64, cols: nu };
-    let r = run_tiles_on_devices(cfg, "dgeqrf", nb, cost, |seq, p| {
+    let r = run_factorization_on_devices(cfg, "dgeqrf", nb, cost, UpdateShape::Columns, |seq, p| {
         let store = crate::runtime::shared::Buffers::default();
-        algo::geqrf::geqrf(seq, &a.tiled_parts(p, p), Some(&tau.tiled_parts(p, Part::uniform(1))), &store);
+        let t = a.tiled_parts(p, p);
+        seq.allocate(&t);
+        algo::geqrf::geqrf(seq, &t, Some(&tau.tiled_parts(p, Part::uniform(1))), &store);
         // The T factors must outlive the sequence: returned, kept until it has drained.
         store
     });

@@ -1,7 +1,9 @@
 //! DGETRF (LU with partial pivoting), DGETRS and DGESV, with LAPACK 3.11's checks, run as the
 //! tile algorithms of [`crate::algo::getrf`] on views of the caller's arrays.
 
-use super::{check_args, flag, forward_reason, run_tiles_on_devices, Path, Report};
+use super::{
+    check_args, flag, forward_reason, run_factorization_on_devices, run_tiles_on_devices, Path, Report,
+};
 use crate::algo;
 use crate::algo::getrf::ZeroPivot;
 use crate::backend::forward;
@@ -9,6 +11,7 @@ use crate::config::Config;
 use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Trans;
+use crate::runtime::alloc::UpdateShape;
 use crate::runtime::shared::Buffers;
 use crate::tile::{Part, Raw};
 
@@ -42,13 +45,15 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     let info = ZeroPivot::new();
     let store = Buffers::default();
     let work = Work { flops, bytes: 8.0 * (mu * nu) as f64, cols: nu };
-    let r = run_tiles_on_devices(cfg, "dgetrf", nb, work, |seq, p| {
+    let r = run_factorization_on_devices(cfg, "dgetrf", nb, work, UpdateShape::Columns, |seq, p| {
         info.clear();
+        let t = a.tiled_parts(p, p);
+        seq.allocate(&t);
         algo::getrf::getrf(
             seq,
             cfg.lu,
             cfg.threads,
-            &a.tiled_parts(p, p),
+            &t,
             &ipiv.tiled_parts(p, Part::uniform(1)),
             &info,
             &store,
@@ -144,13 +149,15 @@ pub fn dgesv(
     let info = ZeroPivot::new();
     let store = Buffers::default();
     let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64, cols: nu };
-    let mut r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
+    let mut r = run_factorization_on_devices(cfg, "dgesv", nb, work, UpdateShape::Columns, |seq, p| {
         info.clear();
+        let t = a.tiled_parts(p, p);
+        seq.allocate(&t);
         algo::getrf::getrf(
             seq,
             cfg.lu,
             cfg.threads,
-            &a.tiled_parts(p, p),
+            &t,
             &ipiv.tiled_parts(p, Part::uniform(1)),
             &info,
             &store,

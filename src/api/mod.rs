@@ -18,6 +18,7 @@ use crate::backend::BlasThreadsGuard;
 use crate::config::{Config, Pivoting};
 use crate::device::{self, DevStats, Plan, Work};
 use crate::error::Error;
+use crate::runtime::alloc::{Pattern, UpdatePolicy, UpdateShape};
 use crate::runtime::{placement, Seq};
 use crate::tile::Part;
 use std::cell::RefCell;
@@ -178,6 +179,34 @@ pub(crate) fn run_tiles_on_devices<R>(
     routine: &str,
     nb: usize,
     work: Work,
+    generate: impl FnMut(&Seq, Part) -> R,
+) -> Result<(), Error> {
+    run_on_devices(cfg, routine, nb, work, None, generate)
+}
+
+/// [`run_tiles_on_devices`] for a factorization whose trailing updates write `shape`: with
+/// `HETLA_UPDATE_ALLOC=nrrp` (`cfg.update_alloc`) and devices in use, the matrix is cut into
+/// uniform device tiles and the tiles of the matrix `generate` names with
+/// [`Seq::allocate`] belong to the nodes by a [`Pattern`] of NRRP zones over the nodes' speeds
+/// (host first, [`gemm::node_speeds`]), repeated over the matrix; otherwise exactly
+/// [`run_tiles_on_devices`]'s hybrid partition and column placement.
+pub(crate) fn run_factorization_on_devices<R>(
+    cfg: &Config,
+    routine: &str,
+    nb: usize,
+    work: Work,
+    shape: UpdateShape,
+    generate: impl FnMut(&Seq, Part) -> R,
+) -> Result<(), Error> {
+    run_on_devices(cfg, routine, nb, work, Some(shape), generate)
+}
+
+fn run_on_devices<R>(
+    cfg: &Config,
+    routine: &str,
+    nb: usize,
+    work: Work,
+    shape: Option<UpdateShape>,
     mut generate: impl FnMut(&Seq, Part) -> R,
 ) -> Result<(), Error> {
     let _blas = BlasThreadsGuard::new();
@@ -193,6 +222,7 @@ pub(crate) fn run_tiles_on_devices<R>(
         let mut plan = None;
         if attempts > 0 {
             TILES.with(|t| *t.borrow_mut() = None);
+            FIELDS.with(|f| *f.borrow_mut() = None);
         }
         if had_devices && (cfg.device_force || device::worth_using(cfg, &devices, work)) {
             if cfg.lu == Pivoting::Calu && matches!(routine, "dgetrf" | "dgesv") {
@@ -203,15 +233,37 @@ pub(crate) fn run_tiles_on_devices<R>(
                 let h = device::host_share(cfg, &devices);
                 let d = placement::Placement::sliding_width(work.cols.div_ceil(big), h);
                 part = Part::uniform(big);
-                plan = Some(Plan { devices, host_share: h, window: Some(d), alloc: None });
+                plan = Some(Plan { devices, host_share: h, window: Some(d), alloc: None, pattern: None });
                 TILES.with(|t| *t.borrow_mut() = Some(format!("B{big}/sliding{d}")));
+            } else if let (Some(shape), UpdatePolicy::Nrrp) = (shape, cfg.update_alloc) {
+                // The updates by a repeated pattern of NRRP zones over uniform device tiles.
+                let big = device_tile(cfg, routine, nb, &devices);
+                let speeds = gemm::node_speeds(cfg, &devices);
+                let pattern = Pattern::for_updates(&speeds, work.cols.div_ceil(big), shape);
+                if pattern.uses_devices() {
+                    part = Part::uniform(big);
+                    let h = speeds[0] / speeds.iter().sum::<f64>();
+                    TILES.with(|t| *t.borrow_mut() = Some(format!("B{big}")));
+                    set_fields(format!("update=nrrp owners={}", pattern.picture()));
+                    plan = Some(Plan {
+                        devices,
+                        host_share: if h.is_finite() { h } else { 1.0 },
+                        window: None,
+                        alloc: None,
+                        pattern: Some(std::sync::Arc::new(pattern)),
+                    });
+                }
             } else if let Some(p) = device_part(cfg, routine, nb, &devices) {
                 part = p;
+                if shape.is_some() {
+                    set_fields("update=cyclic".to_string());
+                }
                 plan = Some(Plan {
                     devices,
                     host_share: placement::column_share(&p),
                     window: None,
                     alloc: None,
+                    pattern: None,
                 });
                 TILES.with(|t| *t.borrow_mut() = Some(p.describe()));
             }
@@ -322,6 +374,9 @@ pub(crate) fn check_args(checks: &[(bool, i32)]) -> Result<(), Error> {
 pub(crate) fn flag(c: u8, want: u8) -> bool {
     c.eq_ignore_ascii_case(&want)
 }
+
+#[cfg(test)]
+mod update_tests;
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,15 @@
 //! DPOTRF (Cholesky), DPOTRS and DPOSV, with LAPACK 3.11's checks.
 
-use super::{check_args, flag, forward_reason, run_tiles_on_devices, Path, Report};
+use super::{
+    check_args, flag, forward_reason, run_factorization_on_devices, run_tiles_on_devices, Path, Report,
+};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
 use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Uplo;
+use crate::runtime::alloc::UpdateShape;
 use crate::tile::Raw;
 
 pub(crate) fn parse_uplo(c: u8) -> Option<Uplo> {
@@ -38,8 +41,10 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
     let nb = cfg.nb_for("dpotrf", nu);
     let a = a.matrix(nu, nu, ld);
     let work = Work { flops, bytes: 8.0 * (nu * nu) as f64, cols: nu };
-    let r = run_tiles_on_devices(cfg, "dpotrf", nb, work, |seq, p| {
-        algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p))
+    let r = run_factorization_on_devices(cfg, "dpotrf", nb, work, UpdateShape::Tiles, |seq, p| {
+        let t = a.tiled_parts(p, p);
+        seq.allocate(&t);
+        algo::potrf::potrf(seq, ul, &t)
     });
     rep.finish("dpotrf", format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
     r
@@ -126,8 +131,10 @@ pub fn dposv(
     // only after the factorization has succeeded. Each sequence cuts the arrays by its own
     // partition.
     let work = Work { flops, bytes: 8.0 * (nu * (nu + ru)) as f64, cols: nu };
-    let mut r = run_tiles_on_devices(cfg, "dposv", nb, work, |seq, p| {
-        algo::potrf::potrf(seq, ul, &a.tiled_parts(p, p))
+    let mut r = run_factorization_on_devices(cfg, "dposv", nb, work, UpdateShape::Tiles, |seq, p| {
+        let t = a.tiled_parts(p, p);
+        seq.allocate(&t);
+        algo::potrf::potrf(seq, ul, &t)
     });
     if r.is_ok() && nrhs > 0 {
         r = run_tiles_on_devices(cfg, "dposv", nb, work, |seq, p| {

@@ -536,6 +536,10 @@ pub struct Plan {
     /// ([`crate::runtime::alloc`]): tasks writing a tile of that matrix run on its owner, and
     /// with stealing, idle workers take tasks of other nodes (EffectiveSteal).
     pub alloc: Option<Arc<crate::runtime::alloc::Allocation>>,
+    /// A factorization's trailing-update allocation (`HETLA_UPDATE_ALLOC=nrrp`): the tiles of
+    /// the matrix named by [`crate::runtime::Seq::allocate`] belong to the owners of this
+    /// pattern, repeated over them, instead of the column placement.
+    pub pattern: Option<Arc<crate::runtime::alloc::Pattern>>,
 }
 
 /// Work of one call for the cost model: nominal flops and bytes of the matrices it touches, and

@@ -236,6 +236,108 @@ pub fn greedy(
     owner
 }
 
+/// How a factorization's trailing updates are placed on the host and the devices
+/// (`HETLA_UPDATE_ALLOC`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum UpdatePolicy {
+    /// The hybrid partition's columns: thin tile columns on the host, each wide one on the next
+    /// device in turn ([`super::placement`]).
+    #[default]
+    Cyclic,
+    /// Uniform device tiles owned by a [`Pattern`] of [`nrrp`] zones repeated over the matrix.
+    Nrrp,
+}
+
+impl UpdatePolicy {
+    pub fn parse(s: &str) -> Option<UpdatePolicy> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cyclic" => Some(UpdatePolicy::Cyclic),
+            "nrrp" => Some(UpdatePolicy::Nrrp),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            UpdatePolicy::Cyclic => "cyclic",
+            UpdatePolicy::Nrrp => "nrrp",
+        }
+    }
+}
+
+/// What a factorization's update task writes, which decides the shape of its [`Pattern`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateShape {
+    /// One tile per task (the Cholesky): owners may differ along a tile column.
+    Tiles,
+    /// A stack of tile rows of one tile column per task (the LU's row interchanges and GEMM, the
+    /// QR's block reflectors): a tile column has one owner, or its stack would move whole from
+    /// node to node as the steps go down the column.
+    Columns,
+}
+
+/// A small grid of owners (node 0 the host, d + 1 device d) repeated over a matrix's tiles:
+/// tile (i, j) belongs to `owner(i mod rows, j mod cols)`, the heterogeneous counterpart of a
+/// 2-D block-cyclic distribution. Inside one period the zones are [`nrrp`]'s, so each node's
+/// share of every trailing matrix at least one period wide is its speed's (within one tile per
+/// period), and what it receives each step (the panel's tiles in its zone's rows and columns)
+/// is its zone's half-perimeter over the period instead of the whole panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    pub rows: usize,
+    pub cols: usize,
+    pub owner: Vec<u8>,
+}
+
+impl Pattern {
+    /// The pattern for a matrix of `nt` tile columns and nodes of `speeds` (host first): one
+    /// period holds at least S/s_min tiles (S the speeds' sum, s_min the slowest positive one),
+    /// so PRECISE rounding can give the slowest node about one tile; square (P×P) for
+    /// [`UpdateShape::Tiles`], one row for [`UpdateShape::Columns`]; never wider than half the
+    /// matrix (rounded up), so every node's zone comes round at least twice.
+    pub fn for_updates(speeds: &[f64], nt: usize, shape: UpdateShape) -> Pattern {
+        let total: f64 = speeds.iter().map(|s| s.max(0.0)).sum();
+        let slowest = speeds.iter().copied().filter(|&s| s > 0.0).fold(f64::INFINITY, f64::min);
+        let need = if total > 0.0 && slowest.is_finite() {
+            ((total / slowest - 1e-9).ceil().min(4096.0) as usize).max(1)
+        } else {
+            1
+        };
+        let cap = nt.div_ceil(2).max(1);
+        let (rows, cols) = match shape {
+            UpdateShape::Tiles => {
+                let p = ((need as f64).sqrt().ceil() as usize).clamp(1, cap);
+                (p, p)
+            }
+            UpdateShape::Columns => (1, need.clamp(1, cap)),
+        };
+        Pattern { rows, cols, owner: nrrp(rows, cols, speeds) }
+    }
+
+    /// Owner of tile (i, j) of the matrix the pattern is repeated over.
+    pub fn owner(&self, i: usize, j: usize) -> usize {
+        self.owner[i % self.rows + (j % self.cols) * self.rows] as usize
+    }
+
+    /// Whether any tile belongs to a device.
+    pub fn uses_devices(&self) -> bool {
+        self.owner.iter().any(|&o| o > 0)
+    }
+
+    /// One period's owners row by row, rows separated by `/` (`H` the host, digits the devices),
+    /// as the verbose line shows it.
+    pub fn picture(&self) -> String {
+        let a = Allocation {
+            matrix: 0,
+            mt: self.rows,
+            nt: self.cols,
+            owner: self.owner.clone(),
+            steal: false,
+            speeds: Vec::new(),
+        };
+        a.picture().trim_end().replace('\n', "/")
+    }
+}
+
 /// How a rectangle of the search is shared by a group of nodes.
 #[derive(Clone, Copy, Debug)]
 enum Choice {
@@ -653,6 +755,52 @@ mod tests {
                 assert!(hp <= col, "{mt}x{nt} {speeds:?}: nrrp {hp} columns {col}");
             }
         }
+    }
+
+    /// The factorizations' update patterns: periods of at least S/s_min tiles (capped at half
+    /// the matrix), areas the PRECISE quotas of one period, repeated over the matrix.
+    #[test]
+    fn update_patterns_follow_the_speeds_and_repeat() {
+        // Host 2, devices 1, 2, 4 (S/s_min = 9): a 3×3 period with areas 2, 1, 2, 4 for the
+        // Cholesky; one row of 4 (half of 8 columns) for the LU and QR, quotas of 4 tiles.
+        let s3 = [2.0, 1.0, 2.0, 4.0];
+        let p = Pattern::for_updates(&s3, 8, UpdateShape::Tiles);
+        assert_eq!((p.rows, p.cols), (3, 3));
+        assert_eq!(areas(&p.owner, 4), vec![2, 1, 2, 4]);
+        let p = Pattern::for_updates(&s3, 8, UpdateShape::Columns);
+        assert_eq!((p.rows, p.cols), (1, 4));
+        assert_eq!(areas(&p.owner, 4), quotas(4, &s3));
+        // Wide enough, the row holds all 9.
+        let p = Pattern::for_updates(&s3, 40, UpdateShape::Columns);
+        assert_eq!((p.rows, p.cols), (1, 9));
+        assert_eq!(areas(&p.owner, 4), vec![2, 1, 2, 4]);
+        // Host 2, devices 1, 1, 2, 2, 4, 4 (16): 4×4, the machine, each node exactly its
+        // speed in tiles, and the devices' half-perimeters below the column partition's.
+        let s6 = [2.0, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0];
+        let p = Pattern::for_updates(&s6, 8, UpdateShape::Tiles);
+        assert_eq!((p.rows, p.cols), (4, 4));
+        assert_eq!(areas(&p.owner, 7), vec![2, 1, 1, 2, 2, 4, 4]);
+        let col = columns(4, 4, &quotas(16, &s6));
+        assert!(device_half_perimeters(&p.owner, 4, 4, 7) < device_half_perimeters(&col, 4, 4, 7));
+        // Repeated: tile (i, j) belongs to the owner of (i mod 4, j mod 4).
+        for i in 0..12 {
+            for j in 0..12 {
+                assert_eq!(p.owner(i, j), p.owner[i % 4 + (j % 4) * 4] as usize);
+                assert_eq!(p.owner(i + 4, j + 8), p.owner(i, j));
+            }
+        }
+        assert_eq!(p.picture().split('/').count(), 4);
+        // A host of speed 0 (HETLA_HOST_SHARE=0) owns nothing; a one-column matrix gets a 1×1
+        // period (the fastest node); a host taking everything leaves the devices nothing.
+        let p = Pattern::for_updates(&[0.0, 1.0, 1.0], 9, UpdateShape::Tiles);
+        assert_eq!(areas(&p.owner, 3)[0], 0);
+        assert!(p.uses_devices());
+        let p = Pattern::for_updates(&[1.0, 3.0], 1, UpdateShape::Tiles);
+        assert_eq!((p.rows, p.cols, p.owner.clone()), (1, 1, vec![1]));
+        assert!(!Pattern::for_updates(&[1.0, 0.0], 9, UpdateShape::Tiles).uses_devices());
+        assert_eq!(UpdatePolicy::parse(" NRRP "), Some(UpdatePolicy::Nrrp));
+        assert_eq!(UpdatePolicy::parse("cyclic"), Some(UpdatePolicy::Cyclic));
+        assert_eq!(UpdatePolicy::parse("dynamic"), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! or whose kernel the device does not implement, runs its host body on this thread instead,
 //! after its tiles are fetched home: correct, slower, and counted (`host_fallbacks`).
 
-use super::alloc::Allocation;
+use super::alloc::{Allocation, Pattern};
 use super::placement::{key_column, Placement};
 use super::pool::{finish, lock, panic_error, run_job, tid, Pool, Ready, SeqState, Shared};
 use super::trace::{self, Event};
@@ -30,6 +30,10 @@ pub(super) struct DevState {
     closing: bool,
     /// A matrix product's allocation of C tiles to nodes (node 0 the host, d + 1 device d).
     alloc: Option<Arc<Allocation>>,
+    /// A factorization's update pattern and the dependency-key id of the matrix it places
+    /// (bound by `Seq::allocate`; until then the pattern places nothing).
+    pattern: Option<Arc<Pattern>>,
+    pub bound: Option<u32>,
     /// Tasks each node took from another's queue (node 0 the host).
     pub steals: Vec<u64>,
 }
@@ -48,6 +52,8 @@ impl DevState {
             cvs: (0..n).map(|_| Arc::new(Condvar::new())).collect(),
             closing: false,
             alloc: plan.alloc,
+            pattern: plan.pattern,
+            bound: None,
             steals: vec![0; n + 1],
         }
     }
@@ -57,8 +63,9 @@ impl DevState {
         self.alloc.as_ref().is_some_and(|a| a.steal)
     }
 
-    /// Where a task of algorithm step `step` with device kernel `op` runs: the owner of the tile
-    /// column of its output's first tile, `None` for the host.
+    /// Where a task of algorithm step `step` with device kernel `op` runs: the owner of its
+    /// output's first tile (by a product's allocation, a factorization's update pattern, or else
+    /// the owner of its tile column), `None` for the host.
     pub fn place(&self, op: &DeviceOp, accesses: &[TileUse], step: Option<usize>) -> Option<usize> {
         let writes: Vec<bool> = accesses.iter().map(|u| u.mode.writes()).collect();
         op.validate(&writes);
@@ -67,6 +74,11 @@ impl DevState {
             let (i, j) = ((key & 0xF_FFFF) as usize, key_column(key));
             if key >> 40 == a.matrix as u64 && i < a.mt && j < a.nt {
                 return a.owner(i, j).checked_sub(1);
+            }
+        }
+        if let (Some(p), Some(m)) = (&self.pattern, self.bound) {
+            if key >> 40 == m as u64 {
+                return p.owner((key & 0xF_FFFF) as usize, key_column(key)).checked_sub(1);
             }
         }
         self.placement.owner_at(key_column(key), step)

@@ -194,7 +194,7 @@ impl Seq {
         let devices = crate::device::open(cfg);
         let plan = (!devices.is_empty()).then(|| {
             let host_share = crate::device::host_share(cfg, &devices);
-            Plan { devices, host_share, window: None, alloc: None }
+            Plan { devices, host_share, window: None, alloc: None, pattern: None }
         });
         Seq::with_plan(cfg, plan)
     }
@@ -215,6 +215,14 @@ impl Seq {
     /// prefer tasks that each carry one kernel).
     pub fn has_devices(&self) -> bool {
         self.inner.has_devices()
+    }
+
+    /// Names the matrix whose tiles the plan's update pattern ([`Plan::pattern`]) places: tasks
+    /// with a device op whose first output tile is one of `a`'s run on that tile's owner. Call
+    /// it before submitting tasks; without a pattern (or devices) it does nothing. This is how
+    /// the api layer places a factorization's updates without the algorithm knowing.
+    pub fn allocate<T: Elem>(&self, a: &TiledMatrix<T>) {
+        self.inner.bind_pattern(a.id());
     }
 
     /// True once a task has failed; algorithms may stop generating.

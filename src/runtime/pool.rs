@@ -382,6 +382,14 @@ impl SeqHandle {
         !self.dev_threads.is_empty()
     }
 
+    /// Makes the tiles of matrix `id` placed by the plan's update pattern, if it has one.
+    pub fn bind_pattern(&self, id: u32) {
+        let mut g = lock(self.pool);
+        if let Some(dev) = g.seqs.get_mut(&self.id).and_then(|st| st.dev.as_mut()) {
+            dev.bound = Some(id);
+        }
+    }
+
     /// Appends a task that, besides its tile dependencies, waits for `external` more grants
     /// (messages, see `external.rs`); returns its id.
     pub(super) fn submit_pending(&self, task: Task, job: Job, external: usize) -> u64 {
