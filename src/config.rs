@@ -209,13 +209,21 @@ pub const TILES_PER_THREAD: usize = 3;
 /// The smallest tile size chosen automatically.
 pub const MIN_AUTO_NB: usize = 64;
 
-/// Default tile edge per routine, tuned with bench/ on a 2-core machine.
+/// Default tile edge per routine, tuned with bench/ on a 2-core machine (the largest; smaller
+/// problems get narrower tiles, [`Config::nb_for`]). DGETRI and DTRTRI take 512: their work is
+/// almost all GEMM and TRMM on whole tiles, which one core runs faster on 512 than on 256, and
+/// at n = 4000 on 2 cores 8 tile columns still keep both busy. Measured with forced tiles,
+/// interleaved with OpenBLAS (2026-11-25 23:04–23:10 UTC, quiet): DGETRI n = 4000 hetla's
+/// time 1016, 1074, 1036 ms with 256 against 964, 1027, 930 ms with 512 (384: 959, 946,
+/// 1031); DTRTRI n = 4000 279, 263, 267 ms against 244, 256, 244 ms, n = 6000 860, 867 ms
+/// against 800, 786 ms. DPOTRI gained nothing (497 ms with 256, 517 ms with 512).
 pub fn default_nb(routine: &str) -> usize {
     match routine {
         "dpotrf" | "dposv" | "dpotrs" => 256,
         "dgetrf" | "dgesv" | "dgetrs" => 256,
         "dgeqrf" | "dorgqr" => 192,
         "dgels" => 192,
+        "dgetri" | "dtrtri" => 512,
         _ => 256,
     }
 }
