@@ -628,12 +628,11 @@ static double dgemm_rate(fint n, int reps) {
  *
  * hetla reads HETLA_VERBOSE once per process, and the timed runs must not pay for the verbose
  * line. So the driver runs itself once more in --probe mode with HETLA_VERBOSE=1 (the rest of
- * the environment unchanged), which calls each routine once per size and reports what hetla's
- * line says: path=tiles (with nb) or path=forward and why. Sizes above PROBE_MAX inherit the
- * answer of the largest probed size when that is final (tiles, or a forward that does not
- * depend on the size), so the probe never runs a large factorization for nothing. */
-
-#define PROBE_MAX 1024
+ * the environment unchanged), which calls each routine at each size (after the same warm-up
+ * calls) and reports what hetla's line says: path=tiles with its tile size nb, or path=forward
+ * and why. The timed process reads each call's path itself (hetla_last_path); the probe adds the
+ * tile size, which depends on the size (smaller problems get narrower tiles), so every size is
+ * probed. */
 
 
 struct pathinfo {
@@ -691,36 +690,29 @@ static void probe_child(int nr, const int *routines, int ns, const fint *sizes, 
         struct pathinfo last = {"unknown", "-"};
         for (int k = 0; k < ns; k++) {
             fint n = sizes[k];
-            /* A forward that is small, learned or a trial depends on the size. */
-            int final = !strcmp(last.path, "tiles") ||
-                        (!strncmp(last.path, "forward:", 8) && strcmp(last.path, "forward:small") &&
-                         strncmp(last.path, "forward:learned", 15) &&
-                         strncmp(last.path, "forward:probe", 13));
-            if (n <= PROBE_MAX || !final) {
-                struct problem p;
-                problem_init(&p, r, n, nrhs);
-                /* The warm-up calls first (see measure()); the last call's line is the path. */
-                for (int w = 0; w < warm_calls; w++) {
-                    reset(&p);
-                    set_threads();
-                    run(HETLA, &p);
-                }
-                fflush(stderr);
+            struct problem p;
+            problem_init(&p, r, n, nrhs);
+            /* The warm-up calls first (see measure()); the last call's line is the path. */
+            for (int w = 0; w < warm_calls; w++) {
                 reset(&p);
-                long at = ftell(log);
                 set_threads();
                 run(HETLA, &p);
-                fflush(stderr);
-                fseek(log, 0, SEEK_END);
-                long len = ftell(log) - at;
-                char *buf = calloc((size_t)len + 1, 1);
-                fseek(log, at, SEEK_SET);
-                if (fread(buf, 1, (size_t)len, log) != (size_t)len) buf[0] = 0;
-                fseek(log, 0, SEEK_END);
-                parse_verbose(buf, RNAME[r], &last);
-                free(buf);
-                problem_free(&p);
             }
+            fflush(stderr);
+            reset(&p);
+            long at = ftell(log);
+            set_threads();
+            run(HETLA, &p);
+            fflush(stderr);
+            fseek(log, 0, SEEK_END);
+            long len = ftell(log) - at;
+            char *buf = calloc((size_t)len + 1, 1);
+            fseek(log, at, SEEK_SET);
+            if (fread(buf, 1, (size_t)len, log) != (size_t)len) buf[0] = 0;
+            fseek(log, 0, SEEK_END);
+            parse_verbose(buf, RNAME[r], &last);
+            free(buf);
+            problem_free(&p);
             printf("%s %d %s %s\n", RNAME[r], (int)n, last.path, last.nb);
         }
     }

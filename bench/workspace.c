@@ -1,6 +1,8 @@
 /* bench/workspace.c: DGETRI, DORGQR and DORMQR called legacy style, with the documented minimum
  * LWORK, through hetla (linked ahead of LAPACK: it hands the backend the workspace the backend's
- * query asks for) and through OpenBLAS alone (dlopen/dlsym), interleaved; medians of REPS.
+ * query asks for) and through OpenBLAS alone (a copy loaded with dlmopen into a namespace of its
+ * own, so that the DTRTRI that OpenBLAS's DGETRI calls by name is OpenBLAS's, not hetla's),
+ * interleaved; medians of REPS.
  * Also OpenBLAS with its optimal LWORK, the best a program could get by changing its code.
  *
  *   bench/out/workspace N [REPS]      (built and run by bench/workspace.sh)
@@ -37,7 +39,7 @@ static double median(double *v, int k) {
 
 int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 2000, reps = argc > 2 ? atoi(argv[2]) : 3, info = 0;
-    void *ob = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *ob = dlmopen(LM_ID_NEWLM, "libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
     if (!ob) { fprintf(stderr, "no libopenblas.so.0\n"); return 2; }
     getri_t ob_getri = (getri_t)dlsym(ob, "dgetri_");
     orgqr_t ob_orgqr = (orgqr_t)dlsym(ob, "dorgqr_");
