@@ -39,6 +39,15 @@ pub fn method(cfg: &Config, n: usize, m: usize) -> Method {
     })
 }
 
+/// Below this block size a solve runs inline on the calling thread (the same generator, in the
+/// factors' elimination order, one BLAS thread) whatever the elimination: its tasks (an M×M
+/// block times M×NRHS) are too small to pay for the runtime. Measured with `bench/bt.sh`'s
+/// driver forcing either way (2026-11-25 23:30 UTC, the machine loaded by a test run, twisted
+/// factors, dbttrs medians of 5): N×M = 512×64, NRHS = 1: inline 7.7, 8.4, 9.1 ms against
+/// tasks 12.9, 10.2, 10.8 ms; NRHS = 16: 17.8 against 28.4 ms; 256×128: inline 17.6, 25.1 ms
+/// against tasks 14.7, 13.1 ms; 64×256: 12.3 against 7.7 ms.
+pub const SOLVE_INLINE_BELOW_M: usize = 128;
+
 /// Below this many block rows, block Thomas.
 pub const THOMAS_BELOW_N: usize = 4;
 /// Below this block size, block Thomas.
@@ -131,7 +140,7 @@ fn run_solve(
     let a = arrays(n, m, dl, d, du, af, piv);
     let bt_: TiledMatrix<f64> = b.matrix(n * m, nrhs, ldb).tiled_parts(Part::uniform(m), Part::uniform(nrhs));
     let work = Work { flops, bytes: 8.0 * (5 * n * m * m + n * m * nrhs) as f64, cols: n * m };
-    if meth == Method::Thomas {
+    if meth == Method::Thomas || m < SOLVE_INLINE_BELOW_M {
         let _blas = crate::backend::BlasThreadsGuard::new();
         bt::solve_inline(&bt::schedule(meth, n), tr, &a.blocks, &bt_)
     } else {
