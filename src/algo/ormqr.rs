@@ -81,9 +81,8 @@ pub fn generate_ormqr(
     let t = g.tiling().clone();
     let k = tau.len();
     assert!(k <= t.n() && k <= t.m(), "K reflectors in an nq×K matrix");
-    let pans = panels(&t, k);
-    let (ts, _) = form_ts(g, &t, &pans, tau, false);
-    apply_panels(g, side, trans, &pans, &ts, c, cmt, crows, ccols);
+    let (ts, _) = form_ts(g, &t, &panels(&t, k), tau, false);
+    generate_ormqr_with_t(g, side, trans, k, &ts, c, cmt, crows, ccols);
 }
 
 /// [`generate_ormqr`] for the K = `k` reflectors of a QR that is still in this graph, whose
@@ -106,24 +105,6 @@ pub fn generate_ormqr_with_t(
     assert!(k <= t.n() && k <= t.m(), "K reflectors in an nq×K matrix");
     let pans = panels(&t, k);
     assert_eq!(ts.len(), pans.len(), "one T per panel");
-    apply_panels(g, side, trans, &pans, ts, c, cmt, crows, ccols);
-}
-
-/// The block-reflector updates of DORMQR, one task per panel and tile column (SIDE = L) or tile
-/// row (R) of C, with each panel's T in `ts`.
-#[allow(clippy::too_many_arguments)]
-fn apply_panels(
-    g: &mut impl Graph,
-    side: Side,
-    trans: Trans,
-    pans: &[(usize, usize)],
-    ts: &[TileId],
-    c: &[TileId],
-    cmt: usize,
-    crows: &[usize],
-    ccols: &[usize],
-) {
-    let t = g.tiling().clone();
     let mt = t.mt();
     let cnt = ccols.len();
     assert_eq!(c.len(), cmt * cnt);
