@@ -295,7 +295,8 @@ pub fn dbtsv(
     let rep = Report::start(cfg);
     let (nu, mu, ru) = (n as usize, m as usize, nrhs as usize);
     let meth = method(cfg, nu, mu);
-    let af = Workspace::new(mu, 2 * nu * mu, mu, mu);
+    // AF as DBTTRF's caller would pass it: written before it is read.
+    let af = Workspace::scratch(mu, 2 * nu * mu, mu, mu);
     let (piv, r) = run_factor(cfg, meth, nu, mu, dl, d, du, af.tiles());
     let mut flops = flops_factor(meth, nu, mu);
     if r.is_ok() && nrhs > 0 {

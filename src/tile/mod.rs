@@ -283,6 +283,13 @@ impl<'a, T: Copy> ViewMut<'a, T> {
         // SAFETY: (i, j) is inside the block, which this view may write.
         unsafe { *self.ptr.add(i + j * self.ld) = v }
     }
+    /// Column `j` of the block (its m elements), writable.
+    pub fn column_mut(&mut self, j: usize) -> &mut [T] {
+        assert!(j < self.n);
+        // SAFETY: the column's m elements lie inside the block, which this view may write and
+        // no one else accesses while it lives; the slice borrows the view mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(j * self.ld), self.m) }
+    }
     /// Read-only view of the same block.
     pub fn as_view(&self) -> View<'_, T> {
         View { ptr: self.ptr, m: self.m, n: self.n, ld: self.ld, _life: PhantomData }
@@ -306,6 +313,20 @@ impl<'a, T: Copy> ViewMut<'a, T> {
             _life: PhantomData,
         };
         (top, bottom)
+    }
+    /// Splits the block into its columns before `j` and its columns from `j` on, both writable.
+    pub fn split_cols_mut(self, j: usize) -> (ViewMut<'a, T>, ViewMut<'a, T>) {
+        assert!(j <= self.n);
+        let left = ViewMut { ptr: self.ptr, m: self.m, n: j, ld: self.ld, _life: PhantomData };
+        // The two parts share no element: columns 0..j and j..n of one block.
+        let right = ViewMut {
+            ptr: self.ptr.wrapping_add(j * self.ld),
+            m: self.m,
+            n: self.n - j,
+            ld: self.ld,
+            _life: PhantomData,
+        };
+        (left, right)
     }
     /// Splits the block into its columns before `j`, read-only, and its columns from `j` on,
     /// writable (a QR panel's reflectors and the columns they update).
@@ -355,6 +376,21 @@ impl<T: Elem + Default> Workspace<T> {
     /// Writable storage; see [`Workspace::as_slice`].
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         &mut self._buf
+    }
+}
+
+impl Workspace<f64> {
+    /// [`Workspace::new`] for storage whose every element the algorithm writes before it reads
+    /// it: a recycled buffer keeps its old values ([`recycle::take_scratch`]).
+    pub fn scratch(m: usize, n: usize, mb: usize, nb: usize) -> Self {
+        let ld = m.max(1);
+        let mut buf = recycle::take_scratch(ld * n.max(1));
+        // SAFETY: as in `with_parts`: the buffer holds ld*n elements and lives as long as the
+        // Workspace.
+        let tiles = unsafe {
+            TiledMatrix::from_raw_parts(buf.as_mut_ptr(), m, n, ld, Part::uniform(mb), Part::uniform(nb))
+        };
+        Workspace { _buf: buf, tiles }
     }
 }
 
