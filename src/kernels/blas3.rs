@@ -61,13 +61,64 @@ pub fn syrk(uplo: Uplo, trans: Trans, alpha: f64, a: View<f64>, beta: f64, mut c
     }
 }
 
+/// Below this order [`trsm`] hands the triangle to the backend's TRSM.
+const TRSM_LEAF: usize = 32;
+
+/// B ← α·op(A)⁻¹·B (`side` Left) or B ← α·B·op(A)⁻¹ (Right), A triangular of order k.
+///
+/// Above [`TRSM_LEAF`] the triangle is split in two of half the order and a GEMM between them,
+/// recursively; the leaves go to the backend's TRSM. OpenBLAS's own TRSM does much of its work
+/// outside its GEMM kernel on the blocks tiles have, and single-threaded (as inside a task) the
+/// split runs faster in every case measured (OpenBLAS 0.3.21, best of three): k = B's other
+/// dimension = 192, 256, 384: 1.25–1.47× for every side, triangle and transpose; k = 512 (leaves
+/// of 64) 1.16–1.28×; k = 256 with 1 to 16 columns 1.5–6×; k = 64 1.1–1.3×.
+///
+/// Left, op(A) = [T₁₁ 0; T₂₁ T₂₂] (lower: A lower and not transposed, or upper and transposed):
+/// X₁ = α·T₁₁⁻¹·B₁, B₂ ← α·B₂ − T₂₁·X₁, X₂ = T₂₂⁻¹·B₂; upper op(A) the same from the bottom
+/// (X₂ first, B₁ ← α·B₁ − T₁₂·X₂). Right, the mirror image over columns: upper op(A) solves X₁
+/// first (B₂ ← α·B₂ − X₁·T₁₂), lower op(A) X₂ first (B₁ ← α·B₁ − X₂·T₂₁).
 #[allow(clippy::too_many_arguments)]
-pub fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f64>, mut b: ViewMut<f64>) {
-    debug_assert_eq!(a.m, a.n);
-    debug_assert_eq!(a.n, if side == Side::Left { b.m } else { b.n });
+pub fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f64>, b: ViewMut<f64>) {
+    let k = if side == Side::Left { b.m } else { b.n };
+    debug_assert!(a.m == k && a.n == k, "trsm: a square triangle of B's order");
     if b.m == 0 || b.n == 0 {
         return;
     }
+    if k <= TRSM_LEAF {
+        return trsm_backend(side, uplo, ta, diag, alpha, a, b);
+    }
+    let (k1, k2) = (k / 2, k - k / 2);
+    let (a11, a22) = (a.sub(0, 0, k1, k1), a.sub(k1, k1, k2, k2));
+    // op(A)'s off-diagonal block as a block of A, and whether op(A) is upper triangular.
+    let off = if uplo == Uplo::Upper { a.sub(0, k1, k1, k2) } else { a.sub(k1, 0, k2, k1) };
+    let upper = (uplo == Uplo::Upper) != (ta == Trans::Yes);
+    let (mut b1, mut b2) = if side == Side::Left { b.split_rows(k1) } else { b.split_cols_mut(k1) };
+    // The half solved first, then the other half updated with it and solved.
+    let first_is_1 = (side == Side::Left) != upper;
+    let (t_first, t_second) = if first_is_1 { (a11, a22) } else { (a22, a11) };
+    let (first, second) = if first_is_1 { (&mut b1, &mut b2) } else { (&mut b2, &mut b1) };
+    let (fm, fn_, sm, sn) = (first.m, first.n, second.m, second.n);
+    trsm(side, uplo, ta, diag, alpha, t_first, first.sub_mut(0, 0, fm, fn_));
+    let x = first.as_view();
+    if side == Side::Left {
+        gemm(ta, Trans::No, -1.0, off, x, alpha, second.sub_mut(0, 0, sm, sn));
+    } else {
+        gemm(Trans::No, ta, -1.0, x, off, alpha, second.sub_mut(0, 0, sm, sn));
+    }
+    trsm(side, uplo, ta, diag, 1.0, t_second, second.sub_mut(0, 0, sm, sn));
+}
+
+/// [`trsm`] by the backend's DTRSM.
+#[allow(clippy::too_many_arguments)]
+fn trsm_backend(
+    side: Side,
+    uplo: Uplo,
+    ta: Trans,
+    diag: Diag,
+    alpha: f64,
+    a: View<f64>,
+    mut b: ViewMut<f64>,
+) {
     // SAFETY: valid views of the stated shapes.
     unsafe {
         bk::dtrsm(
@@ -90,73 +141,47 @@ pub fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f
     }
 }
 
-/// Below this order [`trsm_right`] hands the triangle to the backend's TRSM.
-const TRSM_LEAF: usize = 32;
-
-/// B ← B·op(A)⁻¹ (A n×n triangular, B r×n), split recursively into two triangles of half the
-/// order and a GEMM between them until the order is at most [`TRSM_LEAF`]. The backend's own
-/// TRSM does most of its work outside its GEMM kernel on small blocks; measured against it on
-/// one thread (OpenBLAS 0.3.21, the two solves of a transposed LU solve, r = n): n = 256 905
-/// against 1250 µs, n = 128 170 against 226 µs, n = 64 about 24 against 28 µs.
-///
-/// With op(A) = [T₁₁ T₁₂; 0 T₂₂] (upper: A upper and not transposed, or lower and transposed):
-/// X₁ = B₁·T₁₁⁻¹, B₂ −= X₁·T₁₂, X₂ = B₂·T₂₂⁻¹; with op(A) = [T₁₁ 0; T₂₁ T₂₂]: X₂ = B₂·T₂₂⁻¹,
-/// B₁ −= X₂·T₂₁, X₁ = B₁·T₁₁⁻¹.
-pub fn trsm_right(uplo: Uplo, ta: Trans, diag: Diag, a: View<f64>, b: ViewMut<f64>) {
-    let n = b.n;
-    debug_assert!(a.m == n && a.n == n);
-    if n <= TRSM_LEAF {
-        return trsm(Side::Right, uplo, ta, diag, 1.0, a, b);
-    }
-    let (n1, n2) = (n / 2, n - n / 2);
-    let (a11, a22) = (a.sub(0, 0, n1, n1), a.sub(n1, n1, n2, n2));
-    // The off-diagonal block of op(A) as a block of A, and whether op(A) is upper triangular.
-    let upper = (uplo == Uplo::Upper) != (ta == Trans::Yes);
-    let off = if uplo == Uplo::Upper { a.sub(0, n1, n1, n2) } else { a.sub(n1, 0, n2, n1) };
-    let (mut b1, mut b2) = b.split_cols_mut(n1);
-    let r = b1.m;
-    if upper {
-        trsm_right(uplo, ta, diag, a11, b1.sub_mut(0, 0, r, n1));
-        gemm(Trans::No, ta, -1.0, b1.as_view(), off, 1.0, b2.sub_mut(0, 0, r, n2));
-        trsm_right(uplo, ta, diag, a22, b2);
-    } else {
-        trsm_right(uplo, ta, diag, a22, b2.sub_mut(0, 0, r, n2));
-        gemm(Trans::No, ta, -1.0, b2.as_view(), off, 1.0, b1.sub_mut(0, 0, r, n1));
-        trsm_right(uplo, ta, diag, a11, b1);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::algo::testutil::Rng;
 
     #[test]
-    fn trsm_right_equals_the_backends_trsm() {
+    fn recursive_trsm_equals_the_backends() {
         let mut rng = Rng::new(3);
-        for &(r, n) in &[(3, 1), (5, 33), (64, 64), (17, 100), (40, 257)] {
-            let lda = n + 2;
-            let mut a: Vec<f64> = (0..lda * n).map(|_| 0.1 * rng.next()).collect();
-            for i in 0..n {
+        for &(k, other) in &[(1, 3), (33, 5), (64, 64), (100, 17), (257, 40), (40, 1)] {
+            let lda = k + 2;
+            let mut a: Vec<f64> = (0..lda * k).map(|_| 0.1 * rng.next()).collect();
+            for i in 0..k {
                 a[i + i * lda] = 1.5 + rng.next();
             }
-            let ldb = r + 1;
-            let b0: Vec<f64> = (0..ldb * n).map(|_| rng.next()).collect();
-            for uplo in [Uplo::Lower, Uplo::Upper] {
-                for ta in [Trans::No, Trans::Yes] {
-                    for diag in [Diag::Unit, Diag::NonUnit] {
-                        let av = View::from_slice(&a, n, n, lda);
-                        let (mut x, mut y) = (b0.clone(), b0.clone());
-                        trsm(Side::Right, uplo, ta, diag, 1.0, av, ViewMut::from_slice(&mut x, r, n, ldb));
-                        trsm_right(uplo, ta, diag, av, ViewMut::from_slice(&mut y, r, n, ldb));
-                        for (k, (p, q)) in x.iter().zip(&y).enumerate() {
-                            if k % ldb == r {
-                                assert_eq!(p, q, "padding written");
-                            } else {
-                                assert!(
-                                    (p - q).abs() <= 1e-12 * p.abs().max(1.0),
-                                    "{uplo:?} {ta:?} {diag:?} r={r} n={n}"
-                                );
+            for side in [Side::Left, Side::Right] {
+                let (m, n) = if side == Side::Left { (k, other) } else { (other, k) };
+                let ldb = m + 1;
+                let b0: Vec<f64> = (0..ldb * n).map(|_| rng.next()).collect();
+                for uplo in [Uplo::Lower, Uplo::Upper] {
+                    for ta in [Trans::No, Trans::Yes] {
+                        for (diag, alpha) in [(Diag::Unit, 1.0), (Diag::NonUnit, -2.5)] {
+                            let av = View::from_slice(&a, k, k, lda);
+                            let (mut x, mut y) = (b0.clone(), b0.clone());
+                            trsm_backend(
+                                side,
+                                uplo,
+                                ta,
+                                diag,
+                                alpha,
+                                av,
+                                ViewMut::from_slice(&mut x, m, n, ldb),
+                            );
+                            trsm(side, uplo, ta, diag, alpha, av, ViewMut::from_slice(&mut y, m, n, ldb));
+                            for (e, (p, q)) in x.iter().zip(&y).enumerate() {
+                                if e % ldb == m {
+                                    assert_eq!(p, q, "padding written");
+                                } else {
+                                    let what =
+                                        format!("{side:?} {uplo:?} {ta:?} {diag:?} k={k} other={other}");
+                                    assert!((p - q).abs() <= 1e-12 * p.abs().max(1.0), "{what}: {p} vs {q}");
+                                }
                             }
                         }
                     }

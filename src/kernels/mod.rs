@@ -20,7 +20,7 @@ mod transpose;
 mod trtri;
 mod wy;
 
-pub use blas3::{gemm, syrk, trsm, trsm_right};
+pub use blas3::{gemm, syrk, trsm};
 pub use gemqrt::gemqrt;
 pub use geqrf::geqrf_panel;
 pub use geqrt::geqrt;
