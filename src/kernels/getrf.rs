@@ -210,12 +210,8 @@ fn getrs_by_rows(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], m
         super::laswp(b.sub_mut(0, 0, n, nrhs), piv, Dir::Forward);
     }
     let mut w = vec![0.0; nrhs * n];
-    for j in 0..nrhs {
-        for (i, &x) in b.as_view().column(j).iter().enumerate() {
-            w[j + i * nrhs] = x;
-        }
-    }
     let mut wv = ViewMut::from_slice(&mut w, nrhs, n, nrhs);
+    super::transpose(b.as_view(), wv.sub_mut(0, 0, nrhs, n));
     let (first, second) = if trans == Trans::No {
         ((Uplo::Lower, Trans::Yes, Diag::Unit), (Uplo::Upper, Trans::Yes, Diag::NonUnit))
     } else {
@@ -224,12 +220,7 @@ fn getrs_by_rows(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], m
     for (uplo, t, diag) in [first, second] {
         trsm(Side::Right, uplo, t, diag, 1.0, lu, wv.sub_mut(0, 0, nrhs, n));
     }
-    for j in 0..nrhs {
-        let col = b.column_mut(j);
-        for (i, x) in col.iter_mut().enumerate() {
-            *x = w[j + i * nrhs];
-        }
-    }
+    super::transpose(wv.as_view(), b.sub_mut(0, 0, n, nrhs));
     if trans == Trans::Yes {
         super::laswp(b, piv, Dir::Backward);
     }
