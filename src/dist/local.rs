@@ -71,7 +71,14 @@ impl<'a> LocalTiles<'a> {
         let local_col = super::layout::local_tiles(&tile_owner(&tcol, n.div_ceil(nb)));
         let (myrow, mycol) = shape.me(grid);
         let (lm, ln) = (trow.held_by(myrow).len(), tcol.held_by(mycol).len());
-        let store = if aligned { Workspace::new(0, 0, nb, nb) } else { Workspace::new(lm, ln, nb, nb) };
+        let store = if aligned {
+            Workspace::new(0, 0, nb, nb)
+        } else if part == Part::Full {
+            // Conversion writes every element of a full sub(A): no zero fill needed.
+            Workspace::scratch(lm, ln, nb, nb)
+        } else {
+            Workspace::new(lm, ln, nb, nb)
+        };
         let matrix = if aligned {
             let first =
                 |ax: &Axis, me: usize| ax.owner.iter().position(|&o| o == me).map_or(0, |s| ax.local[s]);

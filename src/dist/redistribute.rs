@@ -361,7 +361,8 @@ fn exchange_round(
     let rtotal: i32 = rcounts.iter().sum();
 
     // Pass 2: pack in column-major order; what stays on this rank is copied directly.
-    let mut sbuf = crate::tile::recycle::take(stotal as usize);
+    // Both buffers are written in full before they are read (packed here, filled by MPI).
+    let mut sbuf = crate::tile::recycle::take_scratch(stotal as usize);
     let mut cursor: Vec<usize> = sdispls.iter().map(|&d| d as usize).collect();
     let mut tmp = Vec::new();
     for &j in src_cols {
@@ -378,7 +379,7 @@ fn exchange_round(
             }
         });
     }
-    let mut rbuf = crate::tile::recycle::take(rtotal as usize);
+    let mut rbuf = crate::tile::recycle::take_scratch(rtotal as usize);
     grid.comm.all_to_all_v(
         &sbuf[..stotal as usize],
         &scounts,

@@ -414,8 +414,10 @@ pub const PDPOTRF_ONE_ROW_MAX_N: i32 = 7000;
 /// `HETLA_MIN_N` is set): the reference's own blocking is at least as fast there. Measured on
 /// 2026-11-25 (`SWEEP=1x2:32,64,128 ROUTINES=pdpotrf REPS=5 bench/scalapack.sh`, N = 4000, two
 /// rounds, hetla / reference): NB = 32 0.98–1.00×, 64 0.88–0.93× (converted to tiles of 128,
-/// 192, 256 or 384: 0.89–1.00×), 128 0.95× in place; NB = 16 1.20×, and 1.43× on 2×1.
-pub const PDPOTRF_ONE_ROW_MIN_NB: i32 = 32;
+/// 192, 256 or 384: 0.89–1.00×), 128 0.95× in place; NB = 16 1.20×, and 1.43× on 2×1. Since
+/// the tile kernels' TRSM splits recursively (`kernels::trsm`; 2026-11-26, `HETLA_MIN_N=0`,
+/// `SWEEP="1x2:32,64"`, three runs): NB = 32 1.04×, 1.08×, 1.07× on tiles, 64 0.99×, 0.96×.
+pub const PDPOTRF_ONE_ROW_MIN_NB: i32 = 64;
 
 /// `Some("slower")` when PDPOTRF on this grid, order and caller block size is forwarded by
 /// [`PDPOTRF_ONE_ROW_MAX_N`] or [`PDPOTRF_ONE_ROW_MIN_NB`].
