@@ -189,6 +189,30 @@ fn getrs_backend(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], m
     debug_assert_eq!(info, 0);
 }
 
+thread_local! {
+    /// [`getrs_by_rows`]'s scratch block, kept by each thread from one call to the next (a task
+    /// on a 256×256 factor would otherwise allocate and fault in 512 KB every time).
+    static SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// At most this many values stay in a thread's [`SCRATCH`] (1 MiB); larger blocks are allocated
+/// for the call.
+const SCRATCH_KEEP: usize = 1 << 17;
+
+/// Runs `f` on a scratch slice of `len` values (contents unspecified).
+fn with_scratch(len: usize, f: impl FnOnce(&mut [f64])) {
+    if len > SCRATCH_KEEP {
+        return f(&mut vec![0.0; len]);
+    }
+    SCRATCH.with(|cell| {
+        let mut w = cell.borrow_mut();
+        if w.len() < len {
+            w.resize(len, 0.0);
+        }
+        f(&mut w[..len])
+    })
+}
+
 /// [`getrs`] for a wide B, solving Bᵀ's rows instead: the backend's triangular solves with the
 /// triangle on the right run at about twice the rate of those with it on the left on small
 /// blocks (OpenBLAS, one thread, a 64×64 factor and 64 columns: 19 µs against 45 µs each), so
@@ -209,18 +233,19 @@ fn getrs_by_rows(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], m
     if trans == Trans::No {
         super::laswp(b.sub_mut(0, 0, n, nrhs), piv, Dir::Forward);
     }
-    let mut w = vec![0.0; nrhs * n];
-    let mut wv = ViewMut::from_slice(&mut w, nrhs, n, nrhs);
-    super::transpose(b.as_view(), wv.sub_mut(0, 0, nrhs, n));
-    let (first, second) = if trans == Trans::No {
-        ((Uplo::Lower, Trans::Yes, Diag::Unit), (Uplo::Upper, Trans::Yes, Diag::NonUnit))
-    } else {
-        ((Uplo::Upper, Trans::No, Diag::NonUnit), (Uplo::Lower, Trans::No, Diag::Unit))
-    };
-    for (uplo, t, diag) in [first, second] {
-        trsm(Side::Right, uplo, t, diag, 1.0, lu, wv.sub_mut(0, 0, nrhs, n));
-    }
-    super::transpose(wv.as_view(), b.sub_mut(0, 0, n, nrhs));
+    with_scratch(nrhs * n, |w| {
+        let mut wv = ViewMut::from_slice(w, nrhs, n, nrhs);
+        super::transpose(b.as_view(), wv.sub_mut(0, 0, nrhs, n));
+        let (first, second) = if trans == Trans::No {
+            ((Uplo::Lower, Trans::Yes, Diag::Unit), (Uplo::Upper, Trans::Yes, Diag::NonUnit))
+        } else {
+            ((Uplo::Upper, Trans::No, Diag::NonUnit), (Uplo::Lower, Trans::No, Diag::Unit))
+        };
+        for (uplo, t, diag) in [first, second] {
+            trsm(Side::Right, uplo, t, diag, 1.0, lu, wv.sub_mut(0, 0, nrhs, n));
+        }
+        super::transpose(wv.as_view(), b.sub_mut(0, 0, n, nrhs));
+    });
     if trans == Trans::Yes {
         super::laswp(b, piv, Dir::Backward);
     }
