@@ -401,6 +401,21 @@ pub fn generate_solve(g: &mut impl Graph, sch: &Schedule, trans: Trans, m: usize
     }
 }
 
+/// The blocks of an N-row factorization numbered as tiles of one tile row, D, DL, DU, AF, the
+/// pivots, in that order (no B): for a runtime that only counts tasks and bytes, the simulator.
+/// Returns the number of blocks and their ids.
+pub fn tile_row_ids(n: usize) -> (usize, Ids) {
+    let counts = [n, n.saturating_sub(1), n.saturating_sub(1), 2 * n, n];
+    let mut start = 0;
+    let mut runs = counts.iter().map(|&k| {
+        start += k;
+        (start - k..start).collect::<Vec<TileId>>()
+    });
+    let mut next = || runs.next().expect("five runs");
+    let ids = Ids { d: next(), dl: next(), du: next(), af: next(), piv: next(), b: Vec::new() };
+    (counts.iter().sum(), ids)
+}
+
 /// A block tridiagonal matrix in this process, as one-tile-row matrices of M×M tiles (tile
 /// (0, x) is block x): `d` (N blocks), `dl`, `du` (N − 1 each; `None` when N = 1), `af` (2N
 /// blocks) and `piv` (M×N, tile (0, x) = the M pivots of D_x).

@@ -3,10 +3,12 @@
 //! ```text
 //! hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G]
 //!           [--emulated-gpus G] [--machine FILE] [--trace FILE] [--comm-thread]
+//! hetla-sim dbttrf --n BLOCKROWS --m BLOCKSIZE [--method thomas|twisted|cyclic] [--cores C]
 //! hetla-sim calibrate [--out FILE]
 //! ```
 //! See the README's "Simulator" section.
 
+use hetla::algo::bt;
 use hetla::algo::geqrf::{self, Panel};
 use hetla::algo::getrf::{self, Lu};
 use hetla::algo::getri;
@@ -31,7 +33,7 @@ use std::process::exit;
 const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--emulated-gpus G] [--lu gepp|calu] [--machine FILE] [--trace FILE] [--comm-thread]
        hetla-sim calibrate [--out FILE]
 ROUTINE: dpotrf, dgetrf, dgeqrf, dtrtri, dpotri or dgetri (shared memory, one node), or pdpotrf, pdgetrf or pdgeqrf (a
-PxQ grid of ranks, one per node); --lu gepp|calu: the LU's pivoting (HETLA_LU); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
+PxQ grid of ranks, one per node), or dbttrf --n BLOCKROWS --m BLOCKSIZE [--method thomas|twisted|cyclic] (one node); --lu gepp|calu: the LU's pivoting (HETLA_LU); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
 which share the cores; --comm-thread: what if a thread of its own drove MPI on each rank (one
 core fewer computes); the other routines are not simulated yet.";
 
@@ -116,6 +118,10 @@ fn main() {
     };
     let Some(n) = num("n") else { fail("--n is required") };
     let cores = num("cores").unwrap_or(machine.cores);
+    if routine == "dbttrf" {
+        let Some(m) = num("m") else { fail("dbttrf needs --m, the block size (--n: block rows)") };
+        return simulate_bt(&machine, (n, m), opt.get("method").map(String::as_str), cores, opt.get("trace"));
+    }
     let emulated = num("emulated-gpus").unwrap_or(0);
     // The library's own choices: its tile size for the routine with this many threads per rank.
     let mut cfg = Config::with_threads(cores);
@@ -335,6 +341,51 @@ fn main() {
         pred.link_bytes / 1e6,
         pred.evictions,
         flops / time / 1e9
+    );
+}
+
+/// DBTTRF of `n` block rows of `m`×`m` blocks on one node: the block tridiagonal generator
+/// (`algo::bt`) in the elimination the library picks for `cores` workers (`api::bt::method`) or
+/// `method`, its blocks numbered as tiles of one tile row. Block Thomas, which the library runs
+/// inline on the calling thread, is simulated on the tasks of one worker.
+fn simulate_bt(
+    machine: &Machine,
+    (n, m): (usize, usize),
+    method: Option<&str>,
+    cores: usize,
+    trace: Option<&String>,
+) {
+    let meth = match method {
+        None => hetla::api::bt::method(&Config::with_threads(cores), n, m),
+        Some("thomas") => bt::Method::Thomas,
+        Some("twisted") => bt::Method::Twisted,
+        Some("cyclic") => bt::Method::Cyclic,
+        Some(x) => fail(&format!("--method {x}: thomas, twisted or cyclic")),
+    };
+    let cores = if meth == bt::Method::Thomas { 1 } else { cores };
+    let (blocks, ids) = bt::tile_row_ids(n);
+    let mut rec = Recorder::new(Tiling::uniform(m, m, blocks * m, m));
+    let sch = bt::schedule(meth, n);
+    bt::generate_factor(&mut rec, &sch, m, &ids);
+    let setup = Setup {
+        grid: (1, 1),
+        cores,
+        gpus: 0,
+        host_share: 1.0,
+        distributed: false,
+        comm_thread: false,
+        emulated_gpus: false,
+    };
+    let pred = simulate(machine, &rec, &setup);
+    if let Some(f) = trace {
+        std::fs::write(f, pred.chrome_trace()).unwrap_or_else(|e| fail(&format!("{f}: {e}")));
+    }
+    println!(
+        "hetla-sim: dbttrf n={n} m={m} method={meth:?} cores={cores} machine=\"{}\" tasks={} predicted_time={:.4} s gflops={:.1}",
+        machine.name,
+        pred.tasks,
+        pred.time_s,
+        sch.factor_flops(m) / pred.time_s / 1e9
     );
 }
 

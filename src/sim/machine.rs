@@ -105,6 +105,8 @@ pub const KERNELS: &[&str] = &[
     "getrf_tall",
     "update",
     "update_tall",
+    "bt-getrf",
+    "bt-getrs",
 ];
 
 /// Tile edges calibrated.
@@ -222,6 +224,10 @@ fn kernel_flops(name: &str, e: usize, h: usize) -> f64 {
         "qr-vw" => Op::QrVw { c: one, v: one, k: e, w: one, off: 0 }.flops([h, e, e]),
         "getrf" => Op::LuPanel { a: one, piv: one }.flops([h, e, 0]),
         "update" => Op::LuUpdate { a: one, l: one, piv: one, r: e }.flops([h, e, e]),
+        "bt-getrf" => Op::BtLu { a: one, piv: one, info_base: 0 }.flops([e, e, 0]),
+        "bt-getrs" => {
+            Op::BtSolve { b: one, lu: one, piv: one, trans: crate::kernels::Trans::No }.flops([e, e, 0])
+        }
         other => unreachable!("no calibration for {other}"),
     }
 }
@@ -256,6 +262,22 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
     let mut piv = vec![0i32; e.min(m)];
     kernels::getrf_slice(ViewMut::from_slice(&mut lfac, m, e, ld), &mut piv);
     let mut run = || match name {
+        "bt-getrf" => {
+            // The LU of one diagonal block (`Op::BtLu`).
+            c.copy_from_slice(&a);
+            let mut p = vec![0i32; e];
+            kernels::getrf_slice(ViewMut::from_slice(&mut c, e, e, ld), &mut p);
+        }
+        "bt-getrs" => {
+            // A solve with that LU for e columns (`Op::BtSolve` in the factorization).
+            c.copy_from_slice(&b);
+            kernels::getrs(
+                Trans::No,
+                View::from_slice(&lfac, e, e, ld),
+                &piv,
+                ViewMut::from_slice(&mut c, e, e, ld),
+            );
+        }
         "getrf" => {
             c.copy_from_slice(&a);
             let mut p = vec![0i32; e.min(m)];
