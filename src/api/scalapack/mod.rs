@@ -550,7 +550,8 @@ mod tests {
         let mut cfg = Config::with_threads(1);
         assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 8000, 16), Some("slower"));
         assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 6000, 16), None);
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 32), Some("slower"));
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 32), None);
+        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 63), None);
         assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 64), Some("slower"));
         assert_eq!(pdpotrf_one_row_slower(&cfg, 2, 1, 8000, 64), None);
         assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 1, 8000, 64), None);
