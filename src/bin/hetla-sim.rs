@@ -15,7 +15,7 @@ use hetla::algo::getri;
 use hetla::algo::potrf::{self, Granularity};
 use hetla::algo::trtri;
 use hetla::api::device_part;
-use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape};
+use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape, potrf_shape};
 use hetla::config::Pivoting;
 use hetla::config::{default_device_nb, Config};
 use hetla::device;
@@ -242,10 +242,15 @@ fn main() {
                 user_nb as i32,
                 hetla::api::scalapack::PDPOTRF_IN_PLACE,
             ));
-            let convert_s = if nb == user_nb { 0.0 } else { convert(0.5, p * q) };
+            // The library's layout (whole tile columns over all ranks when converted on a small
+            // grid of several process rows).
+            let shape = potrf_shape(&cfg, p as i32, q as i32, nb, user_nb as i32);
+            let (tp, tq) = if shape == Shape::OneRow { (1, p * q) } else { (p, q) };
+            extra += &format!(" layout={}", layout_name(shape));
+            let convert_s = if nb == user_nb && (tp, tq) == (p, q) { 0.0 } else { convert(0.5, p * q) };
             let t = Tiling::uniform(n, nb, n, nb);
             let setup = Setup {
-                grid: (p, q),
+                grid: (tp, tq),
                 cores,
                 gpus,
                 host_share: gpu_share(nb, nb),
@@ -319,7 +324,7 @@ fn main() {
             getri::generate(&mut rec, &ipiv);
         }
         "pdpotrf" => {
-            let gran = if p == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };
+            let gran = if setup.grid.0 == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };
             potrf::generate(&mut rec, Uplo::Lower, gran);
         }
         _ => potrf::generate(&mut rec, Uplo::Lower, Granularity::Tiles),

@@ -3,9 +3,10 @@
 //! through [`super::tasks::DistSeq`]).
 //!
 //! 1. sub(A)'s `uplo` triangle moves from the caller's block-cyclic layout into `nb`×`nb` tiles
-//!    dealt 2-D cyclically over the same grid from the process holding sub(A)(1,1)
-//!    ([`super::redistribute`]; with `nb` equal to the caller's block size nothing crosses the
-//!    network).
+//!    dealt cyclically from the process holding sub(A)(1,1), 2-D over the same grid or, as the
+//!    caller's `shape` says (`api::scalapack::potrf_shape`), whole tile columns over all ranks
+//!    ([`super::redistribute`]; with `nb` equal to the caller's block size on its grid nothing
+//!    crosses the network).
 //! 2. Every rank generates POTRF(k), TRSM(m,k), SYRK(n,k), GEMM(m,n,k) in program order; each
 //!    runs on the owner of the tile it writes, remote inputs arrive as tile messages.
 //! 3. A diagonal tile that is not positive definite records the whole-matrix INFO (tile offset
@@ -18,8 +19,9 @@
 use super::grid::Grid;
 use super::layout::Axis;
 use super::local::LocalTiles;
-use super::redistribute::{CallerArray, Part};
+use super::redistribute::{CallerArray, Part, Shape};
 use super::tasks::{run_sequence, LocalTile, TileGrid};
+use super::tiles2d::Cyclic;
 use super::Stats;
 use crate::algo::potrf::{self, Granularity};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
@@ -41,6 +43,7 @@ pub fn pdpotrf(
     desca: &Desc,
     g: &GridInfo,
     nb: usize,
+    shape: Shape,
 ) -> (Result<(), Error>, Stats) {
     let ul = if uplo.eq_ignore_ascii_case(&b'U') { Uplo::Upper } else { Uplo::Lower };
     let part = if ul == Uplo::Lower { Part::Lower } else { Part::Upper };
@@ -50,25 +53,21 @@ pub fn pdpotrf(
     let (mb, nba) = (desca.mb() as usize, desca.nb() as usize);
     let crow = Axis::block_cyclic(nu, ia as usize - 1, mb, desca.rsrc() as usize, p);
     let ccol = Axis::block_cyclic(nu, ja as usize - 1, nba, desca.csrc() as usize, q);
-    let (r0, c0) = (crow.owner[0], ccol.owner[0]);
     let nt = nu.div_ceil(nb);
-
-    // Tile owners (dealt cyclically from (r0, c0)); this rank's tiles are kept in one local
-    // matrix ([`LocalTiles`]).
-    let in_part = |i: usize, j: usize| if ul == Uplo::Lower { i >= j } else { i <= j };
-    let mut owner = vec![0usize; nt * nt];
-    for j in 0..nt {
-        for i in 0..nt {
-            owner[i + j * nt] = grid.rank_of((r0 + i) % p, (c0 + j) % q);
-        }
-    }
     let mloc = numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow) as usize;
     let nloc = numroc(desca.n(), desca.nb(), g.mycol, desca.csrc(), g.npcol) as usize;
     let caller = CallerArray { a: a.matrix(mloc, nloc, desca.lld() as usize), rows: &crow, cols: &ccol };
 
+    // Tile owners (dealt cyclically over `shape` from the process holding sub(A)(1,1)); this
+    // rank's tiles are kept in one local matrix ([`LocalTiles`]).
+    let (r0, c0) = super::local::origin(&grid, &caller, shape);
+    let cyc = Cyclic::new(&grid, shape, r0, c0);
+    let in_part = |i: usize, j: usize| if ul == Uplo::Lower { i >= j } else { i <= j };
+    let owner: Vec<usize> = (0..nt * nt).map(|t| cyc.owner(t % nt, t / nt)).collect();
+
     // 1. Caller layout -> tiles (PDPOTRF's checks make sub(A) start on a block boundary with
-    // square blocks, so tiles of the caller's block size work in place).
-    let local = LocalTiles::new(&grid, caller, nb, part, nb == mb);
+    // square blocks, so tiles of the caller's block size on its grid work in place).
+    let local = LocalTiles::with_shape(&grid, caller, nb, part, nb == mb, shape, false);
     let handles: Vec<Option<LocalTile>> = (0..nt * nt)
         .map(|t| {
             let (i, j) = (t % nt, t / nt);
@@ -77,7 +76,8 @@ pub fn pdpotrf(
         .collect();
 
     // 2. The distributed factorization: the Cholesky generator every runtime runs. On one process
-    // row a lower factor's tile columns are each on one rank, one below the other in its local
+    // row (the caller's 1×Q grid, or any grid's ranks as one row, [`Shape::OneRow`]) a lower
+    // factor's tile columns are each on one rank, one below the other in its local
     // matrix: there (without devices, whose kernels are per tile) the trailing update of a column
     // is one task per kernel rather than one per tile.
     let tg = TileGrid::square(nu, nb, owner, handles);
@@ -86,7 +86,7 @@ pub fn pdpotrf(
     let mine = i32::from(!crate::device::open(cfg).is_empty());
     let mut any_devices = 0;
     grid.comm.all_reduce_into(&mine, &mut any_devices, SystemOperation::max());
-    let gran = if p == 1 && ul == Uplo::Lower && any_devices == 0 {
+    let gran = if cyc.p == 1 && ul == Uplo::Lower && any_devices == 0 {
         Granularity::Columns
     } else {
         Granularity::Tiles

@@ -366,6 +366,26 @@ pub fn lu_qr_shape(cfg: &Config, p: i32, q: i32) -> Shape {
     }
 }
 
+/// The tile layout of the distributed Cholesky on a P×Q grid with tiles of `nb` from the
+/// caller's blocks of `caller_nb`: whole tile columns over all P·Q ranks (then each tile column
+/// is one rank's, and a lower factor's trailing update is one task per column, as on a 1×Q grid:
+/// `algo::potrf::Granularity::Columns`) when the tiles are converted anyway, P > 1 and there are
+/// at most [`ROW_LAYOUT_MAX_RANKS`] ranks; otherwise the caller's grid (in place when `nb` is the
+/// caller's block size). `HETLA_DIST_LAYOUT` as for [`lu_qr_shape`]. Measured with
+/// `HETLA_DIST_LAYOUT=grid|row ROUTINES=pdpotrf bench/scalapack.sh` (2026-11-26 02:36 UTC, quiet,
+/// N = 4000, caller NB = 32, tiles of 256, alternating, hetla's seconds): 2×1 grid 0.328, 0.338,
+/// 0.384 against row 0.304, 0.304, 0.316 (61%, 60%, 53% of the DGEMM rate against 65%, 66%,
+/// 64%); 2×2 (4 ranks on 2 cores) grid 0.422, 0.527 against row 0.385, 0.395.
+pub fn potrf_shape(cfg: &Config, p: i32, q: i32, nb: usize, caller_nb: i32) -> Shape {
+    let converted = nb != caller_nb.max(1) as usize;
+    match cfg.dist_layout {
+        Some(DistLayout::Grid) => Shape::Grid,
+        Some(DistLayout::Row) if converted => Shape::OneRow,
+        None if converted && p > 1 && (p * q) as usize <= ROW_LAYOUT_MAX_RANKS => Shape::OneRow,
+        _ => Shape::Grid,
+    }
+}
+
 /// The layout's name in the verbose lines.
 pub fn layout_name(s: Shape) -> &'static str {
     match s {

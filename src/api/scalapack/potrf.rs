@@ -51,6 +51,7 @@ pub fn check_pdpotrf(
     let mut plan = Plan::local(cfg, "pdpotrf", n.max(0) as usize, nb);
     plan.forward =
         plan.forward.or_else(|| super::pdpotrf_one_row_slower(cfg, g.nprow, g.npcol, n, desca.nb()));
+    plan.shape = super::potrf_shape(cfg, g.nprow, g.npcol, nb, desca.nb());
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info, Some(&mut plan));
     check(info)?;
     Ok((g, plan))
@@ -86,11 +87,12 @@ pub fn pdpotrf(
         return info_result(info);
     }
     let nb = plan.nb;
-    let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb);
+    let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb, plan.shape);
+    let layout = super::layout_name(plan.shape);
     super::report_tiles(
         &rep,
         "pdpotrf",
-        format_args!("uplo={uc} n={n} ia={ia} ja={ja}"),
+        format_args!("uplo={uc} n={n} ia={ia} ja={ja} layout={layout}"),
         desca,
         &g,
         nb,
