@@ -261,16 +261,25 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
     let mut lfac = a.clone();
     let mut piv = vec![0i32; e.min(m)];
     kernels::getrf_slice(ViewMut::from_slice(&mut lfac, m, e, ld), &mut piv);
+    // Puts back the m×e block a kernel works on (rows 0..m of each of the e columns), not the
+    // whole LD-tall array around it: copying that (2 MB at e = 64) cost more than a small
+    // kernel itself and made the calibrated rates of the kernels that restore their input
+    // (the panels, TRSM, POTRF) several times too low.
+    let reset = |dst: &mut [f64], src: &[f64]| {
+        for j in 0..e {
+            dst[j * ld..j * ld + m].copy_from_slice(&src[j * ld..j * ld + m]);
+        }
+    };
     let mut run = || match name {
         "bt-getrf" => {
             // The LU of one diagonal block (`Op::BtLu`).
-            c.copy_from_slice(&a);
+            reset(&mut c, &a);
             let mut p = vec![0i32; e];
             kernels::getrf_slice(ViewMut::from_slice(&mut c, e, e, ld), &mut p);
         }
         "bt-getrs" => {
             // A solve with that LU for e columns (`Op::BtSolve` in the factorization).
-            c.copy_from_slice(&b);
+            reset(&mut c, &b);
             kernels::getrs(
                 Trans::No,
                 View::from_slice(&lfac, e, e, ld),
@@ -279,13 +288,13 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
             );
         }
         "getrf" => {
-            c.copy_from_slice(&a);
+            reset(&mut c, &a);
             let mut p = vec![0i32; e.min(m)];
             kernels::getrf_slice(ViewMut::from_slice(&mut c, m, e, ld), &mut p);
         }
         "update" => {
             // One column block of an LU step (`Op::LuUpdate`).
-            c.copy_from_slice(&b);
+            reset(&mut c, &b);
             kernels::lu_update(
                 View::from_slice(&lfac, m, e, ld),
                 &piv,
@@ -293,7 +302,7 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
             );
         }
         "geqrf" => {
-            c.copy_from_slice(&a);
+            reset(&mut c, &a);
             kernels::geqrf_panel(
                 ViewMut::from_slice(&mut c, m, e, ld),
                 e,
@@ -316,7 +325,7 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
             ViewMut::from_slice(&mut c, e, e, ld),
         ),
         "qr-tw" => {
-            c.copy_from_slice(&b);
+            reset(&mut c, &b);
             kernels::tt_w(View::from_slice(&t, e, e, ld), ViewMut::from_slice(&mut c, e, e, ld))
         }
         "qr-vw" => kernels::c_minus_vw(
@@ -337,7 +346,7 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
             ViewMut::from_slice(&mut c, m, e, ld),
         ),
         "trsm" => {
-            c.copy_from_slice(&b);
+            reset(&mut c, &b);
             kernels::trsm(
                 Side::Right,
                 Uplo::Lower,
@@ -357,7 +366,7 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
             ViewMut::from_slice(&mut c, e, e, ld),
         ),
         _ => {
-            c.copy_from_slice(&a);
+            reset(&mut c, &a);
             let info = kernels::potrf(Uplo::Lower, ViewMut::from_slice(&mut c, e, e, ld));
             assert_eq!(info, 0, "calibration matrix is positive definite");
         }
