@@ -97,15 +97,14 @@ pub fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f
     let first_is_1 = (side == Side::Left) != upper;
     let (t_first, t_second) = if first_is_1 { (a11, a22) } else { (a22, a11) };
     let (first, second) = if first_is_1 { (&mut b1, &mut b2) } else { (&mut b2, &mut b1) };
-    let (fm, fn_, sm, sn) = (first.m, first.n, second.m, second.n);
-    trsm(side, uplo, ta, diag, alpha, t_first, first.sub_mut(0, 0, fm, fn_));
+    trsm(side, uplo, ta, diag, alpha, t_first, first.reborrow());
     let x = first.as_view();
     if side == Side::Left {
-        gemm(ta, Trans::No, -1.0, off, x, alpha, second.sub_mut(0, 0, sm, sn));
+        gemm(ta, Trans::No, -1.0, off, x, alpha, second.reborrow());
     } else {
-        gemm(Trans::No, ta, -1.0, x, off, alpha, second.sub_mut(0, 0, sm, sn));
+        gemm(Trans::No, ta, -1.0, x, off, alpha, second.reborrow());
     }
-    trsm(side, uplo, ta, diag, 1.0, t_second, second.sub_mut(0, 0, sm, sn));
+    trsm(side, uplo, ta, diag, 1.0, t_second, second.reborrow());
 }
 
 /// [`trsm`] by the backend's DTRSM.

@@ -231,20 +231,20 @@ fn getrs_by_rows(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], m
     use super::{trsm, Diag, Dir, Side, Trans, Uplo};
     let (n, nrhs) = (b.m, b.n);
     if trans == Trans::No {
-        super::laswp(b.sub_mut(0, 0, n, nrhs), piv, Dir::Forward);
+        super::laswp(b.reborrow(), piv, Dir::Forward);
     }
     with_scratch(nrhs * n, |w| {
         let mut wv = ViewMut::from_slice(w, nrhs, n, nrhs);
-        super::transpose(b.as_view(), wv.sub_mut(0, 0, nrhs, n));
+        super::transpose(b.as_view(), wv.reborrow());
         let (first, second) = if trans == Trans::No {
             ((Uplo::Lower, Trans::Yes, Diag::Unit), (Uplo::Upper, Trans::Yes, Diag::NonUnit))
         } else {
             ((Uplo::Upper, Trans::No, Diag::NonUnit), (Uplo::Lower, Trans::No, Diag::Unit))
         };
         for (uplo, t, diag) in [first, second] {
-            trsm(Side::Right, uplo, t, diag, 1.0, lu, wv.sub_mut(0, 0, nrhs, n));
+            trsm(Side::Right, uplo, t, diag, 1.0, lu, wv.reborrow());
         }
-        super::transpose(wv.as_view(), b.sub_mut(0, 0, n, nrhs));
+        super::transpose(wv.as_view(), b.reborrow());
     });
     if trans == Trans::Yes {
         super::laswp(b, piv, Dir::Backward);

@@ -331,17 +331,16 @@ impl<'a, T: Copy> ViewMut<'a, T> {
     /// Splits the block into its columns before `j`, read-only, and its columns from `j` on,
     /// writable (a QR panel's reflectors and the columns they update).
     pub fn split_cols(self, j: usize) -> (View<'a, T>, ViewMut<'a, T>) {
-        assert!(j <= self.n);
-        let left = View { ptr: self.ptr, m: self.m, n: j, ld: self.ld, _life: PhantomData };
-        // The two parts share no element: columns 0..j and j..n of one block.
-        let right = ViewMut {
-            ptr: self.ptr.wrapping_add(j * self.ld),
-            m: self.m,
-            n: self.n - j,
-            ld: self.ld,
-            _life: PhantomData,
-        };
-        (left, right)
+        let (left, right) = self.split_cols_mut(j);
+        (left.into_view(), right)
+    }
+    /// The same block, read-only, for the rest of the view's lifetime.
+    pub fn into_view(self) -> View<'a, T> {
+        View { ptr: self.ptr, m: self.m, n: self.n, ld: self.ld, _life: PhantomData }
+    }
+    /// The same block, writable, borrowing this view (to hand to a kernel and keep the view).
+    pub fn reborrow(&mut self) -> ViewMut<'_, T> {
+        ViewMut { ptr: self.ptr, m: self.m, n: self.n, ld: self.ld, _life: PhantomData }
     }
 }
 

@@ -54,27 +54,34 @@ fn budget() -> usize {
 /// A zero-filled buffer of `len` values: a kept one when one is large enough (the smallest such),
 /// else a new one.
 pub fn take(len: usize) -> Vec<f64> {
-    let mut v = take_scratch(len);
-    v.fill(0.0);
-    v
+    match kept(len) {
+        Some(mut v) => {
+            v.fill(0.0);
+            v
+        }
+        None => vec![0.0; len],
+    }
 }
 
 /// A buffer of `len` values for storage its user writes before reading (DBTSV's AF): a kept one
 /// as it was left (no zero fill, which costs a pass over the memory: about 5 ms for the 33 MB AF
 /// of 512 block rows of 64×64), else a new zero-filled one.
 pub fn take_scratch(len: usize) -> Vec<f64> {
-    if len * 8 >= MIN_BYTES {
-        let mut kept = lock();
-        let best = (0..kept.len()).filter(|&i| kept[i].capacity() >= len).min_by_key(|&i| kept[i].capacity());
-        if let Some(i) = best {
-            let mut v = kept.swap_remove(i);
-            drop(kept);
-            v.truncate(len);
-            v.resize(len, 0.0);
-            return v;
-        }
+    kept(len).unwrap_or_else(|| vec![0.0; len])
+}
+
+/// The smallest kept buffer of at least `len` values, cut to `len` (its old contents), if any.
+fn kept(len: usize) -> Option<Vec<f64>> {
+    if len * 8 < MIN_BYTES {
+        return None;
     }
-    vec![0.0; len]
+    let mut kept = lock();
+    let best = (0..kept.len()).filter(|&i| kept[i].capacity() >= len).min_by_key(|&i| kept[i].capacity())?;
+    let mut v = kept.swap_remove(best);
+    drop(kept);
+    v.truncate(len);
+    v.resize(len, 0.0);
+    Some(v)
 }
 
 /// Keeps `v` for a later [`take`] when it is large and there is room; otherwise frees it. When
