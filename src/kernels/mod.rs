@@ -17,6 +17,7 @@ mod potrf;
 mod tpmqrt;
 mod tpqrt;
 mod transpose;
+mod trsm_leaf;
 mod trtri;
 mod wy;
 
