@@ -10,32 +10,70 @@ use super::fi;
 use crate::backend::lapack as bk;
 use crate::tile::ViewMut;
 
-pub fn getrf(mut a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
+pub fn getrf(a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
     let k = a.m.min(a.n);
     // The pivot vector must hold one entry per factored column, stored contiguously.
     assert!(ipiv.m >= k && ipiv.n == 1, "pivot block too small for the panel");
-    if k == 0 {
-        return 0;
-    }
-    let mut info = 0;
-    // SAFETY: `a` is a valid m×n block with leading dimension a.ld >= m, and `ipiv` is a valid
-    // column of at least min(m, n) integers, as asserted above.
-    unsafe { bk::dgetrf(&fi(a.m), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
-    info
+    // SAFETY: the column holds at least k integers (asserted above), which this view may write.
+    let piv = unsafe { std::slice::from_raw_parts_mut(ipiv.as_mut_ptr(), k) };
+    getrf_slice(a, piv)
 }
 
 /// [`getrf`] with the pivots in a slice (the distributed LU keeps them in its panel buffer).
-pub fn getrf_slice(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
+pub fn getrf_slice(a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
     let k = a.m.min(a.n);
     assert!(ipiv.len() >= k, "pivot slice too small for the panel");
     if k == 0 {
         return 0;
     }
-    let mut info = 0;
-    // SAFETY: `a` is a valid m×n block with leading dimension a.ld >= m, and `ipiv` holds at
-    // least min(m, n) integers, as asserted above.
-    unsafe { bk::dgetrf(&fi(a.m), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
-    info
+    getrf_recursive(a, &mut ipiv[..k])
+}
+
+/// Columns up to which [`getrf_recursive`] hands a block to the backend's DGETRF.
+const GETRF_LEAF: usize = 16;
+
+/// LU with partial pivoting by halves of the columns: P₁·[A₁₁; A₂₁] = [L₁₁; L₂₁]·U₁₁
+/// (recursively), the interchanges applied to [A₁₂; A₂₂], U₁₂ = L₁₁⁻¹·A₁₂, A₂₂ ← A₂₂ − L₂₁·U₁₂,
+/// P₂·A₂₂ = L₂₂·U₂₂ (recursively), P₂ applied to L₂₁. Blocks of at most [`GETRF_LEAF`] columns,
+/// and blocks wider than tall, go to the backend's DGETRF.
+///
+/// The pivots are partial pivoting's, column by column, like DGETRF's own recursive order; the
+/// work outside the leaves is our TRSM and the backend's GEMM. One thread, square blocks, best
+/// of 30 (OpenBLAS 0.3.21): order 128 0.08 against 0.12 ms, 256 0.38 against 0.54–0.63 ms, 384
+/// 1.06 against 1.31 ms, 512 2.4–2.8 against 3.8 ms; tall panels (1000×256, 2000×192, 6000×192)
+/// the same time as DGETRF (within 4%).
+fn getrf_recursive(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
+    use super::{Diag, Dir, Side, Trans, Uplo};
+    let (m, n) = (a.m, a.n);
+    if n <= GETRF_LEAF || m < n {
+        let mut info = 0;
+        // SAFETY: `a` is a valid m×n block with leading dimension a.ld >= m, and `ipiv` holds
+        // min(m, n) integers (the callers' assertions).
+        unsafe { bk::dgetrf(&fi(m), &fi(n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
+        return info;
+    }
+    let n1 = n / 2;
+    let (mut left, mut right) = a.split_cols_mut(n1);
+    let (piv1, piv2) = ipiv.split_at_mut(n1);
+    let info1 = getrf_recursive(left.reborrow(), piv1);
+    super::laswp(right.reborrow(), piv1, Dir::Forward);
+    let (l11, l21) = (left.as_view().sub(0, 0, n1, n1), left.as_view().sub(n1, 0, m - n1, n1));
+    let (mut u12, mut a22) = right.split_rows(n1);
+    super::trsm(Side::Left, Uplo::Lower, Trans::No, Diag::Unit, 1.0, l11, u12.reborrow());
+    super::gemm(Trans::No, Trans::No, -1.0, l21, u12.as_view(), 1.0, a22.reborrow());
+    let info2 = getrf_recursive(a22, piv2);
+    // P₂ on L₂₁ (rows n1.. of the left half), then the pivots counted from the block's top.
+    super::laswp(left.sub_mut(n1, 0, m - n1, n1), piv2, Dir::Forward);
+    for p in piv2.iter_mut() {
+        *p += n1 as i32;
+    }
+    if info1 != 0 {
+        info1
+    } else if info2 != 0 {
+        info2 + n1 as i32
+    } else {
+        0
+    }
 }
 
 /// One block of columns beside an LU panel, as DGETRF's blocked loop updates it: the panel's
