@@ -48,6 +48,12 @@ pub fn method(cfg: &Config, n: usize, m: usize) -> Method {
 /// against tasks 14.7, 13.1 ms; 64×256: 12.3 against 7.7 ms.
 pub const SOLVE_INLINE_BELOW_M: usize = 128;
 
+/// From this many bytes of factors on, an inline solve of twisted factors runs its two chains on
+/// two threads ([`bt::solve_inline_two_chains`]; other orders ignore it): the solve streams
+/// the factors from memory, and two cores read faster than one. A thread costs tens of
+/// microseconds to start, a solve this size takes milliseconds.
+pub const TWO_CHAINS_MIN_BYTES: usize = 4 << 20;
+
 /// Below this many block rows, block Thomas.
 pub const THOMAS_BELOW_N: usize = 4;
 /// Below this block size, block Thomas.
@@ -142,7 +148,12 @@ fn run_solve(
     let work = Work { flops, bytes: 8.0 * (5 * n * m * m + n * m * nrhs) as f64, cols: n * m };
     if meth == Method::Thomas || m < SOLVE_INLINE_BELOW_M {
         let _blas = crate::backend::BlasThreadsGuard::new();
-        bt::solve_inline(&bt::schedule(meth, n), tr, &a.blocks, &bt_)
+        let sch = bt::schedule(meth, n);
+        if cfg.threads >= 2 && 8 * 3 * n * m * m >= TWO_CHAINS_MIN_BYTES {
+            bt::solve_inline_two_chains(&sch, tr, &a.blocks, &bt_)
+        } else {
+            bt::solve_inline(&sch, tr, &a.blocks, &bt_)
+        }
     } else {
         run_tiles_on_devices(cfg, "dbttrs", m, work, |seq, _| {
             bt::solve(seq, &bt::schedule(meth, n), tr, &a.blocks, &bt_)
