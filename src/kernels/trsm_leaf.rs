@@ -200,72 +200,29 @@ fn lanes<const R: usize, const FMA: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testutil::Rng;
-    use crate::kernels::blas3::trsm_backend;
-
-    type Leaf = fn(Side, Uplo, Trans, Diag, f64, View<f64>, ViewMut<f64>);
+    use crate::kernels::blas3::tests::compare_with_dtrsm;
 
     /// Every instance this CPU can run, each against the backend's DTRSM on every case, with
     /// system counts that leave remainders of every kind (none, under and over [`NARROW`]).
     #[test]
     fn every_leaf_instance_equals_dtrsm() {
-        let mut instances: Vec<(&str, Leaf)> = vec![("portable", leaf::<false, 16>)];
+        let cases = [(1, 1), (2, 5), (13, 64), (31, 83), (32, 16), (32, 200)];
+        compare_with_dtrsm("portable", &leaf::<false, 16>, &cases, 11);
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
                 // SAFETY: the CPU has the features the instance was compiled for.
-                instances.push(("avx2", |s, u, t, d, al, a, b| unsafe { leaf_avx2(s, u, t, d, al, a, b) }));
+                let f = |s, u, t, d, al, a: View<f64>, b: ViewMut<f64>| unsafe {
+                    leaf_avx2(s, u, t, d, al, a, b)
+                };
+                compare_with_dtrsm("avx2", &f, &cases, 12);
             }
             if std::arch::is_x86_feature_detected!("avx512f") {
                 // SAFETY: as above.
-                instances
-                    .push(("avx512", |s, u, t, d, al, a, b| unsafe { leaf_avx512(s, u, t, d, al, a, b) }));
-            }
-        }
-        let mut rng = Rng::new(11);
-        for (name, f) in instances {
-            for &(k, systems) in &[(1, 1), (2, 5), (13, 64), (31, 83), (32, 16), (32, 200)] {
-                let lda = k + 1;
-                let mut a: Vec<f64> = (0..lda * k).map(|_| 0.2 * rng.next()).collect();
-                for i in 0..k {
-                    a[i + i * lda] = 1.0 + rng.next();
-                }
-                for side in [Side::Left, Side::Right] {
-                    let (m, n) = if side == Side::Left { (k, systems) } else { (systems, k) };
-                    let ldb = m + 2;
-                    let b0: Vec<f64> = (0..ldb * n).map(|_| rng.next()).collect();
-                    for uplo in [Uplo::Lower, Uplo::Upper] {
-                        for ta in [Trans::No, Trans::Yes] {
-                            for (diag, alpha) in [(Diag::Unit, 0.5), (Diag::NonUnit, -1.5)] {
-                                let av = View::from_slice(&a, k, k, lda);
-                                let (mut x, mut y) = (b0.clone(), b0.clone());
-                                trsm_backend(
-                                    side,
-                                    uplo,
-                                    ta,
-                                    diag,
-                                    alpha,
-                                    av,
-                                    ViewMut::from_slice(&mut x, m, n, ldb),
-                                );
-                                f(side, uplo, ta, diag, alpha, av, ViewMut::from_slice(&mut y, m, n, ldb));
-                                let what = format!(
-                                    "{name} {side:?} {uplo:?} {ta:?} {diag:?} k={k} systems={systems}"
-                                );
-                                for (e, (p, q)) in x.iter().zip(&y).enumerate() {
-                                    if e % ldb >= m {
-                                        assert_eq!(p, q, "{what}: padding written");
-                                    } else {
-                                        assert!(
-                                            (p - q).abs() <= 1e-13 * p.abs().max(1.0),
-                                            "{what}: {p} vs {q}"
-                                        );
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+                let f = |s, u, t, d, al, a: View<f64>, b: ViewMut<f64>| unsafe {
+                    leaf_avx512(s, u, t, d, al, a, b)
+                };
+                compare_with_dtrsm("avx512", &f, &cases, 13);
             }
         }
     }
