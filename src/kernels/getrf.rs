@@ -1,5 +1,6 @@
-//! GETRF on one panel: P·A = L·U of an m×n block by LU with partial pivoting (the backend's
-//! recursive GEPP, run single-threaded inside one task). `ipiv` receives the block-local row
+//! GETRF on one panel: P·A = L·U of an m×n block by LU with partial pivoting, run
+//! single-threaded inside one task (by recursive halves over our TRSM for a block at least as
+//! tall as wide, `getrf_recursive`; the backend's DGETRF for the leaves and wide blocks). `ipiv` receives the block-local row
 //! interchanges (1-based, LAPACK's convention) for the first min(m, n) columns; the return value
 //! is LAPACK's INFO for the block: the 1-based index of the first exactly-zero pivot, or 0.
 //!
@@ -14,9 +15,7 @@ pub fn getrf(a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
     let k = a.m.min(a.n);
     // The pivot vector must hold one entry per factored column, stored contiguously.
     assert!(ipiv.m >= k && ipiv.n == 1, "pivot block too small for the panel");
-    // SAFETY: the column holds at least k integers (asserted above), which this view may write.
-    let piv = unsafe { std::slice::from_raw_parts_mut(ipiv.as_mut_ptr(), k) };
-    getrf_slice(a, piv)
+    getrf_slice(a, &mut ipiv.column_mut(0)[..k])
 }
 
 /// [`getrf`] with the pivots in a slice (the distributed LU keeps them in its panel buffer).
