@@ -1,8 +1,9 @@
 //! GETRF on one panel: P·A = L·U of an m×n block by LU with partial pivoting, run
 //! single-threaded inside one task (by recursive halves over our TRSM for a block at least as
-//! tall as wide, `getrf_recursive`; the backend's DGETRF for the leaves and wide blocks). `ipiv` receives the block-local row
-//! interchanges (1-based, LAPACK's convention) for the first min(m, n) columns; the return value
-//! is LAPACK's INFO for the block: the 1-based index of the first exactly-zero pivot, or 0.
+//! tall as wide, `getrf_recursive`; the backend's DGETRF for the leaves and wide blocks). `ipiv`
+//! receives the block-local row interchanges (1-based, LAPACK's convention) for the first
+//! min(m, n) columns; the return value is LAPACK's INFO for the block: the 1-based index of the
+//! first exactly-zero pivot, or 0.
 //!
 //! A zero pivot does not stop the factorization (as in LAPACK): the remaining columns are still
 //! factored, so the tile algorithm carries on and reports INFO at the end.
