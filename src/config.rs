@@ -209,6 +209,18 @@ pub const TILES_PER_THREAD: usize = 3;
 /// The smallest tile size chosen automatically.
 pub const MIN_AUTO_NB: usize = 64;
 
+/// LU's tile edge for large problems ([`Config::nb_for`]): the trailing update is one GEMM of
+/// inner size nb per tile column, which runs closer to the DGEMM rate at 384 than at 256, once
+/// there are enough tile columns per thread ([`LU_WIDE_TILES_PER_THREAD`]) for the look-ahead.
+/// Measured with forced tiles on the 2-core machine, interleaved with OpenBLAS (2026-11-26,
+/// 07:30 UTC): DGETRF n = 6000 1.01, 1.03 of OpenBLAS with 384 against 0.96, 0.96 with 256 (320:
+/// 1.00, 1.03); DGESV n = 6000 1.03, 1.05 against 1.01, 0.99; n = 3000 the same with both
+/// (1.09, 1.09 against 1.10, 1.10), n = 1500 slower with 384 (1.17 against 1.31).
+pub const LU_WIDE_NB: usize = 384;
+/// Tile columns of [`LU_WIDE_NB`] per thread from which LU takes the wider tiles: 6000 rows on
+/// 2 threads are 15.6 such columns, 3000 are 7.8.
+pub const LU_WIDE_TILES_PER_THREAD: usize = 7;
+
 /// Default tile edge per routine, tuned with bench/ on a 2-core machine (the largest; smaller
 /// problems get narrower tiles, [`Config::nb_for`]). DGETRI and DTRTRI take 512: their work is
 /// almost all GEMM and TRMM on whole tiles, which one core runs faster on 512 than on 256, and
@@ -278,12 +290,16 @@ impl Config {
     }
 
     /// Tile size for a call of `routine` whose problem size is `n`: `HETLA_NB` when set, else the
-    /// routine's default, shrunk for mid-sized problems so that there are at least
+    /// routine's default (LU's wider for large problems, [`LU_WIDE_NB`]), shrunk for mid-sized problems so that there are at least
     /// [`TILES_PER_THREAD`] tile columns per thread to keep every thread busy (never below
     /// [`MIN_AUTO_NB`], where a tile kernel's own efficiency collapses).
     pub fn nb_for(&self, routine: &str, n: usize) -> usize {
         if let Some(nb) = self.nb {
             return nb;
+        }
+        if matches!(routine, "dgetrf" | "dgesv") && n >= LU_WIDE_TILES_PER_THREAD * self.threads * LU_WIDE_NB
+        {
+            return LU_WIDE_NB;
         }
         let want = n.div_ceil(TILES_PER_THREAD * self.threads);
         // Multiples of 32 keep the BLAS kernels on their fast paths.
@@ -472,6 +488,12 @@ mod nb_tests {
         // 1000 / (3 tiles per thread · 2 threads) = 167, rounded up to a multiple of 32.
         assert_eq!(c.nb_for("dpotrf", 1000), 192.min(default_nb("dpotrf")));
         assert_eq!(c.nb_for("dpotrf", 100), MIN_AUTO_NB);
+        // LU takes wider tiles when there are enough of them per thread.
+        assert_eq!(c.nb_for("dgetrf", 6000), LU_WIDE_NB);
+        assert_eq!(c.nb_for("dgesv", 6000), LU_WIDE_NB);
+        assert_eq!(c.nb_for("dgetrf", 3000), default_nb("dgetrf"));
+        assert_eq!(c.nb_for("dpotrf", 6000), default_nb("dpotrf"));
+        assert_eq!(Config::with_threads(16).nb_for("dgetrf", 6000), MIN_AUTO_NB.max(128));
         let mut c = c;
         c.nb = Some(7);
         assert_eq!(c.nb_for("dpotrf", 4000), 7);

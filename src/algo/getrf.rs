@@ -175,6 +175,7 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
     let maxw = (0..nt).map(|j| t.cols(j)).chain((0..mt).map(|i| t.rows(i))).max().unwrap_or(0);
     let mut bufs = RowBuffers::default();
     let mut steps = Vec::with_capacity(panels);
+    let mut deferred: Vec<LeftSwaps> = Vec::new();
     for k in 0..panels {
         if g.stopped() {
             break;
@@ -233,15 +234,86 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
             one_place_block(g, &t, k, &[k + 1], false, pv, &l, lu.fused);
         }
         let per = if lu.fused { lu.chunk.max(1) } else { 1 };
-        for (cols, is_left) in [(right, false), (left, true)] {
-            for (_, cols) in super::by_place(g, cols.iter().map(|&j| (j, t.id(k, j)))) {
+        for (_, cols) in super::by_place(g, right.iter().map(|&j| (j, t.id(k, j)))) {
+            for block in cols.chunks(per) {
+                one_place_block(g, &t, k, block, false, pv, &l, lu.fused);
+            }
+        }
+        if lu.fused {
+            // Left of the panel the interchanges wait, to be applied a few steps at once.
+            deferred.push(LeftSwaps { k, pv, off, r, cols: left });
+            if deferred.len() == LEFT_BATCH {
+                flush_left(g, &t, &mut deferred, per);
+            }
+        } else {
+            for (_, cols) in super::by_place(g, left.iter().map(|&j| (j, t.id(k, j)))) {
                 for block in cols.chunks(per) {
-                    one_place_block(g, &t, k, block, is_left, pv, &l, lu.fused);
+                    one_place_block(g, &t, k, block, true, pv, &l, lu.fused);
                 }
             }
         }
     }
+    flush_left(g, &t, &mut deferred, lu.chunk.max(1));
     steps
+}
+
+/// Steps whose interchanges left of the panel are applied together, at most (hosts). Each step
+/// on its own passes once over all of L's rows below it, a cache miss per swapped row of each
+/// column; applied together, a block of columns stays in cache across the steps' swaps
+/// ([`Op::LaswpSteps`]). Nobody reads L before the end, so the wait costs nothing.
+pub const LEFT_BATCH: usize = 4;
+
+/// One step's interchanges still to be applied left of its panel: the step, its pivot buffer,
+/// first row and number of pivots, and the tile columns (in one place each) that wait for them.
+struct LeftSwaps {
+    k: usize,
+    pv: TileId,
+    off: usize,
+    r: usize,
+    cols: Vec<usize>,
+}
+
+/// Submits the interchanges of the `pending` steps left of their panels: one task per block of
+/// adjacent tile columns of one place (at most `per`) that wait for the same steps, applying
+/// them in step order on the rows from the first step's panel down.
+fn flush_left(g: &mut impl Graph, t: &crate::graph::Tiling, pending: &mut Vec<LeftSwaps>, per: usize) {
+    let (m, mt) = (t.m(), t.mt());
+    let mut cols: Vec<usize> = pending.iter().flat_map(|p| p.cols.iter().copied()).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    // Columns grouped by the steps they wait for (indices into `pending`, in step order).
+    let mut groups: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    for j in cols {
+        let waits: Vec<usize> = (0..pending.len()).filter(|&e| pending[e].cols.contains(&j)).collect();
+        match groups.iter_mut().find(|(w, _)| *w == waits) {
+            Some((_, js)) => js.push(j),
+            None => groups.push((waits, vec![j])),
+        }
+    }
+    for (waits, js) in groups {
+        let first = &pending[waits[0]];
+        let (k0, off0) = (first.k, first.off);
+        let last_k = pending[*waits.last().expect("a column waits for a step")].k;
+        let steps: Vec<(usize, usize)> =
+            waits.iter().map(|&e| (pending[e].off - off0, pending[e].r)).collect();
+        let pivs: Vec<TileId> = waits.iter().map(|&e| pending[e].pv).collect();
+        for (_, js) in super::by_place(g, js.iter().map(|&j| (j, t.id(k0, j)))) {
+            for block in js.chunks(per) {
+                let tiles: Vec<TileId> =
+                    block.iter().flat_map(|&j| (k0..mt).map(move |i| t.id(i, j))).collect();
+                let width: usize = block.iter().map(|&j| t.cols(j)).sum();
+                let c = tiles.len();
+                let op = Op::LaswpSteps {
+                    a: Tiles::stack(0, c),
+                    piv: Tiles::stack(c, pivs.len()),
+                    steps: steps.clone(),
+                };
+                let dims = [m - off0, width, steps.len()];
+                g.submit(Spec { op, prio: 0, step: last_k, dims, writes: &tiles, reads: &pivs });
+            }
+        }
+    }
+    pending.clear();
 }
 
 /// Widest leaf of the recursive panel on hosts: GEPP over the whole panel height on at most

@@ -343,6 +343,7 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
             }
         }
         DeviceOp::QrPanel { .. }
+        | DeviceOp::LaswpSteps { .. }
         | DeviceOp::Gather { .. }
         | DeviceOp::Scatter { .. }
         | DeviceOp::QrVtc { .. }

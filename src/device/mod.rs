@@ -83,6 +83,10 @@ pub enum DeviceOp {
     /// the f64 tile `ipiv` (exact small integers), each minus `ipiv_base`, are block-local
     /// 1-based rows (LASWP of an LU step).
     Laswp { a: Tiles, ipiv: Tiles, ipiv_base: i32, count: usize, dir: Dir },
+    /// The row interchanges of several LU steps on the block `a` (host only), in order: step s
+    /// swaps, for its `steps[s].1` pivots read from column 0 of pivot buffer s of the stack
+    /// `piv` (1-based, relative to row `steps[s].0` of `a`), rows from `steps[s].0` on.
+    LaswpSteps { a: Tiles, piv: Tiles, steps: Vec<(usize, usize)> },
     /// C ← (I − V·Tᵀ·Vᵀ)·C (DLARFB 'L','T','F','C'); V and C are stacks of the same rows, `k`
     /// reflectors, T the leading k×k of its tile.
     Larfb { v: Tiles, k: usize, t: Tiles, c: Tiles },
@@ -259,7 +263,7 @@ impl DeviceOp {
         match *self {
             DeviceOp::Gemm { c, .. } | DeviceOp::Syrk { c, .. } | DeviceOp::Larfb { c, .. } => c,
             DeviceOp::Trsm { b, .. } => b,
-            DeviceOp::Potrf { a, .. } | DeviceOp::Laswp { a, .. } => a,
+            DeviceOp::Potrf { a, .. } | DeviceOp::Laswp { a, .. } | DeviceOp::LaswpSteps { a, .. } => a,
             DeviceOp::QrPanel { a, .. } | DeviceOp::Scatter { a, .. } => a,
             DeviceOp::Gather { p, .. } => p,
             DeviceOp::QrVtc { s, .. } => s,
@@ -308,6 +312,7 @@ impl DeviceOp {
             DeviceOp::Trsm { a, b, .. } => vec![a, b],
             DeviceOp::Potrf { a, .. } => vec![a],
             DeviceOp::Laswp { a, ipiv, .. } => vec![a, ipiv],
+            DeviceOp::LaswpSteps { a, piv, .. } => vec![a, piv],
             DeviceOp::Larfb { v, t, c, .. } => vec![v, t, c],
             DeviceOp::QrPanel { a, tt, .. } => vec![a, tt],
             DeviceOp::Gather { p, col } => vec![p, col],
@@ -350,7 +355,7 @@ impl DeviceOp {
             DeviceOp::Syrk { .. } => "syrk",
             DeviceOp::Trsm { .. } => "trsm",
             DeviceOp::Potrf { .. } => "potrf",
-            DeviceOp::Laswp { .. } => "laswp",
+            DeviceOp::Laswp { .. } | DeviceOp::LaswpSteps { .. } => "laswp",
             DeviceOp::Larfb { .. } => "larfb",
             DeviceOp::QrPanel { .. } => "geqrf",
             DeviceOp::Gather { .. } => "gather",

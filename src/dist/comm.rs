@@ -28,8 +28,9 @@ pub trait Transport {
     fn send(&mut self, dest: usize, tag: i32, data: Vec<f64>);
     /// Retires finished sends.
     fn poll_sends(&mut self);
-    /// A message that has arrived: (source, tag, data).
-    fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)>;
+    /// Takes a message that has arrived into `buf` (grown when too short, never shrunk, so one
+    /// buffer serves every message of a call): (source, tag, number of values).
+    fn try_recv(&mut self, buf: &mut Vec<f64>) -> Option<(usize, i32, usize)>;
     /// Waits until every send has completed.
     fn wait_sends(&mut self);
     /// Ends the job after an internal failure on this rank (`why`): the other ranks may be
@@ -62,8 +63,8 @@ impl Transport for MpiTransport<'_> {
         self.inflight.retain_mut(|(req, _)| !req.test());
     }
 
-    fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)> {
-        self.comm.try_receive()
+    fn try_recv(&mut self, buf: &mut Vec<f64>) -> Option<(usize, i32, usize)> {
+        self.comm.try_receive_into(buf)
     }
 
     fn wait_sends(&mut self) {
@@ -98,8 +99,13 @@ impl Transport for LocalTransport {
         self.to[dest].send((self.me, tag, data)).expect("hetla: a local rank's channel closed");
     }
     fn poll_sends(&mut self) {}
-    fn try_recv(&mut self) -> Option<(usize, i32, Vec<f64>)> {
-        self.from.try_recv().ok()
+    fn try_recv(&mut self, buf: &mut Vec<f64>) -> Option<(usize, i32, usize)> {
+        let (src, tag, data) = self.from.try_recv().ok()?;
+        if buf.len() < data.len() {
+            buf.resize(data.len(), 0.0);
+        }
+        buf[..data.len()].copy_from_slice(&data);
+        Some((src, tag, data.len()))
     }
     fn wait_sends(&mut self) {}
     fn abort(&mut self, why: &str) -> ! {
@@ -146,13 +152,26 @@ fn pop<T>(map: &mut HashMap<(usize, usize), VecDeque<T>>, k: (usize, usize)) -> 
     v
 }
 
+/// Where a local copy lives: `rows` rows from row `row0` of store `store`, whose leading
+/// dimension is `ld`.
+struct Slot {
+    store: usize,
+    row0: usize,
+    rows: usize,
+    ld: usize,
+}
+
 /// The master's message state for one distributed call.
 pub struct Engine {
     outbox: Outbox,
     /// By (source rank, tile id).
     expected: HashMap<(usize, usize), VecDeque<Expect>>,
     early: HashMap<(usize, usize), VecDeque<Vec<f64>>>,
-    copies: HashMap<CopyKey, Workspace<f64>>,
+    /// Storage of the local copies: one block per group of copies ([`Engine::add_copies`]).
+    stores: Vec<Workspace<f64>>,
+    slots: HashMap<CopyKey, Slot>,
+    /// The buffer every message is received into before its values go to their copy.
+    inbox: Vec<f64>,
     /// Tiles sent and received by this rank (for the verbose line and tests).
     pub sent: usize,
     pub received: usize,
@@ -170,7 +189,9 @@ impl Engine {
             outbox: Arc::new(Mutex::new(Vec::new())),
             expected: HashMap::new(),
             early: HashMap::new(),
-            copies: HashMap::new(),
+            stores: Vec::new(),
+            slots: HashMap::new(),
+            inbox: Vec::new(),
             sent: 0,
             received: 0,
         }
@@ -182,9 +203,32 @@ impl Engine {
 
     /// Storage for the local copy `key` of a remote `rows`×`cols` tile; its handle for tasks.
     pub fn add_copy(&mut self, key: CopyKey, rows: usize, cols: usize) -> TiledMatrix<f64> {
-        let w = Workspace::new(rows, cols, rows.max(1), cols.max(1));
+        self.add_copies(&[key], &[rows], cols)
+    }
+
+    /// Storage for the local copies `keys` of remote tiles of `rows[d]`×`cols`, stacked in this
+    /// order in one column-major block, so that an op reading them together gets one block (as
+    /// it would on the rank that owns them); copy d is tile (d, 0) of the returned matrix. Every
+    /// tile but the last has `rows[0]` rows, the last at most that. The block is not zero-filled:
+    /// each copy is written in full by its message before its held task lets a reader near it.
+    pub fn add_copies(&mut self, keys: &[CopyKey], rows: &[usize], cols: usize) -> TiledMatrix<f64> {
+        assert_eq!(keys.len(), rows.len());
+        let mb = rows[0].max(1);
+        let last = rows.len() - 1;
+        assert!(
+            rows[..last].iter().all(|&r| r == rows[0]) && rows[last] <= rows[0],
+            "hetla: stacked copies must be tiles of one height (the last may be shorter)"
+        );
+        let ld = rows.iter().sum::<usize>();
+        let w = Workspace::scratch(ld, cols, mb, cols.max(1));
         let t = w.tiles();
-        self.copies.insert(key, w);
+        let store = self.stores.len();
+        self.stores.push(w);
+        let mut row0 = 0;
+        for (&key, &r) in keys.iter().zip(rows) {
+            self.slots.insert(key, Slot { store, row0, rows: r, ld: ld.max(1) });
+            row0 += r;
+        }
         t
     }
 
@@ -207,9 +251,21 @@ impl Engine {
             key.0,
             key.1
         );
-        let w = self.copies.get_mut(&key).expect("a copy is allocated before it is expected");
-        let dst = w.as_mut_slice();
-        dst[..data.len() - 2].copy_from_slice(&data[2..]);
+        let s = self.slots.get(&key).expect("a copy is allocated before it is expected");
+        let dst = self.stores[s.store].as_mut_slice();
+        let vals = &data[2..];
+        assert!(
+            s.rows == 0 || vals.len().is_multiple_of(s.rows),
+            "hetla: tile {} arrived with {} values",
+            key.0,
+            vals.len()
+        );
+        if s.rows > 0 {
+            for (c, col) in vals.chunks_exact(s.rows).enumerate() {
+                let at = s.row0 + c * s.ld;
+                dst[at..at + s.rows].copy_from_slice(col);
+            }
+        }
         self.received += 1;
     }
 
@@ -226,15 +282,18 @@ impl Engine {
     pub fn progress(&mut self, tr: &mut dyn Transport, rel: &Releaser) {
         self.post_sends(tr);
         tr.poll_sends();
-        while let Some((src, _tag, data)) = tr.try_recv() {
+        let mut inbox = std::mem::take(&mut self.inbox);
+        while let Some((src, _tag, len)) = tr.try_recv(&mut inbox) {
+            let data = &inbox[..len];
             let k = (src, data[1] as usize);
             if let Some(e) = pop(&mut self.expected, k) {
-                self.fill(e.key, &data);
+                self.fill(e.key, data);
                 rel.release(e.held);
             } else {
-                self.early.entry(k).or_default().push_back(data);
+                self.early.entry(k).or_default().push_back(data.to_vec());
             }
         }
+        self.inbox = inbox;
     }
 
     /// After the sequence has drained: posts what is still queued and waits for every send.
@@ -272,8 +331,8 @@ mod tests {
         engine.expect(&rel, 1, (b, 0), held_b);
         engine.progress(&mut tr0, &rel);
         assert_eq!(engine.received, 2);
-        assert_eq!(engine.copies[&(a, 0)].as_slice(), [1.0, 1.5]);
-        assert_eq!(engine.copies[&(b, 0)].as_slice(), [2.0, 2.5]);
+        assert_eq!(engine.stores[engine.slots[&(a, 0)].store].as_slice(), [1.0, 1.5]);
+        assert_eq!(engine.stores[engine.slots[&(b, 0)].store].as_slice(), [2.0, 2.5]);
         seq.wait().unwrap();
         engine.flush(&mut tr0);
     }

@@ -103,6 +103,10 @@ pub trait Source {
             *o = self.get(lo + t, j);
         }
     }
+    /// Rows lo..lo+len of column j in place, when the source keeps them as one slice.
+    fn col(&self, _j: usize, _lo: usize, _len: usize) -> Option<&[f64]> {
+        None
+    }
 }
 
 /// Where [`exchange`] stores the elements this rank holds in the target layout: any
@@ -116,6 +120,10 @@ pub trait Sink {
         for (t, &v) in vals.iter().enumerate() {
             self.set(lo + t, j, v);
         }
+    }
+    /// Rows lo..lo+len of column j in place, writable, when the sink keeps them as one slice.
+    fn col_mut(&mut self, _j: usize, _lo: usize, _len: usize) -> Option<&mut [f64]> {
+        None
     }
 }
 
@@ -158,6 +166,9 @@ impl<D: AsRef<[f64]>> Source for LocalMatrix<'_, D> {
             None => out.iter_mut().enumerate().for_each(|(t, o)| *o = self.get(lo + t, j)),
         }
     }
+    fn col(&self, j: usize, lo: usize, len: usize) -> Option<&[f64]> {
+        self.run(j, lo, len).map(|at| &self.data.as_ref()[at..at + len])
+    }
 }
 
 impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
@@ -170,6 +181,9 @@ impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
             Some(at) => self.data.as_mut()[at..at + vals.len()].copy_from_slice(vals),
             None => vals.iter().enumerate().for_each(|(t, &v)| self.set(lo + t, j, v)),
         }
+    }
+    fn col_mut(&mut self, j: usize, lo: usize, len: usize) -> Option<&mut [f64]> {
+        self.run(j, lo, len).map(|at| &mut self.data.as_mut()[at..at + len])
     }
 }
 
@@ -370,9 +384,16 @@ fn exchange_round(
         each_run(src_rows, src_runs, part.kept_range(src_rows, j), |lo, len, o| {
             let r = to.shape.rank_of(grid, o, c);
             if r == me {
-                tmp.resize(len, 0.0);
-                read.get_col(j, lo, &mut tmp);
-                write.set_col(j, lo, &tmp);
+                // Straight from one side's slice to the other when either keeps the run as one.
+                if let Some(src) = read.col(j, lo, len) {
+                    write.set_col(j, lo, src);
+                } else if let Some(dst) = write.col_mut(j, lo, len) {
+                    read.get_col(j, lo, dst);
+                } else {
+                    tmp.resize(len, 0.0);
+                    read.get_col(j, lo, &mut tmp);
+                    write.set_col(j, lo, &tmp);
+                }
             } else {
                 read.get_col(j, lo, &mut sbuf[cursor[r]..cursor[r] + len]);
                 cursor[r] += len;
@@ -432,9 +453,19 @@ mod tests {
         lm.set_col(2, 4, &[-1.0, -2.0]);
         lm.set(1, 0, -3.0);
         assert_eq!(data, [0.0, -3.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, -1.0, -2.0]);
+        // Runs of adjacent local rows are slices of the data, in place.
+        {
+            let mut lm = LocalMatrix { data: &mut data[..], rowoff: &rowoff, coloff: &coloff };
+            assert_eq!(lm.col(2, 4, 2), Some(&[-1.0, -2.0][..]));
+            lm.col_mut(1, 0, 2).expect("rows 0 and 1 are adjacent").copy_from_slice(&[7.0, 8.0]);
+            assert_eq!(lm.get(0, 1), 7.0);
+            assert_eq!(lm.get(1, 1), 8.0);
+            lm.set_col(1, 0, &[4.0, 5.0]);
+        }
         // Rows 1 and 2 are not adjacent locally: the run falls back to element by element.
         let lm = LocalMatrix { data: &data[..], rowoff: &[0, 1, 3], coloff: &[0] };
         assert_eq!(lm.run(0, 0, 3), None);
+        assert_eq!(lm.col(0, 0, 3), None);
         let mut out = [0.0; 3];
         lm.get_col(0, 0, &mut out);
         assert_eq!(out, [0.0, -3.0, 3.0]);

@@ -15,7 +15,7 @@
 //! Each (tile, version, destination) is sent once and each (tile, version) received once per rank,
 //! whatever the number of tasks that read it there. The remaining tasks are ordinary local tasks.
 
-use super::comm::{Engine, MpiTransport, Outbox, Outgoing, Transport};
+use super::comm::{CopyKey, Engine, MpiTransport, Outbox, Outgoing, Transport};
 use super::grid::Grid;
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
@@ -338,11 +338,61 @@ impl<'a> DistSeq<'a> {
         }
         // Never hold the engine borrowed across a call into the sequence: the master's progress
         // callback borrows it whenever the sequence makes the master wait.
-        let h = self.engine.borrow_mut().add_copy((ri, v), rows, cols);
-        let held = self.seq.submit_held(Task::new("recv").prio(prio).write(&h, 0, 0), |_| Ok(()));
+        let h = LocalTile::from(self.engine.borrow_mut().add_copy((ri, v), rows, cols));
+        self.await_copy(ri, ro, prio, h);
+        Some(h)
+    }
+
+    /// The held task that stands for the arrival of tile `ri`'s current version from rank `ro`
+    /// into the local copy `h`.
+    fn await_copy(&mut self, ri: usize, ro: usize, prio: i64, h: LocalTile) {
+        let v = self.version[ri];
+        let held = self.seq.submit_held(Task::new("recv").prio(prio).write(&h.m, h.i, h.j), |_| Ok(()));
         self.engine.borrow_mut().expect(&self.rel, ro, (ri, v), held);
-        self.copies.insert((ri, v), h.into());
-        Some(h.into())
+        self.copies.insert((ri, v), h);
+    }
+
+    /// Whether this rank (running a task) still needs a copy of tile `ri`'s current version, a
+    /// tile of the matrix that another rank owns.
+    fn needs_copy(&self, ri: usize) -> bool {
+        ri < self.grid.mt * self.grid.nt
+            && self.owner(ri) != self.me
+            && !self.copies.contains_key(&(ri, self.version[ri]))
+    }
+
+    /// Local copies, on the rank running a task, for its inputs `reads`: each run of consecutive
+    /// tiles of one tile column from one other rank gets its copies stacked in one block
+    /// ([`Engine::add_copies`]), so that the op reads them as one piece, as the owner would
+    /// (the panel of a column update: one GEMM instead of one per tile). Single tiles are left
+    /// to [`DistSeq::input`].
+    fn copy_runs(&mut self, reads: &[usize], prio: i64) {
+        let mt = self.grid.mt;
+        let mut p = 0;
+        while p < reads.len() {
+            let first = reads[p];
+            let mut q = p + 1;
+            if self.needs_copy(first) {
+                while q < reads.len()
+                    && reads[q] == reads[q - 1] + 1
+                    && !reads[q].is_multiple_of(mt)
+                    && self.owner(reads[q]) == self.owner(first)
+                    && self.needs_copy(reads[q])
+                {
+                    q += 1;
+                }
+            }
+            if q - p > 1 {
+                let run = &reads[p..q];
+                let keys: Vec<CopyKey> = run.iter().map(|&r| (r, self.version[r])).collect();
+                let rows: Vec<usize> = run.iter().map(|&r| self.grid.dims(r).0).collect();
+                let cols = self.grid.dims(first).1;
+                let m = self.engine.borrow_mut().add_copies(&keys, &rows, cols);
+                for (d, &r) in run.iter().enumerate() {
+                    self.await_copy(r, self.owner(first), prio, LocalTile { m, i: d, j: 0 });
+                }
+            }
+            p = q;
+        }
     }
 }
 
@@ -359,6 +409,9 @@ impl Graph for DistSeq<'_> {
     fn submit(&mut self, t: Spec) {
         let owner = self.owner(t.writes[0]);
         assert!(t.writes.iter().all(|&w| self.owner(w) == owner), "hetla: a task's outputs on two ranks");
+        if owner == self.me {
+            self.copy_runs(t.reads, t.prio + 1);
+        }
         let inputs: Vec<Option<LocalTile>> =
             t.reads.iter().map(|&r| self.input(r, owner, t.prio + 1)).collect();
         if owner == self.me {
@@ -484,6 +537,43 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dist::comm::{tag_of, LocalTransport};
+
+    /// A task that reads consecutive tiles of another rank's tile column gets their copies
+    /// stacked in one block (one piece for its op); a lone remote tile gets a block of its own.
+    #[test]
+    fn remote_tiles_read_together_are_copied_into_one_block() {
+        // 4×2 tiles of 2×2: tile column 0 on rank 0, column 1 on rank 1; this is rank 1.
+        let (mt, nt) = (4, 2);
+        let owner: Vec<usize> = (0..mt * nt).map(|t| t / mt).collect();
+        let w = Workspace::<f64>::new(8, 2, 2, 2);
+        let local: Vec<Option<LocalTile>> =
+            (0..mt * nt).map(|t| (t >= mt).then(|| LocalTile { m: w.tiles(), i: t - mt, j: 0 })).collect();
+        let tg = TileGrid::new((8, 2), (4, 2), owner, local);
+        let seq = Seq::new(&Config::with_threads(1));
+        let engine = RefCell::new(Engine::new());
+        let mut world = LocalTransport::world(2);
+        let (mut tr1, mut tr0) = (world.pop().unwrap(), world.pop().unwrap());
+        {
+            let mut ds = DistSeq::new(&seq, &tg, 1, &engine);
+            // Rank 0's tiles 1, 2, 3 (one run) and 0 (alone: it comes after them in the list).
+            ds.copy_runs(&[1, 2, 3, 0], 0);
+            let run: Vec<LocalTile> = (1..4).map(|r| ds.copies[&(r, 0)]).collect();
+            assert!(run.iter().all(|h| h.m.id() == run[0].m.id() && h.j == 0));
+            assert_eq!(run.iter().map(|h| h.i).collect::<Vec<_>>(), [0, 1, 2]);
+            assert!(!ds.copies.contains_key(&(0, 0)), "a lone tile is left to `input`");
+            let lone = ds.input(0, 1, 0).expect("rank 1 runs the task");
+            assert_ne!(lone.m.id(), run[0].m.id());
+            // The messages arrive; every held task is released.
+            for id in 0..4 {
+                tr0.send(1, tag_of(id), vec![0.0, id as f64, 1.0, 2.0, 3.0, 4.0]);
+            }
+            engine.borrow_mut().progress(&mut tr1, &ds.rel);
+        }
+        seq.wait().unwrap();
+        assert_eq!(engine.borrow().received, 4);
+        engine.borrow_mut().flush(&mut tr1);
+    }
 
     #[test]
     fn a_run_is_the_block_its_tiles_form() {

@@ -93,6 +93,20 @@ impl Op {
                 let piv: Vec<i32> = (0..count).map(|t| pv.get(t, 0) as i32 - ipiv_base).collect();
                 kernels::laswp(out, &piv, dir);
             }
+            Op::LaswpSteps { piv, ref steps, .. } => {
+                // Every step's pivots, stacked as the buffers are.
+                let pv = whole(&ins.input(piv), &mut b1);
+                let mut base = 0;
+                let pivs: Vec<Vec<i32>> = steps
+                    .iter()
+                    .map(|&(_, r)| {
+                        let p = (0..r).map(|t| pv.get(base + t, 0) as i32).collect();
+                        base += r;
+                        p
+                    })
+                    .collect();
+                kernels::laswp_steps(out, steps, &pivs);
+            }
             Op::Larfb { v, k, t, .. } => {
                 let vv = whole(&ins.input(v), &mut b1);
                 let tv = whole(&ins.input(t), &mut b2);
@@ -442,7 +456,7 @@ impl Op {
             Op::Trsm { side: Side::Left, .. } => m * m * n,
             Op::Trsm { .. } => m * n * n,
             Op::Potrf { .. } => n * n * n / 3.0,
-            Op::Laswp { .. } => 0.0,
+            Op::Laswp { .. } | Op::LaswpSteps { .. } => 0.0,
             Op::Larfb { .. } => 4.0 * m * n * k,
             // DGEQRF's count for an m×n panel whose n columns are all reflectors.
             Op::QrPanel { .. } => 2.0 * m * n * n - 2.0 * n * n * n / 3.0,

@@ -31,7 +31,7 @@ pub use getrf::{
 pub use lacpy::copy;
 pub use larfb::{larfb, larfb_op, larfb_side};
 pub use laset::zero;
-pub use laswp::{laswp, Dir};
+pub use laswp::{laswp, laswp_steps, Dir};
 pub use orgqr::larft;
 pub use potrf::potrf;
 pub use tpmqrt::tpmqrt;
