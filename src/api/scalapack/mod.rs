@@ -422,36 +422,6 @@ pub fn lu_qr_nb(cfg: &Config, n: i32, caller_nb: i32, p: i32, q: i32) -> usize {
     want.min(cap.max(32))
 }
 
-/// PDPOTRF on one process row (1×Q, Q > 1) from this order on is forwarded (`reason=slower`)
-/// unless `HETLA_MIN_N` is set: there the reference is faster. Measured with `bench/scalapack.sh`
-/// on 2 ranks of one worker each (2026-11-24, hetla / reference): N = 8000 on 1×2, NB = 32
-/// 0.96×, 64 0.84–0.96× (in place or converted), 128 0.89×; N = 6000, NB = 32 1.21×, 64 0.98×;
-/// N = 4000 1.02–1.27× at every NB; the same N = 8000 on 2×1 1.17×. A limit from one machine,
-/// to be replaced by a measurement where the library runs, agreed across the grid.
-pub const PDPOTRF_ONE_ROW_MAX_N: i32 = 7000;
-
-/// Caller block sizes from which PDPOTRF on one process row is forwarded at any order (unless
-/// `HETLA_MIN_N` is set): the reference's own blocking is at least as fast there. Measured on
-/// 2026-11-25 (`SWEEP=1x2:32,64,128 ROUTINES=pdpotrf REPS=5 bench/scalapack.sh`, N = 4000, two
-/// rounds, hetla / reference): NB = 32 0.98–1.00×, 64 0.88–0.93× (converted to tiles of 128,
-/// 192, 256 or 384: 0.89–1.00×), 128 0.95× in place; NB = 16 1.20×, and 1.43× on 2×1. Since
-/// the tile kernels' TRSM splits recursively (`kernels::trsm`; 2026-11-26, `HETLA_MIN_N=0`,
-/// `SWEEP="1x2:32,64"`, three runs): NB = 32 1.04×, 1.08×, 1.07× on tiles, 64 0.99×, 0.96×.
-pub const PDPOTRF_ONE_ROW_MIN_NB: i32 = 64;
-
-/// `Some("slower")` when PDPOTRF on this grid, order and caller block size is forwarded by
-/// [`PDPOTRF_ONE_ROW_MAX_N`] or [`PDPOTRF_ONE_ROW_MIN_NB`].
-pub fn pdpotrf_one_row_slower(
-    cfg: &Config,
-    nprow: i32,
-    npcol: i32,
-    n: i32,
-    caller_nb: i32,
-) -> Option<&'static str> {
-    let one_row = cfg.min_n.is_none() && nprow == 1 && npcol > 1;
-    (one_row && (n >= PDPOTRF_ONE_ROW_MAX_N || caller_nb >= PDPOTRF_ONE_ROW_MIN_NB)).then_some("slower")
-}
-
 /// Caller block sizes from which PDORGQR is forwarded (unless `HETLA_MIN_N` is set): the
 /// reference's own blocking was faster there. Measured with `bench/scalapack.sh` (N = 4000, 1×2
 /// grid, 2026-11-25, machine loaded by other builds: grid DGEMM 28 GFLOP/s instead of about 107),
@@ -566,17 +536,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pdpotrf_on_one_row_forwards_large_orders_and_blocks_unless_forced() {
-        let mut cfg = Config::with_threads(1);
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 8000, 16), Some("slower"));
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 6000, 16), None);
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 32), None);
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 63), None);
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 4000, 64), Some("slower"));
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 2, 1, 8000, 64), None);
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 1, 8000, 64), None);
-        cfg.min_n = Some(0);
-        assert_eq!(pdpotrf_one_row_slower(&cfg, 1, 2, 8000, 64), None);
+    fn a_plan_survives_its_broadcast_encoding() {
         // The reason survives the plan's broadcast encoding.
         let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu };
         assert_eq!(Plan::decode(&plan.encode()), plan);

@@ -49,8 +49,6 @@ pub fn check_pdpotrf(
     let op = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
     let nb = super::caller_aligned_nb(cfg, "pdpotrf", n, desca.nb(), super::PDPOTRF_IN_PLACE);
     let mut plan = Plan::local(cfg, "pdpotrf", n.max(0) as usize, nb);
-    plan.forward =
-        plan.forward.or_else(|| super::pdpotrf_one_row_slower(cfg, g.nprow, g.npcol, n, desca.nb()));
     plan.shape = super::potrf_shape(cfg, g.nprow, g.npcol, nb, desca.nb());
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info, Some(&mut plan));
     check(info)?;
