@@ -176,6 +176,8 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
     let mut bufs = RowBuffers::default();
     let mut steps = Vec::with_capacity(panels);
     let mut deferred: Vec<LeftSwaps> = Vec::new();
+    // Tile columns of one place per update or interchange task.
+    let per = if lu.fused { lu.chunk.max(1) } else { 1 };
     for k in 0..panels {
         if g.stopped() {
             break;
@@ -233,7 +235,6 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
         if next {
             one_place_block(g, &t, k, &[k + 1], false, pv, &l, lu.fused);
         }
-        let per = if lu.fused { lu.chunk.max(1) } else { 1 };
         for (_, cols) in super::by_place(g, right.iter().map(|&j| (j, t.id(k, j)))) {
             for block in cols.chunks(per) {
                 one_place_block(g, &t, k, block, false, pv, &l, lu.fused);
@@ -253,7 +254,7 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
             }
         }
     }
-    flush_left(g, &t, &mut deferred, lu.chunk.max(1));
+    flush_left(g, &t, &mut deferred, per);
     steps
 }
 

@@ -161,8 +161,8 @@ impl<D: AsRef<[f64]>> Source for LocalMatrix<'_, D> {
         self.data.as_ref()[self.rowoff[i] + self.coloff[j]]
     }
     fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
-        match self.run(j, lo, out.len()) {
-            Some(at) => out.copy_from_slice(&self.data.as_ref()[at..at + out.len()]),
+        match self.col(j, lo, out.len()) {
+            Some(src) => out.copy_from_slice(src),
             None => out.iter_mut().enumerate().for_each(|(t, o)| *o = self.get(lo + t, j)),
         }
     }
@@ -177,8 +177,8 @@ impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
         self.data.as_mut()[at] = v;
     }
     fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
-        match self.run(j, lo, vals.len()) {
-            Some(at) => self.data.as_mut()[at..at + vals.len()].copy_from_slice(vals),
+        match self.col_mut(j, lo, vals.len()) {
+            Some(dst) => dst.copy_from_slice(vals),
             None => vals.iter().enumerate().for_each(|(t, &v)| self.set(lo + t, j, v)),
         }
     }
