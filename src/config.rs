@@ -51,6 +51,11 @@ pub struct Config {
     /// How LU calls pivot (`HETLA_LU`: `gepp`, LAPACK's partial pivoting, the default; `calu`,
     /// tournament pivoting). Process (0, 0)'s setting is the grid's.
     pub lu: Pivoting,
+    /// Where the distributed LU factors a GEPP panel whose tiles are on several process rows
+    /// (`HETLA_LU_PANEL`: `gather`, on the rank of its top tile; `split`, where its rows are,
+    /// column by column); `None`: the library's choice (`api::scalapack::lu_split`). Process
+    /// (0, 0)'s setting is the grid's.
+    pub lu_panel: Option<LuPanel>,
     /// Test hook (`HETLA_TEST_FAULT=R`): on rank R of a grid, the first task of every
     /// distributed call fails as an internal error would (the job must then abort, not hang).
     pub test_fault: Option<usize>,
@@ -89,6 +94,16 @@ pub enum DistLayout {
     Grid,
     /// Whole tile columns dealt over all P·Q ranks (one process row).
     Row,
+}
+
+/// Where the distributed LU factors a GEPP panel on several process rows (`HETLA_LU_PANEL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LuPanel {
+    /// Gathered on the rank of the panel's top tile, factored there, scattered back.
+    Gather,
+    /// Where its rows are: one task per rank and column, the ranks exchanging each column's
+    /// pivot candidates.
+    Split,
 }
 
 /// The pivoting of the LU routines (`HETLA_LU`).
@@ -271,6 +286,7 @@ impl Config {
             device_nb: None,
             dist_layout: None,
             lu: Pivoting::Gepp,
+            lu_panel: None,
             test_fault: None,
             bt: None,
             gemm_alloc: crate::runtime::alloc::Policy::Nrrp,
@@ -357,6 +373,11 @@ impl Config {
             _ => None,
         })
         .unwrap_or_default();
+        c.lu_panel = parse_var("HETLA_LU_PANEL", |s| match s.to_ascii_lowercase().as_str() {
+            "gather" => Some(LuPanel::Gather),
+            "split" => Some(LuPanel::Split),
+            _ => None,
+        });
         c.gemm_alloc =
             parse_var("HETLA_GEMM_ALLOC", crate::runtime::alloc::Policy::parse).unwrap_or_default();
         c.update_alloc =

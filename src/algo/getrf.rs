@@ -107,6 +107,9 @@ pub struct Lu {
     /// panel's width if that is less), whose updates run as `leaves` tasks side by side; 0: the
     /// panel is one task.
     pub leaf: usize,
+    /// GEPP: a panel whose tiles are in several places is factored where its rows are, column by
+    /// column ([`split_panel`]), instead of as `panel` says.
+    pub split: bool,
 }
 
 /// One panel of the run: its pivot buffer (r×4, see `DeviceOp::LuPanel`), its first row o and
@@ -152,12 +155,14 @@ pub fn gather_pivots(
     (rows, info)
 }
 
-/// The X and W buffers of tile columns on several places, per (place, tile column), reused from
-/// step to step (their versions order the uses).
+/// The X and W buffers of tile columns on several places, per (place, tile column), and the
+/// candidate buffers of split panels, per place, reused from step to step (their versions order
+/// the uses).
 #[derive(Default)]
 struct RowBuffers {
     x: HashMap<(usize, usize), TileId>,
     w: HashMap<(usize, usize), TileId>,
+    cand: HashMap<usize, [TileId; 2]>,
 }
 
 /// The number of LU steps (panels) of the tiling: tile columns starting left of min(M, N).
@@ -194,6 +199,10 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
         let l: Vec<TileId> = match (lu.pivot, lu.panel) {
             (Pivoting::Calu, _) => {
                 tslu_panel(g, &t, k, pv, maxw, lu.leaves, &mut bufs);
+                col.clone()
+            }
+            (Pivoting::Gepp, _) if lu.split && super::rows_by_place(g, &t, k, k).len() > 1 => {
+                split_panel(g, &t, k, pv, maxw, &mut bufs);
                 col.clone()
             }
             (Pivoting::Gepp, Panel::InPlace)
@@ -403,6 +412,64 @@ fn recursive_panel(
                     });
                 }
             }
+        }
+    }
+}
+
+/// GEPP panel k whose tiles are in several places, factored where its rows are, the way DGETF2
+/// goes: column by column, each place finishes the previous column on its rows and nominates its
+/// candidate for the next ([`Op::LuColumn`], one task per place and column), and every place's
+/// candidate goes to every other place, so each place picks the same pivot from the same
+/// candidates (the largest magnitude, the lowest row among equals: LAPACK's pivots) without a
+/// second round trip. One exchange per column in place of a gather and a scatter of the whole
+/// panel: what pays where a panel is tall on many places. The pivot buffer `pv` is filled on
+/// the place of tile (k, k).
+fn split_panel(
+    g: &mut impl Graph,
+    t: &crate::graph::Tiling,
+    k: usize,
+    pv: TileId,
+    maxw: usize,
+    bufs: &mut RowBuffers,
+) {
+    let (m, mt) = (t.m(), t.mt());
+    let off = t.col_offset(k);
+    let (w, mk) = (t.cols(k), m - off);
+    let r = w.min(mk);
+    let pp = prio_step(mt, panel_count(t), k, k, 3);
+    let groups = super::rows_by_place(g, t, k, k);
+    // Two candidate buffers per place, for even and odd columns: column j's tasks read every
+    // place's column j − 1 candidates while writing their own for column j.
+    let mut cands: Vec<[TileId; 2]> = Vec::with_capacity(groups.len());
+    for (pl, rows) in &groups {
+        let with = t.id(rows[0], k);
+        let rows = kernels::Candidate::rows(maxw);
+        let pair =
+            *bufs.cand.entry(*pl).or_insert_with(|| [g.buffer(rows, 2, with), g.buffer(rows, 2, with)]);
+        cands.push(pair);
+    }
+    for j in 0..=r {
+        for (x, (_, rows)) in groups.iter().enumerate() {
+            let mut writes: Vec<TileId> = rows.iter().map(|&i| t.id(i, k)).collect();
+            let nr = writes.len();
+            writes.push(cands[x][j % 2]);
+            if x == 0 {
+                writes.push(pv);
+            }
+            let reads: Vec<TileId> =
+                if j > 0 { cands.iter().map(|c| c[(j - 1) % 2]).collect() } else { Vec::new() };
+            let op = Op::LuColumn {
+                a: Tiles::stack(0, nr),
+                cand: Tiles::one(nr),
+                piv: (x == 0).then_some(Tiles::one(nr + 1)),
+                others: Tiles::stack(writes.len(), reads.len()),
+                rows: rows.iter().map(|&i| (t.row_offset(i) - off, t.rows(i))).collect(),
+                j,
+                r,
+            };
+            let height: usize = rows.iter().map(|&i| t.rows(i)).sum();
+            let dims = [height, w - j.min(w), 0];
+            g.submit(Spec { op, prio: pp, step: k, dims, writes: &writes, reads: &reads });
         }
     }
 }
@@ -696,7 +763,15 @@ pub fn getrf(
     );
     let mut g = SharedGraph::with_buffers(seq, &a, store);
     let leaf = if threads > 1 { LEAF } else { 0 };
-    let lu = Lu { pivot, panel: Panel::InPlace, fused: !seq.has_devices(), chunk: 1, leaves: threads, leaf };
+    let lu = Lu {
+        pivot,
+        panel: Panel::InPlace,
+        fused: !seq.has_devices(),
+        chunk: 1,
+        leaves: threads,
+        leaf,
+        split: false,
+    };
     for (k, s) in generate(&mut g, &lu).into_iter().enumerate() {
         let pv = g.buffer_matrix(s.piv);
         let info = info.clone();
@@ -881,7 +956,15 @@ mod tests {
             let mut g = SharedGraph::with_buffers(&seq, &ta, &store);
             let steps = generate(
                 &mut g,
-                &Lu { pivot: Pivoting::Gepp, panel: Panel::InPlace, fused: true, chunk, leaves: 1, leaf: 0 },
+                &Lu {
+                    pivot: Pivoting::Gepp,
+                    panel: Panel::InPlace,
+                    fused: true,
+                    chunk,
+                    leaves: 1,
+                    leaf: 0,
+                    split: false,
+                },
             );
             let bufs: Vec<TiledMatrix<f64>> = steps.iter().map(|s| g.buffer_matrix(s.piv)).collect();
             drop(g);

@@ -15,7 +15,7 @@ use hetla::algo::getri;
 use hetla::algo::potrf::{self, Granularity};
 use hetla::algo::trtri;
 use hetla::api::device_part;
-use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape, potrf_shape};
+use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape, lu_split, potrf_shape};
 use hetla::config::Pivoting;
 use hetla::config::{default_device_nb, Config};
 use hetla::device;
@@ -306,11 +306,17 @@ fn main() {
                     chunk: 1,
                     leaves: cores,
                     leaf: if cores > 1 { getrf::LEAF } else { 0 },
+                    split: false,
                 },
             );
         }
         "pdgetrf" => {
-            getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores));
+            let split = lu_split(
+                &cfg,
+                if setup.grid.0 > 1 { Shape::Grid } else { Shape::OneRow },
+                setup.grid.0 as i32,
+            );
+            getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores, split));
         }
         "dtrtri" => trtri::generate_trtri(&mut rec, Uplo::Lower, Diag::NonUnit, 0),
         "dpotri" => {

@@ -356,6 +356,7 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
         | DeviceOp::LuExtract { .. }
         | DeviceOp::LuNewTop { .. }
         | DeviceOp::LuFill { .. }
+        | DeviceOp::LuColumn { .. }
         | DeviceOp::CaluLeaf { .. }
         | DeviceOp::CaluMerge { .. }
         | DeviceOp::CaluRoot { .. }

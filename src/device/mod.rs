@@ -178,6 +178,29 @@ pub enum DeviceOp {
         solve: bool,
     },
 
+    /// Step `j` (0..=r) of a GEPP panel whose rows are in several places, on one place's tiles
+    /// `a` of the panel column (one block; tile b starts `rows[b].0` rows below the panel's top
+    /// and has `rows[b].1` rows), the way DGETF2 goes column by column. With j > 0 it first
+    /// finishes column c = j − 1 from the candidates of every place for it (`others`, blocks of
+    /// their own, this place's among them): the pivot is the largest magnitude, the lowest
+    /// panel row among equals (IDAMAX over the whole column); that row and row c are exchanged
+    /// over the panel's width where they are here, the rows below c of column c divided by the
+    /// pivot (unless it is zero) and the rows below c updated by the rank-1 product with the
+    /// pivot row. With j < r it then writes into `cand` its candidate for column j: the value
+    /// and panel row of its first largest entry on rows j.. (see [`crate::kernels::Candidate`]),
+    /// and the place holding row j adds that row. `piv`, given on the place of the panel's top
+    /// tile, records the pivots; step r completes it as [`DeviceOp::LuPanel`] leaves it. Two
+    /// outputs (three with `piv`): `a`, `cand`, `piv`.
+    LuColumn {
+        a: Tiles,
+        cand: Tiles,
+        piv: Option<Tiles>,
+        others: Tiles,
+        rows: Vec<(usize, usize)>,
+        j: usize,
+        r: usize,
+    },
+
     // Tournament pivoting (CALU's TSLU panel, `algo::getrf`): host-only ops. A candidate buffer
     // holds up to w candidate rows of a w-wide panel: their values as they were before the panel
     // was factored (columns 0..w) and their panel row (column w; −1 in unused rows).
@@ -274,6 +297,7 @@ impl DeviceOp {
             DeviceOp::LuExtract { x, .. } => x,
             DeviceOp::LuNewTop { w, .. } => w,
             DeviceOp::LuFill { c, .. } => c,
+            DeviceOp::LuColumn { a, .. } => a,
             DeviceOp::CaluLeaf { cand, .. } | DeviceOp::CaluMerge { cand, .. } => cand,
             DeviceOp::CaluRoot { f, .. } => f,
             DeviceOp::CaluTop { w, .. } => w,
@@ -329,6 +353,9 @@ impl DeviceOp {
                 [w, old, piv, others].into_iter().chain(l).collect()
             }
             DeviceOp::LuFill { c, w, piv, l, .. } => [c, w, piv].into_iter().chain(l).collect(),
+            DeviceOp::LuColumn { a, cand, piv, others, .. } => {
+                [a, cand].into_iter().chain(piv).chain([others]).collect()
+            }
             DeviceOp::CaluLeaf { cand, a, .. } => vec![cand, a],
             DeviceOp::CaluMerge { cand, others } => vec![cand, others],
             DeviceOp::CaluRoot { f, piv, cand } => vec![f, piv, cand],
@@ -370,6 +397,7 @@ impl DeviceOp {
             DeviceOp::LuExtract { .. } => "lu-extract",
             DeviceOp::LuNewTop { .. } => "lu-newtop",
             DeviceOp::LuFill { .. } => "lu-fill",
+            DeviceOp::LuColumn { .. } => "getrf-column",
             DeviceOp::CaluLeaf { .. } => "calu-leaf",
             DeviceOp::CaluMerge { .. } => "calu-merge",
             DeviceOp::CaluRoot { .. } => "calu-root",

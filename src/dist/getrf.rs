@@ -33,8 +33,8 @@ use std::cell::RefCell;
 pub const CHUNK: usize = 256;
 
 /// How the distributed runtime cuts the LU for tiles of `nb` columns on ranks of `threads`
-/// workers.
-pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize) -> Lu {
+/// workers; `split`: GEPP panels on several ranks are factored where their rows are.
+pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize, split: bool) -> Lu {
     Lu {
         pivot,
         panel: Panel::Gathered,
@@ -42,6 +42,7 @@ pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize) -> Lu {
         chunk: (CHUNK / nb.max(1)).max(1),
         leaves: threads,
         leaf: 0,
+        split,
     }
 }
 
@@ -60,7 +61,7 @@ pub fn pdgetrf(
     g: &GridInfo,
     nb: usize,
     shape: Shape,
-    pivot: Pivoting,
+    (pivot, split): (Pivoting, bool),
 ) -> (Result<(), Error>, Stats) {
     let (mu, nu) = (m as usize, n as usize);
     let kmin = mu.min(nu);
@@ -76,7 +77,7 @@ pub fn pdgetrf(
         (shape, false),
         super::redistribute::Part::Full,
         |_, _, _| (),
-        |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads)),
+        |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads, split)),
         |fin: &Finished| {
             // Each panel's pivots and INFO from the one rank that factored it, zeros elsewhere.
             let (mine, local_info) = gather_pivots(&steps.borrow(), kmin, |id| {
@@ -123,9 +124,10 @@ mod tests {
     }
 
     /// The LU generator on in-process ranks (2-D grids: X/W buffers for the rows that cross
-    /// process rows; one process row: column blocks), gathered panels: the backend's pivots and
-    /// INFO, factors equal to the reference's to rounding, every message sent is received. Also
-    /// exactly singular matrices (a zero column, a zero row), whose INFO is LAPACK's.
+    /// process rows; one process row: column blocks), gathered and split panels: the backend's
+    /// pivots and INFO, factors equal to the reference's to rounding, every message sent is
+    /// received. Also exactly singular matrices (a zero column, a zero row), whose INFO is
+    /// LAPACK's, and exact ties, whose pivots are LAPACK's.
     #[test]
     fn lu_on_local_ranks_matches_the_reference() {
         for &(p, q) in &[(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (3, 2)] {
@@ -139,6 +141,8 @@ mod tests {
                 (50, 1, 3, 0),
                 (30, 30, 4, 1),
                 (30, 30, 4, 2),
+                (32, 32, 4, 3),
+                (64, 40, 6, 3),
             ] {
                 let what = format!("grid {p}x{q} m {m} n {n} nb {nb} kind {kind}");
                 let mut a0 = Rng::new((m * 131 + n * 7 + nb + p * 3 + q + kind) as u64).matrix(m, n, m);
@@ -147,12 +151,32 @@ mod tests {
                     1 => (0..m).for_each(|i| a0[i + 11 * m] = 0.0),
                     // Row 17 zero: it stays exactly zero, and the last pivot is zero.
                     2 => (0..n).for_each(|j| a0[17 + j * m] = 0.0),
+                    // Sylvester's Hadamard matrix (±1: entry (i, j) is (−1)^popcount(i & j)) with
+                    // its rows shuffled: exact ties in every column, which IDAMAX breaks by the
+                    // first row, and exact arithmetic (the factors are multiples of 1/1024), so
+                    // every GEPP picks the same rows, and they are not in order.
+                    3 => {
+                        let mut rng = Rng::new(5);
+                        let mut perm: Vec<usize> = (0..m).collect();
+                        for i in (1..m).rev() {
+                            let u = (rng.next() + 1.0) / 2.0;
+                            perm.swap(i, ((u * (i + 1) as f64) as usize).min(i));
+                        }
+                        for j in 0..n {
+                            for i in 0..m {
+                                a0[i + j * m] = if (perm[i] & j).count_ones() % 2 == 0 { 1.0 } else { -1.0 };
+                            }
+                        }
+                    }
                     _ => {}
                 }
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
-                for lu in
-                    [lu_tasks(Pivoting::Gepp, nb, 2), Lu { chunk: 1, ..lu_tasks(Pivoting::Gepp, nb, 2) }]
-                {
+                for lu in [
+                    lu_tasks(Pivoting::Gepp, nb, 2, false),
+                    Lu { chunk: 1, ..lu_tasks(Pivoting::Gepp, nb, 2, false) },
+                    lu_tasks(Pivoting::Gepp, nb, 2, true),
+                ] {
+                    let what = format!("{what} chunk {} split {}", lu.chunk, lu.split);
                     let mut a = a0.clone();
                     let steps = Mutex::new(Vec::new());
                     let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
@@ -165,6 +189,13 @@ mod tests {
                     let (piv, info) = pivots_of(&runs, &steps.lock().unwrap(), m.min(n), &what);
                     assert_eq!(piv, piv_ref, "{what}: pivots");
                     assert_eq!(info, info_ref, "{what}: INFO");
+                    if kind == 3 {
+                        assert!(f.iter().all(|x| (x * 1024.0).fract() == 0.0), "{what}: inexact factors");
+                        assert!(
+                            piv.iter().enumerate().any(|(t, &x)| x as usize != t + 1),
+                            "{what}: no swaps"
+                        );
+                    }
                     let d = a.iter().zip(&f).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
                     assert!(d < 1e-11, "{what}: factors differ from the reference by {d}");
                 }
@@ -194,7 +225,7 @@ mod tests {
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
                 let mut a = a0.clone();
                 let steps = Mutex::new(Vec::new());
-                let lu = lu_tasks(Pivoting::Calu, nb, 2);
+                let lu = lu_tasks(Pivoting::Calu, nb, 2, false);
                 let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
                     *steps.lock().unwrap() = generate(ds, &lu)
                 });

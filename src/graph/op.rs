@@ -124,7 +124,8 @@ impl Op {
             | Op::LuUpdate { .. }
             | Op::LuExtract { .. }
             | Op::LuNewTop { .. }
-            | Op::LuFill { .. } => self.compute_lu(ins, out),
+            | Op::LuFill { .. }
+            | Op::LuColumn { .. } => self.compute_lu(ins, out),
             Op::CaluLeaf { .. } | Op::CaluMerge { .. } | Op::CaluRoot { .. } | Op::CaluTop { .. } => {
                 return self.compute_calu(ins, out)
             }
@@ -333,6 +334,30 @@ impl Op {
                     );
                 }
             }
+            Op::LuColumn { cand, piv, others, ref rows, j, r, .. } => {
+                let ids: Vec<usize> = rows.iter().flat_map(|&(o, h)| o..o + h).collect();
+                assert_eq!(ids.len(), out.m, "the rows of a place's panel tiles");
+                let cb = ins.output(cand);
+                let mut pv = piv.map(|p| ins.output(p));
+                if j > 0 {
+                    let c = j - 1;
+                    let all: Vec<View<f64>> = others.positions().map(|p| one(ins, p)).collect();
+                    let (s, pivot) = kernels::gepp_finish_column(out.reborrow(), &ids, c, &all);
+                    if let Some(pv) = pv.as_mut() {
+                        pv.set(c, 0, (s + 1) as f64);
+                        if pivot == 0.0 && pv.get(0, 3) == 0.0 {
+                            pv.set(0, 3, (c + 1) as f64);
+                        }
+                    }
+                }
+                if j < r {
+                    kernels::gepp_candidate(out.as_view(), &ids, j, cb);
+                } else if let Some(pv) = pv {
+                    let all: Vec<i32> = (0..r).map(|t| pv.get(t, 0) as i32).collect();
+                    let first = pv.get(0, 3) as i32;
+                    write_pivots(pv, &all, first);
+                }
+            }
             Op::LuFill { w, piv, l, ref rows, h, solve, .. } => {
                 let pv = whole(&ins.input(piv), &mut b1);
                 let r = pv.m;
@@ -475,6 +500,8 @@ impl Op {
             }
             Op::LuSplitUpdate { .. } => 2.0 * m * n * k,
             Op::LuExtract { .. } => 0.0,
+            // dims [rows, columns updated, 0]: the rank-1 update of a place's rows.
+            Op::LuColumn { .. } => 2.0 * m * n,
             Op::LuNewTop { l, .. } => l.map_or(0.0, |_| k * k * n),
             Op::LuFill { l, solve, .. } => {
                 l.map_or(0.0, |_| 2.0 * m * n * k) + if solve { m * k * k } else { 0.0 }

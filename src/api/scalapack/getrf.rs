@@ -44,7 +44,8 @@ pub fn pdgetrf(
     // With whole tile columns over all ranks the tiles are sized as for one process row.
     let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
     let nb = super::lu_qr_nb(cfg, n, desca.nb(), p, q);
-    let mut plan = Plan { shape, ..Plan::local(cfg, "pdgetrf", m.min(n).max(0) as usize, nb) };
+    let split = super::lu_split(cfg, shape, if shape == Shape::OneRow { 1 } else { g.nprow });
+    let mut plan = Plan { shape, split, ..Plan::local(cfg, "pdgetrf", m.min(n).max(0) as usize, nb) };
     pchkmat(desca.ctxt(), &g, &[op], &[], &mut info, Some(&mut plan));
     check(info)?;
     // The reference's quick returns, in its order (a one-row global matrix sets IPIV(1) = 1).
@@ -76,15 +77,28 @@ pub fn pdgetrf(
         return info_result(info);
     }
     let nb = plan.nb;
-    let (r, st) =
-        crate::dist::getrf::pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv, &g, nb, plan.shape, plan.pivot);
+    let (r, st) = crate::dist::getrf::pdgetrf(
+        cfg,
+        m,
+        n,
+        a,
+        ia,
+        ja,
+        desca,
+        ipiv,
+        &g,
+        nb,
+        plan.shape,
+        (plan.pivot, plan.split),
+    );
     super::report_tiles(
         &rep,
         "pdgetrf",
         format_args!(
-            "m={m} n={n} ia={ia} ja={ja} layout={} pivot={}",
+            "m={m} n={n} ia={ia} ja={ja} layout={} pivot={} panel={}",
             super::layout_name(plan.shape),
-            plan.pivot.name()
+            plan.pivot.name(),
+            if plan.split && plan.shape == Shape::Grid && g.nprow > 1 { "split" } else { "gathered" }
         ),
         desca,
         &g,

@@ -17,7 +17,7 @@ pub mod orgqr;
 pub mod potrf;
 
 use crate::backend::blacs;
-use crate::config::{Config, DistLayout, Pivoting};
+use crate::config::{Config, DistLayout, LuPanel, Pivoting};
 use crate::dist::redistribute::Shape;
 use crate::error::Error;
 
@@ -308,6 +308,8 @@ pub struct Plan {
     pub shape: Shape,
     /// The LU's pivoting (`HETLA_LU`).
     pub pivot: Pivoting,
+    /// The LU's GEPP panels on several process rows factored where their rows are ([`lu_split`]).
+    pub split: bool,
 }
 
 /// Every reason a distributed call can be forwarded for, by code.
@@ -318,9 +320,9 @@ impl Plan {
     /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
     pub fn local(cfg: &Config, routine: &'static str, size: usize, nb: usize) -> Plan {
         let forward = crate::api::forward_reason(cfg, routine, size).or_else(crate::dist::unsupported_reason);
-        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu }
+        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu, split: false }
     }
-    fn encode(&self) -> [i32; 4] {
+    fn encode(&self) -> [i32; 5] {
         let code = match self.forward {
             None => 0,
             Some(r) => {
@@ -332,7 +334,7 @@ impl Plan {
             Shape::OneRow => 1,
             Shape::OneCol => 2,
         };
-        [code, self.nb as i32, shape, (self.pivot == Pivoting::Calu) as i32]
+        [code, self.nb as i32, shape, (self.pivot == Pivoting::Calu) as i32, self.split as i32]
     }
     fn decode(v: &[i32]) -> Plan {
         let forward = match v[0] {
@@ -345,7 +347,7 @@ impl Plan {
             _ => Shape::Grid,
         };
         let pivot = if v[3] == 1 { Pivoting::Calu } else { Pivoting::Gepp };
-        Plan { forward, nb: v[1].max(1) as usize, shape, pivot }
+        Plan { forward, nb: v[1].max(1) as usize, shape, pivot, split: v[4] == 1 }
     }
 }
 
@@ -365,6 +367,20 @@ pub fn lu_qr_shape(cfg: &Config, p: i32, q: i32) -> Shape {
         None => Shape::Grid,
     }
 }
+
+/// Whether the distributed LU factors its GEPP panels on several process rows where their rows
+/// are ([`crate::config::LuPanel::Split`]) rather than gathered on one rank: `HETLA_LU_PANEL`
+/// when set, else split from [`LU_SPLIT_MIN_ROWS`] process rows on.
+pub fn lu_split(cfg: &Config, shape: Shape, p: i32) -> bool {
+    match cfg.lu_panel {
+        Some(LuPanel::Split) => true,
+        Some(LuPanel::Gather) => false,
+        None => shape == Shape::Grid && p as usize >= LU_SPLIT_MIN_ROWS,
+    }
+}
+
+/// Process rows from which the distributed LU splits its GEPP panels by default.
+pub(crate) const LU_SPLIT_MIN_ROWS: usize = 4;
 
 /// The tile layout of the distributed Cholesky on a P×Q grid with tiles of `nb` from the
 /// caller's blocks of `caller_nb`: whole tile columns over all P·Q ranks (then each tile column
@@ -538,7 +554,8 @@ mod tests {
     #[test]
     fn a_plan_survives_its_broadcast_encoding() {
         // The reason survives the plan's broadcast encoding.
-        let plan = Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu };
+        let plan =
+            Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu, split: true };
         assert_eq!(Plan::decode(&plan.encode()), plan);
     }
 
