@@ -164,7 +164,8 @@ mod tests {
                         }
                         for j in 0..n {
                             for i in 0..m {
-                                a0[i + j * m] = if (perm[i] & j).count_ones() % 2 == 0 { 1.0 } else { -1.0 };
+                                a0[i + j * m] =
+                                    if (perm[i] & j).count_ones().is_multiple_of(2) { 1.0 } else { -1.0 };
                             }
                         }
                     }

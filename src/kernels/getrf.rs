@@ -289,6 +289,110 @@ fn getrs_by_rows(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], m
     }
 }
 
+/// The candidate buffer of a GEPP panel whose rows are in several places
+/// (`DeviceOp::LuColumn`): at least (w + 2)×2 for a w-wide panel. Column 0 holds in rows 0..w
+/// the place's candidate row for pivot column j (its values across the panel, as they are once
+/// columns 0..j are finished), in row w its panel row (−1: the place has no row from j on) and
+/// in row w + 1 a 1 when column 1's rows 0..w hold panel row j (the place that has it), else 0.
+pub struct Candidate;
+
+impl Candidate {
+    /// Rows of a candidate buffer for a panel of width `w`.
+    pub const fn rows(w: usize) -> usize {
+        w + 2
+    }
+}
+
+/// Writes into `cand` the candidate for pivot column `j` of the block `a` (its rows are panel
+/// rows `ids`, ascending): its first largest magnitude in column j among rows j.. (IDAMAX's
+/// choice within the block), and row j itself when the block has it.
+pub fn gepp_candidate(a: View<f64>, ids: &[usize], j: usize, mut cand: ViewMut<f64>) {
+    let w = a.n;
+    assert!(cand.m >= Candidate::rows(w) && cand.n >= 2, "a candidate buffer of (w + 2)×2 at least");
+    let from = ids.partition_point(|&s| s < j);
+    let col = a.column(j);
+    let mut best: Option<usize> = None;
+    for b in from..a.m {
+        if best.is_none_or(|x| col[b].abs() > col[x].abs()) {
+            best = Some(b);
+        }
+    }
+    match best {
+        Some(b) => {
+            for c in 0..w {
+                cand.set(c, 0, a.get(b, c));
+            }
+            cand.set(w, 0, ids[b] as f64);
+        }
+        None => cand.set(w, 0, -1.0),
+    }
+    let top = ids.get(from).filter(|&&s| s == j).map(|_| from);
+    cand.set(w + 1, 0, if top.is_some() { 1.0 } else { 0.0 });
+    if let Some(b) = top {
+        for c in 0..w {
+            cand.set(c, 1, a.get(b, c));
+        }
+    }
+}
+
+/// Finishes pivot column `c` on the block `a` (its rows are panel rows `ids`, ascending) from
+/// every place's candidate for it (`cands`, [`gepp_candidate`]'s buffers): the pivot row is the
+/// largest magnitude, the lowest panel row among equals; it and row c trade places where they
+/// are in this block; then, as DGETF2 does, column c below row c is divided by the pivot (unless
+/// it is zero) and the rows below c get the rank-1 update with the pivot row. Returns the pivot's
+/// panel row and value.
+pub fn gepp_finish_column(mut a: ViewMut<f64>, ids: &[usize], c: usize, cands: &[View<f64>]) -> (usize, f64) {
+    let w = a.n;
+    let mut best: Option<(f64, usize, usize)> = None;
+    for (q, v) in cands.iter().enumerate() {
+        let id = v.get(w, 0);
+        if id < 0.0 {
+            continue;
+        }
+        let (x, s) = (v.get(c, 0).abs(), id as usize);
+        if best.is_none_or(|(bx, bs, _)| x > bx || (x == bx && s < bs)) {
+            best = Some((x, s, q));
+        }
+    }
+    let (_, s, q) = best.expect("the place of row c always has a candidate");
+    let top = cands.iter().find(|v| v.get(w + 1, 0) == 1.0).expect("one place holds row c");
+    let prow: Vec<f64> = (0..w).map(|x| cands[q].get(x, 0)).collect();
+    if s != c {
+        if let Ok(b) = ids.binary_search(&s) {
+            for x in 0..w {
+                a.set(b, x, top.get(x, 1));
+            }
+        }
+        if let Ok(b) = ids.binary_search(&c) {
+            for (x, &v) in prow.iter().enumerate() {
+                a.set(b, x, v);
+            }
+        }
+    }
+    let pivot = prow[c];
+    let below = ids.partition_point(|&i| i <= c);
+    let (left, mut right) = a.split_cols_mut(c + 1);
+    let (_, mut lc) = left.split_cols_mut(c);
+    let l = &mut lc.column_mut(0)[below..];
+    if pivot != 0.0 {
+        if pivot.abs() >= f64::MIN_POSITIVE {
+            let inv = 1.0 / pivot;
+            l.iter_mut().for_each(|x| *x *= inv);
+        } else {
+            l.iter_mut().for_each(|x| *x /= pivot);
+        }
+    }
+    for (x, &u) in prow.iter().enumerate().skip(c + 1) {
+        if u != 0.0 {
+            let col = &mut right.column_mut(x - c - 1)[below..];
+            for (y, &li) in col.iter_mut().zip(l.iter()) {
+                *y -= li * u;
+            }
+        }
+    }
+    (s, pivot)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{interchanges_to_top, Perm};
@@ -387,109 +491,4 @@ mod tests {
             assert_eq!(got, want, "case {case}: pivots {piv:?}");
         }
     }
-}
-
-/// The candidate buffer of a GEPP panel whose rows are in several places
-/// (`DeviceOp::LuColumn`): at least (w + 2)×2 for a w-wide panel. Column 0 holds in rows 0..w
-/// the place's candidate row for pivot column j (its values across the panel, as they are once
-/// columns 0..j are finished), in row w its panel row (−1: the place has no row from j on) and
-/// in row w + 1 a 1 when column 1's rows 0..w hold panel row j (the place that has it), else 0.
-pub struct Candidate;
-
-impl Candidate {
-    /// Rows of a candidate buffer for a panel of width `w`.
-    pub const fn rows(w: usize) -> usize {
-        w + 2
-    }
-}
-
-/// Writes into `cand` the candidate for pivot column `j` of the block `a` (its rows are panel
-/// rows `ids`, ascending): its first largest magnitude in column j among rows j.. (IDAMAX's
-/// choice within the block), and row j itself when the block has it.
-pub fn gepp_candidate(a: View<f64>, ids: &[usize], j: usize, mut cand: ViewMut<f64>) {
-    let w = a.n;
-    assert!(cand.m >= Candidate::rows(w) && cand.n >= 2, "a candidate buffer of (w + 2)×2 at least");
-    let from = ids.partition_point(|&s| s < j);
-    let col = a.column(j);
-    let mut best: Option<usize> = None;
-    for b in from..a.m {
-        if best.is_none_or(|x| col[b].abs() > col[x].abs()) {
-            best = Some(b);
-        }
-    }
-    match best {
-        Some(b) => {
-            for c in 0..w {
-                cand.set(c, 0, a.get(b, c));
-            }
-            cand.set(w, 0, ids[b] as f64);
-        }
-        None => cand.set(w, 0, -1.0),
-    }
-    let top = ids.get(from).filter(|&&s| s == j).map(|_| from);
-    cand.set(w + 1, 0, if top.is_some() { 1.0 } else { 0.0 });
-    if let Some(b) = top {
-        for c in 0..w {
-            cand.set(c, 1, a.get(b, c));
-        }
-    }
-}
-
-/// Finishes pivot column `c` on the block `a` (its rows are panel rows `ids`, ascending) from
-/// every place's candidate for it (`cands`, [`gepp_candidate`]'s buffers): the pivot row is the
-/// largest magnitude, the lowest panel row among equals; it and row c trade places where they
-/// are in this block; then, as DGETF2 does, column c below row c is divided by the pivot (unless
-/// it is zero) and the rows below c get the rank-1 update with the pivot row. Returns the pivot's
-/// panel row and value.
-pub fn gepp_finish_column(mut a: ViewMut<f64>, ids: &[usize], c: usize, cands: &[View<f64>]) -> (usize, f64) {
-    let w = a.n;
-    let mut best: Option<(f64, usize, usize)> = None;
-    for (q, v) in cands.iter().enumerate() {
-        let id = v.get(w, 0);
-        if id < 0.0 {
-            continue;
-        }
-        let (x, s) = (v.get(c, 0).abs(), id as usize);
-        if best.is_none_or(|(bx, bs, _)| x > bx || (x == bx && s < bs)) {
-            best = Some((x, s, q));
-        }
-    }
-    let (_, s, q) = best.expect("the place of row c always has a candidate");
-    let top = cands.iter().find(|v| v.get(w + 1, 0) == 1.0).expect("one place holds row c");
-    let prow: Vec<f64> = (0..w).map(|x| cands[q].get(x, 0)).collect();
-    if s != c {
-        if let Ok(b) = ids.binary_search(&s) {
-            for x in 0..w {
-                a.set(b, x, top.get(x, 1));
-            }
-        }
-        if let Ok(b) = ids.binary_search(&c) {
-            for x in 0..w {
-                a.set(b, x, prow[x]);
-            }
-        }
-    }
-    let pivot = prow[c];
-    let below = ids.partition_point(|&i| i <= c);
-    let (left, mut right) = a.split_cols_mut(c + 1);
-    let (_, mut lc) = left.split_cols_mut(c);
-    let l = &mut lc.column_mut(0)[below..];
-    if pivot != 0.0 {
-        if pivot.abs() >= f64::MIN_POSITIVE {
-            let inv = 1.0 / pivot;
-            l.iter_mut().for_each(|x| *x *= inv);
-        } else {
-            l.iter_mut().for_each(|x| *x /= pivot);
-        }
-    }
-    for x in c + 1..w {
-        let u = prow[x];
-        if u != 0.0 {
-            let col = &mut right.column_mut(x - c - 1)[below..];
-            for (y, &li) in col.iter_mut().zip(l.iter()) {
-                *y -= li * u;
-            }
-        }
-    }
-    (s, pivot)
 }
