@@ -162,7 +162,7 @@ pub fn gather_pivots(
 struct RowBuffers {
     x: HashMap<(usize, usize), TileId>,
     w: HashMap<(usize, usize), TileId>,
-    cand: HashMap<usize, [TileId; 2]>,
+    cand: HashMap<usize, [TileId; 3]>,
 }
 
 /// The number of LU steps (panels) of the tiling: tile columns starting left of min(M, N).
@@ -326,6 +326,11 @@ fn flush_left(g: &mut impl Graph, t: &crate::graph::Tiling, pending: &mut Vec<Le
     pending.clear();
 }
 
+/// Columns per block of a split panel ([`split_panel`]): one column at a time inside a block
+/// (rank-1 updates on the block's columns only, which stay in cache), one GEMM per block for the
+/// columns right of it.
+pub const SPLIT_BLOCK: usize = 32;
+
 /// Widest leaf of the recursive panel on hosts: GEPP over the whole panel height on at most
 /// this many columns at a time, in one task (narrower leaves cost more tasks and narrower GEMMs).
 pub const LEAF: usize = 32;
@@ -438,21 +443,24 @@ fn split_panel(
     let r = w.min(mk);
     let pp = prio_step(mt, panel_count(t), k, k, 3);
     let groups = super::rows_by_place(g, t, k, k);
-    // Two candidate buffers per place, for even and odd columns: column j's tasks read every
-    // place's column j − 1 candidates while writing their own for column j.
-    let mut cands: Vec<[TileId; 2]> = Vec::with_capacity(groups.len());
+    // Per place: two candidate buffers, for even and odd columns (column j's tasks read every
+    // place's column j − 1 candidates while writing their own for column j), and its copy of
+    // the pivot rows.
+    let mut cands: Vec<[TileId; 3]> = Vec::with_capacity(groups.len());
+    assert_eq!(r, w, "a panel on several places is taller than its top tile");
     for (pl, rows) in &groups {
         let with = t.id(rows[0], k);
         let rows = kernels::Candidate::rows(maxw);
-        let pair =
-            *bufs.cand.entry(*pl).or_insert_with(|| [g.buffer(rows, 2, with), g.buffer(rows, 2, with)]);
+        let pair = *bufs.cand.entry(*pl).or_insert_with(|| {
+            [g.buffer(rows, 2, with), g.buffer(rows, 2, with), g.buffer(maxw, maxw, with)]
+        });
         cands.push(pair);
     }
     for j in 0..=r {
         for (x, (_, rows)) in groups.iter().enumerate() {
             let mut writes: Vec<TileId> = rows.iter().map(|&i| t.id(i, k)).collect();
             let nr = writes.len();
-            writes.push(cands[x][j % 2]);
+            writes.extend([cands[x][j % 2], cands[x][2]]);
             if x == 0 {
                 writes.push(pv);
             }
@@ -461,14 +469,22 @@ fn split_panel(
             let op = Op::LuColumn {
                 a: Tiles::stack(0, nr),
                 cand: Tiles::one(nr),
-                piv: (x == 0).then_some(Tiles::one(nr + 1)),
+                urows: Tiles::one(nr + 1),
+                piv: (x == 0).then_some(Tiles::one(nr + 2)),
                 others: Tiles::stack(writes.len(), reads.len()),
                 rows: rows.iter().map(|&i| (t.row_offset(i) - off, t.rows(i))).collect(),
                 j,
                 r,
+                block: SPLIT_BLOCK,
             };
             let height: usize = rows.iter().map(|&i| t.rows(i)).sum();
-            let dims = [height, w - j.min(w), 0];
+            // The rank-1 update on the rest of column j − 1's block; at a block's end its GEMM.
+            let c1 = |c: usize| ((c / SPLIT_BLOCK + 1) * SPLIT_BLOCK).min(r);
+            let dims = match j {
+                0 => [height, 0, 0],
+                j if j == c1(j - 1) => [height, w - j, SPLIT_BLOCK.min(j)],
+                j => [height, c1(j - 1) - j, 1],
+            };
             g.submit(Spec { op, prio: pp, step: k, dims, writes: &writes, reads: &reads });
         }
     }

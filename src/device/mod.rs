@@ -180,25 +180,29 @@ pub enum DeviceOp {
 
     /// Step `j` (0..=r) of a GEPP panel whose rows are in several places, on one place's tiles
     /// `a` of the panel column (one block; tile b starts `rows[b].0` rows below the panel's top
-    /// and has `rows[b].1` rows), the way DGETF2 goes column by column. With j > 0 it first
-    /// finishes column c = j − 1 from the candidates of every place for it (`others`, blocks of
-    /// their own, this place's among them): the pivot is the largest magnitude, the lowest
-    /// panel row among equals (IDAMAX over the whole column); that row and row c are exchanged
-    /// over the panel's width where they are here, the rows below c of column c divided by the
-    /// pivot (unless it is zero) and the rows below c updated by the rank-1 product with the
-    /// pivot row. With j < r it then writes into `cand` its candidate for column j: the value
-    /// and panel row of its first largest entry on rows j.. (see [`crate::kernels::Candidate`]),
-    /// and the place holding row j adds that row. `piv`, given on the place of the panel's top
-    /// tile, records the pivots; step r completes it as [`DeviceOp::LuPanel`] leaves it. Two
-    /// outputs (three with `piv`): `a`, `cand`, `piv`.
+    /// and has `rows[b].1` rows; r = the panel's width), the way LAPACK's DGETRF goes: column by
+    /// column inside blocks of `block` columns, a block's update of the columns right of it at
+    /// its end. With j > 0 it first finishes column c = j − 1 from the candidates of every place
+    /// for it (`others`, blocks of their own, this place's among them): the pivot is the largest
+    /// magnitude, the lowest panel row among equals (IDAMAX over the whole column); that row and
+    /// row c are exchanged where they are here, the rows below c of column c divided by the pivot
+    /// (unless it is zero) and updated by the rank-1 product with the pivot row on the rest of
+    /// c's block; the pivot row goes to row c of `urows` (this place's copy of the panel's
+    /// pivot rows); when c ends a block, U₁₂ of the block from `urows` and the GEMM of the rows
+    /// below it (`kernels::gepp_block_update`). With j < r it then writes into `cand` its
+    /// candidate for column j ([`crate::kernels::Candidate`]). `piv`, given on the place of the
+    /// panel's top tile, records the pivots; step r completes it as [`DeviceOp::LuPanel`] leaves
+    /// it. Outputs: `a`, `cand`, `urows` and `piv`.
     LuColumn {
         a: Tiles,
         cand: Tiles,
+        urows: Tiles,
         piv: Option<Tiles>,
         others: Tiles,
         rows: Vec<(usize, usize)>,
         j: usize,
         r: usize,
+        block: usize,
     },
 
     // Tournament pivoting (CALU's TSLU panel, `algo::getrf`): host-only ops. A candidate buffer

@@ -143,6 +143,10 @@ mod tests {
                 (30, 30, 4, 2),
                 (32, 32, 4, 3),
                 (64, 40, 6, 3),
+                // Tiles wider than a split panel's column block (algo::getrf::SPLIT_BLOCK).
+                (150, 120, 40, 0),
+                (170, 170, 70, 0),
+                (128, 100, 40, 3),
             ] {
                 let what = format!("grid {p}x{q} m {m} n {n} nb {nb} kind {kind}");
                 let mut a0 = Rng::new((m * 131 + n * 7 + nb + p * 3 + q + kind) as u64).matrix(m, n, m);

@@ -334,20 +334,28 @@ impl Op {
                     );
                 }
             }
-            Op::LuColumn { cand, piv, others, ref rows, j, r, .. } => {
+            Op::LuColumn { cand, urows, piv, others, ref rows, j, r, block, .. } => {
                 let ids: Vec<usize> = rows.iter().flat_map(|&(o, h)| o..o + h).collect();
                 assert_eq!(ids.len(), out.m, "the rows of a place's panel tiles");
+                assert_eq!(r, out.n, "a split panel has as many pivots as columns");
                 let cb = ins.output(cand);
+                let mut ub = ins.output(urows);
                 let mut pv = piv.map(|p| ins.output(p));
                 if j > 0 {
                     let c = j - 1;
+                    let c0 = c / block * block;
+                    let c1 = (c0 + block).min(r);
                     let all: Vec<View<f64>> = others.positions().map(|p| one(ins, p)).collect();
-                    let (s, pivot) = kernels::gepp_finish_column(out.reborrow(), &ids, c, &all);
+                    let (s, pivot) =
+                        kernels::gepp_finish_column(out.reborrow(), &ids, (c, c1), &all, ub.reborrow());
                     if let Some(pv) = pv.as_mut() {
                         pv.set(c, 0, (s + 1) as f64);
                         if pivot == 0.0 && pv.get(0, 3) == 0.0 {
                             pv.set(0, 3, (c + 1) as f64);
                         }
+                    }
+                    if j == c1 {
+                        kernels::gepp_block_update(out.reborrow(), &ids, (c0, c1), ub.as_view());
                     }
                 }
                 if j < r {
@@ -500,8 +508,10 @@ impl Op {
             }
             Op::LuSplitUpdate { .. } => 2.0 * m * n * k,
             Op::LuExtract { .. } => 0.0,
-            // dims [rows, columns updated, 0]: the rank-1 update of a place's rows.
-            Op::LuColumn { .. } => 2.0 * m * n,
+            // dims [rows, columns updated, k]: the rank-1 update of a place's rows on the rest
+            // of the column block (k = 1), or at a block's end its GEMM (n = the columns right
+            // of the block, k its width).
+            Op::LuColumn { .. } => 2.0 * m * n * k.max(1.0),
             Op::LuNewTop { l, .. } => l.map_or(0.0, |_| k * k * n),
             Op::LuFill { l, solve, .. } => {
                 l.map_or(0.0, |_| 2.0 * m * n * k) + if solve { m * k * k } else { 0.0 }

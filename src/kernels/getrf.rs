@@ -338,10 +338,18 @@ pub fn gepp_candidate(a: View<f64>, ids: &[usize], j: usize, mut cand: ViewMut<f
 /// Finishes pivot column `c` on the block `a` (its rows are panel rows `ids`, ascending) from
 /// every place's candidate for it (`cands`, [`gepp_candidate`]'s buffers): the pivot row is the
 /// largest magnitude, the lowest panel row among equals; it and row c trade places where they
-/// are in this block; then, as DGETF2 does, column c below row c is divided by the pivot (unless
-/// it is zero) and the rows below c get the rank-1 update with the pivot row. Returns the pivot's
-/// panel row and value.
-pub fn gepp_finish_column(mut a: ViewMut<f64>, ids: &[usize], c: usize, cands: &[View<f64>]) -> (usize, f64) {
+/// are in this block (over the whole width); then, as DGETF2 does, column c below row c is
+/// divided by the pivot (unless it is zero) and the rows below c get the rank-1 update with the
+/// pivot row on columns c + 1..`c1` (the rest of c's column block; the columns right of it wait
+/// for [`gepp_block_update`]). The pivot row, as it was chosen, goes to row c of `urows`.
+/// Returns the pivot's panel row and value.
+pub fn gepp_finish_column(
+    mut a: ViewMut<f64>,
+    ids: &[usize],
+    (c, c1): (usize, usize),
+    cands: &[View<f64>],
+    mut urows: ViewMut<f64>,
+) -> (usize, f64) {
     let w = a.n;
     let mut best: Option<(f64, usize, usize)> = None;
     for (q, v) in cands.iter().enumerate() {
@@ -357,6 +365,9 @@ pub fn gepp_finish_column(mut a: ViewMut<f64>, ids: &[usize], c: usize, cands: &
     let (_, s, q) = best.expect("the place of row c always has a candidate");
     let top = cands.iter().find(|v| v.get(w + 1, 0) == 1.0).expect("one place holds row c");
     let prow: Vec<f64> = (0..w).map(|x| cands[q].get(x, 0)).collect();
+    for (x, &v) in prow.iter().enumerate() {
+        urows.set(c, x, v);
+    }
     if s != c {
         if let Ok(b) = ids.binary_search(&s) {
             for x in 0..w {
@@ -382,7 +393,7 @@ pub fn gepp_finish_column(mut a: ViewMut<f64>, ids: &[usize], c: usize, cands: &
             l.iter_mut().for_each(|x| *x /= pivot);
         }
     }
-    for (x, &u) in prow.iter().enumerate().skip(c + 1) {
+    for (x, &u) in prow.iter().enumerate().take(c1).skip(c + 1) {
         if u != 0.0 {
             let col = &mut right.column_mut(x - c - 1)[below..];
             for (y, &li) in col.iter_mut().zip(l.iter()) {
@@ -391,6 +402,43 @@ pub fn gepp_finish_column(mut a: ViewMut<f64>, ids: &[usize], c: usize, cands: &
         }
     }
     (s, pivot)
+}
+
+/// After column block c0..c1 of a split GEPP panel is finished (every place has its pivot rows,
+/// as chosen, in rows c0..c1 of `urows`): U₁₂ = L₁₁⁻¹·(those rows' columns c1..), L₁₁ their unit
+/// lower triangle on columns c0..c1, computed on every place alike; the place holding panel
+/// rows c0..c1 writes U₁₂ there, and every row from c1 on gets −= (its columns c0..c1)·U₁₂ (one
+/// GEMM). `a`'s rows are panel rows `ids`, ascending.
+pub fn gepp_block_update(a: ViewMut<f64>, ids: &[usize], (c0, c1): (usize, usize), urows: View<f64>) {
+    use super::{Diag, Side, Trans, Uplo};
+    let (w, b) = (a.n, c1 - c0);
+    if c1 >= w {
+        return;
+    }
+    let mut u12: Vec<f64> = Vec::with_capacity(b * (w - c1));
+    for x in c1..w {
+        u12.extend((c0..c1).map(|t| urows.get(t, x)));
+    }
+    let mut u = ViewMut::from_slice(&mut u12, b, w - c1, b.max(1));
+    super::trsm(Side::Left, Uplo::Lower, Trans::No, Diag::Unit, 1.0, urows.sub(c0, c0, b, b), u.reborrow());
+    let (left, mut right) = a.split_cols_mut(c1);
+    if let Ok(top) = ids.binary_search(&c0) {
+        assert!(ids.get(top + b - 1) == Some(&(c1 - 1)), "rows c0..c1 lie together");
+        super::copy(u.as_view(), right.sub_mut(top, 0, b, w - c1));
+    }
+    let from = ids.partition_point(|&i| i < c1);
+    let rows = ids.len() - from;
+    if rows > 0 {
+        super::gemm(
+            Trans::No,
+            Trans::No,
+            -1.0,
+            left.as_view().sub(from, c0, rows, b),
+            u.as_view(),
+            1.0,
+            right.sub_mut(from, 0, rows, w - c1),
+        );
+    }
 }
 
 #[cfg(test)]

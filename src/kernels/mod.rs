@@ -26,8 +26,8 @@ pub use gemqrt::gemqrt;
 pub use geqrf::geqrf_panel;
 pub use geqrt::geqrt;
 pub use getrf::{
-    gepp_candidate, gepp_finish_column, getrf, getrf_slice, getrs, interchanges_to_top, lu_update,
-    trsm_right_upper_zero_safe, Candidate, Perm,
+    gepp_block_update, gepp_candidate, gepp_finish_column, getrf, getrf_slice, getrs, interchanges_to_top,
+    lu_update, trsm_right_upper_zero_safe, Candidate, Perm,
 };
 pub use lacpy::copy;
 pub use larfb::{larfb, larfb_op, larfb_side};

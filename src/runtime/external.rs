@@ -23,15 +23,23 @@ use crate::error::Error;
 use crate::runtime::{Ctx, Seq, Task};
 use std::cell::Cell;
 use std::sync::MutexGuard;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Longest sleep of a master that has a progress callback and nothing ready to run.
 pub const POLL_SLEEP: Duration = Duration::from_micros(200);
+
+/// How long a master with a progress callback that has just run out of work polls without
+/// sleeping (yielding the core between polls): a reply to a message it has just sent, the next
+/// pivot candidate of a split LU panel for instance, is usually that close, and a sleep would
+/// add up to [`POLL_SLEEP`] to every such round trip.
+pub const POLL_SPIN: Duration = Duration::from_micros(1000);
 
 type Hook = *mut (dyn FnMut() + 'static);
 
 thread_local! {
     static PROGRESS: Cell<Option<Hook>> = const { Cell::new(None) };
+    /// When this master last ran out of work (`None` while it has work).
+    static IDLE_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
 /// A task submitted with [`Seq::submit_held`], waiting for [`Releaser::release`].
@@ -111,9 +119,26 @@ pub(super) fn poll<'a>(p: &'a Pool, g: MutexGuard<'a, Shared>) -> MutexGuard<'a,
     lock(p)
 }
 
-/// The master's sleep when it has nothing to run: bounded while a progress callback is installed.
+/// The master found a task to run: its next idle wait starts with [`POLL_SPIN`] again.
+pub(super) fn busy() {
+    IDLE_SINCE.with(|c| c.set(None));
+}
+
+/// The master's wait when it has nothing to run: while a progress callback is installed, a yield
+/// of the core for the first [`POLL_SPIN`] of idleness, then sleeps of at most [`POLL_SLEEP`];
+/// without one, until woken.
 pub(super) fn idle_wait<'a>(p: &'a Pool, g: MutexGuard<'a, Shared>) -> MutexGuard<'a, Shared> {
     if PROGRESS.with(|c| c.get()).is_some() {
+        let since = IDLE_SINCE.with(|c| {
+            let t = c.get().unwrap_or_else(Instant::now);
+            c.set(Some(t));
+            t
+        });
+        if since.elapsed() < POLL_SPIN {
+            drop(g);
+            std::thread::yield_now();
+            return lock(p);
+        }
         p.cv.wait_timeout(g, POLL_SLEEP).map(|r| r.0).unwrap_or_else(|e| e.into_inner().0)
     } else {
         p.cv.wait(g).unwrap_or_else(|e| e.into_inner())

@@ -452,6 +452,7 @@ impl SeqHandle {
         if let Some((sid, id)) =
             pop(&mut g, Some(self.id)).or_else(|| steal_for_host(self.pool, &mut g, Some(self.id)))
         {
+            external::busy();
             run_one(self.pool, g, sid, id)
         } else {
             external::idle_wait(self.pool, g)
