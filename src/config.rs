@@ -53,8 +53,8 @@ pub struct Config {
     pub lu: Pivoting,
     /// Where the distributed LU factors a GEPP panel whose tiles are on several process rows
     /// (`HETLA_LU_PANEL`: `gather`, on the rank of its top tile; `split`, where its rows are,
-    /// column by column); `None`: the library's choice (`api::scalapack::lu_split`). Process
-    /// (0, 0)'s setting is the grid's.
+    /// column by column); `None`: gathered (`api::scalapack::lu_split`). Process (0, 0)'s
+    /// setting is the grid's.
     pub lu_panel: Option<LuPanel>,
     /// Test hook (`HETLA_TEST_FAULT=R`): on rank R of a grid, the first task of every
     /// distributed call fails as an internal error would (the job must then abort, not hang).

@@ -17,7 +17,7 @@ use hetla::algo::trtri;
 use hetla::api::device_part;
 use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape, lu_split, potrf_shape};
 use hetla::config::Pivoting;
-use hetla::config::{default_device_nb, Config};
+use hetla::config::{default_device_nb, Config, LuPanel};
 use hetla::device;
 use hetla::dist::getrf::lu_tasks;
 use hetla::dist::redistribute::Shape;
@@ -30,10 +30,10 @@ use hetla::tile::Part;
 use std::collections::HashMap;
 use std::process::exit;
 
-const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--emulated-gpus G] [--lu gepp|calu] [--machine FILE] [--trace FILE] [--comm-thread]
+const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--emulated-gpus G] [--lu gepp|calu] [--lu-panel gather|split] [--machine FILE] [--trace FILE] [--comm-thread]
        hetla-sim calibrate [--out FILE]
 ROUTINE: dpotrf, dgetrf, dgeqrf, dtrtri, dpotri or dgetri (shared memory, one node), or pdpotrf, pdgetrf or pdgeqrf (a
-PxQ grid of ranks, one per node), or dbttrf --n BLOCKROWS --m BLOCKSIZE [--method thomas|twisted|cyclic] (one node); --lu gepp|calu: the LU's pivoting (HETLA_LU); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
+PxQ grid of ranks, one per node), or dbttrf --n BLOCKROWS --m BLOCKSIZE [--method thomas|twisted|cyclic] (one node); --lu gepp|calu: the LU's pivoting (HETLA_LU); --lu-panel gather|split: where pdgetrf factors a panel on several process rows (HETLA_LU_PANEL); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
 which share the cores; --comm-thread: what if a thread of its own drove MPI on each rank (one
 core fewer computes); the other routines are not simulated yet.";
 
@@ -165,6 +165,12 @@ fn main() {
         Some("gepp") => Pivoting::Gepp,
         Some("calu") => Pivoting::Calu,
         Some(x) => fail(&format!("--lu {x}: gepp or calu")),
+    };
+    cfg.lu_panel = match opt.get("lu-panel").map(|s| s.as_str()) {
+        None => cfg.lu_panel,
+        Some("gather") => Some(LuPanel::Gather),
+        Some("split") => Some(LuPanel::Split),
+        Some(x) => fail(&format!("--lu-panel {x}: gather or split")),
     };
     if pivot == Pivoting::Calu {
         extra += " pivot=calu";
@@ -311,12 +317,7 @@ fn main() {
             );
         }
         "pdgetrf" => {
-            let split = lu_split(
-                &cfg,
-                if setup.grid.0 > 1 { Shape::Grid } else { Shape::OneRow },
-                setup.grid.0 as i32,
-            );
-            getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores, split));
+            getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores, lu_split(&cfg)));
         }
         "dtrtri" => trtri::generate_trtri(&mut rec, Uplo::Lower, Diag::NonUnit, 0),
         "dpotri" => {

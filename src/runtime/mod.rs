@@ -35,7 +35,7 @@ use crate::tile::{Elem, TiledMatrix, View, ViewMut};
 use std::ops::Range;
 
 pub(crate) use pool::after_fork_in_child;
-pub use pool::external::{Held, Releaser, POLL_SLEEP};
+pub use pool::external::{Held, Releaser, POLL_SLEEP, POLL_SPIN};
 pub(crate) use pool::in_task;
 pub(crate) use pool::tid as trace_tid;
 

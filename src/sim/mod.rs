@@ -16,8 +16,8 @@
 //! task's tile edge (its smallest dimension), plus the runtime's measured cost per task on the
 //! host. A message also costs CPU time: the sender packs it (with the task that produced the
 //! tile) and the receiving rank's master takes it in between the tasks it runs, before it picks
-//! the next one, or after half its bounded idle sleep (`runtime::POLL_SLEEP`) when it was idle
-//! (or a communication thread does, `Setup::comm_thread`). Emulated GPUs are threads sharing the
+//! the next one, or after half its bounded idle sleep (`runtime::POLL_SLEEP`) when it had been
+//! idle longer than it polls without sleeping (`runtime::POLL_SPIN`) (or a communication thread does, `Setup::comm_thread`). Emulated GPUs are threads sharing the
 //! rank's cores with the host workers (processor sharing); their copies, and the first touch of
 //! the arena memory they fill, are work of their threads. What is not modelled: copies
 //! overlapping the kernels of the same GPU (a device task's copies are on its critical path),
@@ -407,12 +407,14 @@ pub fn simulate(m: &Machine, rec: &Recorder, setup: &Setup) -> Prediction {
     let shared = setup.emulated_gpus;
     // Messages cost the ranks' cores: the sender packs (with the task that produced the tile),
     // the receiving master takes them in between its tasks (`recv_copies` passes each), after
-    // its bounded idle sleep when it was idle (`runtime::POLL_SLEEP`; half of it on average).
+    // its bounded idle sleep when it was idle (`runtime::POLL_SLEEP`; half of it on average)
+    // longer than it polls without sleeping (`runtime::POLL_SPIN`).
     let pass = |bytes: f64| bytes / m.memcpy_bw;
     let mut inbox: Vec<Vec<usize>> = vec![Vec::new(); ranks];
     let mut taking: Vec<Vec<usize>> = vec![Vec::new(); ranks];
     let mut comm_free = vec![0.0f64; ranks];
     let poll_delay = crate::runtime::POLL_SLEEP.as_secs_f64() / 2.0;
+    let spin = crate::runtime::POLL_SPIN.as_secs_f64();
     // The master of rank r takes in what has arrived, if it is between tasks (core 0 free).
     let take = |r: usize,
                 now: f64,
@@ -430,7 +432,9 @@ pub fn simulate(m: &Machine, rec: &Recorder, setup: &Setup) -> Prediction {
         core_free_list[r].remove(pos);
         free_cores[r] -= 1;
         let cost: f64 = inbox[r].iter().map(|&id| m.recv_copies * pass(msgs[id].2)).sum();
-        let end = now + if idle { poll_delay } else { 0.0 } + cost;
+        // A master idle for less than `runtime::POLL_SPIN` is still polling: no delay.
+        let asleep = idle && now - master_until[r] >= spin;
+        let end = now + if asleep { poll_delay } else { 0.0 } + cost;
         master_until[r] = end;
         taking[r] = std::mem::take(&mut inbox[r]);
         events.push(Reverse((key(end), Ev::Taken(r))));

@@ -44,8 +44,11 @@ pub fn pdgetrf(
     // With whole tile columns over all ranks the tiles are sized as for one process row.
     let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
     let nb = super::lu_qr_nb(cfg, n, desca.nb(), p, q);
-    let split = super::lu_split(cfg, shape, if shape == Shape::OneRow { 1 } else { g.nprow });
-    let mut plan = Plan { shape, split, ..Plan::local(cfg, "pdgetrf", m.min(n).max(0) as usize, nb) };
+    let mut plan = Plan {
+        shape,
+        split: super::lu_split(cfg),
+        ..Plan::local(cfg, "pdgetrf", m.min(n).max(0) as usize, nb)
+    };
     pchkmat(desca.ctxt(), &g, &[op], &[], &mut info, Some(&mut plan));
     check(info)?;
     // The reference's quick returns, in its order (a one-row global matrix sets IPIV(1) = 1).

@@ -369,18 +369,17 @@ pub fn lu_qr_shape(cfg: &Config, p: i32, q: i32) -> Shape {
 }
 
 /// Whether the distributed LU factors its GEPP panels on several process rows where their rows
-/// are ([`crate::config::LuPanel::Split`]) rather than gathered on one rank: `HETLA_LU_PANEL`
-/// when set, else split from [`LU_SPLIT_MIN_ROWS`] process rows on.
-pub fn lu_split(cfg: &Config, shape: Shape, p: i32) -> bool {
-    match cfg.lu_panel {
-        Some(LuPanel::Split) => true,
-        Some(LuPanel::Gather) => false,
-        None => shape == Shape::Grid && p as usize >= LU_SPLIT_MIN_ROWS,
-    }
+/// are ([`crate::config::LuPanel::Split`]) rather than gathered on the rank of their top tile:
+/// only when `HETLA_LU_PANEL=split`. Gathered is the default because it measured faster on every
+/// grid we could run (2026-11-26, 2 cores, N = 4000, caller NB = 32, tiles of 256,
+/// `HETLA_DIST_LAYOUT=grid`, hetla's seconds, three alternations): 2×1 gathered 0.84–0.93
+/// against split 0.96–1.08; 2×2 (4 ranks) 0.90–0.94 against 1.09–1.11; 4×1 1.14–1.16 against
+/// 1.87–1.94. A split panel costs a round trip per column, which ranks sharing cores pay dearly;
+/// it spares the gather and scatter of the whole panel and its factorization on one core, which
+/// grow with the panel's height.
+pub fn lu_split(cfg: &Config) -> bool {
+    cfg.lu_panel == Some(LuPanel::Split)
 }
-
-/// Process rows from which the distributed LU splits its GEPP panels by default.
-pub(crate) const LU_SPLIT_MIN_ROWS: usize = 4;
 
 /// The tile layout of the distributed Cholesky on a P×Q grid with tiles of `nb` from the
 /// caller's blocks of `caller_nb`: whole tile columns over all P·Q ranks (then each tile column
