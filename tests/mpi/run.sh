@@ -5,7 +5,8 @@
 # relinked with -lhetla ahead of -lscalapack-openmpi) and runs
 # them under mpirun -np 1..4 on row- and column-major grids and on subgrid contexts, with the tile
 # path forced (HETLA_MIN_N=0, tiny HETLA_NB so tiles are smaller than, equal to and unaligned with
-# the caller's blocks), plus pdgetrf with 2-row tiles on 4×1 and 2×2 grids.
+# the caller's blocks), plus pdgetrf with 2-row tiles on 4×1 and 2×2 grids, gathered and split
+# panels.
 # Exit status 1 on any failure. Needs `cargo build --release` first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,6 +40,9 @@ run() { # routine np nb how args...
     # LAYOUT=grid|row: the distributed LU's and QR's tile layout (HETLA_DIST_LAYOUT), which their
     # verbose lines must then name.
     [ -n "${LAYOUT:-}" ] && env+=(-x HETLA_DIST_LAYOUT="$LAYOUT")
+    # PANEL=split|gather: where the 2-D LU factors panels on several process rows
+    # (HETLA_LU_PANEL), which its verbose lines must then name.
+    [ -n "${PANEL:-}" ] && env+=(-x HETLA_LU_PANEL="$PANEL")
     # ROUND=v: conversions move at most v values per rank and Alltoallv (HETLA_TEST_ROUND_VALUES),
     # so that they take several rounds as problems beyond 2³¹ values per rank do.
     [ -n "${ROUND:-}" ] && env+=(-x HETLA_TEST_ROUND_VALUES="$ROUND")
@@ -52,13 +56,18 @@ run() { # routine np nb how args...
     local devtasks=""
     [ -n "${EMU:-}" ] && devtasks=" (emu$EMU ${EMU_MEM:-64M}: $(grep -c "dev=emu.*tasks=[1-9]" <<<"$out" || true) calls with device tasks, $(grep -c "evict=[1-9]" <<<"$out" || true) with evictions)"
     printf '%s np=%s nb=%-2s %-7s grid %-9s%s %s (tile calls: %s)%s\n' "$t" "$np" "$nb" "$how" "$*" \
-        "${LAYOUT:+ layout=$LAYOUT}" "$summary" "$tiles" "$devtasks"
+        "${LAYOUT:+ layout=$LAYOUT}${PANEL:+ panel=$PANEL}" "$summary" "$tiles" "$devtasks"
     if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ]; then
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
     fi
     if [ -n "${LAYOUT:-}" ] && grep -E "hetla: pdge(trf|qrf) .*path=tiles" <<<"$out" | grep -qv "layout=$LAYOUT"; then
         echo "  a pdgetrf/pdgeqrf call did not use layout=$LAYOUT" >&2
+        status=1
+    fi
+    if [ -n "${PANEL:-}" ] && grep -E "hetla: pdgetrf .*path=tiles" <<<"$out" | grep -v "grid=1x" |
+        grep -qv "panel=${PANEL/gather/gathered}"; then
+        echo "  a pdgetrf call did not use panel=$PANEL" >&2
         status=1
     fi
     if [ -n "${EMU:-}" ] && ! grep -q "dev=emu.*tasks=[1-9]" <<<"$out"; then
@@ -100,6 +109,12 @@ LAYOUT=grid run pdgetrs 4 3 preload R 2 2
 LAYOUT=grid run pdgetrs 4 5 linked C 2 1 1
 LAYOUT=row run pdgetrf 4 2 preload R 4 1
 LAYOUT=row run pdgetrf 4 2 linked C 2 2
+# The 2-D LU with its panels factored where their rows are (one exchange of pivot candidates per
+# column), tiles narrower and wider than the panel's 32-column blocks, and the solver on it.
+LAYOUT=grid PANEL=split run pdgetrf 4 2 preload R 4 1
+LAYOUT=grid PANEL=split run pdgetrf 4 3 linked C 2 2
+LAYOUT=grid PANEL=split run pdgetrf 2 40 linked C 2 1
+LAYOUT=grid PANEL=split run pdgetrs 4 5 linked C 2 1 1
 
 # Every rank writes each stderr line in one piece (one write): with mpirun -np 4 and every call
 # verbose, each rank's own stderr (mpirun --output-filename: one file per rank, so mpirun's
@@ -144,6 +159,20 @@ for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
         grep FAIL <<<"$out" | head -5 >&2 || true
     fi
 done
+
+# Ranks disagreeing on the LU's layout and panel: rank 0 (split panels on a 2-D layout) decides.
+out=$(timeout 300 mpirun --oversubscribe -np 1 -x HETLA_MIN_N=0 -x HETLA_NB=3 -x HETLA_DIST_LAYOUT=grid \
+    -x HETLA_LU_PANEL=split -x HETLA_VERBOSE=1 "$work/pdgetrf.linked" C 2 1 : -np 1 -x HETLA_MIN_N=0 \
+    -x HETLA_NB=3 -x HETLA_DIST_LAYOUT=row -x HETLA_LU_PANEL=gather -x HETLA_VERBOSE=1 \
+    "$work/pdgetrf.linked" C 2 1 2>&1) || true
+summary=$(grep -E "^pdgetrf_test:" <<<"$out" || echo "no summary")
+split=$(grep -E "hetla: pdgetrf .*path=tiles" <<<"$out" | grep -v "grid=1x" | grep -c "layout=grid .*panel=split" || true)
+other=$(grep -E "hetla: pdgetrf .*path=tiles" <<<"$out" | grep -v "grid=1x" | grep -cv "layout=grid .*panel=split" || true)
+printf 'pdgetrf np=2 disagreeing layout and panel grid C 2 1 %s (split calls: %s, others: %s)\n' "$summary" "$split" "$other"
+if ! grep -q ' 0 failures' <<<"$summary" || [ "$split" = 0 ] || [ "$other" != 0 ]; then
+    status=1
+    grep FAIL <<<"$out" | head -5 >&2 || true
+fi
 
 # An internal failure on one rank (HETLA_TEST_FAULT=1: rank 1's first task of every distributed
 # call fails) ends the job with one clear line and a non-zero status within 30 s, on a 1×2 and a
