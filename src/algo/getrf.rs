@@ -421,14 +421,16 @@ fn recursive_panel(
     }
 }
 
-/// GEPP panel k whose tiles are in several places, factored where its rows are, the way DGETF2
-/// goes: column by column, each place finishes the previous column on its rows and nominates its
-/// candidate for the next ([`Op::LuColumn`], one task per place and column), and every place's
-/// candidate goes to every other place, so each place picks the same pivot from the same
-/// candidates (the largest magnitude, the lowest row among equals: LAPACK's pivots) without a
-/// second round trip. One exchange per column in place of a gather and a scatter of the whole
-/// panel: what pays where a panel is tall on many places. The pivot buffer `pv` is filled on
-/// the place of tile (k, k).
+/// GEPP panel k whose tiles are in several places, factored where its rows are: column by column
+/// inside blocks of [`SPLIT_BLOCK`] columns, each place finishes the previous column on its rows
+/// and nominates its candidate for the next ([`Op::LuColumn`], one task per place and column), and
+/// every place's candidate goes to every other place, so each place picks the same pivot from the
+/// same candidates (the largest magnitude, the lowest row among equals: LAPACK's pivots) without
+/// a second round trip; at a block's end each place updates the columns right of it (U₁₂ from the
+/// pivot rows it received, one GEMM). One exchange per column in place of a gather and a scatter
+/// of the whole panel, which could pay where a panel is tall on many places; slower on every grid
+/// measured (see `api::scalapack::lu_split`). The pivot buffer `pv` is filled on the place of
+/// tile (k, k).
 fn split_panel(
     g: &mut impl Graph,
     t: &crate::graph::Tiling,
