@@ -108,7 +108,7 @@ pub struct Lu {
     /// panel is one task.
     pub leaf: usize,
     /// GEPP: a panel whose tiles are in several places is factored where its rows are, column by
-    /// column ([`split_panel`]), instead of as `panel` says.
+    /// column (`split_panel`), instead of as `panel` says.
     pub split: bool,
 }
 
@@ -326,7 +326,7 @@ fn flush_left(g: &mut impl Graph, t: &crate::graph::Tiling, pending: &mut Vec<Le
     pending.clear();
 }
 
-/// Columns per block of a split panel ([`split_panel`]): one column at a time inside a block
+/// Columns per block of a split panel (`split_panel`): one column at a time inside a block
 /// (rank-1 updates on the block's columns only, which stay in cache), one GEMM per block for the
 /// columns right of it.
 pub const SPLIT_BLOCK: usize = 32;
