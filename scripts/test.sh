@@ -52,6 +52,9 @@
 #                 under a 120 s timeout (they take seconds), so a hang fails the step
 #   scalapack-suite-calu, scalapack-suite-calu-grid: xdlu again with HETLA_LU=calu, on the default
 #                 layout and on 2-D tiles (the tournament across ranks)
+#   scalapack-suite-split-grid: xdlu again on 2-D tiles with HETLA_LU_PANEL=split (panels on
+#                 several process rows factored where their rows are); a 600 s timeout, as a
+#                 split panel's exchange per column waits for every rank of its process column
 #   sim           tests/sim.sh: hetla-sim end to end (calibrate, predictions, trace, refusals)
 #   valgrind      tests/valgrind/run.sh: memcheck of a C program calling the eight LAPACK routines
 #                 on tiles (2 threads): no error, nothing definitely lost
@@ -201,6 +204,8 @@ if [ $build_ok = 1 ]; then
         tests/scalapack_suite.sh
     NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu HETLA_DIST_LAYOUT=grid TESTERS=xdlu \
         runner scalapack-suite-calu-grid tests/scalapack_suite.sh
+    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_DIST_LAYOUT=grid HETLA_LU_PANEL=split TESTERS=xdlu \
+        runner scalapack-suite-split-grid tests/scalapack_suite.sh
     runner sim tests/sim.sh
     runner valgrind tests/valgrind/run.sh
     runner install tests/install.sh
@@ -209,7 +214,7 @@ if [ $build_ok = 1 ]; then
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 bt-tests bt-mpi lapack-suite fakecuda-sites \
         lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite \
-        scalapack-suite-calu scalapack-suite-calu-grid sim valgrind \
+        scalapack-suite-calu scalapack-suite-calu-grid scalapack-suite-split-grid sim valgrind \
         install nompi tune; do
         record "$s" 0 1 0
     done
