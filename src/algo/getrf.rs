@@ -444,20 +444,21 @@ fn split_panel(
     let (w, mk) = (t.cols(k), m - off);
     let r = w.min(mk);
     let pp = prio_step(mt, panel_count(t), k, k, 3);
+    assert_eq!(r, w, "a panel on several places is taller than its top tile");
     let groups = super::rows_by_place(g, t, k, k);
     // Per place: two candidate buffers, for even and odd columns (column j's tasks read every
     // place's column j − 1 candidates while writing their own for column j), and its copy of
     // the pivot rows.
     let mut cands: Vec<[TileId; 3]> = Vec::with_capacity(groups.len());
-    assert_eq!(r, w, "a panel on several places is taller than its top tile");
     for (pl, rows) in &groups {
         let with = t.id(rows[0], k);
-        let rows = kernels::Candidate::rows(maxw);
-        let pair = *bufs.cand.entry(*pl).or_insert_with(|| {
-            [g.buffer(rows, 2, with), g.buffer(rows, 2, with), g.buffer(maxw, maxw, with)]
-        });
-        cands.push(pair);
+        let crows = kernels::Candidate::rows(maxw);
+        cands.push(*bufs.cand.entry(*pl).or_insert_with(|| {
+            [g.buffer(crows, 2, with), g.buffer(crows, 2, with), g.buffer(maxw, maxw, with)]
+        }));
     }
+    // The end of column c's block.
+    let c1 = |c: usize| ((c / SPLIT_BLOCK + 1) * SPLIT_BLOCK).min(r);
     for j in 0..=r {
         for (x, (_, rows)) in groups.iter().enumerate() {
             let mut writes: Vec<TileId> = rows.iter().map(|&i| t.id(i, k)).collect();
@@ -481,7 +482,6 @@ fn split_panel(
             };
             let height: usize = rows.iter().map(|&i| t.rows(i)).sum();
             // The rank-1 update on the rest of column j − 1's block; at a block's end its GEMM.
-            let c1 = |c: usize| ((c / SPLIT_BLOCK + 1) * SPLIT_BLOCK).min(r);
             let dims = match j {
                 0 => [height, 0, 0],
                 j if j == c1(j - 1) => [height, w - j, SPLIT_BLOCK.min(j)],

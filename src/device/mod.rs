@@ -357,8 +357,8 @@ impl DeviceOp {
                 [w, old, piv, others].into_iter().chain(l).collect()
             }
             DeviceOp::LuFill { c, w, piv, l, .. } => [c, w, piv].into_iter().chain(l).collect(),
-            DeviceOp::LuColumn { a, cand, piv, others, .. } => {
-                [a, cand].into_iter().chain(piv).chain([others]).collect()
+            DeviceOp::LuColumn { a, cand, urows, piv, others, .. } => {
+                [a, cand, urows].into_iter().chain(piv).chain([others]).collect()
             }
             DeviceOp::CaluLeaf { cand, a, .. } => vec![cand, a],
             DeviceOp::CaluMerge { cand, others } => vec![cand, others],

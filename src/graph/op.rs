@@ -237,11 +237,8 @@ impl Op {
                 if info > 0 && pv.get(0, 3) == 0.0 {
                     pv.set(0, 3, (c0 as i32 + info) as f64);
                 }
-                let r = w.min(mk);
-                if c0 + n == r {
-                    let all: Vec<i32> = (0..r).map(|t| pv.get(t, 0) as i32).collect();
-                    let first = pv.get(0, 3) as i32;
-                    write_pivots(pv, &all, first);
+                if c0 + n == w.min(mk) {
+                    complete_pivots(pv, w.min(mk));
                 }
             }
             Op::LuSplitUpdate { u, c0, c1, c2, .. } => {
@@ -361,9 +358,7 @@ impl Op {
                 if j < r {
                     kernels::gepp_candidate(out.as_view(), &ids, j, cb);
                 } else if let Some(pv) = pv {
-                    let all: Vec<i32> = (0..r).map(|t| pv.get(t, 0) as i32).collect();
-                    let first = pv.get(0, 3) as i32;
-                    write_pivots(pv, &all, first);
+                    complete_pivots(pv, r);
                 }
             }
             Op::LuFill { w, piv, l, ref rows, h, solve, .. } => {
@@ -668,6 +663,14 @@ fn write_pivots(mut pv: ViewMut<f64>, ipiv: &[i32], info: i32) {
         pv.set(t, 2, perm.fill[t].map_or(-1.0, |f| f as f64));
     }
     pv.set(0, 3, info as f64);
+}
+
+/// A pivot buffer whose `r` pivots (column 0) and INFO (entry (0, 3)) were written one panel
+/// column or leaf at a time, completed with their permutation as [`write_pivots`] leaves it.
+fn complete_pivots(pv: ViewMut<f64>, r: usize) {
+    let all: Vec<i32> = (0..r).map(|t| pv.get(t, 0) as i32).collect();
+    let first = pv.get(0, 3) as i32;
+    write_pivots(pv, &all, first);
 }
 
 /// The first `r` pivots of a pivot buffer (column 0) and the permutation it records (columns 1

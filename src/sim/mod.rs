@@ -17,8 +17,8 @@
 //! host. A message also costs CPU time: the sender packs it (with the task that produced the
 //! tile) and the receiving rank's master takes it in between the tasks it runs, before it picks
 //! the next one, or after half its bounded idle sleep (`runtime::POLL_SLEEP`) when it had been
-//! idle longer than it polls without sleeping (`runtime::POLL_SPIN`) (or a communication thread does, `Setup::comm_thread`). Emulated GPUs are threads sharing the
-//! rank's cores with the host workers (processor sharing); their copies, and the first touch of
+//! idle longer than it polls without sleeping (`runtime::POLL_SPIN`) (or a communication thread
+//! does, `Setup::comm_thread`). Emulated GPUs are threads sharing the rank's cores with the host workers (processor sharing); their copies, and the first touch of
 //! the arena memory they fill, are work of their threads. What is not modelled: copies
 //! overlapping the kernels of the same GPU (a device task's copies are on its critical path),
 //! memory bandwidth shared between cores beyond what the calibration measured with all cores
