@@ -66,8 +66,22 @@ pub fn take(len: usize) -> Vec<f64> {
 /// A buffer of `len` values for storage its user writes before reading (DBTSV's AF): a kept one
 /// as it was left (no zero fill, which costs a pass over the memory: about 5 ms for the 33 MB AF
 /// of 512 block rows of 64×64), else a new zero-filled one.
+///
+/// `HETLA_TEST_POISON_SCRATCH=1` (a test hook) fills every such buffer with NaN, whatever its
+/// size, so that a test shows no scratch value is read before it is written: with it on, a read
+/// of stale storage turns the result into NaN.
 pub fn take_scratch(len: usize) -> Vec<f64> {
-    kept(len).unwrap_or_else(|| vec![0.0; len])
+    let mut v = kept(len).unwrap_or_else(|| vec![0.0; len]);
+    if poison() {
+        v.fill(f64::NAN);
+    }
+    v
+}
+
+/// Whether `HETLA_TEST_POISON_SCRATCH=1` is set.
+fn poison() -> bool {
+    static POISON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *POISON.get_or_init(|| std::env::var("HETLA_TEST_POISON_SCRATCH").is_ok_and(|v| v == "1"))
 }
 
 /// The smallest kept buffer of at least `len` values, cut to `len` (its old contents), if any.

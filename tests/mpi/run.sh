@@ -46,6 +46,9 @@ run() { # routine np nb how args...
     # ROUND=v: conversions move at most v values per rank and Alltoallv (HETLA_TEST_ROUND_VALUES),
     # so that they take several rounds as problems beyond 2³¹ values per rank do.
     [ -n "${ROUND:-}" ] && env+=(-x HETLA_TEST_ROUND_VALUES="$ROUND")
+    # POISON=1: every scratch buffer starts as NaN (HETLA_TEST_POISON_SCRATCH), so a stale value
+    # read anywhere (the tiles outside a triangle are not zero-filled) fails the check.
+    [ -n "${POISON:-}" ] && env+=(-x HETLA_TEST_POISON_SCRATCH=1)
     local exe=$work/$t.linked
     [ "$how" = preload ] && { env+=(-x LD_PRELOAD="$lib"); exe=$work/$t.preload; }
     local out
@@ -56,7 +59,7 @@ run() { # routine np nb how args...
     local devtasks=""
     [ -n "${EMU:-}" ] && devtasks=" (emu$EMU ${EMU_MEM:-64M}: $(grep -c "dev=emu.*tasks=[1-9]" <<<"$out" || true) calls with device tasks, $(grep -c "evict=[1-9]" <<<"$out" || true) with evictions)"
     printf '%s np=%s nb=%-2s %-7s grid %-9s%s %s (tile calls: %s)%s\n' "$t" "$np" "$nb" "$how" "$*" \
-        "${LAYOUT:+ layout=$LAYOUT}${PANEL:+ panel=$PANEL}" "$summary" "$tiles" "$devtasks"
+        "${LAYOUT:+ layout=$LAYOUT}${PANEL:+ panel=$PANEL}${POISON:+ poisoned}" "$summary" "$tiles" "$devtasks"
     if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ]; then
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
@@ -133,6 +136,14 @@ for t in pdpotrf pdgetrs; do
         head -3 <<<"$bad" >&2
     fi
 done
+
+# Scratch storage poisoned with NaN: the triangle routines (their tiles outside the triangle
+# keep stale values), the full-matrix ones, and conversions that need no network.
+for t in pdpotrf pdpotrs pdinv pdgetrf pdgeqrf pdq; do
+    POISON=1 run $t 4 3 preload R 2 2
+    POISON=1 run $t 2 5 linked C 1 2
+done
+POISON=1 EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
 
 # Conversions in rounds of at most 100 values per rank (the path of very large problems).
 ROUND=100 run pdpotrf 4 3 preload R 2 2
