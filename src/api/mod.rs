@@ -334,6 +334,9 @@ impl<'a> Report<'a> {
         let t = self.t0.elapsed().as_secs_f64();
         LAST.with(|l| l.set(Some((path, Reason::of(why)))));
         tune::record(flops, t);
+        if path == Path::Forward {
+            tune::forward_ended();
+        }
         tune::restore(self.outer);
         if !self.cfg.verbose {
             return;

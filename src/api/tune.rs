@@ -8,9 +8,9 @@
 //!   ([`crate::config::default_min_n`]) are forwarded; with accelerators, sizes from four times
 //!   it on run on tiles;
 //! * the other sizes fall into classes of ratio √2 (class `c` = round(2·log2 n)). The first
-//!   calls of a class alternate between the two paths (forward first) and are timed, whole call
-//!   included; once each path has [`SAMPLES`] timings (three: the median discards a cold first
-//!   call, which pays for fresh buffers and threads), the class takes the tile path if its median
+//!   calls of a class are timed on tiles, then forwarded, whole call included; once each path
+//!   has [`SAMPLES`] timings (three: the median discards a cold first call, which pays for fresh
+//!   buffers and threads), the class takes the tile path if its median
 //!   rate (flop/s: sizes within a class differ) over its last [`KEEP`] timings beats the
 //!   backend's by [`MARGIN`], else the backend. No extra
 //!   work is ever done: the samples are the caller's own calls, each returning what it returns on
@@ -18,6 +18,11 @@
 //!   With the host alone there is no upper end: where tiles lose even at large sizes, the call
 //!   is forwarded (a drop-in must not be slower than what it replaces).
 //!   A class that settled on the backend says `reason=learned` in the verbose line.
+//! * A tile call that starts within [`SPIN_AFTER`] of a forwarded call's end on the same thread
+//!   is not timed: the backend's threads may still be spinning for work and take cores from the
+//!   tiles, which they would not once the class runs on tiles. Hence tiles are tried first (a
+//!   forwarded trial would spoil the next tile trial); a trial that is not timed is asked for
+//!   again by the next call of the class.
 //! * A decision is checked again as the caller goes on: every [`RECHECK`]th call of a decided
 //!   class takes the other path once, so a decision made while the machine was busy (a neighbour
 //!   process slows the two paths differently) does not stay wrong. At most one call in
@@ -35,6 +40,7 @@ use crate::config::{default_min_n, Config, Learn};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// Timings per path before a class is decided.
 pub const SAMPLES: usize = 3;
@@ -49,6 +55,14 @@ pub const RECHECK: u32 = 32;
 pub const MARGIN: f64 = 0.03;
 /// The band learned in: [default / BAND, default · BAND).
 const BAND: usize = 4;
+/// How long after a forwarded call a tile trial is not timed: the backend's threads keep
+/// spinning for more work after a multithreaded call (OpenBLAS: 2^28 cycles by default, about
+/// 0.1 s), and a tile call started meanwhile shares the cores with them. Measured with dgetrf at
+/// n = 1500 on 2 cores, calls back to back: tile trials right after forwarded ones ran at 31-43
+/// GFLOP/s in three processes of five, against 50-69 with 0.25 s between calls, where tiles
+/// always won; once a class runs on tiles its calls follow tile calls and run at the faster
+/// rate, so such a trial would misjudge it.
+const SPIN_AFTER: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Rates (flop/s) measured in one size class of one routine.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -110,6 +124,20 @@ pub(crate) fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
 thread_local! {
     /// The probe this thread's current call is (routine, class, tiles?), taken by [`record`].
     static PROBE: std::cell::Cell<Option<(&'static str, i32, bool)>> = const { std::cell::Cell::new(None) };
+    /// When this thread's last forwarded call ended ([`forward_ended`]).
+    static FORWARD_END: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// A forwarded call has just ended on this thread: a tile trial starting within [`SPIN_AFTER`]
+/// is not timed.
+pub(crate) fn forward_ended() {
+    FORWARD_END.with(|f| f.set(Some(Instant::now())));
+}
+
+/// Whether a call that started at `start` ran while the backend's threads may still have been
+/// spinning after this thread's last forwarded call.
+fn after_forward(start: Instant) -> bool {
+    FORWARD_END.with(|f| f.get()).is_some_and(|end| start < end + SPIN_AFTER)
 }
 
 /// Whether calls may run on accelerators: then large calls always run on tiles (a trial on the
@@ -161,7 +189,9 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
             k.since = 0;
             !best
         }
-        None => k.tiles.len() < k.forward.len(),
+        // Tile trials first: a tile call right after a forwarded one is not timed
+        // ([`SPIN_AFTER`]), so forward trials come last.
+        None => k.tiles.len() < SAMPLES,
     };
     PROBE.with(|p| p.set(Some((routine, c, tiles))));
     if tiles {
@@ -200,6 +230,13 @@ pub(crate) fn record(flops: f64, seconds: f64) {
             return;
         };
         let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
+        let start = Instant::now().checked_sub(std::time::Duration::from_secs_f64(seconds));
+        if tiles && start.is_none_or(after_forward) {
+            // Not timed: a trial is asked for again by the class's next call (it still lacks a
+            // tile timing); a recheck of a decided class waits for the next one, RECHECK calls
+            // on (retrying at once could put a tight loop of calls on the slower path).
+            return;
+        }
         k.push(tiles, flops / seconds);
         match (&st.file, k.decision()) {
             (Some(f), Some(_)) => Some((f.clone(), st.learned.clone())),
@@ -264,12 +301,13 @@ fn save(f: &std::path::Path, learned: &Learned) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     /// The learner is process-wide: these tests take turns.
     static SERIAL: Mutex<()> = Mutex::new(());
 
     fn fresh(learn: Learn) -> Config {
-        *STATE.lock().unwrap() = None;
+        *lock() = None;
         let mut c = Config::with_threads(2);
         // The host alone, whatever devices the test run gives every configuration.
         c.gpus = crate::config::GpuSelect::None;
@@ -298,8 +336,8 @@ mod tests {
         let base = default_min_n("dgetrf");
         assert_eq!(decide(&cfg, "dgetrf", base / BAND - 1), Some("small"));
         assert!(PROBE.with(|p| p.get()).is_none());
-        // With the host alone large sizes are learned too (a trial marks the call).
-        assert_eq!(decide(&cfg, "dgetrf", base * BAND * 4), Some("probe"));
+        // With the host alone large sizes are learned too (a trial marks the call; tiles first).
+        assert_eq!(decide(&cfg, "dgetrf", base * BAND * 4), None);
         assert!(PROBE.with(|p| p.get()).is_some());
         // With accelerators, from BAND times the built-in size on: tiles, no trial.
         let dev = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
@@ -311,15 +349,73 @@ mod tests {
     }
 
     #[test]
-    fn probes_alternate_then_the_faster_path_stays() {
+    fn probes_try_tiles_then_forward_then_the_faster_path_stays() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
-        // Tiles faster: F, T, F, T, F, T, then tiles.
-        assert_eq!(drive(&cfg, 1000, 9, 1.5), [false, true, false, true, false, true, true, true, true]);
+        // Tiles faster: T, T, T, F, F, F, then tiles.
+        assert_eq!(drive(&cfg, 1000, 9, 1.5), [true, true, true, false, false, false, true, true, true]);
         // Another class of the same routine learns on its own: forward faster.
-        assert_eq!(drive(&cfg, 600, 9, 0.5), [false, true, false, true, false, true, false, false, false]);
+        assert_eq!(drive(&cfg, 600, 9, 0.5), [true, true, true, false, false, false, false, false, false]);
         // And so does every other class, whatever its neighbours chose.
-        assert_eq!(drive(&cfg, 2000, 7, 0.5), [false, true, false, true, false, true, false]);
+        assert_eq!(drive(&cfg, 2000, 7, 0.5), [true, true, true, false, false, false, false]);
+    }
+
+    #[test]
+    fn tile_trials_right_after_a_forwarded_call_are_not_timed() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        let long_ago = Instant::now() - Duration::from_secs(10);
+        let call = |ended: Instant| {
+            FORWARD_END.with(|f| f.set(Some(ended)));
+            let tiles = decide(&cfg, "dgetrf", 1000).is_none();
+            record(1e9, 0.001);
+            tiles
+        };
+        let count = |f: fn(&Class) -> usize| {
+            let g = lock();
+            f(&g.as_ref().unwrap().learned.routines["dgetrf"][&class_of(1000)])
+        };
+        // Tile trials come first; one that starts while the backend's threads may still spin
+        // after a forwarded call (of any class) is not timed, so the class asks for it again.
+        assert!(call(Instant::now()));
+        assert!(call(Instant::now()));
+        assert_eq!(count(|c| c.tiles.len()), 0, "no tile timing taken right after a forwarded call");
+        assert!(call(long_ago));
+        assert!(call(long_ago));
+        assert!(call(long_ago));
+        assert_eq!(count(|c| c.tiles.len()), 3);
+        // Then the forward trials, timed whenever they come.
+        assert!(!call(Instant::now()));
+        assert_eq!(count(|c| c.forward.len()), 1);
+        FORWARD_END.with(|f| f.set(None));
+    }
+
+    #[test]
+    fn a_recheck_right_after_a_forwarded_call_is_not_timed() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        FORWARD_END.with(|f| f.set(None));
+        assert_eq!(drive(&cfg, 1000, 6, 0.5), [true, true, true, false, false, false]);
+        // Decided for the backend: calls 1 .. RECHECK − 1 are forwarded, each just after the
+        // last; call RECHECK tries tiles, right after a forwarded call, so it is not timed, and
+        // the class goes on forwarding until the next recheck.
+        let call = |ended: Instant| {
+            FORWARD_END.with(|f| f.set(Some(ended)));
+            let tiles = decide(&cfg, "dgetrf", 1000).is_none();
+            record(1e9, 0.001);
+            tiles
+        };
+        let r = RECHECK as usize;
+        let paths: Vec<bool> = (0..2 * r).map(|_| call(Instant::now())).collect();
+        let tried: Vec<usize> = (0..2 * r).filter(|&i| paths[i]).collect();
+        assert_eq!(tried, [r - 1, 2 * r - 1], "{paths:?}");
+        let tiles = |g: &State| g.learned.routines["dgetrf"][&class_of(1000)].tiles.clone();
+        assert_eq!(tiles(lock().as_ref().unwrap()), [0.5e9; 3], "no recheck was timed");
+        // A recheck that starts long after a forwarded call counts.
+        let paths: Vec<bool> = (0..r).map(|_| call(Instant::now() - Duration::from_secs(10))).collect();
+        assert!(paths[r - 1], "{paths:?}");
+        assert_eq!(tiles(lock().as_ref().unwrap()).last(), Some(&1e12));
+        FORWARD_END.with(|f| f.set(None));
     }
 
     #[test]
@@ -340,7 +436,7 @@ mod tests {
         assert_eq!(drive(&cfg, 1000, 7, 1.5).last(), Some(&true));
         // CALU in the same size class starts its own trials, and here the backend wins.
         let calu = Config { lu: crate::config::Pivoting::Calu, ..cfg.clone() };
-        assert_eq!(drive(&calu, 1000, 9, 0.5), [false, true, false, true, false, true, false, false, false]);
+        assert_eq!(drive(&calu, 1000, 9, 0.5), [true, true, true, false, false, false, false, false, false]);
         // Each keeps its own decision.
         assert_eq!(decide(&cfg, "dgetrf", 1000), None);
         assert_eq!(decide(&calu, "dgetrf", 1000), Some("learned"));
@@ -366,7 +462,8 @@ mod tests {
         let learned = &guard.as_ref().unwrap().learned.routines;
         for r in ["dposv", "dpotrf"] {
             let k = &learned[r][&class_of(2000)];
-            assert_eq!((k.forward.len(), k.tiles.len()), (2, 2), "{r}: {k:?}");
+            // Three tile trials, then the first forward one.
+            assert_eq!((k.forward.len(), k.tiles.len()), (1, 3), "{r}: {k:?}");
         }
     }
 
@@ -375,7 +472,7 @@ mod tests {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
         // Tiles looked slower while the class was learned (a busy machine).
-        assert_eq!(drive(&cfg, 1000, 6, 0.5), [false, true, false, true, false, true]);
+        assert_eq!(drive(&cfg, 1000, 6, 0.5), [true, true, true, false, false, false]);
         // Now tiles are twice as fast: every RECHECK-th call tries tiles once; after enough
         // rechecks the median of the kept tile timings wins and the class switches.
         let paths = drive(&cfg, 1000, 3 * RECHECK as usize, 2.0);
@@ -396,18 +493,18 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("hetla-tune-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let cfg = fresh(Learn::Dir(dir.clone()));
-        assert_eq!(drive(&cfg, 1000, 7, 0.5), [false, true, false, true, false, true, false]);
+        assert_eq!(drive(&cfg, 1000, 7, 0.5), [true, true, true, false, false, false, false]);
         let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(files.len(), 1, "one cache file, no temporary left: {files:?}");
         // A new process (fresh state) starts from the file: no probe.
         let cfg = fresh(Learn::Dir(dir.clone()));
         assert_eq!(drive(&cfg, 1000, 2, 10.0), [false, false]);
-        // A damaged file is ignored: learning starts again.
+        // A damaged file is ignored: learning starts again (a tile trial first).
         let f = dir.join(&files[0]);
         std::fs::write(&f, "{ not json").unwrap();
         let cfg = fresh(Learn::Dir(dir.clone()));
-        assert_eq!(drive(&cfg, 1000, 1, 1.0), [false]);
-        *STATE.lock().unwrap() = None;
+        assert_eq!(drive(&cfg, 1000, 1, 1.0), [true]);
+        *lock() = None;
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -2,8 +2,8 @@
 # tests/tune/run.sh: break-even sizes learned from the caller's own calls (src/api/tune.rs), seen
 # from outside: a C program (calls.c) preloaded with hetla makes dgetrf_ calls of order 1000
 # (between a quarter and four times the built-in break-even of 1536) with HETLA_VERBOSE=1.
-#   1. fresh cache folder: the first six calls alternate forward (reason=probe) and tiles, the
-#      next four all take one path, and one cache file is written;
+#   1. fresh cache folder: the first six calls are three on tiles, then three forwarded
+#      (reason=probe), the next four all take one path, and one cache file is written;
 #   2. a second process with that folder takes the same path from its first call, no probe;
 #   3. HETLA_CACHE_DIR=off: the built-in size decides (reason=small), nothing is written;
 #   4. order 300 (below the band): forwarded with reason=small, no probe.
@@ -43,9 +43,9 @@ run first 1000 10 HETLA_CACHE_DIR="$cache"
 p=$(cat "$tmp/first.paths")
 read -r -a w <<<"$p"
 last=${w[6]:-none}
-if [ "${#w[@]}" -eq 10 ] && [ "${w[*]:0:6}" = "probe tiles probe tiles probe tiles" ] &&
+if [ "${#w[@]}" -eq 10 ] && [ "${w[*]:0:6}" = "tiles tiles tiles probe probe probe" ] &&
     [ "${w[*]:6}" = "$last $last $last $last" ] && [ "$last" != probe ]; then
-    pass "fresh cache: probe tiles x3, then $last x4"
+    pass "fresh cache: tiles x3, probe x3, then $last x4"
 else
     fail "fresh cache" "paths: $p" "$tmp/first.log"
 fi
