@@ -58,8 +58,8 @@ const BAND: usize = 4;
 /// How long after a forwarded call a tile trial is not timed: the backend's threads keep
 /// spinning for more work after a multithreaded call (OpenBLAS: 2^28 cycles by default, about
 /// 0.1 s), and a tile call started meanwhile shares the cores with them. Measured with dgetrf at
-/// n = 1500 on 2 cores, calls back to back: tile trials right after forwarded ones ran at 31-43
-/// GFLOP/s in three processes of five, against 50-69 with 0.25 s between calls, where tiles
+/// n = 1500 on 2 cores, trials back to back and alternating: the tile trials ran at 30-40
+/// GFLOP/s in five fresh processes of six, against 50-69 with 0.25 s between calls, where tiles
 /// always won; once a class runs on tiles its calls follow tile calls and run at the faster
 /// rate, so such a trial would misjudge it.
 const SPIN_AFTER: std::time::Duration = std::time::Duration::from_millis(200);
