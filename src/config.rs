@@ -268,7 +268,7 @@ pub fn default_device_nb(routine: &str) -> usize {
 impl Config {
     /// Defaults with `threads` workers and no overrides. No CUDA device: a configuration built
     /// in code (tests) uses exactly the devices it names; `HETLA_GPUS` defaults to `all` in
-    /// [`Config::from_env`].
+    /// `Config::from_env`.
     pub fn with_threads(threads: usize) -> Self {
         let c = Config {
             threads: threads.max(1),

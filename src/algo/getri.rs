@@ -5,10 +5,10 @@
 //!    is not touched.
 //! 2. X·L = inv(U) for X = inv(A)·P (LAPACK's DGETRI solves it column block by column block from
 //!    the right): for tile column k from the last to the first, L's part of column k is taken out
-//!    into buffers W[i] (one per tile i ≥ k: the strictly lower triangle of the diagonal tile,
+//!    into buffers W\[i\] (one per tile i ≥ k: the strictly lower triangle of the diagonal tile,
 //!    the whole tiles below) and zeroed in A; then for every tile row i,
 //!    `A[i][k] -= Σ_{j>k} A[i][j]·W[j]` (GEMM, j from the last column down so that the term of
-//!    column k + 1, finished last, is added last) and `A[i][k] ← A[i][k]·W[k]⁻¹` (W[k], unit
+//!    column k + 1, finished last, is added last) and `A[i][k] ← A[i][k]·W[k]⁻¹` (W\[k\], unit
 //!    lower, inverted once by TRTRI, then one TRMM per tile row: a tile TRMM runs at about twice
 //!    a tile TRSM's rate, see [`super::trtri`]).
 //! 3. The column interchanges, j = n−1 down to 1: columns j and IPIV(j) swapped, as one

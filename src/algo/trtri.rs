@@ -2,7 +2,7 @@
 //! (DLAUUM), after PLASMA's pdtrtri and pdlauum; DPOTRI is the one followed by the other on one
 //! graph. One task generator each, for every runtime.
 //!
-//! TRTRI, lower (step k): the diagonal tile is inverted first (TRTRI: X = A[k][k]⁻¹); the tiles
+//! TRTRI, lower (step k): the diagonal tile is inverted first (TRTRI: X = A\[k\]\[k\]⁻¹); the tiles
 //! below it become `A[m][k] ← −A[m][k]·X` (TRMM); the finished columns left of k take them in,
 //! `A[m][n] += A[m][k]·A[k][n]` for m > k > n (GEMM); row k left of the diagonal becomes
 //! `A[k][n] ← X·A[k][n]` (TRMM). Upper is the transpose: `A[k][n] ← −X·A[k][n]`,

@@ -153,7 +153,7 @@ fn device_tile(
 }
 
 /// The hybrid partition a call of `routine` with host tiles of `nb` cuts its matrices by when it
-/// runs on `devices` (big tiles from [`device_tile`], the host's share of each from
+/// runs on `devices` (big tiles from `device_tile`, the host's share of each from
 /// [`device::host_share`]), or `None` when the host would keep every column. `hetla-sim` asks
 /// this too, so that it simulates the library's own choice.
 pub fn device_part(

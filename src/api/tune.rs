@@ -18,11 +18,11 @@
 //!   With the host alone there is no upper end: where tiles lose even at large sizes, the call
 //!   is forwarded (a drop-in must not be slower than what it replaces).
 //!   A class that settled on the backend says `reason=learned` in the verbose line.
-//! * A tile call that starts within [`SPIN_AFTER`] of a forwarded call's end on the same thread
-//!   is not timed: the backend's threads may still be spinning for work and take cores from the
-//!   tiles, which they would not once the class runs on tiles. Hence tiles are tried first (a
-//!   forwarded trial would spoil the next tile trial); a trial that is not timed is asked for
-//!   again by the next call of the class.
+//! * A tile call that starts within `SPIN_AFTER` (0.2 s) of a forwarded call's end on the same
+//!   thread is not timed: the backend's threads may still be spinning for work and take cores
+//!   from the tiles, which they would not once the class runs on tiles. Hence tiles are tried
+//!   first (a forwarded trial would spoil the next tile trial); a trial that is not timed is
+//!   asked for again by the next call of the class.
 //! * A decision is checked again as the caller goes on: every [`RECHECK`]th call of a decided
 //!   class takes the other path once, so a decision made while the machine was busy (a neighbour
 //!   process slows the two paths differently) does not stay wrong. At most one call in

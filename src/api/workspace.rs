@@ -1,6 +1,6 @@
 //! Forwarded DORGQR, DORMQR (`api::orgqr`) and DGETRI (`api::inverse`) calls go to the backend,
 //! but never with less workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
-//! learned to be faster in the backend) get the same treatment through [`with_workspace`].
+//! learned to be faster in the backend) get the same treatment through `with_workspace`.
 //!
 //! Many legacy programs pass the documented minimum LWORK (N for DORGQR and DGETRI, the other
 //! dimension for DORMQR). LAPACK then runs its unblocked code, 5 to 8 times slower than with the

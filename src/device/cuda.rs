@@ -90,7 +90,7 @@ impl Copy2D {
     }
 }
 
-/// The pieces of at most [`SLOT_BYTES`] that a transfer of `bytes` goes in through a pinned
+/// The pieces of at most `SLOT_BYTES` that a transfer of `bytes` goes in through a pinned
 /// staging slot: `(offset, length)` in the packed layout.
 pub fn chunks(bytes: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..bytes).step_by(SLOT_BYTES).map(move |off| (off, SLOT_BYTES.min(bytes - off)))

@@ -646,7 +646,7 @@ pub fn host_share(cfg: &Config, devices: &[Arc<dyn Device>]) -> f64 {
 /// Whether a call with `work` should use `devices`, by this model: with a share of the work on
 /// the devices the compute time goes from `flops/R_cpu` to `flops/(R_cpu + ΣR_dev)`; the price is
 /// moving the data in and back once (`2·bytes / bandwidth`, the slowest link) plus
-/// [`DEVICE_STARTUP_S`] per device. Devices are used when the time saved exceeds the price.
+/// `DEVICE_STARTUP_S` per device. Devices are used when the time saved exceeds the price.
 pub fn worth_using(cfg: &Config, devices: &[Arc<dyn Device>], work: Work) -> bool {
     if devices.is_empty() {
         return false;

@@ -397,7 +397,7 @@ impl<'a> DistSeq<'a> {
 }
 
 /// Owner-computes for task generators: a task runs on the rank owning its outputs (all on one
-/// rank); its remote inputs arrive as messages ([`DistSeq::input`]). Failure rule: a task whose
+/// rank); its remote inputs arrive as messages (`DistSeq::input`). Failure rule: a task whose
 /// op reports INFO > 0 records it, and the tasks of that step and later ones on this rank skip
 /// their computation, but every task still runs and every message is still sent, so no rank waits
 /// for a tile that never comes.

@@ -66,7 +66,7 @@ const TRSM_LEAF: usize = super::trsm_leaf::LEAF;
 
 /// B ← α·op(A)⁻¹·B (`side` Left) or B ← α·B·op(A)⁻¹ (Right), A triangular of order k.
 ///
-/// Above [`TRSM_LEAF`] the triangle is split in two of half the order and a GEMM between them,
+/// Above `TRSM_LEAF` the triangle is split in two of half the order and a GEMM between them,
 /// recursively; the leaves are solved by our own substitution kernel. OpenBLAS's own TRSM does much of its work
 /// outside its GEMM kernel on the blocks tiles have, and single-threaded (as inside a task) the
 /// split runs faster in every case measured (OpenBLAS 0.3.21, best of three): k = B's other

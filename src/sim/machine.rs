@@ -85,7 +85,7 @@ impl Machine {
     }
 }
 
-/// The kernels [`calibrate`] measures (the `_tall` ones on blocks of [`TALL`] tiles).
+/// The kernels [`calibrate`] measures (the `_tall` ones on blocks of `TALL` tiles).
 pub const KERNELS: &[&str] = &[
     "gemm",
     "syrk",

@@ -10,7 +10,7 @@
 //!
 //! [`take`] returns a zero-filled buffer, from this cache when it holds one large enough, and
 //! [`give`] keeps a buffer for later. What the cache keeps is bounded: buffers from
-//! [`MIN_BYTES`] up, at most [`MAX_BUFFERS`] of them, together at most an eighth of the
+//! `MIN_BYTES` up, at most `MAX_BUFFERS` of them, together at most an eighth of the
 //! machine's memory (`HETLA_KEEP_MEMORY` sets that bound in bytes, with K, M or G; 0 keeps
 //! nothing). The program's own allocations are not affected (no allocator setting changes).
 

@@ -353,7 +353,7 @@ impl Plan {
 
 /// The tile layout of the distributed LU and QR on a P×Q grid: `HETLA_DIST_LAYOUT` when set;
 /// otherwise whole tile columns over all P·Q ranks when there are at most
-/// [`ROW_LAYOUT_MAX_RANKS`] (then each panel is factored on one rank, by LAPACK's GEPP or
+/// `ROW_LAYOUT_MAX_RANKS` (then each panel is factored on one rank, by LAPACK's GEPP or
 /// DGEQRT3, and crosses the network once, as a broadcast to the ranks right of it; the LU's row
 /// interchanges never leave a rank and the QR's update needs no partial sums), the
 /// caller's 2-D grid beyond (where one rank per panel would serialise too much). Measured with
@@ -385,7 +385,7 @@ pub fn lu_split(cfg: &Config) -> bool {
 /// caller's blocks of `caller_nb`: whole tile columns over all P·Q ranks (then each tile column
 /// is one rank's, and a lower factor's trailing update is one task per column, as on a 1×Q grid:
 /// `algo::potrf::Granularity::Columns`) when the tiles are converted anyway, P > 1 and there are
-/// at most [`ROW_LAYOUT_MAX_RANKS`] ranks; otherwise the caller's grid (in place when `nb` is the
+/// at most `ROW_LAYOUT_MAX_RANKS` ranks; otherwise the caller's grid (in place when `nb` is the
 /// caller's block size). `HETLA_DIST_LAYOUT` as for [`lu_qr_shape`]. Measured with
 /// `HETLA_DIST_LAYOUT=grid|row ROUTINES=pdpotrf bench/scalapack.sh` (2026-11-26 02:36 UTC, quiet,
 /// N = 4000, caller NB = 32, tiles of 256, alternating, hetla's seconds): 2×1 grid 0.328, 0.338,
