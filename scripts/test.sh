@@ -182,6 +182,7 @@ done
 
 step fmt cargo fmt --check
 step clippy cargo clippy --all-targets -- -D warnings
+step doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 
 if [ $build_ok = 1 ]; then
     runner ffi-tests ffi-tests/run.sh
