@@ -169,7 +169,13 @@ pub fn factor(cfg: &Config, grid: &Grid, rows: &Rows, loc: &Local) -> (Vec<f64>,
         piv.extend_from_slice(tg.extra(ids.piv[x]).expect("this rank's pivot buffer").as_slice());
     }
     let info = agree_info(grid, run.info);
-    let st = Stats { redistribution_s: 0.0, sent: run.sent, received: run.received, devices: run.devices };
+    let st = Stats {
+        redistribution_s: 0.0,
+        sent: run.sent,
+        received: run.received,
+        devices: run.devices,
+        conversion: None,
+    };
     let r = match (run.result, info) {
         (Err(e), _) => Err(e),
         (Ok(()), Some(i)) => Err(Error::Numerical(i)),
@@ -192,7 +198,13 @@ pub fn solve(
     let (tg, ids) = tile_grid(grid, rows, loc, Some(piv), Some(b));
     let sch = rows.schedule();
     let run = run_sequence(cfg, grid, &tg, |ds| bt::generate_solve(ds, &sch, trans, rows.m, b.nrhs, &ids));
-    let st = Stats { redistribution_s: 0.0, sent: run.sent, received: run.received, devices: run.devices };
+    let st = Stats {
+        redistribution_s: 0.0,
+        sent: run.sent,
+        received: run.received,
+        devices: run.devices,
+        conversion: None,
+    };
     (run.result, st)
 }
 

@@ -34,6 +34,8 @@ pub struct LocalTiles<'a> {
     matrix: TiledMatrix<f64>,
     rowoff: Vec<usize>,
     coloff: Vec<usize>,
+    /// The local matrix's leading dimension.
+    ld: usize,
     /// Seconds spent converting so far (both directions).
     pub redistribution_s: f64,
 }
@@ -59,6 +61,7 @@ impl<'a> LocalTiles<'a> {
         shape: Shape,
         reflect: bool,
     ) -> Self {
+        super::redistribute::forget_conversion();
         let aligned = aligned && shape == Shape::Grid && !reflect;
         let (p, q) = shape.dims(grid);
         let (m, n) = (caller.rows.owner.len(), caller.cols.owner.len());
@@ -105,6 +108,7 @@ impl<'a> LocalTiles<'a> {
             matrix,
             rowoff,
             coloff,
+            ld: lm.max(1),
             redistribution_s: 0.0,
         };
         me.convert(true);
@@ -137,13 +141,13 @@ impl<'a> LocalTiles<'a> {
         let caller = Layout { rows: c.rows, cols: c.cols, shape: Shape::Grid };
         let tiles = Layout { rows: &self.trow, cols: &self.tcol, shape: self.shape };
         let back = CallerArray { a: c.a, rows: c.rows, cols: c.cols };
-        let (rowoff, coloff) = (&self.rowoff, &self.coloff);
+        let (rowoff, coloff, ld) = (&self.rowoff, &self.coloff, self.ld);
         if inward {
             let data = self.store.as_mut_slice();
-            exchange(self.grid, self.part, &caller, &tiles, back, LocalMatrix { data, rowoff, coloff });
+            exchange(self.grid, self.part, &caller, &tiles, back, LocalMatrix { data, rowoff, coloff, ld });
         } else {
             let data = self.store.as_slice();
-            exchange(self.grid, self.part, &tiles, &caller, LocalMatrix { data, rowoff, coloff }, back);
+            exchange(self.grid, self.part, &tiles, &caller, LocalMatrix { data, rowoff, coloff, ld }, back);
         }
         self.redistribution_s += t0.elapsed().as_secs_f64();
     }

@@ -25,6 +25,7 @@ pub mod layout;
 pub mod local;
 pub mod orgqr;
 pub mod potrf;
+pub mod pull;
 pub mod redistribute;
 pub mod solve;
 pub mod tasks;
@@ -67,6 +68,9 @@ pub struct Stats {
     pub received: usize,
     /// What this rank's devices moved and ran (empty without devices).
     pub devices: Vec<crate::device::DevStats>,
+    /// How the conversion moved values between ranks: `pull` (read in place from the other
+    /// ranks' memory) or `alltoallv`; `None` when it did not run.
+    pub conversion: Option<&'static str>,
 }
 
 impl std::fmt::Display for Stats {
@@ -76,6 +80,10 @@ impl std::fmt::Display for Stats {
             f,
             "redist={:.6}s tiles_sent={} tiles_received={}",
             self.redistribution_s, self.sent, self.received
-        )
+        )?;
+        match self.conversion {
+            Some(c) => write!(f, " conv={c}"),
+            None => Ok(()),
+        }
     }
 }

@@ -158,7 +158,13 @@ pub fn pdormqr(cfg: &Config, o: &Ormqr, g: &GridInfo, nb: usize) -> (Result<(), 
         run_sequence(cfg, &grid, &tg, |ds| generate_ormqr(ds, side, trans, &tau, &ids, cmt, &crows, &ccols));
     // A's tiles are dropped only now: the tasks read them.
     let redistribution_s = atiles.discard() + ctiles.finish();
-    let stats = Stats { redistribution_s, sent: run.sent, received: run.received, devices: run.devices };
+    let stats = Stats {
+        redistribution_s,
+        sent: run.sent,
+        received: run.received,
+        devices: run.devices,
+        conversion: super::redistribute::last_conversion(),
+    };
     (run.result, stats)
 }
 

@@ -100,7 +100,13 @@ pub fn pdpotrf(
 
     // 4. Tiles -> caller layout.
     let redistribution_s = local.finish();
-    let stats = Stats { redistribution_s, sent: run.sent, received: run.received, devices: run.devices };
+    let stats = Stats {
+        redistribution_s,
+        sent: run.sent,
+        received: run.received,
+        devices: run.devices,
+        conversion: super::redistribute::last_conversion(),
+    };
     let result = match run.result {
         Err(e) => Err(e),
         Ok(()) if info != i32::MAX => Err(Error::Numerical(info)),

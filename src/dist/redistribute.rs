@@ -12,6 +12,7 @@
 
 use super::grid::Grid;
 use super::layout::Axis;
+use super::pull::Peers;
 use crate::tile::ColMajor;
 
 /// Which elements of sub(A) take part.
@@ -107,6 +108,21 @@ pub trait Source {
     fn col(&self, _j: usize, _lo: usize, _len: usize) -> Option<&[f64]> {
         None
     }
+    /// Where other processes may read this rank's values in place ([`super::pull`]): the
+    /// storage's base address and leading dimension; element (i, j) is at [`Placed::offset`]
+    /// values from it. `None` when the values are not stored that way.
+    fn shared(&self) -> Option<(*const f64, usize, &dyn Placed)> {
+        None
+    }
+}
+
+/// A column-major storage whose element (i, j) of sub(A) lies at a position every rank can
+/// compute from the leading dimension of the rank holding it (the maps behind it are the same
+/// on every rank).
+pub trait Placed {
+    /// The offset, in values, of element (i, j) in the storage of the rank holding it, whose
+    /// leading dimension is `ld`.
+    fn offset(&self, i: usize, j: usize, ld: usize) -> usize;
 }
 
 /// Where [`exchange`] stores the elements this rank holds in the target layout: any
@@ -123,6 +139,12 @@ pub trait Sink {
     }
     /// Rows lo..lo+len of column j in place, writable, when the sink keeps them as one slice.
     fn col_mut(&mut self, _j: usize, _lo: usize, _len: usize) -> Option<&mut [f64]> {
+        None
+    }
+    /// This rank's storage as a base pointer (valid for writes of every element this rank holds
+    /// in the target layout, at [`Placed::offset`] with the returned leading dimension), for
+    /// reads from other processes straight into place. `None` when not stored that way.
+    fn place(&mut self) -> Option<(*mut f64, usize, &dyn Placed)> {
         None
     }
 }
@@ -146,6 +168,15 @@ pub struct LocalMatrix<'a, D> {
     pub data: D,
     pub rowoff: &'a [usize],
     pub coloff: &'a [usize],
+    /// The leading dimension `coloff` was computed with (column j is local column
+    /// `coloff[j] / ld`).
+    pub ld: usize,
+}
+
+impl<D> Placed for LocalMatrix<'_, D> {
+    fn offset(&self, i: usize, j: usize, ld: usize) -> usize {
+        self.rowoff[i] + self.coloff[j] / self.ld.max(1) * ld
+    }
 }
 
 impl<D> LocalMatrix<'_, D> {
@@ -169,6 +200,9 @@ impl<D: AsRef<[f64]>> Source for LocalMatrix<'_, D> {
     fn col(&self, j: usize, lo: usize, len: usize) -> Option<&[f64]> {
         self.run(j, lo, len).map(|at| &self.data.as_ref()[at..at + len])
     }
+    fn shared(&self) -> Option<(*const f64, usize, &dyn Placed)> {
+        Some((self.data.as_ref().as_ptr(), self.ld, self))
+    }
 }
 
 impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
@@ -184,6 +218,10 @@ impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
     }
     fn col_mut(&mut self, j: usize, lo: usize, len: usize) -> Option<&mut [f64]> {
         self.run(j, lo, len).map(|at| &mut self.data.as_mut()[at..at + len])
+    }
+    fn place(&mut self) -> Option<(*mut f64, usize, &dyn Placed)> {
+        let base = self.data.as_mut().as_mut_ptr();
+        Some((base, self.ld, self))
     }
 }
 
@@ -203,9 +241,18 @@ impl CallerArray<'_> {
     }
 }
 
+impl Placed for CallerArray<'_> {
+    fn offset(&self, i: usize, j: usize, ld: usize) -> usize {
+        self.rows.local[i] + self.cols.local[j] * ld
+    }
+}
+
 impl Source for CallerArray<'_> {
     fn get(&self, i: usize, j: usize) -> f64 {
         self.a.get(self.rows.local[i], self.cols.local[j])
+    }
+    fn shared(&self) -> Option<(*const f64, usize, &dyn Placed)> {
+        Some((self.a.as_ptr(), self.a.ld, self))
     }
     fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
         match self.run(lo, out.len()) {
@@ -218,6 +265,9 @@ impl Source for CallerArray<'_> {
 impl Sink for CallerArray<'_> {
     fn set(&mut self, i: usize, j: usize, v: f64) {
         self.a.set(self.rows.local[i], self.cols.local[j], v)
+    }
+    fn place(&mut self) -> Option<(*mut f64, usize, &dyn Placed)> {
+        Some((self.a.as_ptr(), self.a.ld, self))
     }
     fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
         match self.run(lo, vals.len()) {
@@ -280,6 +330,35 @@ pub fn exchange(
     let (dst_rows, dst_cols) = to.held(grid);
     let src_runs = row_runs(&src_rows, to.rows);
     let dst_runs = row_runs(&dst_rows, from.rows);
+    // Where both sides are stored in place and the ranks can read each other's memory, each
+    // value moves once ([`super::pull`]); else through MPI_Alltoallv. Every rank has the same
+    // kinds of source and sink, and `connect` agrees on the answer.
+    if let (Some((base, ld, _)), true) = (read.shared(), write.place().is_some()) {
+        // Each run read costs the kernel about a microsecond (measured: runs of 32 values on a
+        // 2×1 grid converted in 84-158 ms read in place against 46 through Alltoallv), so only
+        // long runs are read in place: whole columns on 1×Q grids, not P×1's blocks.
+        let (mut runs, mut values) = (0usize, 0usize);
+        for &j in &dst_cols {
+            let c = from.cols.owner[j];
+            each_run(&dst_rows, &dst_runs, part.kept_range(&dst_rows, j), |_, len, o| {
+                if from.shape.rank_of(grid, o, c) != grid.me() {
+                    runs += 1;
+                    values += len;
+                }
+            });
+        }
+        let long = match test_pull() {
+            Some(always) => always,
+            None => runs == 0 || values / runs >= PULL_MIN_RUN,
+        };
+        if let Some(peers) = Peers::connect(grid, base, ld, long) {
+            let rows =
+                Held { src_rows: &src_rows, src_runs: &src_runs, dst_rows: &dst_rows, dst_runs: &dst_runs };
+            LAST.with(|l| l.set(Some("pull")));
+            return pull(grid, part, from, to, &rows, &peers, &read, &mut write);
+        }
+    }
+    LAST.with(|l| l.set(Some("alltoallv")));
     // MPI counts and displacements are i32: the columns go in rounds of at most `limit` values
     // per rank (every rank computes the same rounds from sub(A)'s shape).
     let (m, n) = (from.rows.owner.len(), from.cols.owner.len());
@@ -293,6 +372,103 @@ pub fn exchange(
         sent += exchange_round(grid, part, from, to, &rows, sc, dc, &read, &mut write);
     }
     sent
+}
+
+/// The shortest average run of values (over the runs a rank reads from others) that
+/// conversions read in place ([`super::pull`]); below it they go through `MPI_Alltoallv`.
+const PULL_MIN_RUN: usize = 1024;
+
+/// `HETLA_TEST_PULL=always|never` (a test hook): conversions read in place whatever the runs'
+/// length (where the ranks can read each other's memory at all), or never.
+fn test_pull() -> Option<bool> {
+    static PULL: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    *PULL.get_or_init(|| match std::env::var("HETLA_TEST_PULL").as_deref() {
+        Ok("always") => Some(true),
+        Ok("never") => Some(false),
+        _ => None,
+    })
+}
+
+thread_local! {
+    /// How this thread's last [`exchange`] moved values between ranks.
+    static LAST: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// How this thread's last [`exchange`] since [`forget_conversion`] moved values between ranks
+/// (`pull` or `alltoallv`), for the verbose line; `None` if none ran.
+pub fn last_conversion() -> Option<&'static str> {
+    LAST.with(|l| l.get())
+}
+
+/// A call starts: [`last_conversion`] says `None` until its first [`exchange`].
+pub fn forget_conversion() {
+    LAST.with(|l| l.set(None));
+}
+
+/// [`exchange`] with every rank reading, straight into its place in `write`, the values it
+/// holds in `to` from where the rank holding them in `from` keeps them; what stays on this rank
+/// is copied directly. Collective (it ends when every rank has read). Returns the number of
+/// values this rank read from others.
+#[allow(clippy::too_many_arguments)]
+fn pull(
+    grid: &Grid,
+    part: Part,
+    from: &Layout,
+    to: &Layout,
+    held: &Held,
+    peers: &Peers,
+    read: &impl Source,
+    write: &mut impl Sink,
+) -> usize {
+    let me = grid.me();
+    let (src_rows, src_runs, dst_rows, dst_runs) =
+        (held.src_rows, held.src_runs, held.dst_rows, held.dst_runs);
+    let (_, src_cols) = from.held(grid);
+    let (_, dst_cols) = to.held(grid);
+    // What stays on this rank.
+    let mut tmp = Vec::new();
+    for &j in &src_cols {
+        let c = to.cols.owner[j];
+        each_run(src_rows, src_runs, part.kept_range(src_rows, j), |lo, len, o| {
+            if to.shape.rank_of(grid, o, c) == me {
+                if let Some(src) = read.col(j, lo, len) {
+                    write.set_col(j, lo, src);
+                } else if let Some(dst) = write.col_mut(j, lo, len) {
+                    read.get_col(j, lo, dst);
+                } else {
+                    tmp.resize(len, 0.0);
+                    read.get_col(j, lo, &mut tmp);
+                    write.set_col(j, lo, &tmp);
+                }
+            }
+        });
+    }
+    // The rest, read from the other ranks in column-major order.
+    let (_, _, src_at) = read.shared().expect("a shared source");
+    let (base, ld, dst_at) = write.place().expect("a sink in place");
+    let mut readers: Vec<_> = (0..peers.len()).map(|r| peers.reader(r)).collect();
+    let (mut ok, mut count) = (true, 0);
+    for &j in &dst_cols {
+        let c = from.cols.owner[j];
+        each_run(dst_rows, dst_runs, part.kept_range(dst_rows, j), |lo, len, o| {
+            let r = from.shape.rank_of(grid, o, c);
+            if r != me {
+                // Rows lo..lo+len are consecutive in both storages (a run lies in one block of
+                // each layout, or in blocks of one rank that it keeps side by side).
+                let dst = base.wrapping_add(dst_at.offset(lo, j, ld));
+                // SAFETY: `place` makes every element this rank holds in `to` writable at its
+                // offset, each run is pushed once, and nothing else touches the sink before the
+                // reads are flushed below.
+                ok &= unsafe { readers[r].push(dst, len, src_at.offset(lo, j, peers.ld(r))) };
+                count += len;
+            }
+        });
+    }
+    for rd in &mut readers {
+        ok &= rd.flush();
+    }
+    assert!(Peers::done(grid, ok), "hetla: reading another rank's values in place failed");
+    count
 }
 
 /// The most values one rank exchanges with the others in one `MPI_Alltoallv`: `i32::MAX`, or
@@ -443,19 +619,19 @@ mod tests {
         let (rowoff, coloff) = offsets();
         let mut data: Vec<f64> = (0..12).map(|x| x as f64).collect();
         {
-            let lm = LocalMatrix { data: &data[..], rowoff: &rowoff, coloff: &coloff };
+            let lm = LocalMatrix { data: &data[..], rowoff: &rowoff, coloff: &coloff, ld: 4 };
             let mut out = [0.0; 2];
             lm.get_col(1, 0, &mut out);
             assert_eq!(out, [4.0, 5.0]);
             assert_eq!(lm.get(5, 2), 11.0);
         }
-        let mut lm = LocalMatrix { data: &mut data[..], rowoff: &rowoff, coloff: &coloff };
+        let mut lm = LocalMatrix { data: &mut data[..], rowoff: &rowoff, coloff: &coloff, ld: 4 };
         lm.set_col(2, 4, &[-1.0, -2.0]);
         lm.set(1, 0, -3.0);
         assert_eq!(data, [0.0, -3.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, -1.0, -2.0]);
         // Runs of adjacent local rows are slices of the data, in place.
         {
-            let mut lm = LocalMatrix { data: &mut data[..], rowoff: &rowoff, coloff: &coloff };
+            let mut lm = LocalMatrix { data: &mut data[..], rowoff: &rowoff, coloff: &coloff, ld: 4 };
             assert_eq!(lm.col(2, 4, 2), Some(&[-1.0, -2.0][..]));
             lm.col_mut(1, 0, 2).expect("rows 0 and 1 are adjacent").copy_from_slice(&[7.0, 8.0]);
             assert_eq!(lm.get(0, 1), 7.0);
@@ -463,7 +639,7 @@ mod tests {
             lm.set_col(1, 0, &[4.0, 5.0]);
         }
         // Rows 1 and 2 are not adjacent locally: the run falls back to element by element.
-        let lm = LocalMatrix { data: &data[..], rowoff: &[0, 1, 3], coloff: &[0] };
+        let lm = LocalMatrix { data: &data[..], rowoff: &[0, 1, 3], coloff: &[0], ld: 4 };
         assert_eq!(lm.run(0, 0, 3), None);
         assert_eq!(lm.col(0, 0, 3), None);
         let mut out = [0.0; 3];

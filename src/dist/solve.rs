@@ -296,7 +296,13 @@ fn solve(
     redist += t1.elapsed().as_secs_f64();
     (
         run.result,
-        Stats { redistribution_s: redist, sent: run.sent, received: run.received, devices: run.devices },
+        Stats {
+            redistribution_s: redist,
+            sent: run.sent,
+            received: run.received,
+            devices: run.devices,
+            conversion: None,
+        },
     )
 }
 

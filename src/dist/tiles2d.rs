@@ -131,6 +131,12 @@ pub fn run<B, R>(
 
     // Tiles -> caller layout.
     let redistribution_s = local.finish();
-    let stats = Stats { redistribution_s, sent: run.sent, received: run.received, devices: run.devices };
+    let stats = Stats {
+        redistribution_s,
+        sent: run.sent,
+        received: run.received,
+        devices: run.devices,
+        conversion: super::redistribute::last_conversion(),
+    };
     (run.result, value, stats)
 }

@@ -46,6 +46,10 @@ pub struct ColMajor<T> {
 }
 
 impl<T: Elem> ColMajor<T> {
+    /// The address of element (0, 0); element (i, j) is at `i + j * ld` from it.
+    pub fn as_ptr(&self) -> *mut T {
+        self.ptr
+    }
     /// The `m`×`n` block at (i, j) of this matrix (same leading dimension).
     pub fn block(&self, i: usize, j: usize, m: usize, n: usize) -> ColMajor<T> {
         assert!(i + m <= self.m && j + n <= self.n, "block outside the matrix");
