@@ -169,7 +169,7 @@ POISON=1 EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
 # Conversions reading the other ranks' memory in place (what long runs of values get, on one
 # node); in rounds of at most 100 values per rank through MPI_Alltoallv (the path of very large
 # problems).
-for t in pdpotrf pdpotrs pdinv pdgetrf pdgeqrf pdq; do
+for t in pdpotrf pdpotrs pdinv pdgetrf pdgetrs pdgeqrf pdq; do
     PULL=always run $t 4 3 preload R 2 2
     PULL=always run $t 2 5 linked C 1 2
     PULL=always run $t 3 4 linked C 3 1
