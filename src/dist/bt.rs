@@ -162,20 +162,14 @@ fn agree_info(grid: &Grid, local: Option<i32>) -> Option<i32> {
 pub fn factor(cfg: &Config, grid: &Grid, rows: &Rows, loc: &Local) -> (Vec<f64>, Result<(), Error>, Stats) {
     let (tg, ids) = tile_grid(grid, rows, loc, None, None);
     let sch = rows.schedule();
-    let run = run_sequence(cfg, grid, &tg, |ds| bt::generate_factor(ds, &sch, rows.m, &ids));
+    let mut run = run_sequence(cfg, grid, &tg, |ds| bt::generate_factor(ds, &sch, rows.m, &ids));
     let mine = rows.range(layout_rank(grid));
     let mut piv = Vec::with_capacity(mine.len() * rows.m);
     for x in mine {
         piv.extend_from_slice(tg.extra(ids.piv[x]).expect("this rank's pivot buffer").as_slice());
     }
     let info = agree_info(grid, run.info);
-    let st = Stats {
-        redistribution_s: 0.0,
-        sent: run.sent,
-        received: run.received,
-        devices: run.devices,
-        conversion: None,
-    };
+    let st = Stats::of(0.0, &mut run, None);
     let r = match (run.result, info) {
         (Err(e), _) => Err(e),
         (Ok(()), Some(i)) => Err(Error::Numerical(i)),
@@ -197,14 +191,9 @@ pub fn solve(
 ) -> (Result<(), Error>, Stats) {
     let (tg, ids) = tile_grid(grid, rows, loc, Some(piv), Some(b));
     let sch = rows.schedule();
-    let run = run_sequence(cfg, grid, &tg, |ds| bt::generate_solve(ds, &sch, trans, rows.m, b.nrhs, &ids));
-    let st = Stats {
-        redistribution_s: 0.0,
-        sent: run.sent,
-        received: run.received,
-        devices: run.devices,
-        conversion: None,
-    };
+    let mut run =
+        run_sequence(cfg, grid, &tg, |ds| bt::generate_solve(ds, &sch, trans, rows.m, b.nrhs, &ids));
+    let st = Stats::of(0.0, &mut run, None);
     (run.result, st)
 }
 

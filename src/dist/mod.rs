@@ -73,6 +73,14 @@ pub struct Stats {
     pub conversion: Option<&'static str>,
 }
 
+impl Stats {
+    /// What a run of the distributed tasks (`run`) and the conversions around it measured.
+    pub fn of(redistribution_s: f64, run: &mut tasks::SeqRun, conversion: Option<&'static str>) -> Stats {
+        let devices = std::mem::take(&mut run.devices);
+        Stats { redistribution_s, sent: run.sent, received: run.received, devices, conversion }
+    }
+}
+
 impl std::fmt::Display for Stats {
     /// The verbose-line fields every distributed routine reports.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

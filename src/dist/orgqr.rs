@@ -154,17 +154,11 @@ pub fn pdormqr(cfg: &Config, o: &Ormqr, g: &GridInfo, nb: usize) -> (Result<(), 
         }
     }
     let (side, trans) = (o.side, o.trans);
-    let run =
+    let mut run =
         run_sequence(cfg, &grid, &tg, |ds| generate_ormqr(ds, side, trans, &tau, &ids, cmt, &crows, &ccols));
     // A's tiles are dropped only now: the tasks read them.
     let redistribution_s = atiles.discard() + ctiles.finish();
-    let stats = Stats {
-        redistribution_s,
-        sent: run.sent,
-        received: run.received,
-        devices: run.devices,
-        conversion: super::redistribute::last_conversion(),
-    };
+    let stats = Stats::of(redistribution_s, &mut run, super::redistribute::last_conversion());
     (run.result, stats)
 }
 

@@ -91,7 +91,7 @@ pub fn pdpotrf(
     } else {
         Granularity::Tiles
     };
-    let run = run_sequence(cfg, &grid, &tg, |ds| potrf::generate(ds, ul, gran));
+    let mut run = run_sequence(cfg, &grid, &tg, |ds| potrf::generate(ds, ul, gran));
 
     // 3. The same INFO everywhere.
     let local_info = run.info.unwrap_or(i32::MAX);
@@ -100,13 +100,7 @@ pub fn pdpotrf(
 
     // 4. Tiles -> caller layout.
     let redistribution_s = local.finish();
-    let stats = Stats {
-        redistribution_s,
-        sent: run.sent,
-        received: run.received,
-        devices: run.devices,
-        conversion: super::redistribute::last_conversion(),
-    };
+    let stats = Stats::of(redistribution_s, &mut run, super::redistribute::last_conversion());
     let result = match run.result {
         Err(e) => Err(e),
         Ok(()) if info != i32::MAX => Err(Error::Numerical(info)),

@@ -431,15 +431,7 @@ fn pull(
         let c = to.cols.owner[j];
         each_run(src_rows, src_runs, part.kept_range(src_rows, j), |lo, len, o| {
             if to.shape.rank_of(grid, o, c) == me {
-                if let Some(src) = read.col(j, lo, len) {
-                    write.set_col(j, lo, src);
-                } else if let Some(dst) = write.col_mut(j, lo, len) {
-                    read.get_col(j, lo, dst);
-                } else {
-                    tmp.resize(len, 0.0);
-                    read.get_col(j, lo, &mut tmp);
-                    write.set_col(j, lo, &tmp);
-                }
+                copy_here(read, write, j, lo, len, &mut tmp);
             }
         });
     }
@@ -469,6 +461,21 @@ fn pull(
     }
     assert!(Peers::done(grid, ok), "hetla: reading another rank's values in place failed");
     count
+}
+
+/// Copies rows lo..lo+len of column j, which this rank holds in both layouts, from `read` to
+/// `write`: straight from one side's slice to the other when either keeps the run as one, else
+/// through `tmp`.
+fn copy_here(read: &impl Source, write: &mut impl Sink, j: usize, lo: usize, len: usize, tmp: &mut Vec<f64>) {
+    if let Some(src) = read.col(j, lo, len) {
+        write.set_col(j, lo, src);
+    } else if let Some(dst) = write.col_mut(j, lo, len) {
+        read.get_col(j, lo, dst);
+    } else {
+        tmp.resize(len, 0.0);
+        read.get_col(j, lo, tmp);
+        write.set_col(j, lo, tmp);
+    }
 }
 
 /// The most values one rank exchanges with the others in one `MPI_Alltoallv`: `i32::MAX`, or
@@ -560,16 +567,7 @@ fn exchange_round(
         each_run(src_rows, src_runs, part.kept_range(src_rows, j), |lo, len, o| {
             let r = to.shape.rank_of(grid, o, c);
             if r == me {
-                // Straight from one side's slice to the other when either keeps the run as one.
-                if let Some(src) = read.col(j, lo, len) {
-                    write.set_col(j, lo, src);
-                } else if let Some(dst) = write.col_mut(j, lo, len) {
-                    read.get_col(j, lo, dst);
-                } else {
-                    tmp.resize(len, 0.0);
-                    read.get_col(j, lo, &mut tmp);
-                    write.set_col(j, lo, &tmp);
-                }
+                copy_here(read, write, j, lo, len, &mut tmp);
             } else {
                 read.get_col(j, lo, &mut sbuf[cursor[r]..cursor[r] + len]);
                 cursor[r] += len;

@@ -275,7 +275,7 @@ fn solve(
 
     // 2. The two substitutions.
     let bcols: Vec<usize> = (0..ct).map(bedge).collect();
-    let run = run_sequence(cfg, grid, &tg, |ds| trsm::generate(ds, &passes, &bids, &bcols));
+    let mut run = run_sequence(cfg, grid, &tg, |ds| trsm::generate(ds, &passes, &bids, &bcols));
     // A's tiles are no longer used (they are dropped only now: the tasks read them).
     redist += atiles.discard();
 
@@ -294,16 +294,8 @@ fn solve(
         |i: usize, j: usize, v: f64| blocal.set(brow.local[i], bcol.local[j], v),
     );
     redist += t1.elapsed().as_secs_f64();
-    (
-        run.result,
-        Stats {
-            redistribution_s: redist,
-            sent: run.sent,
-            received: run.received,
-            devices: run.devices,
-            conversion: None,
-        },
-    )
+    let stats = Stats::of(redist, &mut run, None);
+    (run.result, stats)
 }
 
 #[cfg(test)]

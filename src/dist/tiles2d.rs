@@ -126,17 +126,11 @@ pub fn run<B, R>(
     // The distributed algorithm.
     let mut tg = TileGrid::new((m, nb), (n, nb), owner, handles);
     let bufs = buffers(&mut tg, &cyc, me);
-    let run = run_sequence(cfg, &grid, &tg, |ds| generate(ds, &cyc, &bufs));
+    let mut run = run_sequence(cfg, &grid, &tg, |ds| generate(ds, &cyc, &bufs));
     let value = finish(&Finished { grid: &grid, rows: &crow, cols: &ccol, buffers: &run.buffers });
 
     // Tiles -> caller layout.
     let redistribution_s = local.finish();
-    let stats = Stats {
-        redistribution_s,
-        sent: run.sent,
-        received: run.received,
-        devices: run.devices,
-        conversion: super::redistribute::last_conversion(),
-    };
+    let stats = Stats::of(redistribution_s, &mut run, super::redistribute::last_conversion());
     (run.result, value, stats)
 }
