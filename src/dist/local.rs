@@ -36,6 +36,8 @@ pub struct LocalTiles<'a> {
     coloff: Vec<usize>,
     /// The local matrix's leading dimension.
     ld: usize,
+    /// How the last conversion moved values between ranks ([`exchange`]'s answer).
+    conversion: Option<&'static str>,
     /// Seconds spent converting so far (both directions).
     pub redistribution_s: f64,
 }
@@ -61,7 +63,6 @@ impl<'a> LocalTiles<'a> {
         shape: Shape,
         reflect: bool,
     ) -> Self {
-        super::redistribute::forget_conversion();
         let aligned = aligned && shape == Shape::Grid && !reflect;
         let (p, q) = shape.dims(grid);
         let (m, n) = (caller.rows.owner.len(), caller.cols.owner.len());
@@ -109,6 +110,7 @@ impl<'a> LocalTiles<'a> {
             rowoff,
             coloff,
             ld: lm.max(1),
+            conversion: None,
             redistribution_s: 0.0,
         };
         me.convert(true);
@@ -121,10 +123,11 @@ impl<'a> LocalTiles<'a> {
     }
 
     /// Converts the tiles back into the caller's array (collective over the grid); returns the
-    /// seconds spent converting, both ways.
-    pub fn finish(mut self) -> f64 {
+    /// seconds spent converting, both ways, and how values crossed between ranks (`None` when
+    /// the tiles were the caller's blocks and nothing was converted).
+    pub fn finish(mut self) -> (f64, Option<&'static str>) {
         self.convert(false);
-        self.redistribution_s
+        (self.redistribution_s, self.conversion)
     }
 
     /// For tiles that were only read: the seconds spent converting them in; nothing goes back.
@@ -142,13 +145,14 @@ impl<'a> LocalTiles<'a> {
         let tiles = Layout { rows: &self.trow, cols: &self.tcol, shape: self.shape };
         let back = CallerArray { a: c.a, rows: c.rows, cols: c.cols };
         let (rowoff, coloff, ld) = (&self.rowoff, &self.coloff, self.ld);
-        if inward {
+        let how = if inward {
             let data = self.store.as_mut_slice();
-            exchange(self.grid, self.part, &caller, &tiles, back, LocalMatrix { data, rowoff, coloff, ld });
+            exchange(self.grid, self.part, &caller, &tiles, back, LocalMatrix { data, rowoff, coloff, ld })
         } else {
             let data = self.store.as_slice();
-            exchange(self.grid, self.part, &tiles, &caller, LocalMatrix { data, rowoff, coloff, ld }, back);
-        }
+            exchange(self.grid, self.part, &tiles, &caller, LocalMatrix { data, rowoff, coloff, ld }, back)
+        };
+        self.conversion = Some(how);
         self.redistribution_s += t0.elapsed().as_secs_f64();
     }
 }

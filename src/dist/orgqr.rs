@@ -157,8 +157,8 @@ pub fn pdormqr(cfg: &Config, o: &Ormqr, g: &GridInfo, nb: usize) -> (Result<(), 
     let mut run =
         run_sequence(cfg, &grid, &tg, |ds| generate_ormqr(ds, side, trans, &tau, &ids, cmt, &crows, &ccols));
     // A's tiles are dropped only now: the tasks read them.
-    let redistribution_s = atiles.discard() + ctiles.finish();
-    let stats = Stats::of(redistribution_s, &mut run, super::redistribute::last_conversion());
+    let (back_s, how) = ctiles.finish();
+    let stats = Stats::of(atiles.discard() + back_s, &mut run, how);
     (run.result, stats)
 }
 

@@ -99,8 +99,8 @@ pub fn pdpotrf(
     grid.comm.all_reduce_into(&local_info, &mut info, SystemOperation::min());
 
     // 4. Tiles -> caller layout.
-    let redistribution_s = local.finish();
-    let stats = Stats::of(redistribution_s, &mut run, super::redistribute::last_conversion());
+    let (redistribution_s, how) = local.finish();
+    let stats = Stats::of(redistribution_s, &mut run, how);
     let result = match run.result {
         Err(e) => Err(e),
         Ok(()) if info != i32::MAX => Err(Error::Numerical(info)),

@@ -66,10 +66,9 @@ impl Peers {
                 let read = unsafe { read_raw(f[0] as i32, &local, &[(f[3] as usize, 1)]) };
                 read && seen.to_bits() as i64 == f[4]
             });
-        let mut every = 0i32;
-        grid.comm.all_reduce_into(&i32::from(ok), &mut every, SystemOperation::min());
+        let every = Peers::done(grid, ok);
         drop(token);
-        (every == 1).then(|| Peers {
+        every.then(|| Peers {
             peers: (0..size)
                 .map(|r| Peer {
                     pid: all[r * FIELDS] as i32,
@@ -80,14 +79,6 @@ impl Peers {
         })
     }
 
-    /// The number of ranks.
-    pub fn len(&self) -> usize {
-        self.peers.len()
-    }
-    /// Whether there are none (never: a grid has a rank).
-    pub fn is_empty(&self) -> bool {
-        self.peers.is_empty()
-    }
     /// The leading dimension of rank `r`'s source.
     pub fn ld(&self, r: usize) -> usize {
         self.peers[r].ld
@@ -98,8 +89,8 @@ impl Peers {
         Reader { peer: self.peers[r], runs: Vec::new() }
     }
 
-    /// Collective: returns when every rank has finished reading (a rank's source must not change
-    /// before), and says whether all reads succeeded everywhere.
+    /// Collective: whether `ok` holds on every rank. After reads, it returns when every rank
+    /// has finished reading (a rank's source must not change before).
     pub fn done(grid: &Grid, ok: bool) -> bool {
         let mut every = 0i32;
         grid.comm.all_reduce_into(&i32::from(ok), &mut every, SystemOperation::min());

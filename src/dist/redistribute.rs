@@ -313,8 +313,8 @@ fn each_run(
 
 /// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
 /// this rank holds there) to layout `to` (stored with `write(i, j, v)` for the elements this rank
-/// holds there). Collective over the grid; returns the number of values this rank sent to other
-/// ranks. The elements this rank holds in both layouts are copied directly in pass 2 and do not go
+/// holds there). Collective over the grid; returns how values crossed between ranks: `"pull"`
+/// (read in place, [`super::pull`]) or `"alltoallv"`. The elements this rank holds in both layouts are copied directly in pass 2 and do not go
 /// through the MPI buffers (with equal block sizes on a 1×Q grid that is all of them). Every
 /// column moves in runs of rows that are consecutive on both sides (slice copies, no lookup per
 /// element), and the buffers are kept for the next call ([`crate::tile::recycle`]).
@@ -325,7 +325,7 @@ pub fn exchange(
     to: &Layout,
     read: impl Source,
     mut write: impl Sink,
-) -> usize {
+) -> &'static str {
     let (src_rows, src_cols) = from.held(grid);
     let (dst_rows, dst_cols) = to.held(grid);
     let src_runs = row_runs(&src_rows, to.rows);
@@ -354,24 +354,22 @@ pub fn exchange(
         if let Some(peers) = Peers::connect(grid, base, ld, long) {
             let rows =
                 Held { src_rows: &src_rows, src_runs: &src_runs, dst_rows: &dst_rows, dst_runs: &dst_runs };
-            LAST.with(|l| l.set(Some("pull")));
-            return pull(grid, part, from, to, &rows, &peers, &read, &mut write);
+            pull(grid, part, from, to, &rows, (&src_cols, &dst_cols), &peers, &read, &mut write);
+            return "pull";
         }
     }
-    LAST.with(|l| l.set(Some("alltoallv")));
     // MPI counts and displacements are i32: the columns go in rounds of at most `limit` values
     // per rank (every rank computes the same rounds from sub(A)'s shape).
     let (m, n) = (from.rows.owner.len(), from.cols.owner.len());
     let per_round = (round_limit() / m.max(1)).max(1);
-    let mut sent = 0;
     for lo in (0..n.max(1)).step_by(per_round) {
         let hi = (lo + per_round).min(n);
         let (sc, dc) = (in_range(&src_cols, lo, hi), in_range(&dst_cols, lo, hi));
         let rows =
             Held { src_rows: &src_rows, src_runs: &src_runs, dst_rows: &dst_rows, dst_runs: &dst_runs };
-        sent += exchange_round(grid, part, from, to, &rows, sc, dc, &read, &mut write);
+        exchange_round(grid, part, from, to, &rows, sc, dc, &read, &mut write);
     }
-    sent
+    "alltoallv"
 }
 
 /// The shortest average run of values (over the runs a rank reads from others) that
@@ -389,26 +387,10 @@ fn test_pull() -> Option<bool> {
     })
 }
 
-thread_local! {
-    /// How this thread's last [`exchange`] moved values between ranks.
-    static LAST: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
-}
-
-/// How this thread's last [`exchange`] since [`forget_conversion`] moved values between ranks
-/// (`pull` or `alltoallv`), for the verbose line; `None` if none ran.
-pub fn last_conversion() -> Option<&'static str> {
-    LAST.with(|l| l.get())
-}
-
-/// A call starts: [`last_conversion`] says `None` until its first [`exchange`].
-pub fn forget_conversion() {
-    LAST.with(|l| l.set(None));
-}
-
 /// [`exchange`] with every rank reading, straight into its place in `write`, the values it
 /// holds in `to` from where the rank holding them in `from` keeps them; what stays on this rank
-/// is copied directly. Collective (it ends when every rank has read). Returns the number of
-/// values this rank read from others.
+/// is copied directly. Collective (it ends when every rank has read). `cols`: the columns this
+/// rank holds in `from` and in `to`.
 #[allow(clippy::too_many_arguments)]
 fn pull(
     grid: &Grid,
@@ -416,18 +398,17 @@ fn pull(
     from: &Layout,
     to: &Layout,
     held: &Held,
+    (src_cols, dst_cols): (&[usize], &[usize]),
     peers: &Peers,
     read: &impl Source,
     write: &mut impl Sink,
-) -> usize {
+) {
     let me = grid.me();
     let (src_rows, src_runs, dst_rows, dst_runs) =
         (held.src_rows, held.src_runs, held.dst_rows, held.dst_runs);
-    let (_, src_cols) = from.held(grid);
-    let (_, dst_cols) = to.held(grid);
     // What stays on this rank.
     let mut tmp = Vec::new();
-    for &j in &src_cols {
+    for &j in src_cols {
         let c = to.cols.owner[j];
         each_run(src_rows, src_runs, part.kept_range(src_rows, j), |lo, len, o| {
             if to.shape.rank_of(grid, o, c) == me {
@@ -438,9 +419,9 @@ fn pull(
     // The rest, read from the other ranks in column-major order.
     let (_, _, src_at) = read.shared().expect("a shared source");
     let (base, ld, dst_at) = write.place().expect("a sink in place");
-    let mut readers: Vec<_> = (0..peers.len()).map(|r| peers.reader(r)).collect();
-    let (mut ok, mut count) = (true, 0);
-    for &j in &dst_cols {
+    let mut readers: Vec<_> = (0..grid.comm.size() as usize).map(|r| peers.reader(r)).collect();
+    let mut ok = true;
+    for &j in dst_cols {
         let c = from.cols.owner[j];
         each_run(dst_rows, dst_runs, part.kept_range(dst_rows, j), |lo, len, o| {
             let r = from.shape.rank_of(grid, o, c);
@@ -452,7 +433,6 @@ fn pull(
                 // offset, each run is pushed once, and nothing else touches the sink before the
                 // reads are flushed below.
                 ok &= unsafe { readers[r].push(dst, len, src_at.offset(lo, j, peers.ld(r))) };
-                count += len;
             }
         });
     }
@@ -460,7 +440,6 @@ fn pull(
         ok &= rd.flush();
     }
     assert!(Peers::done(grid, ok), "hetla: reading another rank's values in place failed");
-    count
 }
 
 /// Copies rows lo..lo+len of column j, which this rank holds in both layouts, from `read` to
@@ -517,7 +496,7 @@ fn exchange_round(
     dst_cols: &[usize],
     read: &impl Source,
     write: &mut impl Sink,
-) -> usize {
+) {
     let size = grid.comm.size() as usize;
     let me = grid.me();
     let (src_rows, src_runs, dst_rows, dst_runs) =
@@ -598,7 +577,6 @@ fn exchange_round(
     }
     crate::tile::recycle::give(sbuf);
     crate::tile::recycle::give(rbuf);
-    stotal as usize
 }
 
 #[cfg(test)]

@@ -130,7 +130,7 @@ pub fn run<B, R>(
     let value = finish(&Finished { grid: &grid, rows: &crow, cols: &ccol, buffers: &run.buffers });
 
     // Tiles -> caller layout.
-    let redistribution_s = local.finish();
-    let stats = Stats::of(redistribution_s, &mut run, super::redistribute::last_conversion());
+    let (redistribution_s, how) = local.finish();
+    let stats = Stats::of(redistribution_s, &mut run, how);
     (run.result, value, stats)
 }
