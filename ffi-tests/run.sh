@@ -49,8 +49,10 @@ failed=0
 pass() { echo "[PASS] ffi $1"; passed=$((passed + 1)); }
 fail() {
     echo "[FAIL] ffi $1: $2"
-    # The program's own failed checks (on stdout, ahead of its stderr in the log), then the tail.
-    [ -n "${3:-}" ] && [ -f "$3" ] && { grep -E '^(  FAILED: |FAIL )' "$3" | head -n 20; tail -n 30 "$3"; } | sed 's/^/    | /'
+    # The program's own failed checks (on stdout, ahead of its stderr in the log), the stacks of
+    # a hung child (test_fork.c), then the tail.
+    [ -n "${3:-}" ] && [ -f "$3" ] && { grep -E '^(  FAILED: |FAIL )' "$3" | head -n 20
+        grep -E '^(test_fork: |Thread |#)' "$3" | head -n 120; tail -n 30 "$3"; } | sed 's/^/    | /'
     failed=$((failed + 1))
 }
 

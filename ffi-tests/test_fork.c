@@ -8,6 +8,10 @@
  * OpenBLAS on its own threads hangs in this test (its fork handler waits for its busy threads),
  * so the reference run, which checks the test itself, uses one OpenBLAS thread.
  *
+ * A child that has not finished after 60 s counts as hung: before it is killed, gdb (where
+ * installed) prints every one of its threads' stacks on stdout, which run.sh shows for a failed
+ * test, so that a rare hang in CI leaves the place it hung in the log.
+ *
  * hetla-expect: dgetrf=tiles
  * hetla-reference-env: OPENBLAS_NUM_THREADS=1
  */
@@ -33,6 +37,29 @@ static int lu_ok(int n) {
     return ok;
 }
 
+/* Waits up to `secs` seconds for child `p`; a child still running then has its threads' stacks
+ * printed (gdb, where installed) and is killed. Returns waitpid's status, or -1 for a hang. */
+static int wait_child(pid_t p, int secs) {
+    int st = 0;
+    for (int waited = 0; waited < secs * 100; waited++) {
+        pid_t r = waitpid(p, &st, WNOHANG);
+        if (r == p) return st;
+        if (r < 0) return -2;
+        usleep(10000);
+    }
+    char cmd[200];
+    printf("test_fork: child %d still running after %d s; its threads:\n", (int)p, secs);
+    fflush(stdout);
+    snprintf(cmd, sizeof cmd,
+             "command -v gdb >/dev/null && gdb -p %d -batch -ex 'thread apply all bt' 2>&1 | grep -E '^(Thread|#)'",
+             (int)p);
+    if (system(cmd) != 0) printf("test_fork: (no gdb to print them)\n");
+    fflush(stdout);
+    kill(p, SIGKILL);
+    waitpid(p, &st, 0);
+    return -1;
+}
+
 static volatile int stop;
 
 static void *busy(void *arg) {
@@ -49,11 +76,14 @@ int main(void) {
         usleep(1000 + (f * 7919) % 20000);
         pid_t p = fork();
         if (p == 0) {
-            alarm(60);
+            alarm(120); /* in case the parent is gone */
             _exit(lu_ok(300) && lu_ok(257) ? 0 : 3);
         }
-        int st = 0;
-        check(p > 0 && waitpid(p, &st, 0) == p, "fork/wait %d", f);
+        check(p > 0, "fork %d", f);
+        if (p <= 0) continue;
+        int st = wait_child(p, 60);
+        check(st >= 0, "child %d: %s", f, st == -1 ? "hung (killed after 60 s)" : "waitpid failed");
+        if (st < 0) continue;
         check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d: %s %d", f, WIFSIGNALED(st) ? "killed by signal" : "exit status",
               WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
     }
