@@ -3,7 +3,8 @@
 //! A forked child has one thread, a copy of the one that called `fork`. Any lock that another
 //! thread held at that moment stays held in the child forever, and the child's next hetla call
 //! that needs it waits without end. The library's process-wide locks are few (the saved BLAS
-//! thread count, the kept large buffers, the learned break-even sizes, the trace files started),
+//! thread count, the kept large buffers, the learned break-even sizes, the trace files started,
+//! the distributed tiles' shared memory),
 //! so one set of `pthread_atfork` handlers takes them all before the fork and releases them after
 //! it, in the parent and in the child, the way the C library treats its allocator's locks. The
 //! child then also forgets what belonged to the parent's threads: the worker pool (its threads do
@@ -22,6 +23,8 @@ struct Held {
     _kept: MutexGuard<'static, Vec<Vec<f64>>>,
     _learned: MutexGuard<'static, Option<crate::api::tune::State>>,
     _traces: MutexGuard<'static, Vec<String>>,
+    /// Also reset in the child.
+    shared: MutexGuard<'static, crate::dist::shm::State>,
 }
 
 thread_local! {
@@ -47,6 +50,7 @@ extern "C" fn prepare() {
         _kept: crate::tile::recycle::lock(),
         _learned: crate::api::tune::lock(),
         _traces: crate::runtime::trace::lock(),
+        shared: crate::dist::shm::lock(),
     };
     HELD.with(|h| *h.borrow_mut() = Some(held));
 }
@@ -61,6 +65,7 @@ extern "C" fn parent() {
 extern "C" fn child() {
     if let Some(mut held) = HELD.with(|h| h.borrow_mut().take()) {
         crate::backend::threads::after_fork_in_child(&mut held.blas);
+        crate::dist::shm::after_fork_in_child(&mut held.shared);
     }
     crate::runtime::after_fork_in_child();
 }

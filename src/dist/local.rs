@@ -13,9 +13,12 @@
 
 use super::grid::Grid;
 use super::layout::Axis;
-use super::redistribute::{exchange, CallerArray, Layout, LocalMatrix, Part, Shape};
+use super::redistribute::{
+    exchange, exchange_shared, CallerArray, Layout, LocalMatrix, Part, Placed, Shape, SharedSide,
+};
+use super::shm::Shared;
 use super::tasks::LocalTile;
-use crate::tile::{TiledMatrix, Workspace};
+use crate::tile::{Raw, TiledMatrix, Workspace};
 use std::time::Instant;
 
 /// The local tile matrix of one distributed call on this rank.
@@ -31,6 +34,9 @@ pub struct LocalTiles<'a> {
     local_col: Vec<usize>,
     in_place: bool,
     store: Workspace<f64>,
+    /// The tiles' storage when it is shared between the ranks of one node (`store` is then
+    /// empty); dropped after the tasks, with the LocalTiles.
+    shared: Option<Shared>,
     matrix: TiledMatrix<f64>,
     rowoff: Vec<usize>,
     coloff: Vec<usize>,
@@ -75,7 +81,12 @@ impl<'a> LocalTiles<'a> {
         let local_col = super::layout::local_tiles(&tile_owner(&tcol, n.div_ceil(nb)));
         let (myrow, mycol) = shape.me(grid);
         let (lm, ln) = (trow.held_by(myrow).len(), tcol.held_by(mycol).len());
-        let store = if aligned {
+        // On one node the tiles live in shared memory that every rank maps (the conversions'
+        // one-copy path, [`super::shm`]); `aligned` is the same on every rank, so every rank
+        // takes part in the agreement or none does.
+        let shared =
+            if aligned { None } else { Shared::open(grid, lm.max(1) * ln, lm.max(1), shared_wanted()) };
+        let store = if aligned || shared.is_some() {
             Workspace::new(0, 0, nb, nb)
         } else {
             // Conversion writes every element of the part; nothing outside it is read (the
@@ -88,6 +99,10 @@ impl<'a> LocalTiles<'a> {
             let first =
                 |ax: &Axis, me: usize| ax.owner.iter().position(|&o| o == me).map_or(0, |s| ax.local[s]);
             caller.a.block(first(caller.rows, myrow), first(caller.cols, mycol), lm, ln).tiled(nb, nb)
+        } else if let Some(sh) = &shared {
+            // SAFETY: the shared storage holds lm·ln values (leading dimension lm) and this call
+            // holds it until `shared` is dropped with the LocalTiles, after the tasks.
+            unsafe { Raw::new(sh.base) }.matrix(lm, ln, lm.max(1)).tiled(nb, nb)
         } else {
             store.tiles()
         };
@@ -106,6 +121,7 @@ impl<'a> LocalTiles<'a> {
             local_col,
             in_place: aligned,
             store,
+            shared,
             matrix,
             rowoff,
             coloff,
@@ -145,6 +161,40 @@ impl<'a> LocalTiles<'a> {
         let tiles = Layout { rows: &self.trow, cols: &self.tcol, shape: self.shape };
         let back = CallerArray { a: c.a, rows: c.rows, cols: c.cols };
         let (rowoff, coloff, ld) = (&self.rowoff, &self.coloff, self.ld);
+        if let Some(sh) = &mut self.shared {
+            let peers = std::mem::take(&mut sh.peers);
+            let data = sh.as_mut_slice();
+            if inward && crate::tile::recycle::poison() {
+                data.fill(f64::NAN);
+            }
+            let mine = LocalMatrix { data, rowoff, coloff, ld };
+            let at: &dyn Placed = &LocalMatrix::<&[f64]> { data: &[], rowoff, coloff, ld };
+            let how = if inward {
+                exchange_shared(
+                    self.grid,
+                    self.part,
+                    &caller,
+                    &tiles,
+                    back,
+                    mine,
+                    SharedSide::Sink(&peers, at),
+                )
+            } else {
+                exchange_shared(
+                    self.grid,
+                    self.part,
+                    &tiles,
+                    &caller,
+                    mine,
+                    back,
+                    SharedSide::Source(&peers, at),
+                )
+            };
+            self.shared.as_mut().expect("kept").peers = peers;
+            self.conversion = Some(how);
+            self.redistribution_s += t0.elapsed().as_secs_f64();
+            return;
+        }
         let how = if inward {
             let data = self.store.as_mut_slice();
             exchange(self.grid, self.part, &caller, &tiles, back, LocalMatrix { data, rowoff, coloff, ld })
@@ -165,4 +215,11 @@ pub fn origin(grid: &Grid, caller: &CallerArray, shape: Shape) -> (usize, usize)
         Shape::OneRow => (0, r * grid.npcol + c),
         Shape::OneCol => (r * grid.npcol + c, 0),
     }
+}
+
+/// Whether this rank asks for shared tile storage: `HETLA_TEST_SHARED=never` (a test hook)
+/// declines, and with it the grid's conversions use `MPI_Alltoallv`, as between nodes.
+fn shared_wanted() -> bool {
+    static WANT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WANT.get_or_init(|| !matches!(std::env::var("HETLA_TEST_SHARED").as_deref(), Ok("never")))
 }

@@ -25,8 +25,8 @@ pub mod layout;
 pub mod local;
 pub mod orgqr;
 pub mod potrf;
-pub mod pull;
 pub mod redistribute;
+pub mod shm;
 pub mod solve;
 pub mod tasks;
 pub mod tiles2d;
@@ -68,8 +68,9 @@ pub struct Stats {
     pub received: usize,
     /// What this rank's devices moved and ran (empty without devices).
     pub devices: Vec<crate::device::DevStats>,
-    /// How the conversion moved values between ranks: `pull` (read in place from the other
-    /// ranks' memory) or `alltoallv`; `None` when it did not run.
+    /// How the conversion moved values between ranks: `shared` (copied straight to and from
+    /// tile storage that every rank of the node maps) or `alltoallv`; `None` when it did not
+    /// run.
     pub conversion: Option<&'static str>,
 }
 

@@ -1,6 +1,7 @@
-//! Conversion between the caller's block-cyclic layout and the library's tiles, over MPI.
+//! Conversion between the caller's block-cyclic layout and the library's tiles, over MPI or
+//! through shared memory.
 //!
-//! One `MPI_Alltoallv` per direction. Every rank enumerates the elements it holds in the source
+//! Between nodes ([`exchange`]), one `MPI_Alltoallv` per direction. Every rank enumerates the elements it holds in the source
 //! layout in column-major order of sub(A) and packs each into the part of the send buffer of the
 //! rank that holds it in the target layout; every receiver enumerates the elements it holds in the
 //! target layout in the same order and takes each from the part of the rank that held it. Between
@@ -9,10 +10,14 @@
 //! layouts are copied directly, outside the buffers. Only the referenced part of sub(A)
 //! (a triangle for Cholesky) moves, so on the way back nothing else in the caller's arrays is
 //! written.
+//!
+//! On one node ([`exchange_shared`]), the tiles are in memory every rank maps ([`super::shm`]),
+//! and each rank copies its caller values straight to (or from) their place in the tiles,
+//! whichever rank holds them: each value is copied once.
 
 use super::grid::Grid;
 use super::layout::Axis;
-use super::pull::Peers;
+use crate::backend::mpi::SystemOperation;
 use crate::tile::ColMajor;
 
 /// Which elements of sub(A) take part.
@@ -108,12 +113,6 @@ pub trait Source {
     fn col(&self, _j: usize, _lo: usize, _len: usize) -> Option<&[f64]> {
         None
     }
-    /// Where other processes may read this rank's values in place ([`super::pull`]): the
-    /// storage's base address and leading dimension; element (i, j) is at [`Placed::offset`]
-    /// values from it. `None` when the values are not stored that way.
-    fn shared(&self) -> Option<(*const f64, usize, &dyn Placed)> {
-        None
-    }
 }
 
 /// A column-major storage whose element (i, j) of sub(A) lies at a position every rank can
@@ -139,12 +138,6 @@ pub trait Sink {
     }
     /// Rows lo..lo+len of column j in place, writable, when the sink keeps them as one slice.
     fn col_mut(&mut self, _j: usize, _lo: usize, _len: usize) -> Option<&mut [f64]> {
-        None
-    }
-    /// This rank's storage as a base pointer (valid for writes of every element this rank holds
-    /// in the target layout, at [`Placed::offset`] with the returned leading dimension), for
-    /// reads from other processes straight into place. `None` when not stored that way.
-    fn place(&mut self) -> Option<(*mut f64, usize, &dyn Placed)> {
         None
     }
 }
@@ -200,9 +193,6 @@ impl<D: AsRef<[f64]>> Source for LocalMatrix<'_, D> {
     fn col(&self, j: usize, lo: usize, len: usize) -> Option<&[f64]> {
         self.run(j, lo, len).map(|at| &self.data.as_ref()[at..at + len])
     }
-    fn shared(&self) -> Option<(*const f64, usize, &dyn Placed)> {
-        Some((self.data.as_ref().as_ptr(), self.ld, self))
-    }
 }
 
 impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
@@ -218,10 +208,6 @@ impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
     }
     fn col_mut(&mut self, j: usize, lo: usize, len: usize) -> Option<&mut [f64]> {
         self.run(j, lo, len).map(|at| &mut self.data.as_mut()[at..at + len])
-    }
-    fn place(&mut self) -> Option<(*mut f64, usize, &dyn Placed)> {
-        let base = self.data.as_mut().as_mut_ptr();
-        Some((base, self.ld, self))
     }
 }
 
@@ -241,18 +227,9 @@ impl CallerArray<'_> {
     }
 }
 
-impl Placed for CallerArray<'_> {
-    fn offset(&self, i: usize, j: usize, ld: usize) -> usize {
-        self.rows.local[i] + self.cols.local[j] * ld
-    }
-}
-
 impl Source for CallerArray<'_> {
     fn get(&self, i: usize, j: usize) -> f64 {
         self.a.get(self.rows.local[i], self.cols.local[j])
-    }
-    fn shared(&self) -> Option<(*const f64, usize, &dyn Placed)> {
-        Some((self.a.as_ptr(), self.a.ld, self))
     }
     fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
         match self.run(lo, out.len()) {
@@ -265,9 +242,6 @@ impl Source for CallerArray<'_> {
 impl Sink for CallerArray<'_> {
     fn set(&mut self, i: usize, j: usize, v: f64) {
         self.a.set(self.rows.local[i], self.cols.local[j], v)
-    }
-    fn place(&mut self) -> Option<(*mut f64, usize, &dyn Placed)> {
-        Some((self.a.as_ptr(), self.a.ld, self))
     }
     fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
         match self.run(lo, vals.len()) {
@@ -313,9 +287,9 @@ fn each_run(
 
 /// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
 /// this rank holds there) to layout `to` (stored with `write(i, j, v)` for the elements this rank
-/// holds there). Collective over the grid; returns how values crossed between ranks: `"pull"`
-/// (read in place, [`super::pull`]) or `"alltoallv"`. The elements this rank holds in both layouts are copied directly in pass 2 and do not go
-/// through the MPI buffers (with equal block sizes on a 1×Q grid that is all of them). Every
+/// holds there). Collective over the grid; returns how values crossed between ranks
+/// (`"alltoallv"`). The elements this rank holds in both layouts are copied directly in pass 2
+/// and do not go through the MPI buffers (with equal block sizes on a 1×Q grid that is all of them). Every
 /// column moves in runs of rows that are consecutive on both sides (slice copies, no lookup per
 /// element), and the buffers are kept for the next call ([`crate::tile::recycle`]).
 pub fn exchange(
@@ -330,34 +304,6 @@ pub fn exchange(
     let (dst_rows, dst_cols) = to.held(grid);
     let src_runs = row_runs(&src_rows, to.rows);
     let dst_runs = row_runs(&dst_rows, from.rows);
-    // Where both sides are stored in place and the ranks can read each other's memory, each
-    // value moves once ([`super::pull`]); else through MPI_Alltoallv. Every rank has the same
-    // kinds of source and sink, and `connect` agrees on the answer.
-    if let (Some((base, ld, _)), true) = (read.shared(), write.place().is_some()) {
-        // Each run read costs the kernel about a microsecond (measured: runs of 32 values on a
-        // 2×1 grid converted in 84-158 ms read in place against 46 through Alltoallv), so only
-        // long runs are read in place: whole columns on 1×Q grids, not P×1's blocks.
-        let (mut runs, mut values) = (0usize, 0usize);
-        for &j in &dst_cols {
-            let c = from.cols.owner[j];
-            each_run(&dst_rows, &dst_runs, part.kept_range(&dst_rows, j), |_, len, o| {
-                if from.shape.rank_of(grid, o, c) != grid.me() {
-                    runs += 1;
-                    values += len;
-                }
-            });
-        }
-        let long = match test_pull() {
-            Some(always) => always,
-            None => runs == 0 || values / runs >= PULL_MIN_RUN,
-        };
-        if let Some(peers) = Peers::connect(grid, base, ld, long) {
-            let rows =
-                Held { src_rows: &src_rows, src_runs: &src_runs, dst_rows: &dst_rows, dst_runs: &dst_runs };
-            pull(grid, part, from, to, &rows, (&src_cols, &dst_cols), &peers, &read, &mut write);
-            return "pull";
-        }
-    }
     // MPI counts and displacements are i32: the columns go in rounds of at most `limit` values
     // per rank (every rank computes the same rounds from sub(A)'s shape).
     let (m, n) = (from.rows.owner.len(), from.cols.owner.len());
@@ -372,74 +318,82 @@ pub fn exchange(
     "alltoallv"
 }
 
-/// The shortest average run of values (over the runs a rank reads from others) that
-/// conversions read in place ([`super::pull`]); below it they go through `MPI_Alltoallv`.
-const PULL_MIN_RUN: usize = 1024;
-
-/// `HETLA_TEST_PULL=always|never` (a test hook): conversions read in place whatever the runs'
-/// length (where the ranks can read each other's memory at all), or never.
-fn test_pull() -> Option<bool> {
-    static PULL: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    *PULL.get_or_init(|| match std::env::var("HETLA_TEST_PULL").as_deref() {
-        Ok("always") => Some(true),
-        Ok("never") => Some(false),
-        _ => None,
-    })
+/// Which side of a conversion is in the ranks' shared tile storage ([`super::shm`]): every
+/// rank's storage as mapped here, with its leading dimension, and where element (i, j) lies in
+/// it ([`Placed::offset`]).
+pub enum SharedSide<'a> {
+    /// The target: each rank writes the values it holds in `from` into the holder's storage.
+    Sink(&'a [(*mut f64, usize)], &'a dyn Placed),
+    /// The source: each rank reads the values it holds in `to` from the holder's storage.
+    Source(&'a [(*mut f64, usize)], &'a dyn Placed),
 }
 
-/// [`exchange`] with every rank reading, straight into its place in `write`, the values it
-/// holds in `to` from where the rank holding them in `from` keeps them; what stays on this rank
-/// is copied directly. Collective (it ends when every rank has read). `cols`: the columns this
-/// rank holds in `from` and in `to`.
-#[allow(clippy::too_many_arguments)]
-fn pull(
+/// [`exchange`] through shared tile storage: every value moves once, by plain copies, from its
+/// place in the source to its place in the target, whichever ranks hold them. Collective: it
+/// starts when every rank's storage is ready (converting back: every rank's tasks have
+/// finished) and ends when every rank has copied.
+pub fn exchange_shared(
     grid: &Grid,
     part: Part,
     from: &Layout,
     to: &Layout,
-    held: &Held,
-    (src_cols, dst_cols): (&[usize], &[usize]),
-    peers: &Peers,
-    read: &impl Source,
-    write: &mut impl Sink,
-) {
+    read: impl Source,
+    mut write: impl Sink,
+    side: SharedSide,
+) -> &'static str {
     let me = grid.me();
-    let (src_rows, src_runs, dst_rows, dst_runs) =
-        (held.src_rows, held.src_runs, held.dst_rows, held.dst_runs);
-    // What stays on this rank.
+    let barrier = || {
+        let mut all = 0i32;
+        grid.comm.all_reduce_into(&1i32, &mut all, SystemOperation::min());
+    };
+    barrier();
+    let (src_rows, src_cols) = from.held(grid);
+    let (dst_rows, dst_cols) = to.held(grid);
     let mut tmp = Vec::new();
-    for &j in src_cols {
-        let c = to.cols.owner[j];
-        each_run(src_rows, src_runs, part.kept_range(src_rows, j), |lo, len, o| {
-            if to.shape.rank_of(grid, o, c) == me {
-                copy_here(read, write, j, lo, len, &mut tmp);
+    match side {
+        SharedSide::Sink(peers, at) => {
+            let runs = row_runs(&src_rows, to.rows);
+            for &j in &src_cols {
+                let c = to.cols.owner[j];
+                each_run(&src_rows, &runs, part.kept_range(&src_rows, j), |lo, len, o| {
+                    let r = to.shape.rank_of(grid, o, c);
+                    if r == me {
+                        copy_here(&read, &mut write, j, lo, len, &mut tmp);
+                    } else {
+                        let (base, ld) = peers[r];
+                        // SAFETY: rank r's storage is mapped here whole ([`super::shm`]), rows
+                        // lo..lo+len of column j are consecutive in it at this offset (a run lies
+                        // in one of its tiles), and only this rank writes them during the
+                        // conversion (it holds them in `from`); r reads nothing before the
+                        // closing barrier.
+                        let dst =
+                            unsafe { std::slice::from_raw_parts_mut(base.add(at.offset(lo, j, ld)), len) };
+                        read.get_col(j, lo, dst);
+                    }
+                });
             }
-        });
-    }
-    // The rest, read from the other ranks in column-major order.
-    let (_, _, src_at) = read.shared().expect("a shared source");
-    let (base, ld, dst_at) = write.place().expect("a sink in place");
-    let mut readers: Vec<_> = (0..grid.comm.size() as usize).map(|r| peers.reader(r)).collect();
-    let mut ok = true;
-    for &j in dst_cols {
-        let c = from.cols.owner[j];
-        each_run(dst_rows, dst_runs, part.kept_range(dst_rows, j), |lo, len, o| {
-            let r = from.shape.rank_of(grid, o, c);
-            if r != me {
-                // Rows lo..lo+len are consecutive in both storages (a run lies in one block of
-                // each layout, or in blocks of one rank that it keeps side by side).
-                let dst = base.wrapping_add(dst_at.offset(lo, j, ld));
-                // SAFETY: `place` makes every element this rank holds in `to` writable at its
-                // offset, each run is pushed once, and nothing else touches the sink before the
-                // reads are flushed below.
-                ok &= unsafe { readers[r].push(dst, len, src_at.offset(lo, j, peers.ld(r))) };
+        }
+        SharedSide::Source(peers, at) => {
+            let runs = row_runs(&dst_rows, from.rows);
+            for &j in &dst_cols {
+                let c = from.cols.owner[j];
+                each_run(&dst_rows, &runs, part.kept_range(&dst_rows, j), |lo, len, o| {
+                    let r = from.shape.rank_of(grid, o, c);
+                    if r == me {
+                        copy_here(&read, &mut write, j, lo, len, &mut tmp);
+                    } else {
+                        let (base, ld) = peers[r];
+                        // SAFETY: as above; rank r finished writing its storage before the
+                        // opening barrier and writes nothing until the closing one.
+                        let src = unsafe { std::slice::from_raw_parts(base.add(at.offset(lo, j, ld)), len) };
+                        write.set_col(j, lo, src);
+                    }
+                });
             }
-        });
+        }
     }
-    for rd in &mut readers {
-        ok &= rd.flush();
-    }
-    assert!(Peers::done(grid, ok), "hetla: reading another rank's values in place failed");
+    barrier();
+    "shared"
 }
 
 /// Copies rows lo..lo+len of column j, which this rank holds in both layouts, from `read` to

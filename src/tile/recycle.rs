@@ -29,7 +29,7 @@ pub(crate) fn lock() -> std::sync::MutexGuard<'static, Vec<Vec<f64>>> {
 }
 
 /// The most bytes the cache keeps.
-fn budget() -> usize {
+pub(crate) fn budget() -> usize {
     static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BUDGET.get_or_init(|| {
         if let Ok(v) = std::env::var("HETLA_KEEP_MEMORY") {
@@ -79,7 +79,7 @@ pub fn take_scratch(len: usize) -> Vec<f64> {
 }
 
 /// Whether `HETLA_TEST_POISON_SCRATCH=1` is set.
-fn poison() -> bool {
+pub(crate) fn poison() -> bool {
     static POISON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *POISON.get_or_init(|| std::env::var("HETLA_TEST_POISON_SCRATCH").is_ok_and(|v| v == "1"))
 }

@@ -31,7 +31,7 @@ for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
 done
 
 status=0
-conv_pull=0
+conv_shared=0
 conv_a2a=0
 run() { # routine np nb how args...
     local t=$1 np=$2 nb=$3 how=$4
@@ -51,10 +51,9 @@ run() { # routine np nb how args...
     # POISON=1: every scratch buffer starts as NaN (HETLA_TEST_POISON_SCRATCH), so a stale value
     # read anywhere (the tiles outside a triangle are not zero-filled) fails the check.
     [ -n "${POISON:-}" ] && env+=(-x HETLA_TEST_POISON_SCRATCH=1)
-    # PULL=always|never: conversions read the other ranks' memory in place whatever the length
-    # of their runs (these tests' runs are short, so they go through MPI_Alltoallv by default),
-    # or never (HETLA_TEST_PULL).
-    [ -n "${PULL:-}" ] && env+=(-x HETLA_TEST_PULL="$PULL")
+    # SHARED=never: conversions go through MPI_Alltoallv (what ranks on several nodes get)
+    # instead of the tile storage the ranks of one node share (HETLA_TEST_SHARED).
+    [ -n "${SHARED:-}" ] && env+=(-x HETLA_TEST_SHARED="$SHARED")
     local exe=$work/$t.linked
     [ "$how" = preload ] && { env+=(-x LD_PRELOAD="$lib"); exe=$work/$t.preload; }
     local out
@@ -65,7 +64,7 @@ run() { # routine np nb how args...
     local devtasks=""
     [ -n "${EMU:-}" ] && devtasks=" (emu$EMU ${EMU_MEM:-64M}: $(grep -c "dev=emu.*tasks=[1-9]" <<<"$out" || true) calls with device tasks, $(grep -c "evict=[1-9]" <<<"$out" || true) with evictions)"
     printf '%s np=%s nb=%-2s %-7s grid %-9s%s %s (tile calls: %s)%s\n' "$t" "$np" "$nb" "$how" "$*" \
-        "${LAYOUT:+ layout=$LAYOUT}${PANEL:+ panel=$PANEL}${POISON:+ poisoned}${PULL:+ pull=$PULL}" "$summary" "$tiles" "$devtasks"
+        "${LAYOUT:+ layout=$LAYOUT}${PANEL:+ panel=$PANEL}${POISON:+ poisoned}${SHARED:+ shared=$SHARED}" "$summary" "$tiles" "$devtasks"
     if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ]; then
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
@@ -79,20 +78,19 @@ run() { # routine np nb how args...
         echo "  a pdgetrf call did not use panel=$PANEL" >&2
         status=1
     fi
-    # Conversions between ranks: never in place with PULL=never; with PULL=always, in place for
-    # every call of the run (on one node), unless the kernel forbids reading another process
-    # (then none may be).
-    local pulls a2as
-    pulls=$(grep -c "conv=pull" <<<"$out" || true)
+    # Conversions between ranks (all on this node): through the shared tile storage, unless
+    # SHARED=never, and then through MPI_Alltoallv (one rank alone converts through it too).
+    local shared a2as
+    shared=$(grep -c "conv=shared" <<<"$out" || true)
     a2as=$(grep -c "conv=alltoallv" <<<"$out" || true)
-    if [ "${PULL:-}" = never ] && [ "$pulls" != 0 ]; then
-        echo "  $pulls conversions read in place with HETLA_TEST_PULL=never" >&2
+    if [ "${SHARED:-}" = never ] && [ "$shared" != 0 ]; then
+        echo "  $shared conversions through shared storage with HETLA_TEST_SHARED=never" >&2
         status=1
-    elif [ "${PULL:-}" = always ] && [ "$pulls" != 0 ] && [ "$a2as" != 0 ]; then
-        echo "  conversions both in place ($pulls) and through Alltoallv ($a2as) in one run" >&2
+    elif [ "${SHARED:-}" != never ] && [ "$np" != 1 ] && [ "$a2as" != 0 ]; then
+        echo "  $a2as conversions through MPI_Alltoallv on one node" >&2
         status=1
     fi
-    conv_pull=$((conv_pull + pulls))
+    conv_shared=$((conv_shared + shared))
     conv_a2a=$((conv_a2a + a2as))
     if [ -n "${EMU:-}" ] && ! grep -q "dev=emu.*tasks=[1-9]" <<<"$out"; then
         echo "  no task ran on the emulated devices" >&2
@@ -166,22 +164,22 @@ for t in pdpotrf pdpotrs pdinv pdgetrf pdgeqrf pdq; do
 done
 POISON=1 EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
 
-# Conversions reading the other ranks' memory in place (what long runs of values get, on one
-# node); in rounds of at most 100 values per rank through MPI_Alltoallv (the path of very large
-# problems).
+# Conversions through MPI_Alltoallv (what ranks on several nodes get; on one node the ranks
+# share their tile storage), and in rounds of at most 100 values per rank (the path of very
+# large problems).
 for t in pdpotrf pdpotrs pdinv pdgetrf pdgetrs pdgeqrf pdq; do
-    PULL=always run $t 4 3 preload R 2 2
-    PULL=always run $t 2 5 linked C 1 2
-    PULL=always run $t 3 4 linked C 3 1
+    SHARED=never run $t 4 3 preload R 2 2
+    SHARED=never run $t 2 5 linked C 1 2
+    SHARED=never run $t 3 4 linked C 3 1
 done
-PULL=always POISON=1 run pdpotrf 4 3 preload R 2 2
-PULL=always run pdpotrf 4 5 linked C 2 1 1
-PULL=always run pdgeqrf 4 3 preload R 1 2 1
-PULL=always LAYOUT=grid run pdgetrf 4 2 linked C 2 2
-PULL=never ROUND=100 run pdpotrf 4 3 preload R 2 2
-PULL=never ROUND=100 run pdgetrf 4 3 linked C 2 2
-PULL=never ROUND=100 run pdgeqrf 2 8 preload R 2 1
-ROUND=100 run pdgetrs 4 5 linked C 2 1 1
+SHARED=never POISON=1 run pdpotrf 4 3 preload R 2 2
+SHARED=never run pdpotrf 4 5 linked C 2 1 1
+SHARED=never run pdgeqrf 4 3 preload R 1 2 1
+SHARED=never LAYOUT=grid run pdgetrf 4 2 linked C 2 2
+SHARED=never ROUND=100 run pdpotrf 4 3 preload R 2 2
+SHARED=never ROUND=100 run pdgetrf 4 3 linked C 2 2
+SHARED=never ROUND=100 run pdgeqrf 2 8 preload R 2 1
+SHARED=never ROUND=100 run pdgetrs 4 5 linked C 2 1 1
 
 # Ranks whose environments disagree (rank 0 runs tiles of 3 on one thread, rank 1 would forward
 # every call and use tiles of 5 on two threads): process (0, 0)'s decisions are the grid's, so
@@ -237,5 +235,5 @@ for t in pdpotrf pdgetrf pdgeqrf pdgetrs; do
         fi
     done
 done
-echo "conversions between ranks: $conv_pull read in place, $conv_a2a through MPI_Alltoallv"
+echo "conversions between ranks: $conv_shared through shared tile storage, $conv_a2a through MPI_Alltoallv"
 exit $status
