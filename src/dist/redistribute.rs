@@ -347,50 +347,42 @@ pub fn exchange_shared(
         grid.comm.all_reduce_into(&1i32, &mut all, SystemOperation::min());
     };
     barrier();
-    let (src_rows, src_cols) = from.held(grid);
-    let (dst_rows, dst_cols) = to.held(grid);
+    // Each rank walks what it holds on the side that is not shared (its caller values), which
+    // the shared side's holders take from or leave in place.
+    let (rows, cols, other) = match side {
+        SharedSide::Sink(..) => (from.held(grid).0, from.held(grid).1, to),
+        SharedSide::Source(..) => (to.held(grid).0, to.held(grid).1, from),
+    };
+    let runs = row_runs(&rows, other.rows);
     let mut tmp = Vec::new();
-    match side {
-        SharedSide::Sink(peers, at) => {
-            let runs = row_runs(&src_rows, to.rows);
-            for &j in &src_cols {
-                let c = to.cols.owner[j];
-                each_run(&src_rows, &runs, part.kept_range(&src_rows, j), |lo, len, o| {
-                    let r = to.shape.rank_of(grid, o, c);
-                    if r == me {
-                        copy_here(&read, &mut write, j, lo, len, &mut tmp);
-                    } else {
-                        let (base, ld) = peers[r];
-                        // SAFETY: rank r's storage is mapped here whole ([`super::shm`]), rows
-                        // lo..lo+len of column j are consecutive in it at this offset (a run lies
-                        // in one of its tiles), and only this rank writes them during the
-                        // conversion (it holds them in `from`); r reads nothing before the
-                        // closing barrier.
-                        let dst =
-                            unsafe { std::slice::from_raw_parts_mut(base.add(at.offset(lo, j, ld)), len) };
-                        read.get_col(j, lo, dst);
-                    }
-                });
+    for &j in &cols {
+        let c = other.cols.owner[j];
+        each_run(&rows, &runs, part.kept_range(&rows, j), |lo, len, o| {
+            let r = other.shape.rank_of(grid, o, c);
+            if r == me {
+                copy_here(&read, &mut write, j, lo, len, &mut tmp);
+                return;
             }
-        }
-        SharedSide::Source(peers, at) => {
-            let runs = row_runs(&dst_rows, from.rows);
-            for &j in &dst_cols {
-                let c = from.cols.owner[j];
-                each_run(&dst_rows, &runs, part.kept_range(&dst_rows, j), |lo, len, o| {
-                    let r = from.shape.rank_of(grid, o, c);
-                    if r == me {
-                        copy_here(&read, &mut write, j, lo, len, &mut tmp);
-                    } else {
-                        let (base, ld) = peers[r];
-                        // SAFETY: as above; rank r finished writing its storage before the
-                        // opening barrier and writes nothing until the closing one.
-                        let src = unsafe { std::slice::from_raw_parts(base.add(at.offset(lo, j, ld)), len) };
-                        write.set_col(j, lo, src);
-                    }
-                });
+            match side {
+                SharedSide::Sink(peers, at) => {
+                    let (base, ld) = peers[r];
+                    // SAFETY: rank r's storage is mapped here whole ([`super::shm`]), rows
+                    // lo..lo+len of column j are consecutive in it at this offset (a run lies in
+                    // one of its tiles, or in tiles it keeps one below the other), and only this
+                    // rank writes them during the conversion (it holds them in `from`); r reads
+                    // nothing before the closing barrier.
+                    let dst = unsafe { std::slice::from_raw_parts_mut(base.add(at.offset(lo, j, ld)), len) };
+                    read.get_col(j, lo, dst);
+                }
+                SharedSide::Source(peers, at) => {
+                    let (base, ld) = peers[r];
+                    // SAFETY: as above; rank r finished writing its storage before the opening
+                    // barrier and writes nothing until the closing one.
+                    let src = unsafe { std::slice::from_raw_parts(base.add(at.offset(lo, j, ld)), len) };
+                    write.set_col(j, lo, src);
+                }
             }
-        }
+        });
     }
     barrier();
     "shared"
