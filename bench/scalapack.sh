@@ -52,7 +52,11 @@ META="$OUT/scalapack.meta"
     echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     echo "nproc=$(nproc)"
     echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo +dirty)"
-    echo "np=per grid sweep=$SWEEP reps=$REPS OPENBLAS_NUM_THREADS=1"
+    # The kernels OpenBLAS chose (its autodetection picks generic Prescott kernels on some VMs;
+    # OPENBLAS_CORETYPE, passed on to the ranks like every variable, overrides it for both
+    # libraries).
+    core=$(OPENBLAS_VERBOSE=2 "$PY" -c "import ctypes; ctypes.CDLL('libopenblas.so.0')" 2>&1 | sed -n 's/^Core: //p')
+    echo "np=per grid sweep=$SWEEP reps=$REPS OPENBLAS_NUM_THREADS=1 OpenBLAS kernels ${core:-unknown}${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}"
     echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$META"
 status=0
