@@ -54,6 +54,9 @@ run() { # routine np nb how args...
     # SHARED=never: conversions go through MPI_Alltoallv (what ranks on several nodes get)
     # instead of the tile storage the ranks of one node share (HETLA_TEST_SHARED).
     [ -n "${SHARED:-}" ] && env+=(-x HETLA_TEST_SHARED="$SHARED")
+    # KEEP=bytes: the bound on memory kept between calls (HETLA_KEEP_MEMORY); 0 frees the shared
+    # tile storage and the other ranks' mappings of it after every call.
+    [ -n "${KEEP:-}" ] && env+=(-x HETLA_KEEP_MEMORY="$KEEP")
     local exe=$work/$t.linked
     [ "$how" = preload ] && { env+=(-x LD_PRELOAD="$lib"); exe=$work/$t.preload; }
     local out
@@ -64,7 +67,7 @@ run() { # routine np nb how args...
     local devtasks=""
     [ -n "${EMU:-}" ] && devtasks=" (emu$EMU ${EMU_MEM:-64M}: $(grep -c "dev=emu.*tasks=[1-9]" <<<"$out" || true) calls with device tasks, $(grep -c "evict=[1-9]" <<<"$out" || true) with evictions)"
     printf '%s np=%s nb=%-2s %-7s grid %-9s%s %s (tile calls: %s)%s\n' "$t" "$np" "$nb" "$how" "$*" \
-        "${LAYOUT:+ layout=$LAYOUT}${PANEL:+ panel=$PANEL}${POISON:+ poisoned}${SHARED:+ shared=$SHARED}" "$summary" "$tiles" "$devtasks"
+        "${LAYOUT:+ layout=$LAYOUT}${PANEL:+ panel=$PANEL}${POISON:+ poisoned}${SHARED:+ shared=$SHARED}${KEEP:+ keep=$KEEP}" "$summary" "$tiles" "$devtasks"
     if ! grep -q ' 0 failures' <<<"$summary" || [ "$tiles" = 0 ]; then
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
@@ -163,6 +166,12 @@ for t in pdpotrf pdpotrs pdinv pdgetrf pdgeqrf pdq; do
     POISON=1 run $t 2 5 linked C 1 2
 done
 POISON=1 EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
+
+# Shared tile storage freed after every call (and the mappings of it), so each call makes its
+# regions and mappings anew; PDORMQR's two matrices take two regions at once.
+KEEP=0 run pdpotrf 4 3 preload R 2 2
+KEEP=0 run pdq 2 5 linked C 2 1
+KEEP=0 POISON=1 run pdgetrf 3 4 linked C 3 1
 
 # Conversions through MPI_Alltoallv (what ranks on several nodes get; on one node the ranks
 # share their tile storage), and in rounds of at most 100 values per rank (the path of very
