@@ -161,46 +161,43 @@ impl<'a> LocalTiles<'a> {
         let tiles = Layout { rows: &self.trow, cols: &self.tcol, shape: self.shape };
         let back = CallerArray { a: c.a, rows: c.rows, cols: c.cols };
         let (rowoff, coloff, ld) = (&self.rowoff, &self.coloff, self.ld);
-        if let Some(sh) = &mut self.shared {
-            let peers = std::mem::take(&mut sh.peers);
-            let data = sh.as_mut_slice();
+        let how = if let Some(sh) = &mut self.shared {
+            let (data, peers) = sh.parts();
             if inward && crate::tile::recycle::poison() {
                 data.fill(f64::NAN);
             }
             let mine = LocalMatrix { data, rowoff, coloff, ld };
             let at: &dyn Placed = &LocalMatrix::<&[f64]> { data: &[], rowoff, coloff, ld };
-            let how = if inward {
-                exchange_shared(
-                    self.grid,
-                    self.part,
-                    &caller,
-                    &tiles,
-                    back,
-                    mine,
-                    SharedSide::Sink(&peers, at),
-                )
+            let (grid, part) = (self.grid, self.part);
+            if inward {
+                exchange_shared(grid, part, &caller, &tiles, back, mine, SharedSide::Sink(peers, at));
             } else {
-                exchange_shared(
+                exchange_shared(grid, part, &tiles, &caller, mine, back, SharedSide::Source(peers, at));
+            }
+            "shared"
+        } else {
+            if inward {
+                let data = self.store.as_mut_slice();
+                exchange(
+                    self.grid,
+                    self.part,
+                    &caller,
+                    &tiles,
+                    back,
+                    LocalMatrix { data, rowoff, coloff, ld },
+                );
+            } else {
+                let data = self.store.as_slice();
+                exchange(
                     self.grid,
                     self.part,
                     &tiles,
                     &caller,
-                    mine,
+                    LocalMatrix { data, rowoff, coloff, ld },
                     back,
-                    SharedSide::Source(&peers, at),
-                )
-            };
-            self.shared.as_mut().expect("kept").peers = peers;
-            self.conversion = Some(how);
-            self.redistribution_s += t0.elapsed().as_secs_f64();
-            return;
-        }
-        let how = if inward {
-            let data = self.store.as_mut_slice();
-            exchange(self.grid, self.part, &caller, &tiles, back, LocalMatrix { data, rowoff, coloff, ld })
-        } else {
-            let data = self.store.as_slice();
-            exchange(self.grid, self.part, &tiles, &caller, LocalMatrix { data, rowoff, coloff, ld }, back)
+                );
+            }
+            "alltoallv"
         };
         self.conversion = Some(how);
         self.redistribution_s += t0.elapsed().as_secs_f64();

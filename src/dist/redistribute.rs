@@ -1,9 +1,9 @@
 //! Conversion between the caller's block-cyclic layout and the library's tiles, over MPI or
 //! through shared memory.
 //!
-//! Between nodes ([`exchange`]), one `MPI_Alltoallv` per direction. Every rank enumerates the elements it holds in the source
-//! layout in column-major order of sub(A) and packs each into the part of the send buffer of the
-//! rank that holds it in the target layout; every receiver enumerates the elements it holds in the
+//! Between nodes ([`exchange`]), one `MPI_Alltoallv` per direction. Every rank enumerates the
+//! elements it holds in the source layout in column-major order of sub(A) and packs each into the
+//! part of the send buffer of the rank that holds it in the target layout; every receiver enumerates the elements it holds in the
 //! target layout in the same order and takes each from the part of the rank that held it. Between
 //! any two ranks both sides therefore see the same sequence (the column-major order of the
 //! elements they share), so no indices travel, only values; the elements a rank holds in both
@@ -287,11 +287,11 @@ fn each_run(
 
 /// Moves the `part` of sub(A) from layout `from` (values given by `read(i, j)` for the elements
 /// this rank holds there) to layout `to` (stored with `write(i, j, v)` for the elements this rank
-/// holds there). Collective over the grid; returns how values crossed between ranks
-/// (`"alltoallv"`). The elements this rank holds in both layouts are copied directly in pass 2
-/// and do not go through the MPI buffers (with equal block sizes on a 1×Q grid that is all of them). Every
-/// column moves in runs of rows that are consecutive on both sides (slice copies, no lookup per
-/// element), and the buffers are kept for the next call ([`crate::tile::recycle`]).
+/// holds there). Collective over the grid. The elements this rank holds in both layouts are
+/// copied directly in pass 2 and do not go through the MPI buffers (with equal block sizes on a
+/// 1×Q grid that is all of them). Every column moves in runs of rows that are consecutive on both
+/// sides (slice copies, no lookup per element), and the buffers are kept for the next call
+/// ([`crate::tile::recycle`]).
 pub fn exchange(
     grid: &Grid,
     part: Part,
@@ -299,7 +299,7 @@ pub fn exchange(
     to: &Layout,
     read: impl Source,
     mut write: impl Sink,
-) -> &'static str {
+) {
     let (src_rows, src_cols) = from.held(grid);
     let (dst_rows, dst_cols) = to.held(grid);
     let src_runs = row_runs(&src_rows, to.rows);
@@ -315,7 +315,6 @@ pub fn exchange(
             Held { src_rows: &src_rows, src_runs: &src_runs, dst_rows: &dst_rows, dst_runs: &dst_runs };
         exchange_round(grid, part, from, to, &rows, sc, dc, &read, &mut write);
     }
-    "alltoallv"
 }
 
 /// Which side of a conversion is in the ranks' shared tile storage ([`super::shm`]): every
@@ -340,7 +339,7 @@ pub fn exchange_shared(
     read: impl Source,
     mut write: impl Sink,
     side: SharedSide,
-) -> &'static str {
+) {
     let me = grid.me();
     let barrier = || {
         let mut all = 0i32;
@@ -349,9 +348,9 @@ pub fn exchange_shared(
     barrier();
     // Each rank walks what it holds on the side that is not shared (its caller values), which
     // the shared side's holders take from or leave in place.
-    let (rows, cols, other) = match side {
-        SharedSide::Sink(..) => (from.held(grid).0, from.held(grid).1, to),
-        SharedSide::Source(..) => (to.held(grid).0, to.held(grid).1, from),
+    let ((rows, cols), other) = match side {
+        SharedSide::Sink(..) => (from.held(grid), to),
+        SharedSide::Source(..) => (to.held(grid), from),
     };
     let runs = row_runs(&rows, other.rows);
     let mut tmp = Vec::new();
@@ -385,7 +384,6 @@ pub fn exchange_shared(
         });
     }
     barrier();
-    "shared"
 }
 
 /// Copies rows lo..lo+len of column j, which this rank holds in both layouts, from `read` to

@@ -94,9 +94,9 @@ pub struct Shared {
     slot: usize,
     /// The other ranks' regions this call maps, by (process id, slot).
     pinned: Vec<(i32, usize)>,
-    /// Every rank's storage as mapped in this process (this rank's own included; null for a rank
-    /// that holds no values) and its leading dimension.
-    pub peers: Vec<(*mut f64, usize)>,
+    /// Every rank's storage as mapped in this process (this rank's own included) and its leading
+    /// dimension.
+    peers: Vec<(*mut f64, usize)>,
 }
 
 /// Values every rank publishes: ok, pid, fd, inode, bytes, ld, token, slot.
@@ -169,11 +169,12 @@ impl Shared {
         shared.filter(|_| every == 1)
     }
 
-    /// This rank's storage as a slice (for poisoning it in tests).
-    pub fn as_mut_slice(&mut self) -> &mut [f64] {
+    /// This rank's storage as a slice, and every rank's storage as mapped here with its leading
+    /// dimension.
+    pub fn parts(&mut self) -> (&mut [f64], &[(*mut f64, usize)]) {
         // SAFETY: the region holds at least `values` values and this call holds it (`take`);
         // nothing else in this process uses it, and other ranks write only during conversions.
-        unsafe { std::slice::from_raw_parts_mut(self.base, self.values) }
+        (unsafe { std::slice::from_raw_parts_mut(self.base, self.values) }, &self.peers)
     }
 }
 
