@@ -1,10 +1,15 @@
 //! Tile messages between ranks, driven by the calling thread only.
 //!
 //! A message carries one tile version: MPI tag = the tile's index in the tile grid, payload =
-//! `[version, tile values column by column]`, so it names both the tile and the version it holds;
-//! the receiver checks the version against the one its task generator expects. Between two ranks
-//! a given tile travels at most once per version, and MPI keeps messages of one (source, tag) in
-//! order, so the pair (source, tag) finds the waiting local copy.
+//! `[version, tile id, tile values column by column]`, so it names both the tile and the version
+//! it holds; the receiver checks the version against the one its task generator expects. Between
+//! two ranks a given tile travels at most once per version, and MPI keeps messages of one
+//! (source, tag) in order, so the pair (source, tile id) finds the waiting local copy.
+//!
+//! Where the receiver reads the owner's tile storage in place (ranks of one node, [`super::shm`])
+//! the message is a *notice* without values (`[version, tile id]`: that version is ready), and
+//! the reader answers with an *acknowledgement* (`[-1 - version, tile id]`) once its tasks have
+//! read that version, before the owner may write the next one ([`super::tasks`]).
 //!
 //! Send tasks run on any worker: they copy the tile into a buffer and queue it in the [`Outbox`].
 //! The master's progress callback ([`Engine::progress`]) posts queued sends through a
@@ -16,7 +21,7 @@
 use crate::backend::mpi::{waitall, Comm, Request};
 use crate::runtime::{Held, Releaser};
 use crate::tile::{TiledMatrix, Workspace};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -161,20 +166,35 @@ struct Slot {
     ld: usize,
 }
 
+/// The notice that version `key.1` of tile `key.0` is ready in its owner's storage.
+pub fn notice(key: CopyKey) -> Vec<f64> {
+    vec![key.1 as f64, key.0 as f64]
+}
+
+/// The acknowledgement that a reader's tasks have read version `key.1` of tile `key.0` in place.
+pub fn ack(key: CopyKey) -> Vec<f64> {
+    vec![-1.0 - key.1 as f64, key.0 as f64]
+}
+
 /// The master's message state for one distributed call.
 pub struct Engine {
     outbox: Outbox,
     /// By (source rank, tile id).
     expected: HashMap<(usize, usize), VecDeque<Expect>>,
     early: HashMap<(usize, usize), VecDeque<Vec<f64>>>,
+    /// Acknowledgements awaited, by (reader rank, tile id, version), and those that came first.
+    acks: HashMap<(usize, usize, u32), Held>,
+    early_acks: HashSet<(usize, usize, u32)>,
     /// Storage of the local copies: one block per group of copies ([`Engine::add_copies`]).
     stores: Vec<Workspace<f64>>,
     slots: HashMap<CopyKey, Slot>,
     /// The buffer every message is received into before its values go to their copy.
     inbox: Vec<f64>,
-    /// Tiles sent and received by this rank (for the verbose line and tests).
+    /// Tiles sent and received by this rank, values or notices (for the verbose line and tests).
     pub sent: usize,
     pub received: usize,
+    /// Of the tiles received, those read in place in their owner's storage (notices).
+    pub in_place: usize,
 }
 
 impl Default for Engine {
@@ -189,11 +209,14 @@ impl Engine {
             outbox: Arc::new(Mutex::new(Vec::new())),
             expected: HashMap::new(),
             early: HashMap::new(),
+            acks: HashMap::new(),
+            early_acks: HashSet::new(),
             stores: Vec::new(),
             slots: HashMap::new(),
             inbox: Vec::new(),
             sent: 0,
             received: 0,
+            in_place: 0,
         }
     }
 
@@ -232,13 +255,26 @@ impl Engine {
         t
     }
 
-    /// The copy `key` will arrive from rank `src`; `held` is released when it has.
+    /// The copy `key` will arrive from rank `src` (values into the storage [`Engine::add_copy`]
+    /// gave it, or, for a copy read in place, which has none, a notice); `held` is released when
+    /// it has.
     pub fn expect(&mut self, rel: &Releaser, src: usize, key: CopyKey, held: Held) {
         if let Some(data) = pop(&mut self.early, (src, key.0)) {
             self.fill(key, &data);
             rel.release(held);
         } else {
             self.expected.entry((src, key.0)).or_default().push_back(Expect { key, held });
+        }
+    }
+
+    /// Rank `reader` acknowledges version `key.1` of tile `key.0` (read in place); `held` is
+    /// released when it has.
+    pub fn expect_ack(&mut self, rel: &Releaser, reader: usize, key: CopyKey, held: Held) {
+        let k = (reader, key.0, key.1);
+        if self.early_acks.remove(&k) {
+            rel.release(held);
+        } else {
+            self.acks.insert(k, held);
         }
     }
 
@@ -251,7 +287,18 @@ impl Engine {
             key.0,
             key.1
         );
-        let s = self.slots.get(&key).expect("a copy is allocated before it is expected");
+        self.received += 1;
+        let Some(s) = self.slots.get(&key) else {
+            // Read in place: the values stay in the owner's storage.
+            assert_eq!(
+                data.len(),
+                2,
+                "hetla: tile {} arrived with values where a notice was expected",
+                key.0
+            );
+            self.in_place += 1;
+            return;
+        };
         let dst = self.stores[s.store].as_mut_slice();
         let vals = &data[2..];
         assert!(
@@ -266,14 +313,14 @@ impl Engine {
                 dst[at..at + s.rows].copy_from_slice(col);
             }
         }
-        self.received += 1;
     }
 
     fn post_sends(&mut self, tr: &mut dyn Transport) {
         let queued = std::mem::take(&mut *self.outbox.lock().unwrap_or_else(|e| e.into_inner()));
         for m in queued {
+            // Tiles (values or notices) count; acknowledgements do not.
+            self.sent += usize::from(m.data[0] >= 0.0);
             tr.send(m.dest, m.tag, m.data);
-            self.sent += 1;
         }
     }
 
@@ -286,7 +333,13 @@ impl Engine {
         while let Some((src, _tag, len)) = tr.try_recv(&mut inbox) {
             let data = &inbox[..len];
             let k = (src, data[1] as usize);
-            if let Some(e) = pop(&mut self.expected, k) {
+            if data[0] < 0.0 {
+                let ak = (src, k.1, (-1.0 - data[0]) as u32);
+                match self.acks.remove(&ak) {
+                    Some(held) => rel.release(held),
+                    None => assert!(self.early_acks.insert(ak), "hetla: tile {} acknowledged twice", k.1),
+                }
+            } else if let Some(e) = pop(&mut self.expected, k) {
                 self.fill(e.key, data);
                 rel.release(e.held);
             } else {
@@ -300,7 +353,13 @@ impl Engine {
     pub fn flush(&mut self, tr: &mut dyn Transport) {
         self.post_sends(tr);
         tr.wait_sends();
-        assert!(self.expected.is_empty() && self.early.is_empty(), "hetla: tile messages left unmatched");
+        assert!(
+            self.expected.is_empty()
+                && self.early.is_empty()
+                && self.acks.is_empty()
+                && self.early_acks.is_empty(),
+            "hetla: tile messages left unmatched"
+        );
     }
 }
 

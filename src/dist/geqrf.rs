@@ -3,9 +3,11 @@
 //! on the `nb`×`nb` tiles of [`super::tiles2d`] (2-D block-cyclic on the caller's grid, or whole
 //! tile columns dealt over one process row, `Shape::OneRow`).
 //!
-//! Panels are gathered ([`Panel::Gathered`]): the owner of tile (k, k) copies the panel's tiles
-//! into one buffer, factors it and scatters it back, so the panel travels once to each rank that
-//! applies it. Where a tile column's trailing tiles are on one rank (always on one process row)
+//! Where a tile column is on one rank (one process row) its panel is factored in place
+//! ([`Panel::InPlace`]; the other ranks read its tiles, in place on one node). On several process
+//! rows panels are gathered ([`Panel::Gathered`]): the owner of tile (k, k) copies the panel's
+//! tiles into one buffer, factors it and scatters it back, so the panel travels once to each rank
+//! that applies it. Where a tile column's trailing tiles are on one rank (always on one process row)
 //! its update is one DLARFB; on a 2-D grid it is split by process row (partial sums Vᵀ·C where
 //! the tiles are, W = Tᵀ·ΣS on the owner of tile (k, j), C −= V·W where the tiles are).
 //!
@@ -55,7 +57,10 @@ pub fn pdgeqrf(
         (shape, false),
         super::redistribute::Part::Full,
         |_, _, _| (),
-        |ds, _, _| *tts.borrow_mut() = generate(ds, Panel::Gathered),
+        |ds, _, _| {
+            let panel = if tiles2d::one_row(shape, g) { Panel::InPlace } else { Panel::Gathered };
+            *tts.borrow_mut() = generate(ds, panel)
+        },
         |fin: &Finished| {
             // Each entry comes from the one rank that factored its panel, the others add zeros.
             let mut mine = vec![0f64; kmin];
@@ -102,52 +107,60 @@ mod tests {
             for &(m, n, nb) in
                 &[(37, 23, 5), (23, 37, 5), (40, 40, 8), (13, 40, 3), (9, 4, 4), (1, 7, 2), (50, 1, 3)]
             {
-                let what = format!("grid {p}x{q} m {m} n {n} nb {nb}");
-                let k = m.min(n);
-                let a0 = Rng::new((m * 131 + n * 7 + nb + p * 3 + q) as u64).matrix(m, n, m);
-                let mut a = a0.clone();
-                let ids = Mutex::new(Vec::new());
-                let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
-                    *ids.lock().unwrap() = generate(ds, Panel::Gathered)
-                });
-                assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
-                let sent: usize = runs.iter().map(|r| r.sent).sum();
-                let received: usize = runs.iter().map(|r| r.received).sum();
-                assert_eq!(sent, received, "{what}: every message sent is received");
-                // Tiles move when a panel spans process rows or a later column is on another rank.
-                let crosses = (p > 1 && m > nb) || (q > 1 && n > nb);
-                assert_eq!(sent > 0, crosses, "{what}: messages exactly when tiles are on several ranks");
-                // tau from the TT buffer of each panel, on the rank that factored it.
-                let mut tau = vec![GUARD; k];
-                for (s, id) in ids.lock().unwrap().iter().enumerate() {
-                    let off = s * nb;
-                    let kb = nb.min(n - off).min(m - off);
-                    let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(id)).collect();
-                    assert_eq!(holders.len(), 1, "{what}: panel {s}'s T is on one rank");
-                    tau[off..off + kb].copy_from_slice(&holders[0].as_slice()[kb..2 * kb]);
+                for panel in
+                    if p == 1 { vec![Panel::Gathered, Panel::InPlace] } else { vec![Panel::Gathered] }
+                {
+                    let what = format!("grid {p}x{q} m {m} n {n} nb {nb} {panel:?}");
+                    let k = m.min(n);
+                    let a0 = Rng::new((m * 131 + n * 7 + nb + p * 3 + q) as u64).matrix(m, n, m);
+                    let mut a = a0.clone();
+                    let ids = Mutex::new(Vec::new());
+                    let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
+                        *ids.lock().unwrap() = generate(ds, panel)
+                    });
+                    assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
+                    let sent: usize = runs.iter().map(|r| r.sent).sum();
+                    let received: usize = runs.iter().map(|r| r.received).sum();
+                    assert_eq!(sent, received, "{what}: every message sent is received");
+                    // Tiles move when a panel spans process rows or a later column is on another rank.
+                    let crosses = (p > 1 && m > nb) || (q > 1 && n > nb);
+                    assert_eq!(sent > 0, crosses, "{what}: messages exactly when tiles are on several ranks");
+                    // tau from the TT buffer of each panel, on the rank that factored it.
+                    let mut tau = vec![GUARD; k];
+                    for (s, id) in ids.lock().unwrap().iter().enumerate() {
+                        let off = s * nb;
+                        let kb = nb.min(n - off).min(m - off);
+                        let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(id)).collect();
+                        assert_eq!(holders.len(), 1, "{what}: panel {s}'s T is on one rank");
+                        tau[off..off + kb].copy_from_slice(&holders[0].as_slice()[kb..2 * kb]);
+                    }
+                    let (mut r, mut rtau) = (a0.clone(), vec![0.0; k]);
+                    reference_geqrf(m, n, &mut r, m, &mut rtau);
+                    let tol = 10.0 * m.max(n) as f64 * eps();
+                    assert!(
+                        max_diff(&a, &r) < tol,
+                        "{what}: V/R differ from the reference by {}",
+                        max_diff(&a, &r)
+                    );
+                    assert!(max_diff(&tau, &rtau) < tol, "{what}: tau differs by {}", max_diff(&tau, &rtau));
+                    let (res, orth) = qr_residuals(m, n, &a0, &a, m, &tau);
+                    assert!(res < 10.0 && orth < 10.0, "{what}: scaled residuals {res} {orth}");
+                    // The shared-memory runtime of the same generator (panels in place).
+                    let mut s = a0.clone();
+                    let mut stau = vec![0.0; k];
+                    let ta = unsafe { TiledMatrix::from_raw(s.as_mut_ptr(), m, n, m, nb, nb) };
+                    let tt = unsafe { TiledMatrix::from_raw(stau.as_mut_ptr(), k, 1, k, nb, 1) };
+                    let store = Buffers::default();
+                    let seq = Seq::new(&cfg(2));
+                    geqrf(&seq, &ta, Some(&tt), &store);
+                    seq.wait().unwrap();
+                    assert!(
+                        max_diff(&a, &s) < tol,
+                        "{what}: differs from shared memory by {}",
+                        max_diff(&a, &s)
+                    );
+                    assert!(max_diff(&tau, &stau) < tol, "{what}: tau differs from shared memory");
                 }
-                let (mut r, mut rtau) = (a0.clone(), vec![0.0; k]);
-                reference_geqrf(m, n, &mut r, m, &mut rtau);
-                let tol = 10.0 * m.max(n) as f64 * eps();
-                assert!(
-                    max_diff(&a, &r) < tol,
-                    "{what}: V/R differ from the reference by {}",
-                    max_diff(&a, &r)
-                );
-                assert!(max_diff(&tau, &rtau) < tol, "{what}: tau differs by {}", max_diff(&tau, &rtau));
-                let (res, orth) = qr_residuals(m, n, &a0, &a, m, &tau);
-                assert!(res < 10.0 && orth < 10.0, "{what}: scaled residuals {res} {orth}");
-                // The shared-memory runtime of the same generator (panels in place).
-                let mut s = a0.clone();
-                let mut stau = vec![0.0; k];
-                let ta = unsafe { TiledMatrix::from_raw(s.as_mut_ptr(), m, n, m, nb, nb) };
-                let tt = unsafe { TiledMatrix::from_raw(stau.as_mut_ptr(), k, 1, k, nb, 1) };
-                let store = Buffers::default();
-                let seq = Seq::new(&cfg(2));
-                geqrf(&seq, &ta, Some(&tt), &store);
-                seq.wait().unwrap();
-                assert!(max_diff(&a, &s) < tol, "{what}: differs from shared memory by {}", max_diff(&a, &s));
-                assert!(max_diff(&tau, &stau) < tol, "{what}: tau differs from shared memory");
             }
         }
     }

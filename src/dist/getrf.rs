@@ -3,9 +3,13 @@
 //! (seeds 000 §6), on the `nb`×`nb` tiles of [`super::tiles2d`] (2-D block-cyclic on the caller's
 //! grid, or whole tile columns dealt over one process row, `Shape::OneRow`).
 //!
-//! Panels are gathered ([`Panel::Gathered`]): the owner of tile (k, k) copies the panel's tiles
-//! into one buffer, factors it and scatters it back, so the factored panel travels once to each
-//! rank that updates a column with it, with its small pivot buffer. Where a tile column's
+//! Where a tile column is on one rank (one process row) its panel is factored in place
+//! ([`Panel::InPlace`]): the rank keeps the column's tiles one below the other, and the other ranks
+//! read the factored tiles (in place in its storage on one node, else one message per tile,
+//! stacked into one block on arrival). On several process rows panels are gathered
+//! ([`Panel::Gathered`]): the owner of tile (k, k) copies the panel's tiles into one buffer,
+//! factors it and scatters it back, so the factored panel travels once to each rank that updates
+//! a column with it, with its small pivot buffer. Where a tile column's
 //! trailing tiles are on one rank (always on one process row) the step is LAPACK's blocked LU on
 //! column blocks: one task per block of about [`CHUNK`] adjacent local columns (interchanges,
 //! TRSM, one GEMM), so the backend packs L once per block. On a 2-D grid the rows that the
@@ -33,11 +37,14 @@ use std::cell::RefCell;
 pub const CHUNK: usize = 256;
 
 /// How the distributed runtime cuts the LU for tiles of `nb` columns on ranks of `threads`
-/// workers; `split`: GEPP panels on several ranks are factored where their rows are.
-pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize, split: bool) -> Lu {
+/// workers; `split`: GEPP panels on several ranks are factored where their rows are;
+/// `one_row`: every tile column is on one rank, its tiles one below the other.
+pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize, split: bool, one_row: bool) -> Lu {
     Lu {
         pivot,
-        panel: Panel::Gathered,
+        // A panel in place needs its tiles as one block (the gathered panel copies them into
+        // one and back: two copies of the panel per step, and the copy sent to the other ranks).
+        panel: if one_row { Panel::InPlace } else { Panel::Gathered },
         fused: true,
         chunk: (CHUNK / nb.max(1)).max(1),
         leaves: threads,
@@ -77,7 +84,10 @@ pub fn pdgetrf(
         (shape, false),
         super::redistribute::Part::Full,
         |_, _, _| (),
-        |ds, _, _| *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads, split)),
+        |ds, _, _| {
+            let one_row = tiles2d::one_row(shape, g);
+            *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads, split, one_row))
+        },
         |fin: &Finished| {
             // Each panel's pivots and INFO from the one rank that factored it, zeros elsewhere.
             let (mine, local_info) = gather_pivots(&steps.borrow(), kmin, |id| {
@@ -177,11 +187,12 @@ mod tests {
                 }
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
                 for lu in [
-                    lu_tasks(Pivoting::Gepp, nb, 2, false),
-                    Lu { chunk: 1, ..lu_tasks(Pivoting::Gepp, nb, 2, false) },
-                    lu_tasks(Pivoting::Gepp, nb, 2, true),
+                    lu_tasks(Pivoting::Gepp, nb, 2, false, p == 1),
+                    Lu { chunk: 1, ..lu_tasks(Pivoting::Gepp, nb, 2, false, p == 1) },
+                    lu_tasks(Pivoting::Gepp, nb, 2, true, p == 1),
+                    lu_tasks(Pivoting::Gepp, nb, 2, false, false),
                 ] {
-                    let what = format!("{what} chunk {} split {}", lu.chunk, lu.split);
+                    let what = format!("{what} chunk {} split {} {:?}", lu.chunk, lu.split, lu.panel);
                     let mut a = a0.clone();
                     let steps = Mutex::new(Vec::new());
                     let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
@@ -230,7 +241,7 @@ mod tests {
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
                 let mut a = a0.clone();
                 let steps = Mutex::new(Vec::new());
-                let lu = lu_tasks(Pivoting::Calu, nb, 2, false);
+                let lu = lu_tasks(Pivoting::Calu, nb, 2, false, p == 1);
                 let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
                     *steps.lock().unwrap() = generate(ds, &lu)
                 });

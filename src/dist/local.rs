@@ -38,6 +38,12 @@ pub struct LocalTiles<'a> {
     /// empty); dropped after the tasks, with the LocalTiles.
     shared: Option<Shared>,
     matrix: TiledMatrix<f64>,
+    /// With shared storage, every other rank's local tile matrix as mapped here, by rank (the
+    /// tasks read the tiles those ranks own there, [`TileGrid::read_in_place`]).
+    peer_tiles: Vec<Option<TiledMatrix<f64>>>,
+    /// The rank holding each tile row and column (its position in the shape).
+    tile_prow: Vec<usize>,
+    tile_pcol: Vec<usize>,
     rowoff: Vec<usize>,
     coloff: Vec<usize>,
     /// The local matrix's leading dimension.
@@ -77,8 +83,10 @@ impl<'a> LocalTiles<'a> {
         let tcol = Axis::tiles(n, nb, c0, q, reflect);
         // Each tile's local tile row and column on its process.
         let tile_owner = |ax: &Axis, count: usize| (0..count).map(|t| ax.owner[t * nb]).collect::<Vec<_>>();
-        let local_row = super::layout::local_tiles(&tile_owner(&trow, m.div_ceil(nb)));
-        let local_col = super::layout::local_tiles(&tile_owner(&tcol, n.div_ceil(nb)));
+        let tile_prow = tile_owner(&trow, m.div_ceil(nb));
+        let tile_pcol = tile_owner(&tcol, n.div_ceil(nb));
+        let local_row = super::layout::local_tiles(&tile_prow);
+        let local_col = super::layout::local_tiles(&tile_pcol);
         let (myrow, mycol) = shape.me(grid);
         let (lm, ln) = (trow.held_by(myrow).len(), tcol.held_by(mycol).len());
         // On one node the tiles live in shared memory that every rank maps (the conversions'
@@ -106,6 +114,30 @@ impl<'a> LocalTiles<'a> {
         } else {
             store.tiles()
         };
+        let peer_tiles = match &shared {
+            None => Vec::new(),
+            Some(sh) => {
+                let mut peer_tiles = vec![None; grid.comm.size() as usize];
+                for prow in 0..p {
+                    for pcol in 0..q {
+                        let r = shape.rank_of(grid, prow, pcol);
+                        if r == grid.me() {
+                            continue;
+                        }
+                        let (rm, rn) = (trow.held_by(prow).len(), tcol.held_by(pcol).len());
+                        let (base, ld) = sh.peers()[r];
+                        assert_eq!(ld, rm.max(1), "hetla: rank {r}'s shared tile storage has another shape");
+                        // SAFETY: rank r's storage (rm·rn values, leading dimension ld) is mapped
+                        // here for as long as `shared` holds it (until the LocalTiles is dropped,
+                        // after the tasks and the closing barrier of the sequence); the tasks only
+                        // read it, each version after its owner's notice and before the owner's
+                        // next write, which waits for this rank's acknowledgement.
+                        peer_tiles[r] = Some(unsafe { Raw::new(base) }.matrix(rm, rn, ld).tiled(nb, nb));
+                    }
+                }
+                peer_tiles
+            }
+        };
         // Offset of every row and column of sub(A) in the local matrix (meaningful for the ones
         // this rank holds).
         let rowoff = (0..m).map(|i| local_row[i / nb] * nb + i % nb).collect();
@@ -123,6 +155,9 @@ impl<'a> LocalTiles<'a> {
             store,
             shared,
             matrix,
+            peer_tiles,
+            tile_prow,
+            tile_pcol,
             rowoff,
             coloff,
             ld: lm.max(1),
@@ -136,6 +171,20 @@ impl<'a> LocalTiles<'a> {
     /// Where this rank keeps global tile (i, j) (which it must own).
     pub fn tile(&self, i: usize, j: usize) -> LocalTile {
         LocalTile { m: self.matrix, i: self.local_row[i], j: self.local_col[j] }
+    }
+
+    /// Whether the ranks' tiles are in storage that every rank of the grid maps (then
+    /// [`LocalTiles::remote`] says where the other ranks' tiles are). The same on every rank.
+    pub fn shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// Where this rank reads global tile (i, j), which another rank holds, in place in that
+    /// rank's shared storage (`None` for this rank's own tiles, or without shared storage).
+    pub fn remote(&self, i: usize, j: usize) -> Option<LocalTile> {
+        let r = self.shape.rank_of(self.grid, self.tile_prow[i], self.tile_pcol[j]);
+        let m = (*self.peer_tiles.get(r)?)?;
+        Some(LocalTile { m, i: self.local_row[i], j: self.local_col[j] })
     }
 
     /// Converts the tiles back into the caller's array (collective over the grid); returns the

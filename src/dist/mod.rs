@@ -63,9 +63,11 @@ pub fn abort_job(comm: &crate::backend::mpi::Comm, why: &str) -> ! {
 pub struct Stats {
     /// Seconds spent converting to tiles and back (both directions).
     pub redistribution_s: f64,
-    /// Tile messages this rank sent and received.
+    /// Tile messages this rank sent and received (values or notices), and of the tiles received
+    /// those read in place in their owner's storage (notices).
     pub sent: usize,
     pub received: usize,
+    pub in_place: usize,
     /// What this rank's devices moved and ran (empty without devices).
     pub devices: Vec<crate::device::DevStats>,
     /// How the conversion moved values between ranks: `shared` (copied straight to and from
@@ -78,7 +80,14 @@ impl Stats {
     /// What a run of the distributed tasks (`run`) and the conversions around it measured.
     pub fn of(redistribution_s: f64, run: &mut tasks::SeqRun, conversion: Option<&'static str>) -> Stats {
         let devices = std::mem::take(&mut run.devices);
-        Stats { redistribution_s, sent: run.sent, received: run.received, devices, conversion }
+        Stats {
+            redistribution_s,
+            sent: run.sent,
+            received: run.received,
+            in_place: run.in_place,
+            devices,
+            conversion,
+        }
     }
 }
 
@@ -87,8 +96,8 @@ impl std::fmt::Display for Stats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "redist={:.6}s tiles_sent={} tiles_received={}",
-            self.redistribution_s, self.sent, self.received
+            "redist={:.6}s tiles_sent={} tiles_received={} tiles_in_place={}",
+            self.redistribution_s, self.sent, self.received, self.in_place
         )?;
         match self.conversion {
             Some(c) => write!(f, " conv={c}"),

@@ -134,6 +134,9 @@ pub fn pdormqr(cfg: &Config, o: &Ormqr, g: &GridInfo, nb: usize) -> (Result<(), 
     let handles: Vec<Option<LocalTile>> =
         (0..amt * ant).map(|t| (aown[t] == me).then(|| atiles.tile(t % amt, t / amt))).collect();
     let mut tg = TileGrid::new((nq, nb), (k, nb), aown, handles);
+    if atiles.shared() {
+        tg.read_in_place(me, |i, j| atiles.remote(i, j));
+    }
 
     // C's tiles: whole tile columns (SIDE = L) or tile rows (R) on one rank, extra tiles of the
     // same grid kept in C's local tile matrix.

@@ -80,7 +80,10 @@ pub fn pdpotrf(
     // factor's tile columns are each on one rank, one below the other in its local
     // matrix: there (without devices, whose kernels are per tile) the trailing update of a column
     // is one task per kernel rather than one per tile.
-    let tg = TileGrid::square(nu, nb, owner, handles);
+    let mut tg = TileGrid::square(nu, nb, owner, handles);
+    if local.shared() {
+        tg.read_in_place(me, |i, j| local.remote(i, j));
+    }
     // Every rank must generate the same tasks: the granularity cannot depend on this rank's
     // devices alone.
     let mine = i32::from(!crate::device::open(cfg).is_empty());

@@ -178,6 +178,13 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// Every rank's storage as mapped in this process and its leading dimension, by rank.
+    pub fn peers(&self) -> &[(*mut f64, usize)] {
+        &self.peers
+    }
+}
+
 impl Drop for Shared {
     fn drop(&mut self) {
         let mut st = lock();

@@ -241,6 +241,9 @@ fn solve(
     let at: Vec<(usize, usize)> = (0..n).map(|i| (i / nb, i % nb)).collect();
     let bt: Vec<(usize, usize)> = (0..nrhs).map(|j| (j / nb, j % nb)).collect();
     let mut tg = TileGrid::square(n, nb, owner, handles);
+    if atiles.shared() {
+        tg.read_in_place(me, |i, j| atiles.remote(i, j));
+    }
     // B's tiles: tile (i, c) is extra tile `bids[i + c·nt]`.
     let mut bids = vec![0usize; nt * ct];
     for c in 0..ct {

@@ -14,6 +14,16 @@
 //!
 //! Each (tile, version, destination) is sent once and each (tile, version) received once per rank,
 //! whatever the number of tasks that read it there. The remaining tasks are ordinary local tasks.
+//!
+//! When the ranks share their tile storage (one node, [`super::shm`]; [`TileGrid::read_in_place`])
+//! a reader takes the matrix's tiles straight from their owner's storage instead: the send task
+//! posts a *notice* (no values), the held task that stands for it is released by the notice, and
+//! the readers read the owner's tile in place. The owner must not write the next version of a
+//! tile before its readers elsewhere are done with this one, so the next write of a tile is
+//! preceded, on the owner, by a held task reading the tile per reader rank (released by that
+//! rank's acknowledgement) and, on each reader, by a task that waits for its local readers of the
+//! version and then posts the acknowledgement. Tiles that are never written again (a Cholesky
+//! factor's) cost one notice and nothing else; no value is packed, sent or unpacked.
 
 use super::comm::{CopyKey, Engine, MpiTransport, Outbox, Outgoing, Transport};
 use super::grid::Grid;
@@ -49,6 +59,10 @@ pub struct TileGrid {
     extra: Vec<(usize, usize)>,
     /// Storage of this rank's extra tiles (by id − mt·nt; `None` where another rank holds it).
     store: Vec<Option<Workspace<f64>>>,
+    /// Whether the ranks read the matrix's tiles in place in their owners' storage, and where
+    /// this rank finds each tile another rank owns (by id; [`TileGrid::read_in_place`]).
+    in_place: bool,
+    remote: Vec<Option<LocalTile>>,
     /// The matrix's tiles as task generators see them.
     tiling: Tiling,
 }
@@ -84,7 +98,21 @@ impl TileGrid {
         assert_eq!(owner.len(), mt * nt);
         assert_eq!(local.len(), mt * nt);
         let tiling = Tiling::uniform(m, mb, n, nb);
-        TileGrid { m, mb, mt, n, nb, nt, owner, local, extra: Vec::new(), store: Vec::new(), tiling }
+        TileGrid {
+            m,
+            mb,
+            mt,
+            n,
+            nb,
+            nt,
+            owner,
+            local,
+            extra: Vec::new(),
+            store: Vec::new(),
+            in_place: false,
+            remote: Vec::new(),
+            tiling,
+        }
     }
     /// A square grid (`n`×`n` in `nb`×`nb` tiles).
     pub fn square<L: Into<LocalTile>>(n: usize, nb: usize, owner: Vec<usize>, local: Vec<Option<L>>) -> Self {
@@ -142,6 +170,18 @@ impl TileGrid {
         self.store.push(None);
         id
     }
+    /// The ranks read the matrix's tiles (not the extra tiles) in place, in their owners' storage:
+    /// `at(i, j)` is where this rank (`me`) reads tile (i, j) when another rank owns it. Every rank of
+    /// the grid must say so, or none (the owner posts notices instead of values); the storage must
+    /// stay mapped and unwritten by anyone but its owner until every rank has finished the
+    /// sequence ([`run_sequence`] ends with a barrier when tiles were read in place).
+    pub fn read_in_place(&mut self, me: usize, at: impl Fn(usize, usize) -> Option<LocalTile>) {
+        self.remote = (0..self.mt * self.nt).map(|t| at(t % self.mt, t / self.mt)).collect();
+        for (t, r) in self.remote.iter().enumerate() {
+            assert_eq!(r.is_some(), self.owner[t] != me, "hetla: tile {t} is not where its owner keeps it");
+        }
+        self.in_place = true;
+    }
     /// The storage of extra tile `id` when this rank holds it, column-major with leading
     /// dimension max(1, rows), to fill before the tasks are generated or read after they ran.
     pub fn extra(&self, id: usize) -> Option<&Workspace<f64>> {
@@ -158,9 +198,11 @@ pub struct SeqRun {
     pub result: Result<(), Error>,
     /// What this rank's devices moved and ran (empty without devices).
     pub devices: Vec<DevStats>,
-    /// Tile messages this rank sent and received.
+    /// Tile messages this rank sent and received (values or notices), and of those received the
+    /// tiles read in place.
     pub sent: usize,
     pub received: usize,
+    pub in_place: usize,
     /// The smallest INFO a task of this rank reported ([`crate::graph::Failure`]).
     pub info: Option<i32>,
     /// The buffers the generator asked for ([`Graph::buffer`]) that this rank holds, by id.
@@ -174,7 +216,15 @@ pub struct SeqRun {
 pub fn run_sequence(cfg: &Config, grid: &Grid, tg: &TileGrid, generate: impl FnOnce(&mut DistSeq)) -> SeqRun {
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);
-    run_on(&rcfg, grid.me(), &mut MpiTransport::new(&grid.comm), tg, generate)
+    let run = run_on(&rcfg, grid.me(), &mut MpiTransport::new(&grid.comm), tg, generate);
+    if tg.in_place {
+        // Other ranks may still read this rank's tiles in place (versions never written again
+        // need no acknowledgement): nothing may write them, nor give their storage to another
+        // call, before every rank has finished.
+        let mut all = 0i32;
+        grid.comm.all_reduce_into(&1i32, &mut all, crate::backend::mpi::SystemOperation::min());
+    }
+    run
 }
 
 /// [`run_sequence`] for rank `me` over any transport (threads standing for ranks in tests).
@@ -226,7 +276,15 @@ pub fn run_on(
     };
     engine.borrow_mut().flush(tr);
     let e = engine.borrow();
-    SeqRun { result, devices, sent: e.sent, received: e.received, info: fail.info(), buffers }
+    SeqRun {
+        result,
+        devices,
+        sent: e.sent,
+        received: e.received,
+        in_place: e.in_place,
+        info: fail.info(),
+        buffers,
+    }
 }
 
 /// Ends the grid after this rank failed with `e` ([`Transport::abort`]: the line
@@ -253,6 +311,10 @@ pub struct DistSeq<'a> {
     version: Vec<u32>,
     sent: HashSet<(usize, u32, usize)>,
     copies: HashMap<(usize, u32), LocalTile>,
+    /// Tiles this rank reads in place: the version and where (acknowledged before the next write).
+    in_place_reads: HashMap<usize, (u32, LocalTile)>,
+    /// Tiles of this rank read in place elsewhere: (version, reader rank) for each.
+    in_place_sent: HashMap<usize, Vec<(u32, usize)>>,
     /// Where the tasks submitted as [`Spec`]s record INFO > 0 and check whether their step still
     /// computes.
     pub fail: Arc<Failure>,
@@ -276,6 +338,8 @@ impl<'a> DistSeq<'a> {
             version: vec![0; grid.len()],
             sent: HashSet::new(),
             copies: HashMap::new(),
+            in_place_reads: HashMap::new(),
+            in_place_sent: HashMap::new(),
             fail: Arc::new(Failure::default()),
             bufs: Vec::new(),
             store: HashMap::new(),
@@ -312,23 +376,42 @@ impl<'a> DistSeq<'a> {
             return self.local(ri);
         }
         let tag = super::comm::tag_of(ri);
+        let in_place = self.in_place(ri);
         if ro == self.me && self.sent.insert((ri, v, owner)) {
             let h = self.local(ri).expect("the owner holds its tile");
             let outbox = self.outbox.clone();
             // Sends go first, whatever the urgency of the reader that asked for the tile first:
             // another rank may be idle until it arrives, and a send is one tile's copy.
-            let t = Task::new("send").prio(SEND_PRIO).dims(rows, cols, 0).read(&h.m, h.i, h.j);
-            self.seq.submit(t, move |c| {
-                let tile = c.tile(&h.m, h.i, h.j);
-                let mut data = Vec::with_capacity(2 + tile.m * tile.n);
-                data.push(v as f64);
-                data.push(ri as f64);
-                for j in 0..tile.n {
-                    data.extend_from_slice(tile.column(j));
-                }
-                outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing { dest: owner, tag, data });
-                Ok(())
-            });
+            if in_place {
+                let t = Task::new("notice").prio(SEND_PRIO).read(&h.m, h.i, h.j);
+                self.seq.submit(t, move |_| {
+                    let data = super::comm::notice((ri, v));
+                    outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing {
+                        dest: owner,
+                        tag,
+                        data,
+                    });
+                    Ok(())
+                });
+                self.in_place_sent.entry(ri).or_default().push((v, owner));
+            } else {
+                let t = Task::new("send").prio(SEND_PRIO).dims(rows, cols, 0).read(&h.m, h.i, h.j);
+                self.seq.submit(t, move |c| {
+                    let tile = c.tile(&h.m, h.i, h.j);
+                    let mut data = Vec::with_capacity(2 + tile.m * tile.n);
+                    data.push(v as f64);
+                    data.push(ri as f64);
+                    for j in 0..tile.n {
+                        data.extend_from_slice(tile.column(j));
+                    }
+                    outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing {
+                        dest: owner,
+                        tag,
+                        data,
+                    });
+                    Ok(())
+                });
+            }
         }
         if owner != self.me {
             return None;
@@ -336,11 +419,49 @@ impl<'a> DistSeq<'a> {
         if let Some(h) = self.copies.get(&(ri, v)) {
             return Some(*h);
         }
-        // Never hold the engine borrowed across a call into the sequence: the master's progress
-        // callback borrows it whenever the sequence makes the master wait.
-        let h = LocalTile::from(self.engine.borrow_mut().add_copy((ri, v), rows, cols));
+        let h = if in_place {
+            let h = self.grid.remote[ri].expect("a tile another rank owns is readable in place");
+            self.in_place_reads.insert(ri, (v, h));
+            h
+        } else {
+            // Never hold the engine borrowed across a call into the sequence: the master's
+            // progress callback borrows it whenever the sequence makes the master wait.
+            LocalTile::from(self.engine.borrow_mut().add_copy((ri, v), rows, cols))
+        };
         self.await_copy(ri, ro, prio, h);
         Some(h)
+    }
+
+    /// Whether tile `ri` is read in place in its owner's storage by the other ranks.
+    fn in_place(&self, ri: usize) -> bool {
+        self.grid.in_place && ri < self.grid.mt * self.grid.nt
+    }
+
+    /// Before a task writes tile `w`: the readers elsewhere of its current version, which they
+    /// read in place, must be done with it. On the owner, one held task reading the tile per
+    /// reader rank, released by that rank's acknowledgement (the write waits for it, as for any
+    /// reader); on a reader, a task that waits for this rank's readers of the version (it writes
+    /// the tile's handle) and posts the acknowledgement.
+    fn retire_readers(&mut self, w: usize) {
+        let v = self.version[w];
+        if let Some(readers) = self.in_place_sent.remove(&w) {
+            let h = self.local(w).expect("the owner holds its tile");
+            for (sv, reader) in readers {
+                debug_assert_eq!(sv, v, "a version read in place is retired by the next write");
+                let t = Task::new("acked").prio(SEND_PRIO).read(&h.m, h.i, h.j);
+                let held = self.seq.submit_held(t, |_| Ok(()));
+                self.engine.borrow_mut().expect_ack(&self.rel, reader, (w, v), held);
+            }
+        }
+        if let Some((rv, h)) = self.in_place_reads.remove(&w) {
+            debug_assert_eq!(rv, v, "a version read in place is retired by the next write");
+            let (outbox, dest, tag) = (self.outbox.clone(), self.owner(w), super::comm::tag_of(w));
+            self.seq.submit(Task::new("ack").prio(SEND_PRIO).write(&h.m, h.i, h.j), move |_| {
+                let data = super::comm::ack((w, v));
+                outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing { dest, tag, data });
+                Ok(())
+            });
+        }
     }
 
     /// The held task that stands for the arrival of tile `ri`'s current version from rank `ro`
@@ -356,6 +477,7 @@ impl<'a> DistSeq<'a> {
     /// tile of the matrix that another rank owns.
     fn needs_copy(&self, ri: usize) -> bool {
         ri < self.grid.mt * self.grid.nt
+            && !self.grid.in_place
             && self.owner(ri) != self.me
             && !self.copies.contains_key(&(ri, self.version[ri]))
     }
@@ -409,6 +531,11 @@ impl Graph for DistSeq<'_> {
     fn submit(&mut self, t: Spec) {
         let owner = self.owner(t.writes[0]);
         assert!(t.writes.iter().all(|&w| self.owner(w) == owner), "hetla: a task's outputs on two ranks");
+        if self.grid.in_place {
+            for &w in t.writes {
+                self.retire_readers(w);
+            }
+        }
         if owner == self.me {
             self.copy_runs(t.reads, t.prio + 1);
         }
@@ -608,6 +735,12 @@ pub mod local_ranks {
     use super::*;
     use crate::dist::comm::LocalTransport;
 
+    thread_local! {
+        /// Whether this thread's next run reads tiles in place (calls alternate, so that every
+        /// test of a generator runs both ways).
+        static IN_PLACE: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    }
+
     /// Runs `generate` on a `p`×`q` grid of ranks (threads over [`LocalTransport`]) for the
     /// `n`×`n` matrix `a` (leading dimension `n`) in `nb` tiles dealt 2-D cyclically (tile (i, j)
     /// on rank `(i % p) * q + j % q`), the tiles where `keep(i, j)` holds taking part. Each rank
@@ -643,18 +776,27 @@ pub mod local_ranks {
         let redge = |i: usize| nb.min(m - i * nb);
         let edge = |j: usize| nb.min(n - j * nb);
         let src: &[f64] = a;
+        // Every rank's local matrix, made first so that the ranks can read each other's tiles in
+        // place (as ranks sharing their storage on one node do), every other call.
+        let ws: Vec<Workspace<f64>> = (0..p * q)
+            .map(|me| {
+                let (pr, pc) = (me / q, me % q);
+                let mloc: usize = (0..mt).filter(|i| i % p == pr).map(redge).sum();
+                let nloc: usize = (0..nt).filter(|j| j % q == pc).map(edge).sum();
+                Workspace::<f64>::new(mloc, nloc, nb, nb)
+            })
+            .collect();
+        let mats: Vec<TiledMatrix<f64>> = ws.iter().map(|w| w.tiles()).collect();
+        let in_place = IN_PLACE.with(|c| c.replace(!c.get()));
         let results: Vec<(SeqRun, Workspace<f64>)> = std::thread::scope(|s| {
             let handles: Vec<_> = LocalTransport::world(p * q)
                 .into_iter()
+                .zip(ws)
                 .enumerate()
-                .map(|(me, mut tr)| {
-                    let owner = owner.clone();
+                .map(|(me, (mut tr, mut w))| {
+                    let (owner, mats) = (owner.clone(), &mats);
                     s.spawn(move || {
-                        let (pr, pc) = (me / q, me % q);
-                        let mloc: usize = (0..mt).filter(|i| i % p == pr).map(redge).sum();
-                        let nloc: usize = (0..nt).filter(|j| j % q == pc).map(edge).sum();
-                        let mut w = Workspace::<f64>::new(mloc, nloc, nb, nb);
-                        let ld = mloc.max(1);
+                        let ld = w.tiles().m.max(1);
                         let local: Vec<Option<LocalTile>> = (0..mt * nt)
                             .map(|t| {
                                 let (i, j) = (t % mt, t / mt);
@@ -677,7 +819,13 @@ pub mod local_ranks {
                                 }
                             }
                         }
-                        let mut tg = TileGrid::new((m, nb), (n, nb), owner, local);
+                        let mut tg = TileGrid::new((m, nb), (n, nb), owner.clone(), local);
+                        if in_place {
+                            tg.read_in_place(me, |i, j| {
+                                let o = owner[i + j * mt];
+                                (o != me).then(|| LocalTile { m: mats[o], i: i / p, j: j / q })
+                            });
+                        }
                         let ids: Vec<usize> = extras
                             .iter()
                             .map(|(r, c, o, v)| {

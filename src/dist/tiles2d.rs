@@ -68,6 +68,13 @@ impl Cyclic {
     }
 }
 
+/// Whether every tile column is on one rank, its tiles one below the other in the rank's local
+/// matrix, for tiles dealt over `shape` of the grid `g` (one process row): a panel can then be
+/// factored in place.
+pub fn one_row(shape: Shape, g: &GridInfo) -> bool {
+    shape == Shape::OneRow || (shape == Shape::Grid && g.nprow == 1)
+}
+
 /// What the finishing step sees: the grid, the caller's row and column maps of sub(A), and the
 /// buffers the generator asked for that this rank holds (by id).
 pub struct Finished<'a> {
@@ -125,6 +132,9 @@ pub fn run<B, R>(
 
     // The distributed algorithm.
     let mut tg = TileGrid::new((m, nb), (n, nb), owner, handles);
+    if local.shared() {
+        tg.read_in_place(me, |i, j| local.remote(i, j));
+    }
     let bufs = buffers(&mut tg, &cyc, me);
     let mut run = run_sequence(cfg, &grid, &tg, |ds| generate(ds, &cyc, &bufs));
     let value = finish(&Finished { grid: &grid, rows: &crow, cols: &ccol, buffers: &run.buffers });

@@ -258,6 +258,7 @@ pub fn pdbtsv(
         flops += sch.solve_flops(mu, nrhs as usize);
         st.sent += s2.sent;
         st.received += s2.received;
+        st.in_place += s2.in_place;
         st.devices.extend(s2.devices);
         if let Err(e) = rs {
             recycle::give(af);

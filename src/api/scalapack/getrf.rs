@@ -101,7 +101,13 @@ pub fn pdgetrf(
             "m={m} n={n} ia={ia} ja={ja} layout={} pivot={} panel={}",
             super::layout_name(plan.shape),
             plan.pivot.name(),
-            if plan.split && plan.shape == Shape::Grid && g.nprow > 1 { "split" } else { "gathered" }
+            if crate::dist::tiles2d::one_row(plan.shape, &g) {
+                "in-place"
+            } else if plan.split && plan.shape == Shape::Grid {
+                "split"
+            } else {
+                "gathered"
+            }
         ),
         desca,
         &g,
