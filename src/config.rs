@@ -224,17 +224,27 @@ pub const TILES_PER_THREAD: usize = 3;
 /// The smallest tile size chosen automatically.
 pub const MIN_AUTO_NB: usize = 64;
 
-/// LU's tile edge for large problems ([`Config::nb_for`]): the trailing update is one GEMM of
-/// inner size nb per tile column, which runs closer to the DGEMM rate at 384 than at 256, once
-/// there are enough tile columns per thread ([`LU_WIDE_TILES_PER_THREAD`]) for the look-ahead.
-/// Measured with forced tiles on the 2-core machine, interleaved with OpenBLAS (2026-11-26,
-/// 07:30 UTC): DGETRF n = 6000 1.01, 1.03 of OpenBLAS with 384 against 0.96, 0.96 with 256 (320:
-/// 1.00, 1.03); DGESV n = 6000 1.03, 1.05 against 1.01, 0.99; n = 3000 the same with both
-/// (1.09, 1.09 against 1.10, 1.10), n = 1500 slower with 384 (1.17 against 1.31).
-pub const LU_WIDE_NB: usize = 384;
-/// Tile columns of [`LU_WIDE_NB`] per thread from which LU takes the wider tiles: 6000 rows on
+/// The factorizations' tile edge for large problems ([`Config::nb_for`], the routines of
+/// [`takes_wide_tiles`]): the trailing updates are GEMMs of inner size nb, which run closer to
+/// the DGEMM rate at 384 than at 256 (or QR's 192), once there are enough tile columns per thread
+/// ([`WIDE_TILES_PER_THREAD`]) for the look-ahead. Measured with forced tiles on the 2-core
+/// machines, interleaved with OpenBLAS: on the AMD EPYC VM (2026-11-26, 07:30 UTC) DGETRF
+/// n = 6000 1.01, 1.03 of OpenBLAS with 384 against 0.96, 0.96 with 256 (320: 1.00, 1.03); DGESV
+/// n = 6000 1.03, 1.05 against 1.01, 0.99; n = 3000 the same with both (1.09, 1.09 against 1.10,
+/// 1.10), n = 1500 slower with 384 (1.17 against 1.31). On the AVX-512 Xeon VM with OpenBLAS's
+/// SkylakeX kernels (2026-11-27, 02:40 UTC), n = 6000: DPOTRF 1.01, 1.03 with 384 against 0.96,
+/// 0.95 with 256 (512: 1.02, 1.06); DPOSV 1.02 against 0.98; DGEQRF 1.49 with 384 and 1.47 with
+/// 256 against 1.38 with 192.
+pub const WIDE_NB: usize = 384;
+/// Tile columns of [`WIDE_NB`] per thread from which the wider tiles are taken: 6000 rows on
 /// 2 threads are 15.6 such columns, 3000 are 7.8.
-pub const LU_WIDE_TILES_PER_THREAD: usize = 7;
+pub const WIDE_TILES_PER_THREAD: usize = 7;
+
+/// Whether `routine` takes [`WIDE_NB`] tiles for large problems: the one-sided factorizations
+/// and the solvers built on them.
+fn takes_wide_tiles(routine: &str) -> bool {
+    matches!(routine, "dgetrf" | "dgesv" | "dpotrf" | "dposv" | "dgeqrf" | "dgels")
+}
 
 /// Default tile edge per routine, tuned with bench/ on a 2-core machine (the largest; smaller
 /// problems get narrower tiles, [`Config::nb_for`]). DGETRI and DTRTRI take 512: their work is
@@ -306,16 +316,15 @@ impl Config {
     }
 
     /// Tile size for a call of `routine` whose problem size is `n`: `HETLA_NB` when set, else the
-    /// routine's default (LU's wider for large problems, [`LU_WIDE_NB`]), shrunk for mid-sized problems so that there are at least
+    /// routine's default (the factorizations' wider for large problems, [`WIDE_NB`]), shrunk for mid-sized problems so that there are at least
     /// [`TILES_PER_THREAD`] tile columns per thread to keep every thread busy (never below
     /// [`MIN_AUTO_NB`], where a tile kernel's own efficiency collapses).
     pub fn nb_for(&self, routine: &str, n: usize) -> usize {
         if let Some(nb) = self.nb {
             return nb;
         }
-        if matches!(routine, "dgetrf" | "dgesv") && n >= LU_WIDE_TILES_PER_THREAD * self.threads * LU_WIDE_NB
-        {
-            return LU_WIDE_NB;
+        if takes_wide_tiles(routine) && n >= WIDE_TILES_PER_THREAD * self.threads * WIDE_NB {
+            return WIDE_NB;
         }
         let want = n.div_ceil(TILES_PER_THREAD * self.threads);
         // Multiples of 32 keep the BLAS kernels on their fast paths.
@@ -509,11 +518,12 @@ mod nb_tests {
         // 1000 / (3 tiles per thread · 2 threads) = 167, rounded up to a multiple of 32.
         assert_eq!(c.nb_for("dpotrf", 1000), 192.min(default_nb("dpotrf")));
         assert_eq!(c.nb_for("dpotrf", 100), MIN_AUTO_NB);
-        // LU takes wider tiles when there are enough of them per thread.
-        assert_eq!(c.nb_for("dgetrf", 6000), LU_WIDE_NB);
-        assert_eq!(c.nb_for("dgesv", 6000), LU_WIDE_NB);
-        assert_eq!(c.nb_for("dgetrf", 3000), default_nb("dgetrf"));
-        assert_eq!(c.nb_for("dpotrf", 6000), default_nb("dpotrf"));
+        // The factorizations take wider tiles when there are enough of them per thread.
+        for r in ["dgetrf", "dgesv", "dpotrf", "dposv", "dgeqrf", "dgels"] {
+            assert_eq!(c.nb_for(r, 6000), WIDE_NB, "{r}");
+            assert_eq!(c.nb_for(r, 3000), default_nb(r), "{r}");
+        }
+        assert_eq!(c.nb_for("dpotrs", 6000), default_nb("dpotrs"));
         assert_eq!(Config::with_threads(16).nb_for("dgetrf", 6000), MIN_AUTO_NB.max(128));
         let mut c = c;
         c.nb = Some(7);
