@@ -242,7 +242,7 @@ pub const WIDE_TILES_PER_THREAD: usize = 7;
 
 /// Whether `routine` takes [`WIDE_NB`] tiles for large problems: the one-sided factorizations
 /// and the solvers built on them.
-fn takes_wide_tiles(routine: &str) -> bool {
+pub fn takes_wide_tiles(routine: &str) -> bool {
     matches!(routine, "dgetrf" | "dgesv" | "dpotrf" | "dposv" | "dgeqrf" | "dgels")
 }
 
