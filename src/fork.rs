@@ -11,9 +11,70 @@
 //! not exist there) and the calls in flight that had set the BLAS to one thread.
 //!
 //! The verbose lines need no lock ([`crate::error::say`] writes each line with one `write`).
+//!
+//! The backend's locks matter too: OpenBLAS 0.3.21 takes a lock of its own in every call that
+//! allocates its work buffer (`blas_memory_alloc`), and no fork handler of its own releases it,
+//! so a child forked while one of the library's workers was inside such a call waits for it
+//! forever (seen in `test_fork`: the child's workers and its calling thread all waiting on that
+//! lock). The library's workers make hundreds of backend calls per call, against the caller's
+//! one, so the prepare handler first lets the backend calls in flight finish and holds new
+//! ones back ([`BackendCall`]) until the fork is done, for at most [`MAX_WAIT`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{MutexGuard, Once};
+use std::time::{Duration, Instant};
+
+/// Threads inside a backend call made through [`crate::backend::lapack`], and whether a fork is
+/// waiting for them.
+static IN_BACKEND: AtomicUsize = AtomicUsize::new(0);
+static FORKING: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread's backend calls in progress (the backend's LAPACK calls routines by name, which
+    /// may be the library's exports and call the backend again).
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// How long the prepare handler waits for the backend calls in flight: tile kernels take
+/// milliseconds; a long forwarded call does not hold the fork back longer than this.
+pub(crate) const MAX_WAIT: Duration = Duration::from_millis(200);
+
+/// A backend call in progress on this thread, from [`BackendCall::enter`] to its drop. A
+/// thread's first one waits while a fork is being prepared.
+pub(crate) struct BackendCall(());
+
+impl BackendCall {
+    pub(crate) fn enter() -> BackendCall {
+        DEPTH.with(|d| {
+            if d.get() == 0 {
+                loop {
+                    while FORKING.load(SeqCst) {
+                        std::thread::sleep(Duration::from_micros(50));
+                    }
+                    IN_BACKEND.fetch_add(1, SeqCst);
+                    if !FORKING.load(SeqCst) {
+                        break;
+                    }
+                    IN_BACKEND.fetch_sub(1, SeqCst);
+                }
+            }
+            d.set(d.get() + 1);
+        });
+        BackendCall(())
+    }
+}
+
+impl Drop for BackendCall {
+    fn drop(&mut self) {
+        DEPTH.with(|d| {
+            d.set(d.get() - 1);
+            if d.get() == 0 {
+                IN_BACKEND.fetch_sub(1, SeqCst);
+            }
+        });
+    }
+}
 
 /// The locks held from the prepare handler to the parent or child handler, in the forking thread.
 struct Held {
@@ -42,9 +103,17 @@ pub(crate) fn install() {
     });
 }
 
-/// Before the fork: take every lock, always in this order (no code path holds one of them while
+/// Before the fork: let the backend calls in flight finish and hold new ones back (no thread
+/// waiting in [`BackendCall::enter`] holds any of the locks below: none is held across a backend
+/// call), then take every lock, always in this order (no code path holds one of them while
 /// taking another, so the order cannot deadlock against a running call).
 extern "C" fn prepare() {
+    FORKING.store(true, SeqCst);
+    let mine = usize::from(DEPTH.with(|d| d.get()) > 0);
+    let start = Instant::now();
+    while IN_BACKEND.load(SeqCst) > mine && start.elapsed() < MAX_WAIT {
+        std::thread::sleep(Duration::from_micros(20));
+    }
     let held = Held {
         blas: crate::backend::threads::lock(),
         _kept: crate::tile::recycle::lock(),
@@ -58,6 +127,7 @@ extern "C" fn prepare() {
 /// After the fork, in the parent: release them.
 extern "C" fn parent() {
     HELD.with(|h| drop(h.borrow_mut().take()));
+    FORKING.store(false, SeqCst);
 }
 
 /// After the fork, in the child: forget the parent's threads' state, then release the locks (the
@@ -68,4 +138,7 @@ extern "C" fn child() {
         crate::dist::shm::after_fork_in_child(&mut held.shared);
     }
     crate::runtime::after_fork_in_child();
+    // The child's one thread is the only one that can be inside a backend call.
+    IN_BACKEND.store(usize::from(DEPTH.with(|d| d.get()) > 0), SeqCst);
+    FORKING.store(false, SeqCst);
 }

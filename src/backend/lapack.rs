@@ -34,6 +34,8 @@ macro_rules! backend_fns {
                 // SAFETY: `p` is the address of the named Fortran routine, whose ABI is the one
                 // spelled out in this declaration (LP64 integers, hidden lengths as usize).
                 let f: unsafe extern "C" fn($($ty),*) $(-> $ret)? = std::mem::transmute(p);
+                // Counted, so that a fork waits for it ([`crate::fork`]).
+                let _call = crate::fork::BackendCall::enter();
                 f($($arg),*)
             }
         )*

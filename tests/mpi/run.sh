@@ -33,6 +33,7 @@ done
 status=0
 conv_shared=0
 conv_a2a=0
+in_place=0
 run() { # routine np nb how args...
     local t=$1 np=$2 nb=$3 how=$4
     shift 4
@@ -51,8 +52,9 @@ run() { # routine np nb how args...
     # POISON=1: every scratch buffer starts as NaN (HETLA_TEST_POISON_SCRATCH), so a stale value
     # read anywhere (the tiles outside a triangle are not zero-filled) fails the check.
     [ -n "${POISON:-}" ] && env+=(-x HETLA_TEST_POISON_SCRATCH=1)
-    # SHARED=never: conversions go through MPI_Alltoallv (what ranks on several nodes get)
-    # instead of the tile storage the ranks of one node share (HETLA_TEST_SHARED).
+    # SHARED=never: conversions go through MPI_Alltoallv and tiles travel as messages (what ranks
+    # on several nodes get) instead of through the tile storage the ranks of one node share
+    # (HETLA_TEST_SHARED).
     [ -n "${SHARED:-}" ] && env+=(-x HETLA_TEST_SHARED="$SHARED")
     # KEEP=bytes: the bound on memory kept between calls (HETLA_KEEP_MEMORY); 0 frees the shared
     # tile storage and the other ranks' mappings of it after every call.
@@ -95,6 +97,15 @@ run() { # routine np nb how args...
     fi
     conv_shared=$((conv_shared + shared))
     conv_a2a=$((conv_a2a + a2as))
+    # Tiles the task graphs read in place in their owner's shared storage (notices instead of
+    # messages): none without shared storage.
+    local read
+    read=$(grep -oE "tiles_in_place=[0-9]+" <<<"$out" | awk -F= '{ s += $2 } END { print s + 0 }')
+    if [ "${SHARED:-}" = never ] && [ "$read" != 0 ]; then
+        echo "  $read tiles read in place with HETLA_TEST_SHARED=never" >&2
+        status=1
+    fi
+    in_place=$((in_place + read))
     if [ -n "${EMU:-}" ] && ! grep -q "dev=emu.*tasks=[1-9]" <<<"$out"; then
         echo "  no task ran on the emulated devices" >&2
         status=1
@@ -245,4 +256,9 @@ for t in pdpotrf pdgetrf pdgeqrf pdgetrs; do
     done
 done
 echo "conversions between ranks: $conv_shared through shared tile storage, $conv_a2a through MPI_Alltoallv"
+echo "tiles read in place in another rank's storage: $in_place"
+if [ "$in_place" = 0 ]; then
+    echo "no tile was read in place on one node" >&2
+    status=1
+fi
 exit $status
