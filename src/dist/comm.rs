@@ -129,6 +129,11 @@ pub struct Outgoing {
 /// Sends queued by tasks, posted by the master.
 pub type Outbox = Arc<Mutex<Vec<Outgoing>>>;
 
+/// Queues `data` for rank `dest` with tag `tag` (a task's side of [`Engine::progress`]).
+pub fn post(outbox: &Outbox, dest: usize, tag: i32, data: Vec<f64>) {
+    outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing { dest, tag, data });
+}
+
 /// Key of a local copy of a remote tile: (tile index, version).
 pub type CopyKey = (usize, u32);
 

@@ -25,7 +25,7 @@
 //! version and then posts the acknowledgement. Tiles that are never written again (a Cholesky
 //! factor's) cost one notice and nothing else; no value is packed, sent or unpacked.
 
-use super::comm::{CopyKey, Engine, MpiTransport, Outbox, Outgoing, Transport};
+use super::comm::{CopyKey, Engine, MpiTransport, Outbox, Transport};
 use super::grid::Grid;
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
@@ -386,11 +386,7 @@ impl<'a> DistSeq<'a> {
                 let t = Task::new("notice").prio(SEND_PRIO).read(&h.m, h.i, h.j);
                 self.seq.submit(t, move |_| {
                     let data = super::comm::notice((ri, v));
-                    outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing {
-                        dest: owner,
-                        tag,
-                        data,
-                    });
+                    super::comm::post(&outbox, owner, tag, data);
                     Ok(())
                 });
                 self.in_place_sent.entry(ri).or_default().push((v, owner));
@@ -404,11 +400,7 @@ impl<'a> DistSeq<'a> {
                     for j in 0..tile.n {
                         data.extend_from_slice(tile.column(j));
                     }
-                    outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing {
-                        dest: owner,
-                        tag,
-                        data,
-                    });
+                    super::comm::post(&outbox, owner, tag, data);
                     Ok(())
                 });
             }
@@ -458,7 +450,7 @@ impl<'a> DistSeq<'a> {
             let (outbox, dest, tag) = (self.outbox.clone(), self.owner(w), super::comm::tag_of(w));
             self.seq.submit(Task::new("ack").prio(SEND_PRIO).write(&h.m, h.i, h.j), move |_| {
                 let data = super::comm::ack((w, v));
-                outbox.lock().unwrap_or_else(|e| e.into_inner()).push(Outgoing { dest, tag, data });
+                super::comm::post(&outbox, dest, tag, data);
                 Ok(())
             });
         }
