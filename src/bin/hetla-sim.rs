@@ -334,7 +334,11 @@ fn main() {
             let gran = if setup.grid.0 == 1 && gpus == 0 { Granularity::Columns } else { Granularity::Tiles };
             potrf::generate(&mut rec, Uplo::Lower, gran);
         }
-        _ => potrf::generate(&mut rec, Uplo::Lower, Granularity::Tiles),
+        _ => {
+            // As algo::potrf::potrf: stacks of tile rows on the host alone.
+            let gran = if gpus == 0 { Granularity::on_host(n, nb, cores) } else { Granularity::Tiles };
+            potrf::generate(&mut rec, Uplo::Lower, gran)
+        }
     }
     let pred = simulate(&machine, &rec, &setup);
     let time = pred.time_s + convert_s;

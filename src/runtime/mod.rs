@@ -211,6 +211,11 @@ impl Seq {
         self.inner.submit(task, Box::new(job));
     }
 
+    /// Threads that run host tasks (the process's pool: its workers and the caller).
+    pub fn workers(&self) -> usize {
+        self.inner.workers()
+    }
+
     /// Whether tasks with a device op may run on devices in this sequence (algorithms may then
     /// prefer tasks that each carry one kernel).
     pub fn has_devices(&self) -> bool {

@@ -377,6 +377,11 @@ impl SeqHandle {
         self.submit_pending(task, job, 0);
     }
 
+    /// Threads that run this sequence's host tasks.
+    pub fn workers(&self) -> usize {
+        self.pool.workers()
+    }
+
     /// Whether this sequence has devices (management threads).
     pub fn has_devices(&self) -> bool {
         !self.dev_threads.is_empty()
