@@ -569,7 +569,10 @@ static double gap_s = 0.25;
 /* Untimed hetla calls before the samples (and before the path is read). Where hetla has not yet
  * learned whether a size runs faster forwarded or on tiles (src/api/tune.rs), its first six
  * calls of that size try each path three times; the samples then show the path it settles on, as a
- * program making many calls sees it. */
+ * program making many calls sees it. Each warm-up call gets the samples' idle gap too: the first
+ * one follows the driver's own OpenBLAS calls (the DGEMM rate, the previous size's reference
+ * samples), whose spinning threads hetla cannot see, and a learning trial slowed by them would
+ * settle the size on what the samples do not measure. */
 static int warm_calls = 6;
 
 static void idle_gap(void) {
@@ -587,6 +590,7 @@ static struct result measure(int r, fint n, fint nrhs, int reps, int batch) {
     for (int w = 0; w < warm_calls; w++) {
         reset(&p);
         set_threads();
+        idle_gap();
         run(HETLA, &p);
     }
     double *ts[2] = {malloc(sizeof(double) * reps), malloc(sizeof(double) * reps)};
@@ -696,6 +700,7 @@ static void probe_child(int nr, const int *routines, int ns, const fint *sizes, 
             for (int w = 0; w < warm_calls; w++) {
                 reset(&p);
                 set_threads();
+                idle_gap();
                 run(HETLA, &p);
             }
             fflush(stderr);
