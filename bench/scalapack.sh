@@ -13,7 +13,10 @@
 #   BENCH_SAVE=1 bench/scalapack.sh             also copy the outputs to bench/results/
 #
 # Environment: SWEEP (space-separated GRID:NB,NB,... entries; NP = P*Q ranks each), SIZES,
-# ROUTINES, REPS, BENCH_SKIP_CARGO=1 to reuse target/release/libhetla.so. OpenBLAS runs
+# ROUTINES, REPS, BENCH_WARM (untimed hetla calls per configuration, 250 ms apart, before its
+# samples: hetla's break-even trials; default 10, 0 with HETLA_MIN_N or HETLA_CACHE_DIR=off; the
+# cache starts empty unless HETLA_CACHE_DIR is set), BENCH_SKIP_CARGO=1 to reuse
+# target/release/libhetla.so. OpenBLAS runs
 # single-threaded under both libraries (OPENBLAS_NUM_THREADS=1); hetla's worker threads keep their
 # default (the node's cores divided by the ranks on the node) unless HETLA_NUM_THREADS is set;
 # every HETLA_* variable set by the caller is passed to the ranks.
@@ -44,7 +47,15 @@ mpicc -O2 -std=gnu11 -Wall -Wextra bench/scalapack_driver.c -L"$rel" -Wl,--no-as
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 comma() { tr -s ' ' ',' <<<"$*" | sed 's/^,//; s/,$//'; }
+# Break-even sizes are learned from an empty cache in each run (as bench/run.sh is run in the
+# README), unless the caller names a cache folder; the driver's warm-up calls are the trials.
+if [ -z "${HETLA_CACHE_DIR:-}" ]; then
+    HETLA_CACHE_DIR=$(mktemp -d)
+    export HETLA_CACHE_DIR
+    trap 'rm -rf "$HETLA_CACHE_DIR"' EXIT
+fi
 env=(-x OPENBLAS_NUM_THREADS=1)
+[ -n "${BENCH_WARM:-}" ] && env+=(-x BENCH_WARM)
 for v in $(compgen -e | grep '^HETLA_' | grep -v '^HETLA_VERBOSE$' || true); do env+=(-x "$v"); done
 META="$OUT/scalapack.meta"
 {

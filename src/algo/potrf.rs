@@ -42,7 +42,7 @@ impl Granularity {
     /// GFLOP/s), since the packed tile of B is reused down the whole stack. A whole 6000×6000
     /// Cholesky in tiles of 384 on 2 threads: 114 GFLOP/s one task per tile, 130 in stacks of
     /// 4, 132 in whole columns (medians of 7 interleaved calls).
-    const STACK_ROWS: usize = 1536;
+    pub const STACK_ROWS: usize = 1536;
 
     /// The granularity of a host-only lower Cholesky of order `n` in tiles of `nb` on
     /// `threads` threads: stacks about [`Self::STACK_ROWS`] high, but at least one stack per

@@ -319,6 +319,7 @@ impl<'a> Report<'a> {
         TILES.with(|t| t.borrow_mut().take());
         FIELDS.with(|f| f.borrow_mut().take());
         let outer = tune::set_aside();
+        tune::arm();
         Report { cfg, t0: Instant::now(), outer }
     }
 
@@ -333,7 +334,7 @@ impl<'a> Report<'a> {
     ) {
         let t = self.t0.elapsed().as_secs_f64();
         LAST.with(|l| l.set(Some((path, Reason::of(why)))));
-        tune::record(flops, t);
+        tune::record(routine, path == Path::Tiles, flops, t);
         if path == Path::Forward {
             tune::forward_ended();
         }

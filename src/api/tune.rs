@@ -35,7 +35,9 @@
 //! later processes of the same build start from them. Another build of hetla learns afresh: its
 //! tile code, or what its forwarded calls do, may differ (a forwarded DGELS once ran hetla's
 //! tile DGEQRF inside, and the decisions learned then outlived the change). `HETLA_CACHE_DIR=off` turns learning off (the built-in sizes are then used).
-//! Distributed routines keep the built-in sizes: their decision is agreed across ranks.
+//! PDPOTRF, PDGETRF and PDGEQRF learn too, per grid shape and caller block size (`decide_dist`):
+//! process (0, 0) decides and times, and its plan is the grid's (`api::scalapack::pchkmat`). The
+//! other distributed routines keep the built-in sizes.
 
 use crate::config::{default_min_n, Config, Learn};
 use std::collections::BTreeMap;
@@ -142,9 +144,16 @@ pub(crate) fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A break-even trial: (class key, size class, on tiles?). The key is the routine's name, for a
+/// distributed routine with its grid and the caller's block size (`pdgetrf:1x2:nb32`).
+pub(crate) type Probe = (&'static str, i32, bool);
+
 thread_local! {
-    /// The probe this thread's current call is (routine, class, tiles?), taken by [`record`].
-    static PROBE: std::cell::Cell<Option<(&'static str, i32, bool)>> = const { std::cell::Cell::new(None) };
+    /// The probe this thread's current call is, taken by [`record`].
+    static PROBE: std::cell::Cell<Option<Probe>> = const { std::cell::Cell::new(None) };
+    /// A distributed call's trial, agreed over the grid before the call's timing starts
+    /// ([`plan`]); its [`crate::api::Report`] arms it ([`arm`]).
+    static PLANNED: std::cell::Cell<Option<Probe>> = const { std::cell::Cell::new(None) };
     /// When this thread's last forwarded call ended ([`forward_ended`]).
     static FORWARD_END: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
 }
@@ -181,15 +190,67 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
         (crate::config::Pivoting::Calu, "dgesv") => "dgesv-calu",
         _ => routine,
     };
-    let base = default_min_n(routine);
+    let (why, probe) = choose(cfg, routine, default_min_n(routine), size);
+    PROBE.with(|p| p.set(probe));
+    why
+}
+
+/// The decision for a distributed call of `routine` on a problem of `size` on a `p`×`q` grid with
+/// the caller's blocks of `caller_nb`, learned like a LAPACK call's but per grid and block size
+/// (each makes a different problem of the reference's). Every rank may ask; only process (0, 0)'s
+/// answer counts (the call's plan is its), and only it records the trial: [`plan`] after the
+/// grid has agreed, then the call's report arms it.
+pub(crate) fn decide_dist(
+    cfg: &Config,
+    routine: &'static str,
+    size: usize,
+    (p, q): (i32, i32),
+    caller_nb: i32,
+) -> (Option<&'static str>, Option<Probe>) {
+    let key = intern(format!("{routine}:{p}x{q}:nb{caller_nb}"));
+    choose(cfg, key, default_min_n(routine), size)
+}
+
+/// This thread's next call (its report) is the distributed trial `probe`, if any.
+pub(crate) fn plan(probe: Option<Probe>) {
+    PLANNED.with(|p| p.set(probe));
+}
+
+/// A call's timing starts: a planned distributed trial becomes its probe.
+pub(crate) fn arm() {
+    if let Some(p) = PLANNED.with(|p| p.take()) {
+        PROBE.with(|q| q.set(Some(p)));
+    }
+}
+
+/// A `'static` copy of a class key (a handful per process: routines × grids × block sizes).
+fn intern(key: String) -> &'static str {
+    static KEYS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = keys.iter().find(|k| **k == key) {
+        return k;
+    }
+    let k: &'static str = Box::leak(key.into_boxed_str());
+    keys.push(k);
+    k
+}
+
+/// Forward (`Some(reason)`) or tiles (`None`) for class key `routine` whose built-in break-even
+/// is `base`, and the trial the call is, if it is one.
+fn choose(
+    cfg: &Config,
+    routine: &'static str,
+    base: usize,
+    size: usize,
+) -> (Option<&'static str>, Option<Probe>) {
     if matches!(cfg.learn, Learn::Off) {
-        return (size < base).then_some("small");
+        return ((size < base).then_some("small"), None);
     }
     if size < base / BAND {
-        return Some("small");
+        return (Some("small"), None);
     }
     if size >= base * BAND && has_devices(cfg) {
-        return None;
+        return (None, None);
     }
     let c = class_of(size);
     // Files are read and written outside the lock (a fork in another thread must not find it
@@ -205,7 +266,7 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
         Some(best) => {
             k.since += 1;
             if k.since < RECHECK {
-                return if best { None } else { Some("learned") };
+                return (if best { None } else { Some("learned") }, None);
             }
             k.since = 0;
             !best
@@ -214,12 +275,7 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
         // ([`SPIN_AFTER`]), so forward trials come last.
         None => k.next_trial_is_tiles(),
     };
-    PROBE.with(|p| p.set(Some((routine, c, tiles))));
-    if tiles {
-        None
-    } else {
-        Some("probe")
-    }
+    (if tiles { None } else { Some("probe") }, Some((routine, c, tiles)))
 }
 
 /// A call's probe mark, set aside while another call runs inside it.
@@ -237,12 +293,15 @@ pub(crate) fn restore(outer: Pending) {
     PROBE.with(|p| p.set(outer.0));
 }
 
-/// Records the rate of the call that just finished on this thread, if it was a probe.
-pub(crate) fn record(flops: f64, seconds: f64) {
+/// Records the rate of the call of `name` that just finished on this thread, if it was a probe
+/// of that routine and took the path the probe tried (`on_tiles`): a call that went the other
+/// way after all (a LAPACK call whose workspace was too small for the tiles, say) is no timing
+/// of the path it was to try.
+pub(crate) fn record(name: &str, on_tiles: bool, flops: f64, seconds: f64) {
     let Some((routine, c, tiles)) = PROBE.with(|p| p.take()) else {
         return;
     };
-    if seconds <= 0.0 || flops <= 0.0 {
+    if seconds <= 0.0 || flops <= 0.0 || tiles != on_tiles || !routine.starts_with(name) {
         return;
     }
     let snapshot = {
@@ -344,7 +403,7 @@ mod tests {
             .map(|_| {
                 let tiles = decide(cfg, "dgetrf", n).is_none();
                 let secs = if tiles { 1.0 / speedup } else { 1.0 };
-                record(1e9, secs);
+                record("dgetrf", tiles, 1e9, secs);
                 tiles
             })
             .collect()
@@ -389,7 +448,7 @@ mod tests {
         let call = |ended: Instant| {
             FORWARD_END.with(|f| f.set(Some(ended)));
             let tiles = decide(&cfg, "dgetrf", 1000).is_none();
-            record(1e9, 0.001);
+            record("dgetrf", tiles, 1e9, 0.001);
             tiles
         };
         let count = |f: fn(&Class) -> usize| {
@@ -423,7 +482,7 @@ mod tests {
         let call = |ended: Instant| {
             FORWARD_END.with(|f| f.set(Some(ended)));
             let tiles = decide(&cfg, "dgetrf", 1000).is_none();
-            record(1e9, 0.001);
+            record("dgetrf", tiles, 1e9, 0.001);
             tiles
         };
         let r = RECHECK as usize;
@@ -465,11 +524,63 @@ mod tests {
         let rates = [0.8, 1.2, 1.2, 1.1, 1.1, 1.15, 1.2, 1.1, 1.25, 1.05];
         let mut paths = Vec::new();
         for &r in &rates {
-            paths.push(decide(&cfg, "dgetrf", 4000).is_none());
-            record(1e9, 1.0 / r);
+            let tiles = decide(&cfg, "dgetrf", 4000).is_none();
+            paths.push(tiles);
+            record("dgetrf", tiles, 1e9, 1.0 / r);
         }
         assert_eq!(paths, [t, t, t, f, f, f, t, f, t, f]);
         assert_eq!(decide(&cfg, "dgetrf", 4000), None, "tiles (median 1.2 against 1.1) win");
+    }
+
+    #[test]
+    fn a_timing_counts_only_for_the_routine_and_path_it_tried() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        let tiles_timings =
+            || lock().as_ref().unwrap().learned.routines["dgetrf"][&class_of(1000)].tiles.len();
+        // A tile trial that ran forwarded after all, or another routine's report: not kept.
+        assert!(decide(&cfg, "dgetrf", 1000).is_none());
+        record("dgetrf", false, 1e9, 1.0);
+        assert_eq!(tiles_timings(), 0);
+        assert!(decide(&cfg, "dgetrf", 1000).is_none());
+        record("dgels", true, 1e9, 1.0);
+        assert_eq!(tiles_timings(), 0);
+        assert!(decide(&cfg, "dgetrf", 1000).is_none());
+        record("dgetrf", true, 1e9, 1.0);
+        assert_eq!(tiles_timings(), 1);
+    }
+
+    #[test]
+    fn distributed_classes_are_per_grid_and_block_size_and_planned_trials_arm_the_report() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        let n = 2000;
+        // A distributed class learns like a LAPACK one, but only through plan and arm.
+        let mut paths = Vec::new();
+        for _ in 0..8 {
+            let (why, probe) = decide_dist(&cfg, "pdgetrf", n, (1, 2), 32);
+            assert_eq!(why.is_none(), probe.is_none_or(|p| p.2), "reason and probe agree");
+            plan(probe);
+            let outer = set_aside();
+            arm();
+            let tiles = why.is_none();
+            paths.push(tiles);
+            record("pdgetrf", tiles, 1e9, if tiles { 0.5 } else { 1.0 });
+            restore(outer);
+        }
+        let (t, f) = (true, false);
+        assert_eq!(paths, [t, t, t, f, f, f, t, t]);
+        // Another grid or block size is another class: trials again.
+        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (2, 1), 32).1.map(|p| p.2), Some(true));
+        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 64).1.map(|p| p.2), Some(true));
+        // The decided class gives no probe; a planned trial left unarmed by a call that never
+        // reported does not stick to another routine's report.
+        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 32), (None, None));
+        plan(decide_dist(&cfg, "pdgeqrf", n, (1, 2), 32).1);
+        arm();
+        record("dgeqrf", true, 1e9, 1.0);
+        let g = lock();
+        assert!(g.as_ref().unwrap().learned.routines["pdgeqrf:1x2:nb32"][&class_of(n)].tiles.is_empty());
     }
 
     #[test]
@@ -493,13 +604,13 @@ mod tests {
         for _ in 0..4 {
             // The outer call (a forwarded or tiled DPOSV) ...
             let outer = set_aside();
-            decide(&cfg, "dposv", 2000);
+            let posv_tiles = decide(&cfg, "dposv", 2000).is_none();
             // ... runs an inner DPOTRF call through our export.
             let inner = set_aside();
-            decide(&cfg, "dpotrf", 2000);
-            record(1e9, 1.0);
+            let potrf_tiles = decide(&cfg, "dpotrf", 2000).is_none();
+            record("dpotrf", potrf_tiles, 1e9, 1.0);
             restore(inner);
-            record(1e9, 1.0);
+            record("dposv", posv_tiles, 1e9, 1.0);
             restore(outer);
         }
         let guard = STATE.lock().unwrap();

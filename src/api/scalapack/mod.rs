@@ -259,7 +259,9 @@ pub fn pchkmat(
     if let Some(p) = &plan {
         x.extend_from_slice(&p.encode());
     }
-    if g.myrow == 0 && g.mycol == 0 {
+    let root = g.myrow == 0 && g.mycol == 0;
+    let mut plan = plan;
+    if root {
         blacs::igebs2d_all(ctxt, &mut x);
     } else {
         let mut theirs = vec![0; x.len()];
@@ -269,12 +271,16 @@ pub fn pchkmat(
                 code = code.min(*pos);
             }
         }
-        if let Some(p) = plan {
-            *p = Plan::decode(&theirs[nv..]);
+        if let Some(p) = plan.as_mut() {
+            **p = Plan::decode(&theirs[nv..]);
         }
     }
     code = blacs::igamn2d_all(ctxt, code);
     *info = from_code(code);
+    // Process (0, 0) times the call if it is a trial (its report arms the plan).
+    if let (true, 0, Some(p)) = (root, *info, plan) {
+        crate::api::tune::plan(p.probe);
+    }
 }
 
 /// The common first step of every routine: the grid of descriptor A's context. A process outside
@@ -310,17 +316,52 @@ pub struct Plan {
     pub pivot: Pivoting,
     /// The LU's GEPP panels on several process rows factored where their rows are ([`lu_split`]).
     pub split: bool,
+    /// The break-even trial this call is, on process (0, 0) only ([`Plan::learned`]; not sent).
+    pub probe: Option<crate::api::tune::Probe>,
 }
 
 /// Every reason a distributed call can be forwarded for, by code.
-const REASONS: [&str; 7] =
-    ["nested", "disabled", "small", "no-mpi", "mpi-not-open-mpi", "mpi-incomplete", "slower"];
+const REASONS: [&str; 9] = [
+    "nested",
+    "disabled",
+    "small",
+    "no-mpi",
+    "mpi-not-open-mpi",
+    "mpi-incomplete",
+    "slower",
+    "probe",
+    "learned",
+];
 
 impl Plan {
     /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
     pub fn local(cfg: &Config, routine: &'static str, size: usize, nb: usize) -> Plan {
         let forward = crate::api::forward_reason(cfg, routine, size).or_else(crate::dist::unsupported_reason);
-        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu, split: false }
+        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu, split: false, probe: None }
+    }
+
+    /// [`Plan::local`] with the break-even size learned on this machine, as for a LAPACK call
+    /// (`api::tune`), per `grid` (P, Q) and caller block size `caller_nb`: without `HETLA_MIN_N`
+    /// the first calls of a size class are trials on tiles, then forwarded, and the class keeps
+    /// the faster. Process (0, 0)'s decision is the grid's ([`pchkmat`]), and only it times
+    /// the trial.
+    pub fn learned(
+        cfg: &Config,
+        routine: &'static str,
+        size: usize,
+        nb: usize,
+        grid: (i32, i32),
+        caller_nb: i32,
+    ) -> Plan {
+        crate::api::tune::plan(None);
+        let mut plan = Plan::local(cfg, routine, size, nb);
+        if cfg.min_n.is_none() && matches!(plan.forward, None | Some("small")) {
+            let (why, probe) = crate::api::tune::decide_dist(cfg, routine, size, grid, caller_nb);
+            let unsupported = crate::dist::unsupported_reason();
+            plan.forward = why.or(unsupported);
+            plan.probe = if unsupported.is_none() { probe } else { None };
+        }
+        plan
     }
     fn encode(&self) -> [i32; 5] {
         let code = match self.forward {
@@ -347,7 +388,7 @@ impl Plan {
             _ => Shape::Grid,
         };
         let pivot = if v[3] == 1 { Pivoting::Calu } else { Pivoting::Gepp };
-        Plan { forward, nb: v[1].max(1) as usize, shape, pivot, split: v[4] == 1 }
+        Plan { forward, nb: v[1].max(1) as usize, shape, pivot, split: v[4] == 1, probe: None }
     }
 }
 
@@ -553,8 +594,14 @@ mod tests {
     #[test]
     fn a_plan_survives_its_broadcast_encoding() {
         // The reason survives the plan's broadcast encoding.
-        let plan =
-            Plan { forward: Some("slower"), nb: 64, shape: Shape::Grid, pivot: Pivoting::Calu, split: true };
+        let plan = Plan {
+            forward: Some("slower"),
+            nb: 64,
+            shape: Shape::Grid,
+            pivot: Pivoting::Calu,
+            split: true,
+            probe: None,
+        };
         assert_eq!(Plan::decode(&plan.encode()), plan);
     }
 
