@@ -568,7 +568,7 @@ static double gap_s = 0.25;
 
 /* Untimed hetla calls before the samples (and before the path is read). Where hetla has not yet
  * learned whether a size runs faster forwarded or on tiles (src/api/tune.rs), its first six
- * calls of that size try each path three times, and where the two are within 10% its first ten
+ * calls of that size try each path three times, and where the two are within 25% its first ten
  * try each five times; the samples then show the path it settles on, as a program making many
  * calls sees it. Each warm-up call gets the samples' idle gap too: the first
  * one follows the driver's own OpenBLAS calls (the DGEMM rate, the previous size's reference

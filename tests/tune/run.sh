@@ -3,7 +3,7 @@
 # from outside: a C program (calls.c) preloaded with hetla makes dgetrf_ calls of order 1000
 # (between a quarter and four times the built-in break-even of 1536) with HETLA_VERBOSE=1.
 #   1. fresh cache folder: the first six calls are three on tiles, then three forwarded
-#      (reason=probe); where the two paths are within 10% of each other, up to six more trials
+#      (reason=probe); where the two paths are within 25% of each other, up to six more trials
 #      follow (tiles or probe); the last four of sixteen calls all take one path, and one cache
 #      file is written;
 #   2. a second process with that folder takes the same path from its first call, no probe;
