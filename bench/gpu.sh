@@ -48,11 +48,13 @@ unset HETLA_VERBOSE HETLA_TRACE HETLA_EMULATE_GPUS HETLA_HOST_SHARE
 export HETLA_MIN_N=0
 
 # The devices must really be used: one verbose call per mode, its dev= field shown.
+# One call forced onto the GPUs (HETLA_DEVICE_FORCE: the cost model may rightly keep a call on the
+# host, which would prove nothing here).
 echo "== devices seen by hetla"
-HETLA_VERBOSE=1 HETLA_GPUS=all bench/out/driver --routines dpotrf --sizes 4000 --reps 1 --out /dev/null 2>&1 |
-    grep -E '^hetla: (cuda|no CUDA|no usable|dpotrf .*dev=)' | sort -u | head -n 8 || true
-if ! HETLA_VERBOSE=1 HETLA_GPUS=all bench/out/driver --routines dpotrf --sizes 4000 --reps 1 --out /dev/null 2>&1 |
-    grep -q 'dev=cuda'; then
+seen=$(HETLA_VERBOSE=1 HETLA_GPUS=all HETLA_DEVICE_FORCE=1 HETLA_HOST_SHARE=0 BENCH_WARM=0 bench/out/driver --routines dpotrf \
+    --sizes 4000 --reps 1 --out /dev/null 2>&1 || true)
+echo "$seen" | grep -E '^hetla: (cuda|no CUDA|no usable|dpotrf .*dev=)' | sort -u | head -n 8 || true
+if ! echo "$seen" | grep -q 'dev=cuda'; then
     echo "bench/gpu.sh: hetla did not use a CUDA device (see the lines above); the gpu columns would be CPU figures, stopping." >&2
     exit 3
 fi

@@ -8,9 +8,14 @@
 #   unit    the library's unit tests with every configuration on the GPUs (HETLA_TEST_GPUS=all),
 #           less the tests that assert their own device set (as scripts/test.sh skips them)
 #   ffi     ffi-tests/run.sh (C call sites; needs gcc there), every tile call on the GPU
+#   bench   bench/gpu.sh from the kit's programs (BENCH_PREBUILT=1): cpu, gpu, cpu+gpu, OpenBLAS
+#           and cuSOLVER GFLOP/s at GPU_BENCH_SIZES (default "4000 8000"), 3 samples each
 #   lapack  tests/lapack_suite.sh with LAPACK_SUITE_CUDA=1: xlintstd with every call on tiles,
 #           on the host and on the GPU
-# GPU_STEPS picks steps (default "smoke unit ffi lapack"). Logs under target/gpu-run/.
+# GPU_STEPS picks steps (default "smoke bench unit lapack ffi"). A failed smoke stops the run (the
+# later steps would not be on the GPU). GPU_DEADLINE_S (default 900) bounds the whole run: each
+# step's time limit is cut to what is left of it, and a step with under 30 s left is not started,
+# so a lease of a few minutes ends with every log written. Logs under target/gpu-run/.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 KIT=$(cd "${1:-target/gpu-kit}" && pwd)
@@ -18,12 +23,19 @@ LOGS=target/gpu-run
 mkdir -p "$LOGS" target/release bench/out
 cp "$KIT/lib/libhetla.so" target/release/libhetla.so
 cp "$KIT/bin/driver" "$KIT/bin/cusolver_ref" bench/out/
-STEPS=${GPU_STEPS:-smoke unit ffi lapack}
+STEPS=${GPU_STEPS:-smoke bench unit lapack ffi}
+END=$(($(date +%s) + ${GPU_DEADLINE_S:-900}))
+limit() { # SECONDS: that, or what is left of the deadline when less
+    local left=$((END - $(date +%s)))
+    [ "$left" -lt "$1" ] && echo "$left" || echo "$1"
+}
 
 echo "== env"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 4
-cudirs=$(find /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/nvidia/lib64 /opt /usr/lib \
-    -maxdepth 7 \( -name 'libcublas.so*' -o -name 'libcusolver.so*' -o -name 'libcuda.so*' \) 2>/dev/null |
+# The toolkit's folders first, then the driver's, then pip's nvidia-* wheels (deep under /opt).
+cudirs=$({ find /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/nvidia/lib64 /usr/lib \
+    -maxdepth 7 \( -name 'libcublas.so*' -o -name 'libcusolver.so*' -o -name 'libcuda.so*' \) 2>/dev/null
+    find /opt -maxdepth 11 \( -name 'libcublas.so*' -o -name 'libcusolver.so*' \) 2>/dev/null; } |
     xargs -r -n1 dirname | awk '!seen[$0]++' | paste -sd: -)
 echo "CUDA library folders: $cudirs"
 export LD_LIBRARY_PATH="$KIT/lib${cudirs:+:$cudirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -37,28 +49,49 @@ result() { # NAME RC
 }
 for s in $STEPS; do
     t0=$(date +%s)
+    if [ $((END - t0)) -lt 30 ]; then
+        echo "[SKIP] gpu $s: under 30 s left of GPU_DEADLINE_S"
+        continue
+    fi
     case $s in
     smoke)
-        HETLA_VERBOSE=1 HETLA_MIN_N=0 HETLA_GPUS=all HETLA_HOST_SHARE=0 timeout 120 bench/out/driver \
-            --routines dpotrf,dgetrf,dgeqrf --sizes 3000 --reps 1 --out "$LOGS/smoke.csv" >"$LOGS/smoke.log" 2>&1
+        HETLA_VERBOSE=1 HETLA_MIN_N=0 HETLA_GPUS=all HETLA_DEVICE_FORCE=1 HETLA_HOST_SHARE=0 BENCH_WARM=0 timeout "$(limit 120)" \
+            bench/out/driver --routines dpotrf,dgetrf,dgeqrf --sizes 3000 --reps 1 --out "$LOGS/smoke.csv" \
+            >"$LOGS/smoke.log" 2>&1
         rc=$?
-        grep -E '^hetla: (cuda|no CUDA)|dev=|panick' "$LOGS/smoke.log" | sort -u | head -n 12
+        grep -E '^hetla: (cuda|no CUDA|no usable)|panick' "$LOGS/smoke.log" | sort -u | head -n 6
         cat "$LOGS/smoke.csv" 2>/dev/null
-        [ "$rc" -eq 0 ] && ! grep -q 'dev=cuda0' "$LOGS/smoke.log" && rc=3 # ran, but not on the GPU
+        for r in dpotrf dgetrf dgeqrf; do # each routine ran, and on the GPU
+            line=$(grep "^hetla: $r " "$LOGS/smoke.log" | tail -n 1)
+            echo "${line:-hetla: $r: no line}" | cut -c1-220
+            [ "$rc" -eq 0 ] && ! echo "$line" | grep -q 'dev=cuda0' && rc=3
+        done
         grep -q panicked "$LOGS/smoke.log" && rc=4
         result smoke "$rc"
+        if [ "$rc" -ne 0 ]; then
+            tail -n 20 "$LOGS/smoke.log"
+            echo "gpu: the smoke step failed, so the later steps would not run on the GPU; stopping"
+            break
+        fi
+        ;;
+    bench)
+        BENCH_PREBUILT=1 BENCH_SIZES="${GPU_BENCH_SIZES:-4000 8000}" BENCH_REPS=${BENCH_REPS:-3} \
+            BENCH_WARM=${BENCH_WARM:-2} timeout "$(limit 240)" bash bench/gpu.sh >"$LOGS/bench.log" 2>&1
+        rc=$?
+        tail -n 16 "$LOGS/bench.log"
+        result bench "$rc"
         ;;
     unit)
         skips=()
         while read -r t; do [ -n "$t" ] && [ "${t#\#}" = "$t" ] && skips+=(--skip "$t"); done <tests/gpu/own_devices.txt
-        HETLA_TEST_GPUS=all timeout 200 "$KIT/bin/hetla-unit" --exact "${skips[@]}" >"$LOGS/unit.log" 2>&1
+        HETLA_TEST_GPUS=all timeout "$(limit 200)" "$KIT/bin/hetla-unit" --exact "${skips[@]}" >"$LOGS/unit.log" 2>&1
         rc=$?
         grep -E '^test result|FAILED|panicked' "$LOGS/unit.log" | head -n 30
         result unit "$rc"
         ;;
     ffi)
         HETLA_GPUS=all HETLA_DEVICE_FORCE=1 HETLA_DEVICE_NB=16 HETLA_HOST_SHARE=0 FFI_TIMEOUT=60 \
-            FFI_RSS_N=480 FFI_RSS_CALLS=120 timeout 200 bash ffi-tests/run.sh >"$LOGS/ffi.log" 2>&1
+            FFI_RSS_N=480 FFI_RSS_CALLS=120 LIBRARY_PATH="$KIT/lib" timeout "$(limit 200)" bash ffi-tests/run.sh >"$LOGS/ffi.log" 2>&1
         rc=$?
         grep -E '^\[FAIL\]|^ffi-tests:' "$LOGS/ffi.log" | head -n 30
         cat ffi-tests/build/logs/*.err 2>/dev/null | grep -m 3 -E 'dev=cuda0' | cut -c1-200
@@ -66,7 +99,7 @@ for s in $STEPS; do
         ;;
     lapack)
         LAPACK_TEST_DIR="$KIT/lapack" LAPACK_SUITE_CUDA=1 HETLA_DEVICE_NB=16 HETLA_HOST_SHARE=0 \
-            LAPACK_SUITE_TIMEOUT=100 timeout 220 bash tests/lapack_suite.sh >"$LOGS/lapack.log" 2>&1
+            LAPACK_SUITE_TIMEOUT=100 timeout "$(limit 220)" bash tests/lapack_suite.sh >"$LOGS/lapack.log" 2>&1
         rc=$?
         grep -E '^\[FAIL\]|^lapack-suite:|    \|' "$LOGS/lapack.log" | head -n 40
         result lapack "$rc"
