@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU benchmark, for a machine with an NVIDIA GPU and its driver (libcuda) plus cuBLAS/cuSOLVER
-# libraries (no CUDA toolkit or headers needed). Not run in this project so far: no GPU has been
-# reachable; on a machine without one it stops at once with a message saying what is missing.
+# libraries (no CUDA toolkit or headers needed). Run once so far, on one H100 through
+# tests/gpu/run.sh (bench/results/gpu.md); on a machine without a GPU it stops at once with a
+# message saying what is missing.
 #
 #   bench/gpu.sh                          dpotrf, dgetrf, dgeqrf at n = 2000 4000 8000 12000
 #   BENCH_SIZES="4000 8000" bench/gpu.sh  other sizes (BENCH_ROUTINES likewise)

@@ -31,7 +31,9 @@
 //! measured once per device per process.
 //!
 //! **Status:** this module is compiled and its device-independent logic unit-tested on machines
-//! without CUDA; it has not yet been run on a GPU in this project.
+//! without CUDA, and the whole module runs against the fake CUDA of `tests/fakecuda`. It ran on
+//! a real GPU once (one H100, `tests/gpu/run.sh`): the unit tests, `xlintstd` and the C call
+//! sites passed there; LASWP as one `cublasDswap` per row was its slowest op.
 
 use super::lower::{self, Call, Lowered, Mat, Shape, Src};
 use super::{intern, DevBuf, DevTile, Device, DeviceOp, HostBlock};
