@@ -224,7 +224,15 @@ fn run_on_devices<R>(
             TILES.with(|t| *t.borrow_mut() = None);
             FIELDS.with(|f| *f.borrow_mut() = None);
         }
-        if had_devices && (cfg.device_force || device::worth_using(cfg, &devices, work)) {
+        // The learner may have found this class faster on the host alone ([`tune::Way::Host`]).
+        let host_only = tune::host_only().filter(|_| had_devices);
+        if let Some(why) = host_only {
+            set_fields(format!("devices=off({why})"));
+        }
+        if had_devices
+            && host_only.is_none()
+            && (cfg.device_force || device::worth_using(cfg, &devices, work))
+        {
             if cfg.lu == Pivoting::Calu && matches!(routine, "dgetrf" | "dgesv") {
                 // CALU's split (seed 004): uniform device-sized tiles, the host keeping d of
                 // them from the panel on (d/N = its share of the combined rate), the devices
@@ -428,6 +436,25 @@ mod tests {
         c.device_force = false;
         let big = Work { flops: 1e15, bytes: 8e6, cols: 1000 };
         assert_eq!(chol(&c, n, big).len(), 2);
+    }
+
+    #[test]
+    fn a_class_learned_for_the_host_alone_leaves_the_devices_out() {
+        let n = 40;
+        let big = Work { flops: 1e15, bytes: 8e6, cols: 1000 };
+        let mut c = Config::with_threads(2).with_emulated(2, 1 << 20);
+        c.host_share = Some(0.0);
+        c.nb = Some(8);
+        // A call the cost model sends to the devices ...
+        let (stats, fields, _) = chol_part(&c, n, big);
+        assert!(!stats.is_empty() && !fields.contains("devices=off"), "{fields}");
+        // ... stays on the host when its class learned that the host alone is faster.
+        tune::set_host_only(Some("learned"));
+        let (stats, fields, part) = chol_part(&c, n, big);
+        tune::set_host_only(None);
+        assert!(stats.is_empty(), "{stats:?}");
+        assert_eq!(fields.trim(), "devices=off(learned)");
+        assert_eq!(part, Part::uniform(8));
     }
 
     #[test]

@@ -5,20 +5,26 @@
 //! AVX-512, the backend), so it is not a constant. Without `HETLA_MIN_N`:
 //!
 //! * sizes below a quarter of the routine's built-in break-even
-//!   ([`crate::config::default_min_n`]) are forwarded; with accelerators, sizes from four times
-//!   it on run on tiles;
+//!   ([`crate::config::default_min_n`]) are forwarded;
 //! * the other sizes fall into classes of ratio √2 (class `c` = round(2·log2 n)). The first
 //!   calls of a class are timed on tiles, then forwarded, whole call included; once each path
 //!   has [`SAMPLES`] timings (three: the median discards a cold first call, which pays for fresh
 //!   buffers and threads), the class takes the tile path if its median
 //!   rate (flop/s: sizes within a class differ) over its last [`KEEP`] timings beats the
-//!   backend's by [`MARGIN`], else the backend. Where the two medians are within [`CLOSE`]
-//!   (25%) of each other, each path is first timed [`CLOSE_SAMPLES`] (five) times, alternating. No extra
+//!   backend's by [`MARGIN`], else the backend. Where the two best medians are within [`CLOSE`]
+//!   (25%) of each other, each of those paths is first timed [`CLOSE_SAMPLES`] (five) times, alternating. No extra
 //!   work is ever done: the samples are the caller's own calls, each returning what it returns on
 //!   either path.
-//!   With the host alone there is no upper end: where tiles lose even at large sizes, the call
-//!   is forwarded (a drop-in must not be slower than what it replaces).
+//!   There is no upper end: where tiles lose even at large sizes, the call is forwarded (a
+//!   drop-in must not be slower than what it replaces).
 //!   A class that settled on the backend says `reason=learned` in the verbose line.
+//! * With accelerators (CUDA GPUs or emulated ones, not forced by `HETLA_DEVICE_FORCE`) there is
+//!   a third path, [`Way::Host`]: tiles on the host's cores alone. The trials go tiles with the
+//!   devices, then tiles on the host, then forwarded, and the fastest of the three wins (tiles of
+//!   either kind still need [`MARGIN`] over the backend). On one H100 with 16 cores, hetla with
+//!   the GPU ran dgetrf at n = 8000 at 0.54× OpenBLAS and hetla on the cores alone at 1.29×: a
+//!   GPU must never make a call slower than the machine without it. A call on the host path says
+//!   `devices=off(probe)` or `devices=off(learned)` in the verbose line.
 //! * A tile call that starts within `SPIN_AFTER` (0.2 s) of a forwarded call's end on the same
 //!   thread is not timed: the backend's threads may still be spinning for work and take cores
 //!   from the tiles, which they would not once the class runs on tiles. Hence tiles are tried
@@ -31,7 +37,7 @@
 //!
 //! Decisions are kept per user and per machine in `<cache>/breakeven-<key>.json` (`<cache>`:
 //! `HETLA_CACHE_DIR`, else `$XDG_CACHE_HOME/hetla`, else `$HOME/.cache/hetla`; `<key>` hashes the
-//! CPU model, the core count, the worker count, the backend library and hetla's own sources), so
+//! CPU model, the core count, the worker count, the backend library, hetla's own sources and whether devices are there), so
 //! later processes of the same build start from them. Another build of hetla learns afresh: its
 //! tile code, or what its forwarded calls do, may differ (a forwarded DGELS once ran hetla's
 //! tile DGEQRF inside, and the decisions learned then outlived the change). `HETLA_CACHE_DIR=off` turns learning off (the built-in sizes are then used).
@@ -78,14 +84,41 @@ const BAND: usize = 4;
 /// rate, so such a trial would misjudge it.
 const SPIN_AFTER: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// The ways a call can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    /// On tiles, with the devices where the cost model sends work to them.
+    Tiles,
+    /// On tiles on the host's cores alone, although devices are there.
+    Host,
+    /// In the backend.
+    Forward,
+}
+
+/// The ways learned between, in trial order: tiles first (a tile call right after a forwarded
+/// one is not timed, [`SPIN_AFTER`]), the backend last.
+fn ways(devices: bool) -> &'static [Way] {
+    if devices {
+        &[Way::Tiles, Way::Host, Way::Forward]
+    } else {
+        &[Way::Tiles, Way::Forward]
+    }
+}
+
 /// Rates (flop/s) measured in one size class of one routine.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Class {
     forward: Vec<f64>,
     tiles: Vec<f64>,
+    /// Tiles on the host alone, where devices are there (empty without them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    host: Vec<f64>,
     /// Calls since the last recheck (not kept in the file).
     #[serde(skip)]
     since: u32,
+    /// Rechecks so far, to take the other ways in turn (not kept in the file).
+    #[serde(skip)]
+    turn: u32,
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -100,28 +133,73 @@ fn median(v: &[f64]) -> f64 {
 }
 
 impl Class {
-    /// `Some(true)` for tiles, `Some(false)` for forward, `None` while samples are missing.
-    fn decision(&self) -> Option<bool> {
-        let (f, t) = (self.forward.len(), self.tiles.len());
-        if f < SAMPLES || t < SAMPLES {
-            return None;
+    fn rates(&self, way: Way) -> &Vec<f64> {
+        match way {
+            Way::Tiles => &self.tiles,
+            Way::Host => &self.host,
+            Way::Forward => &self.forward,
         }
-        let (mt, mf) = (median(&self.tiles), median(&self.forward));
-        if (f < CLOSE_SAMPLES || t < CLOSE_SAMPLES) && (mt - mf).abs() < CLOSE * mt.max(mf) {
-            return None;
-        }
-        Some(mt >= (1.0 + MARGIN) * mf)
     }
 
-    /// The path of the next trial while undecided: tiles until they have [`SAMPLES`] timings,
-    /// then forward; in a close class, then, the path with fewer timings (tiles on a tie).
-    fn next_trial_is_tiles(&self) -> bool {
-        let (f, t) = (self.forward.len(), self.tiles.len());
-        t < SAMPLES || (f >= SAMPLES && t <= f)
+    /// The two ways of the best median rates, best first (ties: the earlier in trial order).
+    fn leaders(&self, devices: bool) -> (Way, Way) {
+        let mut w: Vec<(Way, f64)> = ways(devices).iter().map(|&w| (w, median(self.rates(w)))).collect();
+        w.sort_by(|a, b| b.1.total_cmp(&a.1));
+        (w[0].0, w[1].0)
     }
 
-    fn push(&mut self, tiles: bool, rate: f64) {
-        let v = if tiles { &mut self.tiles } else { &mut self.forward };
+    /// The way this class runs, `None` while samples are missing: every way has [`SAMPLES`]
+    /// timings, and where the two best medians are close, those two have [`CLOSE_SAMPLES`].
+    fn decision(&self, devices: bool) -> Option<Way> {
+        if ways(devices).iter().any(|&w| self.rates(w).len() < SAMPLES) {
+            return None;
+        }
+        let (a, b) = self.leaders(devices);
+        let (ma, mb) = (median(self.rates(a)), median(self.rates(b)));
+        let few = self.rates(a).len() < CLOSE_SAMPLES || self.rates(b).len() < CLOSE_SAMPLES;
+        if few && (ma - mb).abs() < CLOSE * ma.max(mb) {
+            return None;
+        }
+        // The faster tile way, which must beat the backend by the margin.
+        let tiles = if devices && median(&self.host) > median(&self.tiles) { Way::Host } else { Way::Tiles };
+        Some(if median(self.rates(tiles)) >= (1.0 + MARGIN) * median(&self.forward) {
+            tiles
+        } else {
+            Way::Forward
+        })
+    }
+
+    /// The way of the next trial while undecided: each way in trial order until it has
+    /// [`SAMPLES`] timings; in a close class, then, the one of the two leaders with fewer timings
+    /// (the earlier in trial order on a tie).
+    fn next_trial(&self, devices: bool) -> Way {
+        if let Some(&w) = ways(devices).iter().find(|&&w| self.rates(w).len() < SAMPLES) {
+            return w;
+        }
+        let (a, b) = self.leaders(devices);
+        let order = |w: Way| ways(devices).iter().position(|&x| x == w);
+        let (na, nb) = (self.rates(a).len(), self.rates(b).len());
+        if na < nb || (na == nb && order(a) < order(b)) {
+            a
+        } else {
+            b
+        }
+    }
+
+    /// The way a recheck of a class decided for `best` takes: the others in turn.
+    fn recheck(&mut self, devices: bool, best: Way) -> Way {
+        let others: Vec<Way> = ways(devices).iter().copied().filter(|&w| w != best).collect();
+        let w = others[self.turn as usize % others.len()];
+        self.turn = self.turn.wrapping_add(1);
+        w
+    }
+
+    fn push(&mut self, way: Way, rate: f64) {
+        let v = match way {
+            Way::Tiles => &mut self.tiles,
+            Way::Host => &mut self.host,
+            Way::Forward => &mut self.forward,
+        };
         v.push(rate);
         if v.len() > KEEP {
             v.remove(0);
@@ -147,9 +225,9 @@ pub(crate) fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A break-even trial: (class key, size class, on tiles?). The key is the routine's name, for a
-/// distributed routine with its grid and the caller's block size (`pdgetrf:1x2:nb32`).
-pub(crate) type Probe = (&'static str, i32, bool);
+/// A break-even trial: (class key, size class, the way it tries). The key is the routine's
+/// name, for a distributed routine with its grid and the caller's block size (`pdgetrf:1x2:nb32`).
+pub(crate) type Probe = (&'static str, i32, Way);
 
 thread_local! {
     /// The probe this thread's current call is, taken by [`record`].
@@ -159,6 +237,21 @@ thread_local! {
     static PLANNED: std::cell::Cell<Option<Probe>> = const { std::cell::Cell::new(None) };
     /// When this thread's last forwarded call ended ([`forward_ended`]).
     static FORWARD_END: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
+    /// Why this thread's current call keeps off the devices (`probe`, `learned`), if it does.
+    static HOST: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// Why the current call on this thread runs on the host alone although devices are there (its
+/// class learned that way, or it is a trial of it), if it does: [`crate::api`]'s device runs
+/// then leave the devices out.
+pub(crate) fn host_only() -> Option<&'static str> {
+    HOST.with(|h| h.get())
+}
+
+/// Sets [`host_only`] for this thread (tests of the device runs that honour it).
+#[cfg(test)]
+pub(crate) fn set_host_only(why: Option<&'static str>) {
+    HOST.with(|h| h.set(why));
 }
 
 /// A forwarded call has just ended on this thread: a tile trial starting within [`SPIN_AFTER`]
@@ -173,10 +266,10 @@ fn after_forward(start: Instant) -> bool {
     FORWARD_END.with(|f| f.get()).is_some_and(|end| start < end + SPIN_AFTER)
 }
 
-/// Whether calls may run on accelerators: then large calls always run on tiles (a trial on the
-/// host alone could cost minutes where the tiles take seconds).
+/// Whether tile calls may run on accelerators, by the cost model's choice: then the host alone
+/// is a way of its own ([`Way::Host`]). Not where the devices are forced on every call.
 fn has_devices(cfg: &Config) -> bool {
-    cfg.emulate_gpus > 0 || !crate::device::cuda::open(cfg).is_empty()
+    !cfg.device_force && (cfg.emulate_gpus > 0 || !crate::device::cuda::open(cfg).is_empty())
 }
 
 fn class_of(size: usize) -> i32 {
@@ -187,14 +280,17 @@ fn class_of(size: usize) -> i32 {
 /// `Some(reason)` to forward, `None` to run on tiles. Marks the call as a probe when it is one.
 pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option<&'static str> {
     PROBE.with(|p| p.set(None));
+    HOST.with(|h| h.set(None));
     // CALU's LU is another algorithm than partial pivoting: it learns its break-even apart.
     let routine = match (cfg.lu, routine) {
         (crate::config::Pivoting::Calu, "dgetrf") => "dgetrf-calu",
         (crate::config::Pivoting::Calu, "dgesv") => "dgesv-calu",
         _ => routine,
     };
-    let (why, probe) = choose(cfg, routine, default_min_n(routine), size);
+    let devices = has_devices(cfg);
+    let (why, probe, host) = choose(cfg, routine, default_min_n(routine), size, devices);
     PROBE.with(|p| p.set(probe));
+    HOST.with(|h| h.set(host));
     why
 }
 
@@ -211,7 +307,9 @@ pub(crate) fn decide_dist(
     caller_nb: i32,
 ) -> (Option<&'static str>, Option<Probe>) {
     let key = intern(format!("{routine}:{p}x{q}:nb{caller_nb}"));
-    choose(cfg, key, default_min_n(routine), size)
+    // Distributed tile calls learn tiles against the backend only.
+    let (why, probe, _) = choose(cfg, key, default_min_n(routine), size, false);
+    (why, probe)
 }
 
 /// This thread's next call (its report) is the distributed trial `probe`, if any.
@@ -239,21 +337,20 @@ fn intern(key: String) -> &'static str {
 }
 
 /// Forward (`Some(reason)`) or tiles (`None`) for class key `routine` whose built-in break-even
-/// is `base`, and the trial the call is, if it is one.
+/// is `base`, the trial the call is, if it is one, and why a tile call leaves the `devices` out,
+/// if it does.
 fn choose(
     cfg: &Config,
     routine: &'static str,
     base: usize,
     size: usize,
-) -> (Option<&'static str>, Option<Probe>) {
+    devices: bool,
+) -> (Option<&'static str>, Option<Probe>, Option<&'static str>) {
     if matches!(cfg.learn, Learn::Off) {
-        return ((size < base).then_some("small"), None);
+        return ((size < base).then_some("small"), None, None);
     }
     if size < base / BAND {
-        return (Some("small"), None);
-    }
-    if size >= base * BAND && has_devices(cfg) {
-        return (None, None);
+        return (Some("small"), None, None);
     }
     let c = class_of(size);
     // Files are read and written outside the lock (a fork in another thread must not find it
@@ -265,48 +362,65 @@ fn choose(
     let mut guard = lock();
     let st = guard.get_or_insert_with(|| State { learned: Learned::default(), file: None });
     let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
-    let tiles = match k.decision() {
+    let way = match k.decision(devices) {
         Some(best) => {
             k.since += 1;
             if k.since < RECHECK {
-                return (if best { None } else { Some("learned") }, None);
+                return match best {
+                    Way::Tiles => (None, None, None),
+                    Way::Host => (None, None, Some("learned")),
+                    Way::Forward => (Some("learned"), None, None),
+                };
             }
             k.since = 0;
-            !best
+            k.recheck(devices, best)
         }
         // Tile trials first: a tile call right after a forwarded one is not timed
         // ([`SPIN_AFTER`]), so forward trials come last.
-        None => k.next_trial_is_tiles(),
+        None => k.next_trial(devices),
     };
-    (if tiles { None } else { Some("probe") }, Some((routine, c, tiles)))
+    let probe = Some((routine, c, way));
+    match way {
+        Way::Tiles => (None, probe, None),
+        Way::Host => (None, probe, Some("probe")),
+        Way::Forward => (Some("probe"), probe, None),
+    }
 }
 
-/// A call's probe mark, set aside while another call runs inside it.
+/// A call's probe mark and host-only reason, set aside while another call runs inside it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Pending(Option<(&'static str, i32, bool)>);
+pub(crate) struct Pending(Option<Probe>, Option<&'static str>);
 
-/// A call starts: takes the mark of the call it runs inside, if any (a forwarded DPOSV's backend
-/// calls our DPOTRF), so that the inner call neither records nor loses the outer one's trial.
+/// A call starts: takes the marks of the call it runs inside, if any (a forwarded DPOSV's backend
+/// calls our DPOTRF), so that the inner call neither records nor loses the outer one's trial,
+/// and starts with the devices allowed.
 pub(crate) fn set_aside() -> Pending {
-    Pending(PROBE.with(|p| p.take()))
+    Pending(PROBE.with(|p| p.take()), HOST.with(|h| h.take()))
 }
 
-/// A call has finished and recorded its own trial: the outer call's mark is back.
+/// A call has finished and recorded its own trial: the outer call's marks are back.
 pub(crate) fn restore(outer: Pending) {
     PROBE.with(|p| p.set(outer.0));
+    HOST.with(|h| h.set(outer.1));
 }
 
 /// Records the rate of the call of `name` that just finished on this thread, if it was a probe
-/// of that routine and took the path the probe tried (`on_tiles`): a call that went the other
-/// way after all (a LAPACK call whose workspace was too small for the tiles, say) is no timing
-/// of the path it was to try.
+/// of that routine and took the path the probe tried (`on_tiles`, on the host alone when
+/// [`host_only`]): a call that went the other way after all (a LAPACK call whose workspace was
+/// too small for the tiles, say) is no timing of the way it was to try.
 pub(crate) fn record(name: &str, on_tiles: bool, flops: f64, seconds: f64) {
-    let Some((routine, c, tiles)) = PROBE.with(|p| p.take()) else {
+    let Some((routine, c, way)) = PROBE.with(|p| p.take()) else {
         return;
     };
-    if seconds <= 0.0 || flops <= 0.0 || tiles != on_tiles || !routine.starts_with(name) {
+    let took = match (on_tiles, host_only().is_some()) {
+        (false, _) => Way::Forward,
+        (true, false) => Way::Tiles,
+        (true, true) => Way::Host,
+    };
+    if seconds <= 0.0 || flops <= 0.0 || way != took || !routine.starts_with(name) {
         return;
     }
+    let tiles = way != Way::Forward;
     let snapshot = {
         let mut guard = lock();
         let Some(st) = guard.as_mut() else {
@@ -320,9 +434,11 @@ pub(crate) fn record(name: &str, on_tiles: bool, flops: f64, seconds: f64) {
             // on (retrying at once could put a tight loop of calls on the slower path).
             return;
         }
-        k.push(tiles, flops / seconds);
-        match (&st.file, k.decision()) {
-            (Some(f), Some(_)) => Some((f.clone(), st.learned.clone())),
+        k.push(way, flops / seconds);
+        // Host timings exist only where devices are (and the cache file is per that).
+        let decided = k.decision(!k.host.is_empty()).is_some();
+        match (&st.file, decided) {
+            (Some(f), true) => Some((f.clone(), st.learned.clone())),
             _ => None,
         }
     };
@@ -343,7 +459,9 @@ fn cache_file(cfg: &Config) -> Option<PathBuf> {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let backend = crate::backend::describe();
     let source = env!("HETLA_SOURCE_ID");
-    let key = fnv(format!("{cpu}|{cores}|{}|{backend}|{source}", cfg.threads).as_bytes());
+    // With devices the tile timings are the devices' too: another file than the host's alone.
+    let devices = if has_devices(cfg) { "|devices" } else { "" };
+    let key = fnv(format!("{cpu}|{cores}|{}|{backend}|{source}{devices}", cfg.threads).as_bytes());
     Some(dir.join(format!("breakeven-{key:016x}.json")))
 }
 
@@ -422,10 +540,10 @@ mod tests {
         // With the host alone large sizes are learned too (a trial marks the call; tiles first).
         assert_eq!(decide(&cfg, "dgetrf", base * BAND * 4), None);
         assert!(PROBE.with(|p| p.get()).is_some());
-        // With accelerators, from BAND times the built-in size on: tiles, no trial.
+        // With accelerators too (they can be slower than the host alone): a trial.
         let dev = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
-        assert_eq!(decide(&dev, "dgetrf", base * BAND), None);
-        assert!(PROBE.with(|p| p.get()).is_none());
+        assert_eq!(decide(&dev, "dgetrf", base * BAND * 4), None);
+        assert_eq!(PROBE.with(|p| p.get()).map(|p| p.2), Some(Way::Tiles));
         let off = fresh(Learn::Off);
         assert_eq!(decide(&off, "dgetrf", base - 1), Some("small"));
         assert_eq!(decide(&off, "dgetrf", base), None);
@@ -562,7 +680,7 @@ mod tests {
         let mut paths = Vec::new();
         for _ in 0..8 {
             let (why, probe) = decide_dist(&cfg, "pdgetrf", n, (1, 2), 32);
-            assert_eq!(why.is_none(), probe.is_none_or(|p| p.2), "reason and probe agree");
+            assert_eq!(why.is_none(), probe.is_none_or(|p| p.2 != Way::Forward), "reason and probe agree");
             plan(probe);
             let outer = set_aside();
             arm();
@@ -574,8 +692,8 @@ mod tests {
         let (t, f) = (true, false);
         assert_eq!(paths, [t, t, t, f, f, f, t, t]);
         // Another grid or block size is another class: trials again.
-        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (2, 1), 32).1.map(|p| p.2), Some(true));
-        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 64).1.map(|p| p.2), Some(true));
+        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (2, 1), 32).1.map(|p| p.2), Some(Way::Tiles));
+        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 64).1.map(|p| p.2), Some(Way::Tiles));
         // The decided class gives no probe; a planned trial left unarmed by a call that never
         // reported does not stick to another routine's report.
         assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 32), (None, None));
@@ -643,6 +761,87 @@ mod tests {
         assert!(!paths[4 * r - 1], "and forward is checked again: {paths:?}");
         let slow = paths.iter().filter(|&&t| !t).count();
         assert!(slow <= 3 * RECHECK as usize, "{slow} calls on the slower path");
+    }
+
+    /// Like [`drive`] with devices: `rates` are the flop/s of tiles with the devices, tiles on
+    /// the host alone and the backend; returns the ways taken, as the calls saw them.
+    fn drive3(cfg: &Config, n: usize, calls: usize, rates: [f64; 3]) -> Vec<Way> {
+        (0..calls)
+            .map(|_| {
+                let tiles = decide(cfg, "dgetrf", n).is_none();
+                let way = match (tiles, host_only()) {
+                    (false, h) => {
+                        assert_eq!(h, None, "a forwarded call has no host-only reason");
+                        Way::Forward
+                    }
+                    (true, None) => Way::Tiles,
+                    (true, Some(_)) => Way::Host,
+                };
+                let rate = rates[ways(true).iter().position(|&w| w == way).unwrap()];
+                record("dgetrf", tiles, 1e9, 1e9 / rate);
+                way
+            })
+            .collect()
+    }
+
+    #[test]
+    fn with_devices_the_host_alone_is_a_third_way() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        let (t, h, f) = (Way::Tiles, Way::Host, Way::Forward);
+        // The H100 case: the host alone fastest, the devices slower than the backend.
+        let paths = drive3(&cfg, 3000, 12, [0.5e9, 1.5e9, 1.0e9]);
+        assert_eq!(paths, [t, t, t, h, h, h, f, f, f, h, h, h]);
+        assert_eq!(decide(&cfg, "dgetrf", 3000), None);
+        assert_eq!(host_only(), Some("learned"), "the decided class keeps off the devices");
+        // Devices fastest: tiles with them.
+        assert_eq!(drive3(&cfg, 6000, 12, [3e9, 1.3e9, 1e9])[9..], [t, t, t]);
+        // Neither tile way beats the backend.
+        assert_eq!(drive3(&cfg, 1000, 12, [0.5e9, 0.6e9, 1e9])[9..], [f, f, f]);
+        assert_eq!(host_only(), None);
+        // Host and devices close (within CLOSE): those two take five timings each, alternating,
+        // before the class decides; the backend, far behind, is not timed again.
+        let paths = drive3(&cfg, 1500, 16, [1.2e9, 1.1e9, 0.5e9]);
+        assert_eq!(paths, [t, t, t, h, h, h, f, f, f, t, h, t, h, t, t, t]);
+        // Without devices the third way is never tried.
+        let host = fresh(Learn::Memory);
+        assert!(drive3(&host, 3000, 8, [1e9, 1e9, 0.5e9]).iter().all(|&w| w != h));
+    }
+
+    #[test]
+    fn a_class_decided_for_the_host_rechecks_the_other_ways_in_turn() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        drive3(&cfg, 3000, 9, [0.5e9, 2e9, 1e9]);
+        let r = RECHECK as usize;
+        let paths = drive3(&cfg, 3000, 2 * r, [0.5e9, 2e9, 1e9]);
+        let tried: Vec<(usize, Way)> =
+            paths.iter().enumerate().filter(|(_, &w)| w != Way::Host).map(|(i, &w)| (i, w)).collect();
+        assert_eq!(tried, [(r - 1, Way::Tiles), (2 * r - 1, Way::Forward)]);
+    }
+
+    #[test]
+    fn forced_devices_learn_tiles_against_the_backend_only() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = Config { emulate_gpus: 1, device_force: true, ..fresh(Learn::Memory) };
+        let paths = drive3(&cfg, 3000, 8, [1e9, 3e9, 0.5e9]);
+        assert!(paths.iter().all(|&w| w != Way::Host), "{paths:?}");
+    }
+
+    #[test]
+    fn an_inner_call_starts_with_the_devices_allowed_and_the_outer_keeps_its_way() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        drive3(&cfg, 3000, 9, [0.5e9, 2e9, 1e9]);
+        let outer = set_aside();
+        assert_eq!(decide(&cfg, "dgetrf", 3000), None);
+        assert_eq!(host_only(), Some("learned"));
+        let inner = set_aside();
+        assert_eq!(host_only(), None);
+        restore(inner);
+        assert_eq!(host_only(), Some("learned"));
+        restore(outer);
+        assert_eq!(host_only(), None);
     }
 
     #[test]

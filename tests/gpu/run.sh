@@ -36,7 +36,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 cudirs=$({ find /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/nvidia/lib64 /usr/lib \
     -maxdepth 7 \( -name 'libcublas.so*' -o -name 'libcusolver.so*' -o -name 'libcuda.so*' \) 2>/dev/null
     find /opt -maxdepth 11 \( -name 'libcublas.so*' -o -name 'libcusolver.so*' \) 2>/dev/null; } |
-    xargs -r -n1 dirname | awk '!seen[$0]++' | paste -sd: -)
+    xargs -r -n1 dirname | grep -v '/stubs$' | awk '!seen[$0]++' | paste -sd: -)
 echo "CUDA library folders: $cudirs"
 export LD_LIBRARY_PATH="$KIT/lib${cudirs:+:$cudirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "gcc: $(command -v gcc || echo missing); cores: $(nproc)"

@@ -8,7 +8,10 @@
 #      file is written;
 #   2. a second process with that folder takes the same path from its first call, no probe;
 #   3. HETLA_CACHE_DIR=off: the built-in size decides (reason=small), nothing is written;
-#   4. order 300 (below the band): forwarded with reason=small, no probe.
+#   4. order 300 (below the band): forwarded with reason=small, no probe;
+#   5. with an emulated accelerator (HETLA_EMULATE_GPUS=1), fresh cache: three ways, nine trials:
+#      three on tiles, three on the host alone (devices=off(probe)), three forwarded, then (after
+#      more trials where two ways are close) the last four of twenty calls take one way.
 # Every call's result passes the residual check. Prints [PASS]/[FAIL] lines and a count.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,7 +39,8 @@ run() {
     local rc=$?
     [ $rc -eq 0 ] || fail "$name" "exit status $rc" "$tmp/$name.log"
     grep '^hetla: dgetrf ' "$tmp/$name.log" |
-        sed -e 's/.*reason=probe.*/probe/' -e 's/.*path=forward.*/forward/' -e 's/.*path=tiles.*/tiles/' |
+        sed -e 's/.*reason=probe.*/probe/' -e 's/.*path=forward.*/forward/' -e 's/.*devices=off(.*/host/' \
+            -e 's/.*path=tiles.*/tiles/' |
         tr '\n' ' ' >"$tmp/$name.paths"
 }
 
@@ -77,6 +81,18 @@ if [ "$(cat "$tmp/small.paths")" = "forward forward " ] && grep -q 'reason=small
     pass "below the band: reason=small, no probe"
 else
     fail "small" "paths: $(cat "$tmp/small.paths")" "$tmp/small.log"
+fi
+
+run devices 1000 20 HETLA_CACHE_DIR="$tmp/cache3" HETLA_EMULATE_GPUS=1
+p=$(cat "$tmp/devices.paths")
+read -r -a w <<<"$p"
+last=${w[19]:-none}
+if [ "${#w[@]}" -eq 20 ] && [ "${w[*]:0:9}" = "tiles tiles tiles host host host probe probe probe" ] &&
+    [ "${w[*]:16}" = "$last $last $last $last" ] && [ "$last" != probe ] &&
+    { [ "$last" != host ] || grep -q 'devices=off(learned)' "$tmp/devices.log"; }; then
+    pass "with a device: tiles x3, host alone x3, probe x3, then $last (paths: $p)"
+else
+    fail "devices" "paths: $p" "$tmp/devices.log"
 fi
 echo "tune: $passed passed, $failed failed"
 [ $failed -eq 0 ]
