@@ -21,7 +21,8 @@
 //!
 //! Kernels: GEMM, SYRK, TRSM (cuBLAS), POTRF (`cusolverDnDpotrf` with its workspace; devInfo
 //! becomes the op's INFO, which the runtime turns into `Error::Numerical(info_base + info)`),
-//! LASWP (row swaps with `cublasDswap`, pivots read back from the device), LARFB (two GEMMs,
+//! LASWP (the interchanges composed into one row permutation, two `cublasDgemmBatched` calls of
+//! 1×1 by 1×n products through a scratch block; pivots read back from the device), LARFB (two GEMMs,
 //! three TRMMs and a GEAM). All of [`DeviceOp`] is supported.
 //!
 //! Memory: `cuMemAlloc`/`cuMemFree`, with freed buffers of a size cached per session (freeing
@@ -33,7 +34,8 @@
 //! **Status:** this module is compiled and its device-independent logic unit-tested on machines
 //! without CUDA, and the whole module runs against the fake CUDA of `tests/fakecuda`. It ran on
 //! a real GPU once (one H100, `tests/gpu/run.sh`): the unit tests, `xlintstd` and the C call
-//! sites passed there; LASWP as one `cublasDswap` per row was its slowest op.
+//! sites passed there; LASWP, then one `cublasDswap` per interchanged row, was its slowest op
+//! (hence the batched form, not yet run on a GPU).
 
 use super::lower::{self, Call, Lowered, Mat, Shape, Src};
 use super::{intern, DevBuf, DevTile, Device, DeviceOp, HostBlock};
@@ -96,6 +98,21 @@ impl Copy2D {
 /// staging slot: `(offset, length)` in the packed layout.
 pub fn chunks(bytes: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..bytes).step_by(SLOT_BYTES).map(move |off| (off, SLOT_BYTES.min(bytes - off)))
+}
+
+/// The 8-byte words of a [`Call::Permute`]'s pointer scratch at device address `ptrs`
+/// ([`lower::permute_ptrs`]): 1.0, then the addresses of that 1.0 (one per row), of the source
+/// rows of the block at `a`, of the rows of `tmp` in order, and of the destination rows (row `r`
+/// of a column-major block starts at its element `r`, whatever the leading dimension).
+pub fn permute_words(ptrs: u64, a: u64, tmp: u64, moves: &[(usize, usize)]) -> Vec<u64> {
+    let row = |base: u64, r: usize| base + (8 * r) as u64;
+    let mut w = Vec::with_capacity(lower::permute_ptrs(moves.len()));
+    w.push(1.0f64.to_bits());
+    w.extend(moves.iter().map(|_| ptrs));
+    w.extend(moves.iter().map(|&(_, src)| row(a, src)));
+    w.extend((0..moves.len()).map(|t| row(tmp, t)));
+    w.extend(moves.iter().map(|&(dst, _)| row(a, dst)));
+    w
 }
 
 /// Copies bytes `off..off + out.len()` of the packed layout of host tile `b` (columns of
@@ -414,6 +431,31 @@ impl Lane {
                 }
             }
         }
+    }
+
+    /// Copies `words` to device address `dst` on the compute stream, through the pinned in-slots
+    /// (each waits for its previous transfer first, as in `copy_in`): kernels queued after it on
+    /// that stream see them.
+    fn upload(&mut self, dst: u64, words: &[u64]) -> Result<(), Error> {
+        let bytes = words.len() * 8;
+        let src = words.as_ptr() as *const u8;
+        for (off, len) in chunks(bytes) {
+            let (slot, ev) = self.stage_in[self.next_slot];
+            self.next_slot ^= 1;
+            // SAFETY: waiting for the slot's previous transfer makes it free to overwrite; `len`
+            // ≤ SLOT_BYTES, the slot's size, and `off + len` ≤ the bytes of `words`; the caller
+            // sized `dst` for all of them.
+            unsafe {
+                ck(cu::cuEventSynchronize(ev), "cuEventSynchronize")?;
+                std::ptr::copy_nonoverlapping(src.add(off), slot, len);
+                ck(
+                    cu::cuMemcpyHtoDAsync_v2(dst + off as u64, slot as *const _, len, self.comp),
+                    "cuMemcpyHtoDAsync_v2",
+                )?;
+                ck(cu::cuEventRecord(ev, self.comp), "cuEventRecord")?;
+            }
+        }
+        Ok(())
     }
 
     /// Makes `slot` (the scratch or the POTRF workspace) a device buffer of at least `bytes`
@@ -1036,17 +1078,38 @@ impl Cuda {
                         ),
                         "cublasDgeam",
                     )?,
-                    Call::Swap { n, x, y } => ckb(
-                        cb::cublasDswap_v2(
-                            h,
-                            ci(n),
-                            addr(x) as *mut f64,
-                            ci(x.ld),
-                            addr(y) as *mut f64,
-                            ci(y.ld),
-                        ),
-                        "cublasDswap_v2",
-                    )?,
+                    Call::Permute { n, a, tmp, ref moves, ptrs } => {
+                        let p0 = addr(ptrs);
+                        lane.upload(p0, &permute_words(p0, addr(a), addr(tmp), moves))?;
+                        // Rows are 1×n matrices (leading dimension: their block's); each product
+                        // is 1.0·row, into the scratch rows, then back to the destinations.
+                        let rows = moves.len();
+                        let arr = |k: usize| p0 + (8 * (1 + k * rows)) as u64;
+                        for (b, ldb, c, ldc) in
+                            [(arr(1), a.ld, arr(2), tmp.ld), (arr(2), tmp.ld, arr(3), a.ld)]
+                        {
+                            ckb(
+                                cb::cublasDgemmBatched(
+                                    h,
+                                    cb::cublasOperation_t::CUBLAS_OP_N,
+                                    cb::cublasOperation_t::CUBLAS_OP_N,
+                                    1,
+                                    ci(n),
+                                    1,
+                                    &1.0,
+                                    arr(0) as *const *const f64,
+                                    1,
+                                    b as *const *const f64,
+                                    ci(ldb),
+                                    &0.0,
+                                    c as *const *mut f64,
+                                    ci(ldc),
+                                    ci(rows),
+                                ),
+                                "cublasDgemmBatched",
+                            )?;
+                        }
+                    }
                     Call::Potrf { uplo, n, a } => {
                         let pa = addr(a) as *mut f64;
                         let elems = lane.work.1 / 8;
@@ -1312,6 +1375,15 @@ mod tests {
             (vec![], vec![0]),
             "no GPU: asked-for ordinals are reported"
         );
+    }
+
+    #[test]
+    fn permute_pointer_words() {
+        // Rows 0 and 5 of a block at 0x1000 trade places through a scratch block at 0x9000.
+        let w = permute_words(0x100, 0x1000, 0x9000, &[(0, 5), (5, 0)]);
+        assert_eq!(w.len(), lower::permute_ptrs(2));
+        assert_eq!(f64::from_bits(w[0]), 1.0);
+        assert_eq!(w[1..], [0x100, 0x100, 0x1028, 0x1000, 0x9000, 0x9008, 0x1000, 0x1028]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Lowering of a [`DeviceOp`] into a list of BLAS/LAPACK calls on packed column-major blocks, as a
-//! device library with the cuBLAS/cuSOLVER interface runs them (out-of-place TRMM, GEAM, SWAP).
+//! device library with the cuBLAS/cuSOLVER interface runs them (out-of-place TRMM, GEAM, batched
+//! GEMM).
 //!
 //! Device kernels see each operand tile as its own packed buffer (leading dimension = its rows).
 //! A multi-tile operand ([`super::Tiles::stack`], consecutive tile rows of one column) is first
@@ -23,6 +24,13 @@
 //!
 //! which is DLARFB('L','T','F','C') as LAPACK computes it (the same blocked reflector algebra
 //! MAGMA's larfb uses on GPUs), never reading the R part above V₁'s diagonal.
+//!
+//! LASWP's interchanges are composed into one permutation of the rows they touch (at most two per
+//! pivot), which becomes one [`Call::Permute`]: every moved row is copied into a scratch block,
+//! then back to its new place. cuBLAS has no row gather; the CUDA device runs each of the two
+//! copies as one batched GEMM of 1×1 by 1×n products (one kernel for all rows). One
+//! `cublasDswap` per interchange, as before, took 172 ms of a 306 ms dgetrf of order 4000 on an
+//! H100 (56 LASWPs of up to 512 interchanges each).
 
 use super::{DeviceOp, Tiles};
 use crate::kernels::{Diag, Dir, Side, Trans, Uplo};
@@ -126,12 +134,34 @@ pub enum Call {
         n: usize,
         a: Mat,
     },
-    /// Swaps two rows of `n` elements (stride `x.ld`) starting at `x` and `y`.
-    Swap {
+    /// Moves rows of the `n`-column block `a`: for each `(dst, src)` of `moves`, row `dst`
+    /// becomes the old row `src` (a permutation of the listed rows). Row `t` of `tmp` (at least
+    /// `moves.len()` rows) holds the `t`-th source row in between; `ptrs` is scratch of
+    /// [`permute_ptrs`]`(moves.len())` elements for the device's pointer arrays.
+    Permute {
         n: usize,
-        x: Mat,
-        y: Mat,
+        a: Mat,
+        tmp: Mat,
+        moves: Vec<(usize, usize)>,
+        ptrs: Mat,
     },
+}
+
+/// Elements (8 bytes each) of a [`Call::Permute`]'s pointer scratch for `rows` moved rows: the
+/// constant 1.0, then four arrays of `rows` device pointers (to that constant, to the source
+/// rows, to the rows of `tmp`, to the destination rows).
+pub fn permute_ptrs(rows: usize) -> usize {
+    1 + 4 * rows
+}
+
+/// The rows LASWP's interchanges move in a block of `m` rows: `(dst, src)` pairs (row `dst` ends
+/// up holding the old row `src`), applying `pivots` (block-local, 1-based) in `order`.
+pub fn row_moves(m: usize, pivots: &[i32], order: impl Iterator<Item = usize>) -> Vec<(usize, usize)> {
+    let mut holds: Vec<usize> = (0..m).collect();
+    for i in order {
+        holds.swap(i, pivots[i] as usize - 1);
+    }
+    holds.iter().enumerate().filter(|&(r, &s)| r != s).map(|(r, &s)| (r, s)).collect()
 }
 
 /// The calls of one op and the scratch they need.
@@ -256,15 +286,14 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
             for (i, &p) in pivots.iter().enumerate() {
                 assert!(p >= 1 && p as usize <= m, "row interchange {} -> {p} outside 1..={m}", i + 1);
             }
-            let order: Vec<usize> = match dir {
-                Dir::Forward => (0..count).collect(),
-                Dir::Backward => (0..count).rev().collect(),
+            let moves = match dir {
+                Dir::Forward => row_moves(m, pivots, 0..count),
+                Dir::Backward => row_moves(m, pivots, (0..count).rev()),
             };
-            for i in order {
-                let p = pivots[i] as usize - 1;
-                if p != i && n > 0 {
-                    b.call(Call::Swap { n, x: am.at(i, 0), y: am.at(p, 0) });
-                }
+            if !moves.is_empty() && n > 0 {
+                let tmp = b.work(moves.len(), n);
+                let ptrs = b.work(permute_ptrs(moves.len()), 1);
+                b.call(Call::Permute { n, a: am, tmp, moves, ptrs });
             }
         }
         DeviceOp::Larfb { v, k, t, c } => {
@@ -521,11 +550,21 @@ pub(crate) mod tests {
                     // SAFETY: n×n block.
                     info = crate::kernels::potrf(uplo, unsafe { blk(pa, n, n, a.ld).view_mut() });
                 }
-                Call::Swap { n, x, y } => {
-                    let (px, py) = (ptr(x, args, &mut slots), ptr(y, args, &mut slots));
-                    for j in 0..n {
-                        // SAFETY: rows of n elements with stride ld inside the block.
-                        unsafe { std::ptr::swap(px.add(j * x.ld), py.add(j * y.ld)) };
+                Call::Permute { n, a, tmp, ref moves, .. } => {
+                    let (pa, pt) = (ptr(a, args, &mut slots), ptr(tmp, args, &mut slots));
+                    // SAFETY: rows of n elements with stride ld inside their blocks; `tmp` has
+                    // a row per move and is another slot than `a`.
+                    unsafe {
+                        for (t, &(_, src)) in moves.iter().enumerate() {
+                            for j in 0..n {
+                                *pt.add(t + j * tmp.ld) = *pa.add(src + j * a.ld);
+                            }
+                        }
+                        for (t, &(dst, _)) in moves.iter().enumerate() {
+                            for j in 0..n {
+                                *pa.add(dst + j * a.ld) = *pt.add(t + j * tmp.ld);
+                            }
+                        }
                     }
                 }
             }
@@ -755,18 +794,23 @@ pub(crate) mod tests {
                 DeviceOp::Laswp { a: Tiles::stack(1, 3), ipiv: Tiles::one(0), ipiv_base: 10, count: 5, dir };
             let pivots: Vec<i32> = ipiv.iter().map(|p| p - 10).collect();
             let low = lower(&op, &shapes, &pivots);
-            // Block-local pivots 3, 1, 13, 4, 5: rows 0↔2, 1↔0, 2↔12; rows 3 and 4 stay.
-            let swaps: Vec<(usize, usize)> = low
+            // Block-local pivots 3, 1, 13, 4, 5: rows 0↔2, 1↔0, 2↔12 in turn (forward: rows 0,
+            // 1, 2, 12 end up holding the old rows 1, 2, 12, 0; backward, the interchanges the
+            // other way round: 12, 0, 1, 2); rows 3 and 4 stay. One call for all of them.
+            let permutes: Vec<&Vec<(usize, usize)>> = low
                 .calls
                 .iter()
                 .filter_map(|c| match c {
-                    Call::Swap { n: 4, x, y } => Some((x.off, y.off)),
+                    Call::Permute { n: 4, moves, .. } => Some(moves),
                     _ => None,
                 })
                 .collect();
-            let want = vec![(0, 2), (1, 0), (2, 12)];
-            let want: Vec<_> = if dir == Dir::Forward { want } else { want.into_iter().rev().collect() };
-            assert_eq!(swaps, want, "row offsets in the gathered block (ld 13), identity pivots skipped");
+            let want = match dir {
+                Dir::Forward => vec![(0, 1), (1, 2), (2, 12), (12, 0)],
+                Dir::Backward => vec![(0, 12), (1, 0), (2, 1), (12, 2)],
+            };
+            assert_eq!(permutes, [&want], "rows of the gathered block (ld 13)");
+            assert!(!low.calls.iter().any(|c| matches!(c, Call::Gemm { .. } | Call::Geam { .. })));
             let (d, ..) = compare(&op, &shapes, &data, Some((0, ipiv.clone())));
             assert_eq!(d, 0.0, "{dir:?}");
         }

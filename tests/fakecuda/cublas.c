@@ -154,6 +154,37 @@ EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t h, int ta, int tb, int m, in
     return CUBLAS_STATUS_SUCCESS;
 }
 
+/* The pointer arrays are device memory (checked, and recorded as read, when the call is made);
+ * the pointers in them are read and checked when the operation executes (see OP_GEMM_BATCHED). */
+EXPORT cublasStatus_t cublasDgemmBatched(cublasHandle_t h, int ta, int tb, int m, int n, int k, const double *alpha,
+                                         const double *const Aarray[], int lda, const double *const Barray[],
+                                         int ldb, const double *beta, double *const Carray[], int ldc, int batch)
+{
+    static const char fn[] = "cublasDgemmBatched";
+    cublasStatus_t st;
+    char a = op_char(ta, fn), b = op_char(tb, fn);
+    if (m < 0 || n < 0 || k < 0 || batch < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    long ar = a == 'N' ? m : k, br = b == 'N' ? k : n; /* rows of A and B as stored */
+    if (lda < (ar > 1 ? ar : 1) || ldb < (br > 1 ? br : 1) || ldc < (m > 1 ? m : 1))
+        fakecuda_violation("%s: leading dimensions %d, %d, %d below the rows %ld, %ld, %d", fn, lda, ldb, ldc, ar, br,
+                           m);
+    struct fc_stream *s = begin(h, fn, &st);
+    if (!s)
+        return st;
+    struct fc_op op = {.kind = OP_GEMM_BATCHED, .name = fn, .c1 = a, .c2 = b, .m = m, .n = n, .k = k, .lda = lda,
+                       .ldb = ldb, .ldc = ldc, .alpha = *alpha, .beta = *beta, .batch = batch,
+                       .dev = fakecuda_ctx_dev(fakecuda_current(fn))};
+    if (batch > 0 && m > 0 && n > 0) {
+        op.pa = fakecuda_operand(s, fn, "Aarray", (CUdeviceptr)Aarray, batch, 1, batch, 8, 0);
+        op.pb = fakecuda_operand(s, fn, "Barray", (CUdeviceptr)Barray, batch, 1, batch, 8, 0);
+        op.pc = fakecuda_operand(s, fn, "Carray", (CUdeviceptr)Carray, batch, 1, batch, 8, 0);
+        fakecuda_enqueue(s, &op);
+    }
+    fakecuda_unlock();
+    return CUBLAS_STATUS_SUCCESS;
+}
+
 EXPORT cublasStatus_t cublasDsyrk_v2(cublasHandle_t h, int uplo, int trans, int n, int k, const double *alpha,
                                      const double *A, int lda, const double *beta, double *C, int ldc)
 {
@@ -252,25 +283,6 @@ EXPORT cublasStatus_t cublasDgeam(cublasHandle_t h, int ta, int tb, int m, int n
     op.b = OPERAND("B", B, br, bc, ldb, 0);
     op.c = OPERAND("C", C, m, n, ldc, 1);
     if (m > 0 && n > 0)
-        fakecuda_enqueue(s, &op);
-    fakecuda_unlock();
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-EXPORT cublasStatus_t cublasDswap_v2(cublasHandle_t h, int n, double *x, int incx, double *y, int incy)
-{
-    static const char fn[] = "cublasDswap_v2";
-    cublasStatus_t st;
-    if (incx <= 0 || incy <= 0)
-        fakecuda_violation("%s: this fake supports positive increments only (incx %d, incy %d)", fn, incx, incy);
-    struct fc_stream *s = begin(h, fn, &st);
-    if (!s)
-        return st;
-    struct fc_op op = {.kind = OP_SWAP, .name = fn, .n = n, .lda = incx, .ldb = incy};
-    /* A vector of n elements with stride inc is a 1 x n matrix with leading dimension inc. */
-    op.a = OPERAND("x", x, 1, n, incx, 1);
-    op.b = OPERAND("y", y, 1, n, incy, 1);
-    if (n > 0)
         fakecuda_enqueue(s, &op);
     fakecuda_unlock();
     return CUBLAS_STATUS_SUCCESS;

@@ -913,17 +913,36 @@ static void exec_op(struct fc_stream *s, struct fc_op *o)
                 o->c[i + (size_t)j * o->ldc] = o->alpha * x + (o->beta == 0.0 ? 0.0 : o->beta * y);
             }
         break;
-    case OP_SWAP:
-        for (int i = 0; i < o->n; i++) {
-            double t = o->a[(size_t)i * o->lda];
-            o->a[(size_t)i * o->lda] = o->b[(size_t)i * o->ldb];
-            o->b[(size_t)i * o->ldb] = t;
-        }
-        break;
     case OP_POTRF: {
         int info = 0;
         p_dpotrf(&o->c1, &o->n, o->a, &o->lda, &info, 1);
         memcpy(o->info, &info, sizeof info); /* devInfo is device memory */
+        break;
+    }
+    case OP_GEMM_BATCHED: {
+        /* As on a device, the pointer arrays are read when the kernel runs (an earlier copy on
+         * the stream may have written them); every pointer must then lie, with its matrix's whole
+         * extent, in a live allocation of the device, and no two C matrices may start at one
+         * address. The matrices' accesses are not race-checked (the arrays themselves are). */
+        long ar = o->c1 == 'N' ? o->m : o->k, ac = o->c1 == 'N' ? o->k : o->m;
+        long br = o->c2 == 'N' ? o->k : o->n, bc = o->c2 == 'N' ? o->n : o->k;
+        double **m = malloc(3 * (size_t)o->batch * sizeof *m);
+        pthread_mutex_lock(&G);
+        size_t ea = extent(ar, ac, o->lda, 8), eb = extent(br, bc, o->ldb, 8), ec = extent(o->m, o->n, o->ldc, 8);
+        for (int i = 0; i < o->batch; i++) {
+            m[3 * i] = ea ? (double *)dev_bytes(o->dev, o->pa[i], ea, o->name, "Aarray[i]", NULL) : NULL;
+            m[3 * i + 1] = eb ? (double *)dev_bytes(o->dev, o->pb[i], eb, o->name, "Barray[i]", NULL) : NULL;
+            m[3 * i + 2] = (double *)dev_bytes(o->dev, o->pc[i], ec, o->name, "Carray[i]", NULL);
+            for (int j = 0; j < i; j++)
+                if (o->pc[j] == o->pc[i])
+                    fakecuda_violation("%s: Carray[%d] and Carray[%d] are the same matrix (0x%llx)", o->name, j,
+                                       i, o->pc[i]);
+        }
+        pthread_mutex_unlock(&G);
+        for (int i = 0; i < o->batch; i++)
+            p_dgemm(&o->c1, &o->c2, &o->m, &o->n, &o->k, &o->alpha, m[3 * i], &o->lda, m[3 * i + 1], &o->ldb,
+                    &o->beta, m[3 * i + 2], &o->ldc, 1, 1);
+        free(m);
         break;
     }
     }

@@ -60,8 +60,8 @@ enum fc_kind {
     OP_TRSM,
     OP_TRMM,
     OP_GEAM,
-    OP_SWAP,
     OP_POTRF,
+    OP_GEMM_BATCHED, /* pointer arrays read (and their pointers checked) when it executes */
 };
 
 struct fc_op {
@@ -86,6 +86,9 @@ struct fc_op {
     double alpha, beta;
     double *a, *b, *c;
     int *info;
+    /* batched GEMM: host views of the device pointer arrays, their count, the device */
+    const CUdeviceptr *pa, *pb, *pc;
+    int batch, dev;
 };
 
 /* The functions below are exported by libcuda.so for the other two libraries. */

@@ -65,7 +65,7 @@ run() {
 
 POINTS="cuMemAlloc_v2 cuMemHostAlloc cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 cuMemcpy2DAsync_v2
 cuMemsetD8Async cuStreamSynchronize cuEventSynchronize cuEventRecord cuStreamWaitEvent cublasDgemm_v2
-cublasDsyrk_v2 cublasDtrsm_v2 cublasDtrmm_v2 cublasDgeam cublasDswap_v2 cusolverDnDpotrf_bufferSize
+cublasDsyrk_v2 cublasDtrsm_v2 cublasDtrmm_v2 cublasDgeam cublasDgemmBatched cusolverDnDpotrf_bufferSize
 cusolverDnDpotrf"
 
 # numbers LOG: the four counts of the at-exit report (device live, pinned live, streams, events).

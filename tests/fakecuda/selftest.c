@@ -36,6 +36,8 @@ int cublasCreate_v2(cublasHandle_t *);
 int cublasSetStream_v2(cublasHandle_t, CUstream);
 int cublasDgemm_v2(cublasHandle_t, int, int, int, int, int, const double *, const double *, int, const double *,
                    int, const double *, double *, int);
+int cublasDgemmBatched(cublasHandle_t, int, int, int, int, int, const double *, const double *const[], int,
+                       const double *const[], int, const double *, double *const[], int, int);
 typedef struct handle *cusolverDnHandle_t;
 int cusolverDnCreate(cusolverDnHandle_t *);
 int cusolverDnSetStream(cusolverDnHandle_t, CUstream);
@@ -90,6 +92,30 @@ static void gemm_round(CUstream on, int wait, CUdeviceptr a, CUdeviceptr b, CUde
     CK(cublasDgemm_v2(blas, 0, 0, N, N, N, &one, (const double *)a, N, (const double *)b, N, &zero, (double *)c, N));
     CK(cuMemcpyDtoHAsync_v2(pin + 2 * N * N, c, N * N * 8, on));
     CK(cuStreamSynchronize(on));
+    CK(cuStreamSynchronize(sa));
+}
+
+/* Row i of the N x N matrix at `a` becomes row N-1-i of the one at `c`, as hetla's LASWP does it:
+ * one batched GEMM of 1x1 by 1xN products, whose pointer arrays (and the 1.0) are copied to `p`
+ * on stream sa first. With `bad`, one source pointer lies past the end of `a`. */
+static void reverse_rows(CUdeviceptr a, CUdeviceptr c, CUdeviceptr p, int bad)
+{
+    const double one = 1.0, zero = 0.0;
+    unsigned long long *w = (unsigned long long *)(pin + 2 * N * N);
+    memcpy(&w[0], &one, 8);
+    for (int i = 0; i < N; i++) {
+        w[1 + i] = p;
+        w[1 + N + i] = a + 8 * (unsigned long long)i;
+        w[1 + 2 * N + i] = c + 8 * (unsigned long long)(N - 1 - i);
+    }
+    if (bad)
+        w[1 + N + N / 2] = a + 8ULL * N * N;
+    CK(cuMemcpyHtoDAsync_v2(p, w, (1 + 3 * N) * 8, sa));
+    CK(cublasSetStream_v2(blas, sa));
+    CK(cublasDgemmBatched(blas, 0, 0, 1, N, 1, &one, (const double *const *)(p + 8), 1,
+                          (const double *const *)(p + 8 + 8 * N), N, &zero, (double *const *)(p + 8 + 16 * N), N,
+                          N));
+    CK(cuMemcpyDtoHAsync_v2(pin + N * N, c, N * N * 8, sa));
     CK(cuStreamSynchronize(sa));
 }
 
@@ -148,7 +174,28 @@ int main(int argc, char **argv)
         }
         CK(cuMemFree_v2(w));
         CK(cuMemFree_v2(info));
-        printf("selftest ok: gemm right, memory accounted, devInfo %d\n", got);
+        /* A batched GEMM whose pointer arrays a copy on the same stream wrote: rows reversed. */
+        CUdeviceptr p;
+        CK(cuMemAlloc_v2(&p, (1 + 3 * N) * 8));
+        for (int i = 0; i < N * N; i++)
+            pin[i] = i;
+        CK(cuMemcpyHtoDAsync_v2(a, pin, N * N * 8, sa));
+        reverse_rows(a, c, p, 0);
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++)
+                if (pin[N * N + (N - 1 - i) + j * N] != (double)(i + j * N)) {
+                    fprintf(stderr, "selftest: batched row copy wrong at row %d column %d\n", i, j);
+                    return 1;
+                }
+        CK(cuMemFree_v2(p));
+        printf("selftest ok: gemm right, memory accounted, devInfo %d, batched rows right\n", got);
+        return 0;
+    }
+    if (strcmp(what, "batchptr") == 0) {
+        /* A pointer in a batched GEMM's array outside every allocation. */
+        CUdeviceptr p;
+        CK(cuMemAlloc_v2(&p, (1 + 3 * N) * 8));
+        reverse_rows(a, c, p, 1);
         return 0;
     }
     if (strcmp(what, "pitch") == 0) {

@@ -12,6 +12,7 @@
 #   unpinned     an async copy from pageable host memory
 #   freebusy     cuMemFree of a buffer that a queued copy still writes
 #   nocontext    a driver call with no context current on the thread
+#   batchptr     a batched GEMM whose pointer array holds a row past the end of its matrix
 # Each case also runs several times (the streams' random delays differ from run to run): a
 # violation must be found every time, since it is found from the order of the calls, not from
 # timing. Prints [PASS]/[FAIL] lines and `fakecuda-selftest: N passed, M failed`.
@@ -83,5 +84,6 @@ expect wrongstream 'race: cublasDgemm_v2 (A, read) on stream 2 .* queued on stre
 expect unpinned 'cuMemcpyHtoDAsync_v2: source: host bytes .* are not pinned memory'
 expect freebusy 'cuMemFree_v2: allocation .* is still used by cuMemcpyHtoDAsync_v2'
 expect nocontext 'cuMemsetD8Async: no context is current on this thread'
+expect batchptr 'cublasDgemmBatched: Barray\[i\]: device bytes .* are not inside one live allocation'
 
 finish
