@@ -95,11 +95,14 @@ pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity) {
             // tile row under it, so a column's stacks line up with the panel's of the step
             // that factors it.
             let chunks = |from: usize| (from..nt).step_by(stack).map(move |r| r..(r + stack).min(nt));
+            // Matrix rows of a stack of tile rows.
+            let height =
+                |rows: &std::ops::Range<usize>| t.row_offset(rows.end).min(n) - t.row_offset(rows.start);
             for rows in chunks(k + 1) {
                 let below: Vec<usize> = rows.clone().map(|i| t.id(i, k)).collect();
                 let c = below.len();
                 let op = trsm_op(Side::Right, Uplo::Lower, Tiles::stack(0, c), Tiles::one(c));
-                let dims = [t.row_offset(rows.end).min(n) - t.row_offset(rows.start), kb, 0];
+                let dims = [height(&rows), kb, 0];
                 g.submit(Spec { op, prio: prio(nt, k, 2), step: k, dims, writes: &below, reads: &[kk] });
             }
             for j in k + 1..nt {
@@ -129,7 +132,7 @@ pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity) {
                         c: Tiles::stack(0, c),
                         k: kb,
                     };
-                    let dims = [t.row_offset(rows.end).min(n) - t.row_offset(rows.start), jb, kb];
+                    let dims = [height(&rows), jb, kb];
                     g.submit(Spec { op, prio: prio(nt, j, 0), step: k, dims, writes: &col, reads: &reads });
                 }
             }

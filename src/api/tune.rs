@@ -513,6 +513,7 @@ mod tests {
         // The host alone, whatever devices the test run gives every configuration.
         c.gpus = crate::config::GpuSelect::None;
         c.emulate_gpus = 0;
+        c.device_force = false;
         c.learn = learn;
         c
     }

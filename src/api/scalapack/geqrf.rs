@@ -49,9 +49,8 @@ pub fn pdgeqrf(
     // With whole tile columns over all ranks the tiles are sized as for one process row.
     let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
     let nb = super::lu_qr_nb(cfg, n, caller_nb, p, q);
-    let grid = (g.nprow, g.npcol);
     let mut plan =
-        Plan { shape, ..Plan::learned(cfg, "pdgeqrf", m.min(n).max(0) as usize, nb, grid, caller_nb) };
+        Plan { shape, ..Plan::learned(cfg, "pdgeqrf", m.min(n).max(0) as usize, nb, &g, caller_nb) };
     pchkmat(desca.ctxt(), &g, &[op], &[(if lquery { -1 } else { 1 }, 9)], &mut info, Some(&mut plan));
     check(info)?;
     if lquery || m == 0 || n == 0 {

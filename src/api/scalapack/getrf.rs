@@ -47,7 +47,7 @@ pub fn pdgetrf(
     let mut plan = Plan {
         shape,
         split: super::lu_split(cfg),
-        ..Plan::learned(cfg, "pdgetrf", m.min(n).max(0) as usize, nb, (g.nprow, g.npcol), desca.nb())
+        ..Plan::learned(cfg, "pdgetrf", m.min(n).max(0) as usize, nb, &g, desca.nb())
     };
     pchkmat(desca.ctxt(), &g, &[op], &[], &mut info, Some(&mut plan));
     check(info)?;

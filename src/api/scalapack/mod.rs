@@ -341,25 +341,32 @@ impl Plan {
     }
 
     /// [`Plan::local`] with the break-even size learned on this machine, as for a LAPACK call
-    /// (`api::tune`), per `grid` (P, Q) and caller block size `caller_nb`: without `HETLA_MIN_N`
-    /// the first calls of a size class are trials on tiles, then forwarded, and the class keeps
-    /// the faster. Process (0, 0)'s decision is the grid's ([`pchkmat`]), and only it times
-    /// the trial.
+    /// (`api::tune`), per grid shape (P, Q) and caller block size `caller_nb`: without
+    /// `HETLA_MIN_N` the first calls of a size class are trials on tiles, then forwarded, and the
+    /// class keeps the faster. Process (0, 0)'s decision is the grid's ([`pchkmat`]), so only it
+    /// learns (the others' plans are replaced by its) and times the trial.
     pub fn learned(
         cfg: &Config,
         routine: &'static str,
         size: usize,
         nb: usize,
-        grid: (i32, i32),
+        g: &GridInfo,
         caller_nb: i32,
     ) -> Plan {
         crate::api::tune::plan(None);
+        let unsupported = crate::dist::unsupported_reason();
         let mut plan = Plan::local(cfg, routine, size, nb);
-        if cfg.min_n.is_none() && matches!(plan.forward, None | Some("small")) {
-            let (why, probe) = crate::api::tune::decide_dist(cfg, routine, size, grid, caller_nb);
-            let unsupported = crate::dist::unsupported_reason();
-            plan.forward = why.or(unsupported);
-            plan.probe = if unsupported.is_none() { probe } else { None };
+        let root = g.myrow == 0 && g.mycol == 0;
+        // `local` keeps "small" ahead of an unsupported MPI: learn only where tiles could run.
+        if root
+            && unsupported.is_none()
+            && cfg.min_n.is_none()
+            && matches!(plan.forward, None | Some("small"))
+        {
+            let (why, probe) =
+                crate::api::tune::decide_dist(cfg, routine, size, (g.nprow, g.npcol), caller_nb);
+            plan.forward = why;
+            plan.probe = probe;
         }
         plan
     }
