@@ -662,6 +662,8 @@ static void parse_verbose(const char *buf, const char *routine, struct pathinfo 
     while (tok) {
         if (!strncmp(tok, "path=", 5)) snprintf(path, sizeof path, "%s", tok + 5);
         if (!strncmp(tok, "reason=", 7)) snprintf(why, sizeof why, "%s", tok + 7);
+        /* A tile call the learner kept off the devices (hetla_last_path's tiles:host). */
+        if (!strncmp(tok, "devices=off(", 12)) snprintf(why, sizeof why, "host");
         if (!strncmp(tok, "nb=", 3)) snprintf(pi->nb, sizeof pi->nb, "%s", tok + 3);
         tok = strtok(NULL, " ");
     }

@@ -12,6 +12,10 @@
 #   cpu        hetla with HETLA_GPUS=none (every core, no device)
 #   gpu        hetla with HETLA_HOST_SHARE=0 (every device-capable tile column on the GPUs)
 #   cpu+gpu    hetla with the host share from measured rates (the hybrid of seeds 000/001)
+#   auto       hetla as a user gets it: no HETLA_MIN_N, the learner from an empty cache (its
+#              trials are the driver's warm-up calls, GPU_AUTO_WARM = 14: nine, and up to four
+#              more where two ways are close), and the way it settled on: tiles (with the
+#              GPUs), tiles:host (the CPU alone) or forward:learned ("mixed": still trying)
 #   openblas   the backend alone (from the cpu run)
 #   cusolver   cuSOLVER alone on GPU 0: end to end (copy in, factor, copy out), and device-resident
 # Writes bench/out/gpu.csv and bench/out/gpu.md (the table), and prints the table.
@@ -68,6 +72,9 @@ run_mode() { # MODE ENV...: driver CSV for this mode
 run_mode cpu HETLA_GPUS=none
 run_mode gpu HETLA_GPUS=all HETLA_HOST_SHARE=0
 run_mode hybrid HETLA_GPUS=all
+auto_cache=$(mktemp -d)
+run_mode auto -u HETLA_MIN_N HETLA_GPUS=all HETLA_CACHE_DIR="$auto_cache" BENCH_WARM="${GPU_AUTO_WARM:-14}"
+rm -rf "$auto_cache"
 
 : > "$OUT/gpu_cusolver.csv"
 for r in $(echo "$ROUTINES" | tr ',' ' '); do
@@ -80,25 +87,26 @@ done
 # driver CSV: routine,n,nb,path,reps,batch,hetla_median_s,openblas_median_s,hetla_gflops,
 #             openblas_gflops,...,check (last column)
 awk -F, -v out="$OUT/gpu.csv" '
-    BEGIN { mode[1] = "cpu"; mode[2] = "gpu"; mode[3] = "cpu+gpu" }
+    BEGIN { mode[1] = "cpu"; mode[2] = "gpu"; mode[3] = "cpu+gpu"; mode[4] = "auto" }
     FNR == 1 { file++ }
-    file <= 3 && FNR > 1 {
+    file <= 4 && FNR > 1 {
         k = $1 "," $2; g[file, k] = $9
         if ($NF != "ok") chk[k] = chk[k] " " mode[file] ":" $NF
         if (file == 1) { ob[k] = $10; keys[++nk] = k }
+        if (file == 4) way[k] = $4
     }
-    file == 4 { k = $1 "," $2; cst[k] = $5; csd[k] = $6 }
+    file == 5 { k = $1 "," $2; cst[k] = $5; csd[k] = $6 }
     END {
-        print "routine,n,cpu_gflops,gpu_gflops,hybrid_gflops,openblas_gflops,cusolver_total_gflops,cusolver_device_gflops,check" > out
-        printf "| routine | n | cpu | gpu | cpu+gpu | OpenBLAS | cuSOLVER (with copies) | cuSOLVER (on device) | checks |\n"
-        printf "|---|---:|---:|---:|---:|---:|---:|---:|---|\n"
+        print "routine,n,cpu_gflops,gpu_gflops,hybrid_gflops,auto_gflops,auto_path,openblas_gflops,cusolver_total_gflops,cusolver_device_gflops,check" > out
+        printf "| routine | n | cpu | gpu | cpu+gpu | auto | auto path | OpenBLAS | cuSOLVER (with copies) | cuSOLVER (on device) | checks |\n"
+        printf "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|\n"
         for (i = 1; i <= nk; i++) {
             k = keys[i]; split(k, p, ",")
             c = (chk[k] == "") ? "ok" : chk[k]
-            print k "," g[1, k] "," g[2, k] "," g[3, k] "," ob[k] "," cst[k] "," csd[k] "," c > out
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], g[1, k], g[2, k], g[3, k], ob[k], cst[k], csd[k], c
+            print k "," g[1, k] "," g[2, k] "," g[3, k] "," g[4, k] "," way[k] "," ob[k] "," cst[k] "," csd[k] "," c > out
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], g[1, k], g[2, k], g[3, k], g[4, k], way[k], ob[k], cst[k], csd[k], c
         }
-    }' "$OUT/gpu_cpu.csv" "$OUT/gpu_gpu.csv" "$OUT/gpu_hybrid.csv" "$OUT/gpu_cusolver.csv" | tee "$OUT/gpu.md"
+    }' "$OUT/gpu_cpu.csv" "$OUT/gpu_gpu.csv" "$OUT/gpu_hybrid.csv" "$OUT/gpu_auto.csv" "$OUT/gpu_cusolver.csv" | tee "$OUT/gpu.md"
 {
     echo
     echo "GFLOP/s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1 || echo 'GPU name unknown'),"

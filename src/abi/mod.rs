@@ -76,8 +76,10 @@ pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(
 }
 
 /// The path of the last hetla call that returned on the calling thread, as a NUL-terminated
-/// string: `tiles`, `forward:<reason>` (the reason `HETLA_VERBOSE` prints: `small`, `learned`,
-/// ...), or `none` before any call. Valid until the thread's next call of this function.
+/// string: `tiles`, `tiles:host` (on tiles on the CPU alone although GPUs are there: a trial of
+/// that way, or this machine measured it faster), `forward:<reason>` (the reason `HETLA_VERBOSE` prints: `small`,
+/// `learned`, ...), or `none` before any call. Valid until the thread's next call of this
+/// function.
 #[no_mangle]
 pub extern "C" fn hetla_last_path() -> *const std::ffi::c_char {
     thread_local! {

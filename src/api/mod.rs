@@ -37,13 +37,15 @@ thread_local! {
     static LAST: std::cell::Cell<Option<(Path, Reason)>> = const { std::cell::Cell::new(None) };
 }
 
-/// The path the last hetla call that finished on this thread took: `tiles`, `forward:<reason>`
-/// (`forward` without one), or `none` before any call. A call the backend makes back into hetla
+/// The path the last hetla call that finished on this thread took: `tiles` (`tiles:host` when
+/// the learner kept it off the devices, [`tune::host_only`]), `forward:<reason>` (`forward`
+/// without one), or `none` before any call. A call the backend makes back into hetla
 /// finishes before the call that forwarded it, so after a call returns this is that call's path.
 pub fn last_path() -> String {
     match LAST.with(|l| l.get()) {
         None => "none".to_string(),
-        Some((Path::Tiles, _)) => "tiles".to_string(),
+        Some((Path::Tiles, r)) if r.len == 0 => "tiles".to_string(),
+        Some((Path::Tiles, r)) => format!("tiles:{}", String::from_utf8_lossy(&r.bytes[..r.len as usize])),
         Some((Path::Forward, r)) if r.len == 0 => "forward".to_string(),
         Some((Path::Forward, r)) => {
             format!("forward:{}", String::from_utf8_lossy(&r.bytes[..r.len as usize]))
@@ -341,6 +343,8 @@ impl<'a> Report<'a> {
         flops: f64,
     ) {
         let t = self.t0.elapsed().as_secs_f64();
+        // A tile call the learner kept off the devices is `tiles:host`.
+        let why = why.or((path == Path::Tiles && tune::host_only().is_some()).then_some("host"));
         LAST.with(|l| l.set(Some((path, Reason::of(why)))));
         tune::record(routine, path == Path::Tiles, flops, t);
         if path == Path::Forward {
@@ -455,6 +459,15 @@ mod tests {
         assert!(stats.is_empty(), "{stats:?}");
         assert_eq!(fields.trim(), "devices=off(learned)");
         assert_eq!(part, Part::uniform(8));
+        // And such a call's path is `tiles:host`; the next call starts with the devices allowed.
+        let rep = Report::start(&c);
+        tune::set_host_only(Some("learned"));
+        rep.finish("dpotrf", format_args!("n={n}"), Path::Tiles, None, 1.0);
+        assert_eq!(last_path(), "tiles:host");
+        let rep = Report::start(&c);
+        assert_eq!(tune::host_only(), None);
+        rep.finish("dpotrf", format_args!("n={n}"), Path::Tiles, None, 1.0);
+        assert_eq!(last_path(), "tiles");
     }
 
     #[test]
