@@ -38,7 +38,7 @@ thread_local! {
 }
 
 /// The path the last hetla call that finished on this thread took: `tiles` (`tiles:host` when
-/// the learner kept it off the devices, [`tune::host_only`]), `forward:<reason>` (`forward`
+/// the learner kept it off the devices, `tune::host_only`), `forward:<reason>` (`forward`
 /// without one), or `none` before any call. A call the backend makes back into hetla
 /// finishes before the call that forwarded it, so after a call returns this is that call's path.
 pub fn last_path() -> String {
