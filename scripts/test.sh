@@ -199,11 +199,14 @@ if [ $build_ok = 1 ]; then
     runner fakecuda-mpi tests/fakecuda/mpi.sh "$FAKE"
     step mpi-tests bash tests/mpi/run.sh
     runner mpi-fortran tests/mpi/fortran.sh
-    NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 runner scalapack-suite tests/scalapack_suite.sh
+    # 600 s a run: 8 ranks poll 2 cores, and a neighbour's load has made xdlu runs of 5 s take
+    # minutes (a CI run on 2026-11-27 killed xdlu with CALU at 120 s, two thirds through, its
+    # last calls at normal speed; twelve reruns took 3.6-6.2 s each).
+    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 runner scalapack-suite tests/scalapack_suite.sh
     # xdlu with CALU on both layouts: the tournament within one rank (row) and across ranks (grid).
-    NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu TESTERS=xdlu runner scalapack-suite-calu \
+    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu TESTERS=xdlu runner scalapack-suite-calu \
         tests/scalapack_suite.sh
-    NP=8 TIMEOUT=120 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu HETLA_DIST_LAYOUT=grid TESTERS=xdlu \
+    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu HETLA_DIST_LAYOUT=grid TESTERS=xdlu \
         runner scalapack-suite-calu-grid tests/scalapack_suite.sh
     NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_DIST_LAYOUT=grid HETLA_LU_PANEL=split TESTERS=xdlu \
         runner scalapack-suite-split-grid tests/scalapack_suite.sh

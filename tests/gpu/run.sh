@@ -8,14 +8,20 @@
 #   unit    the library's unit tests with every configuration on the GPUs (HETLA_TEST_GPUS=all),
 #           less the tests that assert their own device set (as scripts/test.sh skips them)
 #   ffi     ffi-tests/run.sh (C call sites; needs gcc there), every tile call on the GPU
-#   bench   bench/gpu.sh from the kit's programs (BENCH_PREBUILT=1): cpu, gpu, cpu+gpu, OpenBLAS
-#           and cuSOLVER GFLOP/s at GPU_BENCH_SIZES (default "4000 8000"), 3 samples each
+#   bench   bench/gpu.sh from the kit's programs (BENCH_PREBUILT=1): cpu, gpu, cpu+gpu, auto,
+#           OpenBLAS and cuSOLVER GFLOP/s at GPU_BENCH_SIZES (default 4000: on the H100, the four
+#           modes at 8000 did not fit in four minutes), 3 samples each
+#   trace   HETLA_TRACE of one dgetrf and one dgeqrf of n = 4000 forced on the GPU:
+#           target/gpu-run/trace-ROUTINE.json, where the time goes (chrome://tracing, Perfetto)
 #   lapack  tests/lapack_suite.sh with LAPACK_SUITE_CUDA=1: xlintstd with every call on tiles,
 #           on the host and on the GPU
-# GPU_STEPS picks steps (default "smoke bench unit lapack ffi"). A failed smoke stops the run (the
+# GPU_STEPS picks steps (default "smoke bench trace unit lapack ffi"). A failed smoke stops the run (the
 # later steps would not be on the GPU). GPU_DEADLINE_S (default 900) bounds the whole run: each
 # step's time limit is cut to what is left of it, and a step with under 30 s left is not started,
 # so a lease of a few minutes ends with every log written. Logs under target/gpu-run/.
+# On an AVX-512 CPU without OPENBLAS_CORETYPE, SkylakeX is set: Debian's OpenBLAS 0.3.21 took the
+# H100 machine's "Intel(R) Xeon(R) Processor" for a Prescott (DGEMM 103 GFLOP/s on 16 cores, 583
+# with SkylakeX), which would make OpenBLAS, and hetla's host kernels, look far slower than they are.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 KIT=$(cd "${1:-target/gpu-kit}" && pwd)
@@ -23,7 +29,7 @@ LOGS=target/gpu-run
 mkdir -p "$LOGS" target/release bench/out
 cp "$KIT/lib/libhetla.so" target/release/libhetla.so
 cp "$KIT/bin/driver" "$KIT/bin/cusolver_ref" bench/out/
-STEPS=${GPU_STEPS:-smoke bench unit lapack ffi}
+STEPS=${GPU_STEPS:-smoke bench trace unit lapack ffi}
 END=$(($(date +%s) + ${GPU_DEADLINE_S:-900}))
 limit() { # SECONDS: that, or what is left of the deadline when less
     local left=$((END - $(date +%s)))
@@ -40,6 +46,10 @@ cudirs=$({ find /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /
 echo "CUDA library folders: $cudirs"
 export LD_LIBRARY_PATH="$KIT/lib${cudirs:+:$cudirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "gcc: $(command -v gcc || echo missing); cores: $(nproc)"
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -q -m1 avx512f /proc/cpuinfo; then
+    export OPENBLAS_CORETYPE=SkylakeX
+fi
+echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset, OpenBLAS detects the CPU}"
 unset HETLA_VERBOSE HETLA_TRACE HETLA_EMULATE_GPUS HETLA_HOST_SHARE HETLA_NB HETLA_MIN_N
 
 passed=0
@@ -75,11 +85,24 @@ for s in $STEPS; do
         fi
         ;;
     bench)
-        BENCH_PREBUILT=1 BENCH_SIZES="${GPU_BENCH_SIZES:-4000 8000}" BENCH_REPS=${BENCH_REPS:-3} \
+        BENCH_PREBUILT=1 BENCH_SIZES="${GPU_BENCH_SIZES:-4000}" BENCH_REPS=${BENCH_REPS:-3} \
             BENCH_WARM=${BENCH_WARM:-2} timeout "$(limit 240)" bash bench/gpu.sh >"$LOGS/bench.log" 2>&1
         rc=$?
         tail -n 16 "$LOGS/bench.log"
         result bench "$rc"
+        ;;
+    trace)
+        rc=0
+        for r in dgetrf dgeqrf; do
+            HETLA_TRACE="$LOGS/trace-$r.json" HETLA_VERBOSE=1 HETLA_MIN_N=0 HETLA_GPUS=all HETLA_HOST_SHARE=0 HETLA_DEVICE_FORCE=1 \
+                BENCH_WARM=0 timeout "$(limit 60)" bench/out/driver --routines $r --sizes 4000 --reps 1 \
+                --out "$LOGS/trace-$r.csv" >"$LOGS/trace-$r.log" 2>&1 || rc=$?
+            line=$(grep "^hetla: $r .*n=4000" "$LOGS/trace-$r.log" | tail -n 1)
+            echo "${line:-hetla: $r: no line}" | cut -c1-220
+            [ -s "$LOGS/trace-$r.json" ] || rc=5
+            echo "$line" | grep -q 'dev=cuda0' || rc=3
+        done
+        result trace "$rc"
         ;;
     unit)
         skips=()
