@@ -287,8 +287,7 @@ pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option
         (crate::config::Pivoting::Calu, "dgesv") => "dgesv-calu",
         _ => routine,
     };
-    let devices = has_devices(cfg);
-    let (why, probe, host) = choose(cfg, routine, default_min_n(routine), size, devices);
+    let (why, probe, host) = choose(cfg, routine, default_min_n(routine), size, true);
     PROBE.with(|p| p.set(probe));
     HOST.with(|h| h.set(host));
     why
@@ -337,14 +336,15 @@ fn intern(key: String) -> &'static str {
 }
 
 /// Forward (`Some(reason)`) or tiles (`None`) for class key `routine` whose built-in break-even
-/// is `base`, the trial the call is, if it is one, and why a tile call leaves the `devices` out,
-/// if it does.
+/// is `base`, the trial the call is, if it is one, and why a tile call leaves the devices out,
+/// if it does (only with `host_way`, where the host alone is a way of its own when devices are
+/// there).
 fn choose(
     cfg: &Config,
     routine: &'static str,
     base: usize,
     size: usize,
-    devices: bool,
+    host_way: bool,
 ) -> (Option<&'static str>, Option<Probe>, Option<&'static str>) {
     if matches!(cfg.learn, Learn::Off) {
         return ((size < base).then_some("small"), None, None);
@@ -352,6 +352,8 @@ fn choose(
     if size < base / BAND {
         return (Some("small"), None, None);
     }
+    // Asked only here: calls forwarded as small never start the CUDA driver.
+    let devices = host_way && has_devices(cfg);
     let c = class_of(size);
     // Files are read and written outside the lock (a fork in another thread must not find it
     // held for long).

@@ -433,29 +433,51 @@ impl Lane {
         }
     }
 
-    /// Copies `words` to device address `dst` on the compute stream, through the pinned in-slots
-    /// (each waits for its previous transfer first, as in `copy_in`): kernels queued after it on
-    /// that stream see them.
-    fn upload(&mut self, dst: u64, words: &[u64]) -> Result<(), Error> {
-        let bytes = words.len() * 8;
-        let src = words.as_ptr() as *const u8;
+    /// Copies `bytes` bytes to device address `dst` on `stream` through the two pinned in-slots,
+    /// in slot-sized pieces, the slots alternating: `fill(off, slot)` writes bytes
+    /// `off..off + slot.len()` into a slot once its previous transfer is done (so filling the next
+    /// piece overlaps the DMA of the last one). Every byte goes through a pinned slot: an async
+    /// copy from pageable memory would be staged by the driver and synchronous.
+    ///
+    /// # Safety
+    /// `dst` must hold `bytes` bytes of device memory that no queued work uses unordered with
+    /// `stream`.
+    unsafe fn stage(
+        &mut self,
+        dst: u64,
+        bytes: usize,
+        stream: cu::CUstream,
+        mut fill: impl FnMut(usize, &mut [u8]),
+    ) -> Result<(), Error> {
         for (off, len) in chunks(bytes) {
             let (slot, ev) = self.stage_in[self.next_slot];
             self.next_slot ^= 1;
             // SAFETY: waiting for the slot's previous transfer makes it free to overwrite; `len`
-            // ≤ SLOT_BYTES, the slot's size, and `off + len` ≤ the bytes of `words`; the caller
-            // sized `dst` for all of them.
+            // ≤ SLOT_BYTES, the slot's size; the caller guarantees `dst` holds `off + len` bytes.
             unsafe {
                 ck(cu::cuEventSynchronize(ev), "cuEventSynchronize")?;
-                std::ptr::copy_nonoverlapping(src.add(off), slot, len);
+                fill(off, std::slice::from_raw_parts_mut(slot, len));
                 ck(
-                    cu::cuMemcpyHtoDAsync_v2(dst + off as u64, slot as *const _, len, self.comp),
+                    cu::cuMemcpyHtoDAsync_v2(dst + off as u64, slot as *const _, len, stream),
                     "cuMemcpyHtoDAsync_v2",
                 )?;
-                ck(cu::cuEventRecord(ev, self.comp), "cuEventRecord")?;
+                ck(cu::cuEventRecord(ev, stream), "cuEventRecord")?;
             }
         }
         Ok(())
+    }
+
+    /// Copies `words` to device address `dst` on the compute stream (kernels queued after it on
+    /// that stream see them).
+    ///
+    /// # Safety
+    /// `dst` must hold `words.len()` words of device memory that no queued work still uses.
+    unsafe fn upload(&mut self, dst: u64, words: &[u64]) -> Result<(), Error> {
+        // SAFETY: plain bytes of `words`; the caller's guarantee on `dst`.
+        unsafe {
+            let src = std::slice::from_raw_parts(words.as_ptr() as *const u8, words.len() * 8);
+            self.stage(dst, src.len(), self.comp, |off, out| out.copy_from_slice(&src[off..off + out.len()]))
+        }
     }
 
     /// Makes `slot` (the scratch or the POTRF workspace) a device buffer of at least `bytes`
@@ -1080,6 +1102,7 @@ impl Cuda {
                     )?,
                     Call::Permute { n, a, tmp, ref moves, ptrs } => {
                         let p0 = addr(ptrs);
+                        // `ptrs` is the op's own scratch, sized by the lowering.
                         lane.upload(p0, &permute_words(p0, addr(a), addr(tmp), moves))?;
                         // Rows are 1×n matrices (leading dimension: their block's); each product
                         // is 1.0·row, into the scratch rows, then back to the destinations.
@@ -1231,25 +1254,11 @@ impl Device for Cuda {
             let _ctx = self.enter()?;
             let mut g = self.lane();
             let lane = g.as_mut().expect("a live session has its lane");
-            // Every byte goes through a pinned slot: an async copy from pageable memory would be
-            // staged by the driver and synchronous. A tile larger than a slot goes in slot-sized
-            // pieces of its packed layout, the two slots alternating.
-            for (off, len) in chunks(src.bytes()) {
-                let (slot, ev) = lane.stage_in[lane.next_slot];
-                lane.next_slot ^= 1;
-                // SAFETY: waiting for the slot's previous transfer makes it free to overwrite; the
-                // caller guarantees `src` readable for its shape; `len` ≤ SLOT_BYTES, the slot's
-                // size; `dst` holds the packed tile, so `off + len` bytes fit.
-                unsafe {
-                    ck(cu::cuEventSynchronize(ev), "cuEventSynchronize")?;
-                    pack(src, off, std::slice::from_raw_parts_mut(slot, len));
-                    ck(
-                        cu::cuMemcpyHtoDAsync_v2(dst.addr + off as u64, slot as *const _, len, lane.cin),
-                        "cuMemcpyHtoDAsync_v2",
-                    )?;
-                    ck(cu::cuEventRecord(ev, lane.cin), "cuEventRecord")?;
-                }
-            }
+            // The packed layout of the tile, in slot-sized pieces.
+            let cin = lane.cin;
+            // SAFETY: the caller guarantees `src` readable for its shape; `dst` holds the packed
+            // tile (asserted above) and is the caller's to write.
+            unsafe { lane.stage(dst.addr, src.bytes(), cin, |off, out| pack(src, off, out))? };
             // SAFETY: plain event record on our stream.
             ck(unsafe { cu::cuEventRecord(lane.copied, lane.cin) }, "cuEventRecord")
         })
