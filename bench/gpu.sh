@@ -18,6 +18,9 @@
 #              GPUs), tiles:host (the CPU alone) or forward:learned ("mixed": still trying)
 #   openblas   the backend alone (from the cpu run)
 #   cusolver   cuSOLVER alone on GPU 0: end to end (copy in, factor, copy out), and device-resident
+# GPU_MODES picks hetla's modes (default "cpu gpu hybrid auto"; OpenBLAS comes with each), and
+# GPU_CUSOLVER=0 leaves cuSOLVER out: e.g. GPU_MODES=auto GPU_CUSOLVER=0 BENCH_SIZES=8000 for the
+# learner alone at a size where the four modes do not fit a lease.
 # Writes bench/out/gpu.csv and bench/out/gpu.md (the table), and prints the table.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,9 +67,14 @@ if ! echo "$seen" | grep -q 'dev=cuda'; then
     exit 3
 fi
 
-run_mode() { # MODE ENV...: driver CSV for this mode
+MODES=${GPU_MODES:-cpu gpu hybrid auto}
+run_mode() { # MODE ENV...: driver CSV for this mode (a header alone when GPU_MODES leaves it out)
     local mode=$1
     shift
+    if ! echo " $MODES " | grep -q " $mode "; then
+        echo "routine,n,nb,path" >"$OUT/gpu_$mode.csv"
+        return
+    fi
     env "$@" bench/out/driver --routines "$ROUTINES" --sizes "$(echo $SIZES | tr ' ' ',')" --out "$OUT/gpu_$mode.csv"
 }
 run_mode cpu HETLA_GPUS=none
@@ -77,11 +85,13 @@ run_mode auto -u HETLA_MIN_N HETLA_GPUS=all HETLA_CACHE_DIR="$auto_cache" BENCH_
 rm -rf "$auto_cache"
 
 : > "$OUT/gpu_cusolver.csv"
-for r in $(echo "$ROUTINES" | tr ',' ' '); do
-    for n in $SIZES; do
-        bench/out/cusolver_ref "$r" "$n" 3 >> "$OUT/gpu_cusolver.csv" || echo "$r,$n,nan,nan,nan,nan,fail" >> "$OUT/gpu_cusolver.csv"
+if [ "${GPU_CUSOLVER:-1}" = 1 ]; then
+    for r in $(echo "$ROUTINES" | tr ',' ' '); do
+        for n in $SIZES; do
+            bench/out/cusolver_ref "$r" "$n" 3 >> "$OUT/gpu_cusolver.csv" || echo "$r,$n,nan,nan,nan,nan,fail" >> "$OUT/gpu_cusolver.csv"
+        done
     done
-done
+fi
 
 # ---- table ------------------------------------------------------------------------------------
 # driver CSV: routine,n,nb,path,reps,batch,hetla_median_s,openblas_median_s,hetla_gflops,
@@ -92,7 +102,7 @@ awk -F, -v out="$OUT/gpu.csv" '
     file <= 4 && FNR > 1 {
         k = $1 "," $2; g[file, k] = $9
         if ($NF != "ok") chk[k] = chk[k] " " mode[file] ":" $NF
-        if (file == 1) { ob[k] = $10; keys[++nk] = k }
+        if (!(k in ob)) { ob[k] = $10; keys[++nk] = k }
         if (file == 4) way[k] = $4
     }
     file == 5 { k = $1 "," $2; cst[k] = $5; csd[k] = $6 }
