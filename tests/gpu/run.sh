@@ -13,6 +13,9 @@
 #           modes at 8000 did not fit in four minutes), 3 samples each
 #   trace   HETLA_TRACE of one dgetrf and one dgeqrf of n = 4000 forced on the GPU:
 #           target/gpu-run/trace-ROUTINE.json, where the time goes (chrome://tracing, Perfetto)
+#   nb      the device tile B swept (GPU_NB_LIST, default "256 384 512"): dpotrf, dgetrf, dgeqrf at
+#           GPU_NB_SIZES (default 4000 8000) forced on the GPU with HETLA_DEVICE_NB=B, 2 samples
+#           each against OpenBLAS: target/gpu-run/nb-B.csv and a table (not in the default steps)
 #   lapack  tests/lapack_suite.sh with LAPACK_SUITE_CUDA=1: xlintstd with every call on tiles,
 #           on the host and on the GPU
 # GPU_STEPS picks steps (default "smoke bench trace unit lapack ffi"). A failed smoke stops the run (the
@@ -119,6 +122,18 @@ for s in $STEPS; do
         grep -E '^\[FAIL\]|^ffi-tests:' "$LOGS/ffi.log" | head -n 30
         cat ffi-tests/build/logs/*.err 2>/dev/null | grep -m 3 -E 'dev=cuda0' | cut -c1-200
         result ffi "$rc"
+        ;;
+    nb)
+        rc=0
+        echo "| B | routine | n | gpu GFLOP/s | OpenBLAS GFLOP/s |"
+        for b in ${GPU_NB_LIST:-256 384 512}; do
+            HETLA_MIN_N=0 HETLA_GPUS=all HETLA_DEVICE_FORCE=1 HETLA_HOST_SHARE=0 HETLA_DEVICE_NB=$b \
+                timeout "$(limit 120)" bench/out/driver --routines dpotrf,dgetrf,dgeqrf \
+                --sizes "$(echo ${GPU_NB_SIZES:-4000 8000} | tr ' ' ,)" --reps 2 --warm 1 --dgemm-n 0 \
+                --out "$LOGS/nb-$b.csv" >"$LOGS/nb-$b.log" 2>&1 || rc=$?
+            awk -F, -v b="$b" 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", b, $1, $2, $9, $10 }' "$LOGS/nb-$b.csv" 2>/dev/null
+        done
+        result nb "$rc"
         ;;
     lapack)
         LAPACK_TEST_DIR="$KIT/lapack" LAPACK_SUITE_CUDA=1 HETLA_DEVICE_NB=16 HETLA_HOST_SHARE=0 \
