@@ -266,11 +266,20 @@ pub fn default_nb(routine: &str) -> usize {
 }
 
 /// Default big tile B of the hybrid partition on GPUs per routine (the device's tile width plus
-/// the host's thin tiles: seeds 001 §3.1, 000); large enough for a GPU kernel to run near its
-/// peak. Emulated devices, whose kernels are host BLAS, use twice the host tile instead.
+/// the host's thin tiles: seeds 001 §3.1, 000). Emulated devices, whose kernels are host BLAS,
+/// use twice the host tile instead.
+///
+/// Measured on one H200 with 16 host cores (`GPU_STEPS=nb bash tests/gpu/run.sh`, every call
+/// forced onto the GPU, GFLOP/s at n = 4000 / 8000, 2 samples): the host factors each B-wide
+/// panel while the GPU waits, so a narrower B shortens the critical path until the GPU's
+/// kernels get too small. DGEQRF 225 / 522 with B = 256, 196 / 438 with 384, 162 / 342 with
+/// 512; DGETRF 194 / 301, 159 / 367, 146 / 346 (384 is kept: the larger sizes are where a GPU
+/// pays); DPOTRF 176 / 298, 197 / 386, 210 / 402, and 254 at 4000 with 768 in the run before.
 pub fn default_device_nb(routine: &str) -> usize {
     match routine {
         "dpotrf" | "dposv" | "dpotrs" => 768,
+        "dgetrf" | "dgesv" | "dgetrs" => 384,
+        "dgeqrf" => 256,
         _ => 512,
     }
 }
