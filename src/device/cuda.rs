@@ -33,9 +33,9 @@
 //!
 //! **Status:** this module is compiled and its device-independent logic unit-tested on machines
 //! without CUDA, and the whole module runs against the fake CUDA of `tests/fakecuda`. It ran on
-//! a real GPU once (one H100, `tests/gpu/run.sh`): the unit tests, `xlintstd` and the C call
-//! sites passed there; LASWP, then one `cublasDswap` per interchanged row, was its slowest op
-//! (hence the batched form, not yet run on a GPU).
+//! real GPUs twice (one H100, one H200, `tests/gpu/run.sh`): the unit tests, `xlintstd` and the
+//! C call sites passed there; LASWP, one `cublasDswap` per interchanged row on the H100, was its
+//! slowest op there (hence the batched form, correct on the H200).
 
 use super::lower::{self, Call, Lowered, Mat, Shape, Src};
 use super::{intern, DevBuf, DevTile, Device, DeviceOp, HostBlock};
