@@ -139,10 +139,14 @@ typedef void (*trxm_fn)(const char *, const char *, const char *, const char *, 
                         const double *, const double *, const int *, double *, const int *, size_t, size_t,
                         size_t, size_t);
 typedef void (*potrf_fn)(const char *, const int *, double *, const int *, int *, size_t);
+typedef void (*getrf_fn)(const int *, const int *, double *, const int *, int *, int *);
+typedef void (*geqrf_fn)(const int *, const int *, double *, const int *, double *, double *, const int *, int *);
 static gemm_fn p_dgemm;
 static syrk_fn p_dsyrk;
 static trxm_fn p_dtrsm, p_dtrmm;
 static potrf_fn p_dpotrf;
+static getrf_fn p_dgetrf;
+static geqrf_fn p_dgeqrf;
 
 static void *blas_sym(void *h, const char *name)
 {
@@ -285,6 +289,8 @@ __attribute__((constructor)) static void fc_init(void)
     p_dtrsm = (trxm_fn)blas_sym(h, "dtrsm_");
     p_dtrmm = (trxm_fn)blas_sym(h, "dtrmm_");
     p_dpotrf = (potrf_fn)blas_sym(h, "dpotrf_");
+    p_dgetrf = (getrf_fn)blas_sym(h, "dgetrf_");
+    p_dgeqrf = (geqrf_fn)blas_sym(h, "dgeqrf_");
     /* Many stream threads compute at once; OpenBLAS's own threads would only oversubscribe. */
     void (*set_threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
     if (set_threads)
@@ -917,6 +923,30 @@ static void exec_op(struct fc_stream *s, struct fc_op *o)
         int info = 0;
         p_dpotrf(&o->c1, &o->n, o->a, &o->lda, &info, 1);
         memcpy(o->info, &info, sizeof info); /* devInfo is device memory */
+        break;
+    }
+    case OP_GETRF: {
+        /* LAPACK's pivots are 1-based, as cuSOLVER's devIpiv; INFO > 0 is an exactly zero pivot. */
+        int info = 0;
+        p_dgetrf(&o->m, &o->n, o->a, &o->lda, o->ipiv, &info);
+        memcpy(o->info, &info, sizeof info);
+        break;
+    }
+    case OP_GEQRF: {
+        /* The device workspace is device memory, unusable on the host: LAPACK gets its own,
+         * of the size its workspace query gives. */
+        int info = 0, query = -1;
+        double wq = 0;
+        p_dgeqrf(&o->m, &o->n, o->a, &o->lda, o->tau, &wq, &query, &info);
+        int lwork = wq > 1 ? (int)wq : 1;
+        double *work = malloc((size_t)lwork * sizeof *work);
+        if (!work) {
+            fprintf(stderr, "fakecuda: %s: cannot allocate LAPACK's host workspace of %d elements\n", o->name, lwork);
+            abort();
+        }
+        p_dgeqrf(&o->m, &o->n, o->a, &o->lda, o->tau, work, &lwork, &info);
+        free(work);
+        memcpy(o->info, &info, sizeof info);
         break;
     }
     case OP_GEMM_BATCHED: {

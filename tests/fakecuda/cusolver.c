@@ -1,8 +1,8 @@
-/* cusolver.c: a strict stand-in for libcusolver.so (the dense Cholesky hetla calls), test
- * fixture only. Like the real cusolverDnDpotrf, the factorisation runs asynchronously on the
- * handle's stream and writes INFO to *device* memory (devInfo); the workspace must be a device
- * buffer of at least the size cusolverDnDpotrf_bufferSize returned. Names, signatures and enum
- * values follow the public cuSOLVER API.
+/* cusolver.c: a strict stand-in for libcusolver.so (the dense Cholesky, LU and QR hetla calls),
+ * test fixture only. Like the real cusolverDnDpotrf/Dgetrf/Dgeqrf, each factorisation runs
+ * asynchronously on the handle's stream and writes INFO (and LU's pivots, QR's tau) to *device*
+ * memory; the workspace must be a device buffer of at least the size the matching _bufferSize
+ * returned. Names, signatures and enum values follow the public cuSOLVER API.
  */
 #include "fakecuda.h"
 
@@ -118,6 +118,131 @@ EXPORT cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t h, int uplo, int n, 
     struct fc_op op = {.kind = OP_POTRF, .name = fn, .c1 = u, .n = n, .lda = lda};
     op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, n, n, lda, 8, 1);
     fakecuda_operand(s, fn, "workspace", (CUdeviceptr)work, lwork, 1, lwork, 8, 1);
+    op.info = fakecuda_operand(s, fn, "devInfo", (CUdeviceptr)devInfo, 1, 1, 1, 4, 1);
+    fakecuda_enqueue(s, &op);
+    fakecuda_unlock();
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* LU (getrf) and QR (geqrf). The real library returns CUSOLVER_STATUS_INVALID_VALUE for
+ * m < 0, n < 0 or lda < max(1, m), so these do too (an error the caller must handle, not a
+ * violation); everything else wrong is a violation, as for POTRF. */
+
+/* Workspaces this fake asks for (elements): any positive size works, but both are larger than
+ * POTRF's for a square matrix of the same n, so a workspace sized by POTRF's query is caught
+ * instead of passing by luck. */
+static int getrf_work_elems(int m, int n) { return (m + n) * 32 + 256; }
+static int geqrf_work_elems(int m, int n)
+{
+    (void)m; /* like LAPACK's n * nb: the panel width, not the height, sizes it */
+    return n * 96 + 128;
+}
+
+/* Entry of the calls below: a live handle whose context is current here; a sticky error or an
+ * injected failure is an execution failure. *out gets the context. */
+static cusolverStatus_t begin(cusolverDnHandle_t h, const char *fn, struct fc_ctx **out)
+{
+    check(h, fn);
+    struct fc_ctx *c = fakecuda_current(fn);
+    if (c != h->ctx)
+        fakecuda_violation("%s: the handle's context (device %d) is not current on this thread", fn,
+                           fakecuda_ctx_dev(h->ctx));
+    *out = c;
+    if (fakecuda_ctx_error(c) || fakecuda_inject(fn))
+        return CUSOLVER_STATUS_EXECUTION_FAILED;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+static int bad_dims(int m, int n, int lda) { return m < 0 || n < 0 || lda < (m > 1 ? m : 1); }
+
+EXPORT cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t h, int m, int n, double *A, int lda,
+                                                    int *Lwork)
+{
+    static const char fn[] = "cusolverDnDgetrf_bufferSize";
+    struct fc_ctx *c;
+    cusolverStatus_t st = begin(h, fn, &c);
+    if (st)
+        return st;
+    if (bad_dims(m, n, lda))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    fakecuda_lock();
+    fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, m, n, lda, 8);
+    fakecuda_unlock();
+    *Lwork = getrf_work_elems(m, n);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+/* No Lwork argument: the workspace must hold what cusolverDnDgetrf_bufferSize gave for these m, n,
+ * checked as its extent in one live allocation. Vectors are 1 x len matrices with ld 1 (valid
+ * for len 0 too). */
+EXPORT cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t h, int m, int n, double *A, int lda, double *Workspace,
+                                         int *devIpiv, int *devInfo)
+{
+    static const char fn[] = "cusolverDnDgetrf";
+    struct fc_ctx *c;
+    cusolverStatus_t st = begin(h, fn, &c);
+    if (st)
+        return st;
+    if (bad_dims(m, n, lda))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    /* The real library factors without pivoting when devIpiv is NULL: never what hetla means
+     * (LAPACK's dgetrf pivots), so here it is a mistake. */
+    if (!devIpiv)
+        fakecuda_violation("%s: devIpiv is NULL, which factors without pivoting (hetla must always pivot, as "
+                           "LAPACK's dgetrf does)",
+                           fn);
+    int mn = m < n ? m : n;
+    fakecuda_lock();
+    struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
+    struct fc_op op = {.kind = OP_GETRF, .name = fn, .m = m, .n = n, .lda = lda};
+    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, 8, 1);
+    fakecuda_operand(s, fn, "Workspace (of the size cusolverDnDgetrf_bufferSize gave)", (CUdeviceptr)Workspace, 1,
+                     getrf_work_elems(m, n), 1, 8, 1);
+    op.ipiv = fakecuda_operand(s, fn, "devIpiv", (CUdeviceptr)devIpiv, 1, mn, 1, 4, 1);
+    op.info = fakecuda_operand(s, fn, "devInfo", (CUdeviceptr)devInfo, 1, 1, 1, 4, 1);
+    fakecuda_enqueue(s, &op);
+    fakecuda_unlock();
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+EXPORT cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t h, int m, int n, double *A, int lda,
+                                                    int *lwork)
+{
+    static const char fn[] = "cusolverDnDgeqrf_bufferSize";
+    struct fc_ctx *c;
+    cusolverStatus_t st = begin(h, fn, &c);
+    if (st)
+        return st;
+    if (bad_dims(m, n, lda))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    fakecuda_lock();
+    fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, m, n, lda, 8);
+    fakecuda_unlock();
+    *lwork = geqrf_work_elems(m, n);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+EXPORT cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t h, int m, int n, double *A, int lda, double *TAU,
+                                         double *Workspace, int Lwork, int *devInfo)
+{
+    static const char fn[] = "cusolverDnDgeqrf";
+    struct fc_ctx *c;
+    cusolverStatus_t st = begin(h, fn, &c);
+    if (st)
+        return st;
+    if (bad_dims(m, n, lda))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    if (Lwork < geqrf_work_elems(m, n))
+        fakecuda_violation("%s: workspace of %d elements < the %d cusolverDnDgeqrf_bufferSize asked for", fn, Lwork,
+                           geqrf_work_elems(m, n));
+    int mn = m < n ? m : n;
+    fakecuda_lock();
+    struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
+    struct fc_op op = {.kind = OP_GEQRF, .name = fn, .m = m, .n = n, .lda = lda};
+    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, 8, 1);
+    op.tau = fakecuda_operand(s, fn, "TAU", (CUdeviceptr)TAU, 1, mn, 1, 8, 1);
+    fakecuda_operand(s, fn, "Workspace", (CUdeviceptr)Workspace, 1, Lwork, 1, 8, 1);
     op.info = fakecuda_operand(s, fn, "devInfo", (CUdeviceptr)devInfo, 1, 1, 1, 4, 1);
     fakecuda_enqueue(s, &op);
     fakecuda_unlock();

@@ -61,6 +61,8 @@ enum fc_kind {
     OP_TRMM,
     OP_GEAM,
     OP_POTRF,
+    OP_GETRF, /* LU with partial pivoting: pivots and INFO written to device memory */
+    OP_GEQRF, /* Householder QR: tau and INFO written to device memory */
     OP_GEMM_BATCHED, /* pointer arrays read (and their pointers checked) when it executes */
 };
 
@@ -86,6 +88,9 @@ struct fc_op {
     double alpha, beta;
     double *a, *b, *c;
     int *info;
+    /* LAPACK outputs besides A and INFO: GETRF's pivots, GEQRF's tau (host views of device memory) */
+    int *ipiv;
+    double *tau;
     /* batched GEMM: host views of the device pointer arrays, their count, the device */
     const CUdeviceptr *pa, *pb, *pc;
     int batch, dev;

@@ -1,12 +1,13 @@
 /* selftest.c: tests of the fake CUDA itself (run by tests/fakecuda/selftest.sh).
  *
- * `selftest CASE` runs one scenario against the fake libraries. `ok` is correct CUDA usage and
- * must pass with right numbers; every other case makes one mistake that the fake must report
- * (selftest.sh checks the `fakecuda: violation:` line and the abort) or, for `oom`, must return
- * as an error.
+ * `selftest CASE` runs one scenario against the fake libraries. `ok` and `factor` are correct
+ * CUDA usage and must pass with right numbers; every other case makes one mistake that the fake
+ * must report (selftest.sh checks the `fakecuda: violation:` line and the abort) or, for `oom`,
+ * must return as an error.
  */
 #include "fakecuda.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,19 @@ int cusolverDnCreate(cusolverDnHandle_t *);
 int cusolverDnSetStream(cusolverDnHandle_t, CUstream);
 int cusolverDnDpotrf_bufferSize(cusolverDnHandle_t, int, int, double *, int, int *);
 int cusolverDnDpotrf(cusolverDnHandle_t, int, int, double *, int, double *, int, int *);
+int cusolverDnDgetrf_bufferSize(cusolverDnHandle_t, int, int, double *, int, int *);
+int cusolverDnDgetrf(cusolverDnHandle_t, int, int, double *, int, double *, int *, int *);
+int cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t, int, int, double *, int, int *);
+int cusolverDnDgeqrf(cusolverDnHandle_t, int, int, double *, int, double *, double *, int, int *);
+enum { CUSOLVER_STATUS_INVALID_VALUE = 3 };
+
+/* The host's LAPACK for reference results: the OpenBLAS the fake computes with, taken the same
+ * way (dlopen/dlsym), so equal results check the fake's plumbing (arguments, leading dimensions,
+ * pivots, tau, INFO through device memory), not its arithmetic. */
+typedef void (*getrf_fn)(const int *, const int *, double *, const int *, int *, int *);
+typedef void (*geqrf_fn)(const int *, const int *, double *, const int *, double *, double *, const int *, int *);
+static getrf_fn ref_getrf;
+static geqrf_fn ref_geqrf;
 
 #define CK(x)                                                                                                        \
     do {                                                                                                             \
@@ -93,6 +107,98 @@ static void gemm_round(CUstream on, int wait, CUdeviceptr a, CUdeviceptr b, CUde
     CK(cuMemcpyDtoHAsync_v2(pin + 2 * N * N, c, N * N * 8, on));
     CK(cuStreamSynchronize(on));
     CK(cuStreamSynchronize(sa));
+}
+
+/* Deterministic entries in [-0.5, 0.5) (xorshift; the same matrices in every run). */
+static unsigned long long rng = 88172645463325252ULL;
+static double rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
+}
+
+/* Rows lda > m of the padding between columns: nothing may write them. */
+#define PAD 777.0
+
+/* An m x n matrix (leading dimension lda, column `zero_col` all zeros when >= 0) factored by
+ * cusolverDnDgetrf (`qr` 0) or cusolverDnDgeqrf (`qr` 1) on handle `sol`, whose stream is sc,
+ * copied in and out on sc, and compared with the host LAPACK's result on the same input: the
+ * same INFO and pivots, factors and tau within 1e-12, the padding rows untouched. Returns the
+ * INFO, or exits 1 (with the reason) on a mismatch. */
+static int factor_check(cusolverDnHandle_t sol, int qr, int m, int n, int lda, int zero_col)
+{
+    const char *name = qr ? "geqrf" : "getrf";
+    int mn = m < n ? m : n, lw, info, ref_info;
+    size_t len = (size_t)lda * n;
+    double *in = malloc(len * 8), *ref = malloc(len * 8), *ref_tau = malloc((size_t)mn * 8);
+    int *ref_piv = malloc((size_t)mn * 4);
+    for (size_t k = 0; k < len; k++)
+        in[k] = (int)(k % lda) < m ? (zero_col >= 0 && (int)(k / lda) == zero_col ? 0.0 : rnd()) : PAD;
+    double *out = pin + N * N;                   /* A after the factorisation */
+    double *tau = pin + 2 * N * N;               /* tau (QR) */
+    int *piv = (int *)(pin + 2 * N * N);         /* pivots (LU) */
+    int *inf = (int *)(pin + 2 * N * N + N * N / 2);
+    CUdeviceptr da, dw, dv, di;
+    CK(cuMemAlloc_v2(&da, len * 8));
+    CK(cuMemAlloc_v2(&dv, (size_t)mn * 8));
+    CK(cuMemAlloc_v2(&di, 4));
+    memcpy(pin, in, len * 8);
+    CK(cuMemcpyHtoDAsync_v2(da, pin, len * 8, sc));
+    if (qr) {
+        CK(cusolverDnDgeqrf_bufferSize(sol, m, n, (double *)da, lda, &lw));
+        CK(cuMemAlloc_v2(&dw, (size_t)lw * 8));
+        CK(cusolverDnDgeqrf(sol, m, n, (double *)da, lda, (double *)dv, (double *)dw, lw, (int *)di));
+        CK(cuMemcpyDtoHAsync_v2(tau, dv, (size_t)mn * 8, sc));
+    } else {
+        CK(cusolverDnDgetrf_bufferSize(sol, m, n, (double *)da, lda, &lw));
+        CK(cuMemAlloc_v2(&dw, (size_t)lw * 8));
+        CK(cusolverDnDgetrf(sol, m, n, (double *)da, lda, (double *)dw, (int *)dv, (int *)di));
+        CK(cuMemcpyDtoHAsync_v2(piv, dv, (size_t)mn * 4, sc));
+    }
+    CK(cuMemcpyDtoHAsync_v2(out, da, len * 8, sc));
+    CK(cuMemcpyDtoHAsync_v2(inf, di, 4, sc));
+    CK(cuStreamSynchronize(sc));
+    memcpy(&info, inf, 4);
+
+    memcpy(ref, in, len * 8);
+    if (qr) {
+        double wq;
+        int query = -1;
+        ref_geqrf(&m, &n, ref, &lda, ref_tau, &wq, &query, &ref_info);
+        int lwork = (int)wq;
+        double *work = malloc((size_t)lwork * 8);
+        ref_geqrf(&m, &n, ref, &lda, ref_tau, work, &lwork, &ref_info);
+        free(work);
+    } else {
+        ref_getrf(&m, &n, ref, &lda, ref_piv, &ref_info);
+    }
+    if (info != ref_info) {
+        fprintf(stderr, "selftest: %s %dx%d: devInfo %d, host LAPACK's INFO %d\n", name, m, n, info, ref_info);
+        exit(1);
+    }
+    for (int i = 0; i < mn; i++)
+        if (qr ? fabs(tau[i] - ref_tau[i]) > 1e-12 : piv[i] != ref_piv[i]) {
+            fprintf(stderr, "selftest: %s %dx%d: %s %d differs from host LAPACK's\n", name, m, n,
+                    qr ? "tau" : "pivot", i);
+            exit(1);
+        }
+    for (size_t k = 0; k < len; k++)
+        if ((int)(k % lda) < m ? !(fabs(out[k] - ref[k]) <= 1e-12) : out[k] != PAD) {
+            fprintf(stderr, "selftest: %s %dx%d lda %d: element (%d, %d) is %g, host LAPACK's %g\n", name, m, n, lda,
+                    (int)(k % lda), (int)(k / lda), out[k], ref[k]);
+            exit(1);
+        }
+    CK(cuMemFree_v2(da));
+    CK(cuMemFree_v2(dw));
+    CK(cuMemFree_v2(dv));
+    CK(cuMemFree_v2(di));
+    free(in);
+    free(ref);
+    free(ref_tau);
+    free(ref_piv);
+    return info;
 }
 
 /* Row i of the N x N matrix at `a` becomes row N-1-i of the one at `c`, as hetla's LASWP does it:
@@ -189,6 +295,65 @@ int main(int argc, char **argv)
                 }
         CK(cuMemFree_v2(p));
         printf("selftest ok: gemm right, memory accounted, devInfo %d, batched rows right\n", got);
+        return 0;
+    }
+    if (strcmp(what, "factor") == 0) {
+        /* LU and QR of tall and wide matrices with lda > m, and LU of an exactly singular one,
+         * against the host LAPACK; then the argument errors the real library returns. */
+        void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (!h || !(ref_getrf = (getrf_fn)dlsym(h, "dgetrf_")) || !(ref_geqrf = (geqrf_fn)dlsym(h, "dgeqrf_"))) {
+            fprintf(stderr, "selftest: cannot take dgetrf_/dgeqrf_ from libopenblas.so.0\n");
+            return 2;
+        }
+        cusolverDnHandle_t sol;
+        CK(cusolverDnCreate(&sol));
+        CK(cusolverDnSetStream(sol, sc));
+        factor_check(sol, 0, 7, 5, 9, -1);
+        factor_check(sol, 0, 5, 7, 6, -1);
+        factor_check(sol, 1, 7, 5, 9, -1);
+        factor_check(sol, 1, 5, 7, 6, -1);
+        /* A zero column stays exactly zero through the elimination: U(3,3) = 0, INFO = 3. */
+        int singular = factor_check(sol, 0, 5, 5, 5, 2);
+        if (singular != 3) {
+            fprintf(stderr, "selftest: getrf of a matrix whose third column is zero: devInfo %d, expected 3\n",
+                    singular);
+            return 1;
+        }
+        int lw;
+        if (cusolverDnDgetrf_bufferSize(sol, 7, 5, (double *)a, 6, &lw) != CUSOLVER_STATUS_INVALID_VALUE ||
+            cusolverDnDgetrf(sol, -1, 5, (double *)a, 1, (double *)b, (int *)c, (int *)c) !=
+                CUSOLVER_STATUS_INVALID_VALUE ||
+            cusolverDnDgeqrf_bufferSize(sol, 5, -1, (double *)a, 5, &lw) != CUSOLVER_STATUS_INVALID_VALUE ||
+            cusolverDnDgeqrf(sol, 0, 5, (double *)a, 0, (double *)b, (double *)c, 0, (int *)c) !=
+                CUSOLVER_STATUS_INVALID_VALUE) {
+            fprintf(stderr, "selftest: m < 0, n < 0 or lda < max(1, m) did not give CUSOLVER_STATUS_INVALID_VALUE\n");
+            return 1;
+        }
+        printf("selftest factor: getrf and geqrf of 7x5 and 5x7 equal to host LAPACK's, singular getrf devInfo %d, "
+               "bad arguments INVALID_VALUE\n",
+               singular);
+        return 0;
+    }
+    if (strcmp(what, "getrfwork") == 0 || strcmp(what, "nullipiv") == 0 || strcmp(what, "geqrflwork") == 0) {
+        /* getrfwork: a workspace one element smaller than bufferSize asked for (GETRF has no Lwork:
+         * only the allocation's extent shows it); nullipiv: a NULL devIpiv (no pivoting);
+         * geqrflwork: a GEQRF Lwork (and workspace) one element below bufferSize's. */
+        cusolverDnHandle_t sol;
+        CK(cusolverDnCreate(&sol));
+        CK(cusolverDnSetStream(sol, sc));
+        int lw, geqrf = strcmp(what, "geqrflwork") == 0, nullipiv = strcmp(what, "nullipiv") == 0;
+        CUdeviceptr w;
+        if (geqrf)
+            CK(cusolverDnDgeqrf_bufferSize(sol, 7, 5, (double *)a, 9, &lw));
+        else
+            CK(cusolverDnDgetrf_bufferSize(sol, 7, 5, (double *)a, 9, &lw));
+        CK(cuMemAlloc_v2(&w, (size_t)(nullipiv ? lw : lw - 1) * 8));
+        if (geqrf)
+            CK(cusolverDnDgeqrf(sol, 7, 5, (double *)a, 9, (double *)b, (double *)w, lw - 1, (int *)c));
+        else
+            CK(cusolverDnDgetrf(sol, 7, 5, (double *)a, 9, (double *)w, nullipiv ? NULL : (int *)b,
+                                (int *)c));
+        CK(cuStreamSynchronize(sc));
         return 0;
     }
     if (strcmp(what, "batchptr") == 0) {

@@ -2,7 +2,8 @@
 # tests/fakecuda/selftest.sh: tests of the fake CUDA itself.
 #
 # Builds the fake libraries into target/fakecuda and selftest.c against them, then runs each case
-# of selftest.c. `ok` and `oom` (correct use) must exit 0 with no `fakecuda:` line; every other
+# of selftest.c. `ok`, `factor` and `oom` (correct use) must exit 0 with no `fakecuda:` line
+# (`factor`: cuSOLVER's LU and QR equal to the host LAPACK's, INFO > 0 of a singular LU); every other
 # case makes one mistake and must end in an abort (exit status 134) with exactly one line
 # `fakecuda: violation: ...` on stderr naming what went wrong:
 #   pitch        a 2-D copy whose destination pitch runs past the allocation
@@ -13,6 +14,9 @@
 #   freebusy     cuMemFree of a buffer that a queued copy still writes
 #   nocontext    a driver call with no context current on the thread
 #   batchptr     a batched GEMM whose pointer array holds a row past the end of its matrix
+#   getrfwork    cusolverDnDgetrf with a workspace one element smaller than its bufferSize
+#   nullipiv     cusolverDnDgetrf with a NULL devIpiv (no pivoting: never what hetla means)
+#   geqrflwork   cusolverDnDgeqrf with an Lwork one element below its bufferSize
 # Each case also runs several times (the streams' random delays differ from run to run): a
 # violation must be found every time, since it is found from the order of the calls, not from
 # timing. Prints [PASS]/[FAIL] lines and `fakecuda-selftest: N passed, M failed`.
@@ -38,7 +42,7 @@ if ! bash tests/fakecuda/build.sh "$DIR" >"$BUILD/build.log" 2>&1; then
     finish
 fi
 if ! gcc -std=gnu11 -O1 -Wall -Wextra -Werror -o "$BUILD/selftest" tests/fakecuda/selftest.c \
-    -L"$DIR" -lcuda -lcublas -lcusolver -Wl,-rpath,"$PWD/$DIR" -lm >"$BUILD/cc.log" 2>&1; then
+    -L"$DIR" -lcuda -lcublas -lcusolver -Wl,-rpath,"$PWD/$DIR" -lm -ldl >"$BUILD/cc.log" 2>&1; then
     fail "build: selftest.c does not compile:"
     sed 's/^/    | /' "$BUILD/cc.log"
     finish
@@ -51,7 +55,7 @@ run() {
     rc=$?
 }
 
-for c in ok oom; do
+for c in ok factor oom; do
     for i in 1 2 3; do
         run $c
         if [ $rc -ne 0 ] || grep -q '^fakecuda:' "$BUILD/$c.err"; then
@@ -85,5 +89,8 @@ expect unpinned 'cuMemcpyHtoDAsync_v2: source: host bytes .* are not pinned memo
 expect freebusy 'cuMemFree_v2: allocation .* is still used by cuMemcpyHtoDAsync_v2'
 expect nocontext 'cuMemsetD8Async: no context is current on this thread'
 expect batchptr 'cublasDgemmBatched: Barray\[i\]: device bytes .* are not inside one live allocation'
+expect getrfwork 'cusolverDnDgetrf: Workspace (of the size cusolverDnDgetrf_bufferSize gave): device bytes .* are not inside one live allocation (it starts in allocation .* but runs past its end)'
+expect nullipiv 'cusolverDnDgetrf: devIpiv is NULL'
+expect geqrflwork 'cusolverDnDgeqrf: workspace of [0-9]* elements < the [0-9]* cusolverDnDgeqrf_bufferSize asked for'
 
 finish
