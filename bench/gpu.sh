@@ -13,9 +13,10 @@
 #   gpu        hetla with HETLA_HOST_SHARE=0 (every device-capable tile column on the GPUs)
 #   cpu+gpu    hetla with the host share from measured rates (the hybrid of seeds 000/001)
 #   auto       hetla as a user gets it: no HETLA_MIN_N, the learner from an empty cache (its
-#              trials are the driver's warm-up calls, GPU_AUTO_WARM = 14: nine, and up to four
+#              trials are the driver's warm-up calls, GPU_AUTO_WARM = 18: twelve, and up to four
 #              more where two ways are close), and the way it settled on: tiles (with the
-#              GPUs), tiles:host (the CPU alone) or forward:learned ("mixed": still trying)
+#              GPUs), tiles:host (the CPU alone), solver (whole on cuSOLVER) or forward:learned
+#              ("mixed": still trying)
 #   openblas   the backend alone (from the cpu run)
 #   cusolver   cuSOLVER alone on GPU 0: end to end (copy in, factor, copy out), and device-resident
 # GPU_MODES picks hetla's modes (default "cpu gpu hybrid auto"; OpenBLAS comes with each), and
@@ -81,7 +82,7 @@ run_mode cpu HETLA_GPUS=none
 run_mode gpu HETLA_GPUS=all HETLA_HOST_SHARE=0
 run_mode hybrid HETLA_GPUS=all
 auto_cache=$(mktemp -d)
-run_mode auto -u HETLA_MIN_N HETLA_GPUS=all HETLA_CACHE_DIR="$auto_cache" BENCH_WARM="${GPU_AUTO_WARM:-14}"
+run_mode auto -u HETLA_MIN_N HETLA_GPUS=all HETLA_CACHE_DIR="$auto_cache" BENCH_WARM="${GPU_AUTO_WARM:-18}"
 rm -rf "$auto_cache"
 
 : > "$OUT/gpu_cusolver.csv"

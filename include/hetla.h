@@ -17,7 +17,8 @@ extern "C" {
 /*
  The path of the last hetla call that returned on the calling thread, as a NUL-terminated
  string: `tiles`, `tiles:host` (on tiles on the CPU alone although GPUs are there: a trial of
- that way, or this machine measured it faster), `forward:<reason>` (the reason `HETLA_VERBOSE` prints: `small`,
+ that way, or this machine measured it faster), `solver` (DPOTRF, DGETRF, DGEQRF whole on one
+ GPU by its vendor solver, the same way), `forward:<reason>` (the reason `HETLA_VERBOSE` prints: `small`,
  `learned`, ...), or `none` before any call. Valid until the thread's next call of this
  function.
  */

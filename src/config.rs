@@ -80,6 +80,23 @@ pub struct Config {
     /// How a factorization with devices places its trailing updates (`HETLA_UPDATE_ALLOC`:
     /// `cyclic`, the hybrid partition's columns; `nrrp`, a repeated pattern of NRRP zones).
     pub update_alloc: crate::runtime::alloc::UpdatePolicy,
+    /// Whether DPOTRF, DGETRF and DGEQRF may run whole on one device by its vendor solver
+    /// (`HETLA_SOLVER`: `auto`, where the learner finds it fastest; `off`; `force`, every call
+    /// that is not forwarded, where a device takes it).
+    pub solver: Solver,
+}
+
+/// `HETLA_SOLVER`: whether a whole factorization may go to a device's vendor solver
+/// ([`crate::device::Device::factor`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Solver {
+    /// A way the learner tries and keeps where it is fastest (`api::tune`).
+    #[default]
+    Auto,
+    /// Never.
+    Off,
+    /// Every call that is not forwarded, before the tiles (tests).
+    Force,
 }
 
 /// m·n·k below which a DGEMM is always forwarded (a 64³ product takes about 10 µs on one core,
@@ -313,6 +330,7 @@ impl Config {
             gemm_min_volume: GEMM_MIN_VOLUME,
             gemm_steal: true,
             update_alloc: crate::runtime::alloc::UpdatePolicy::default(),
+            solver: Solver::Auto,
         };
         test_cuda(c)
     }
@@ -400,6 +418,13 @@ impl Config {
             parse_var("HETLA_GEMM_ALLOC", crate::runtime::alloc::Policy::parse).unwrap_or_default();
         c.update_alloc =
             parse_var("HETLA_UPDATE_ALLOC", crate::runtime::alloc::UpdatePolicy::parse).unwrap_or_default();
+        c.solver = parse_var("HETLA_SOLVER", |s| match s.to_ascii_lowercase().as_str() {
+            "auto" | "" => Some(Solver::Auto),
+            "off" | "0" | "no" => Some(Solver::Off),
+            "force" => Some(Solver::Force),
+            _ => None,
+        })
+        .unwrap_or_default();
         c.emulate_gpu_speed = parse_var("HETLA_EMULATE_GPU_SPEED", |s| {
             s.split(',').map(|x| x.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)).collect()
         })

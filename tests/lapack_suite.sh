@@ -182,6 +182,20 @@ check_variant() {
     done
 }
 
+# check_solver NAME DEVICE: in the run NAME, calls of DPOTRF, DGETRF and DGEQRF went whole to
+# DEVICE's solver (HETLA_SOLVER=force; the calls it declines, INFO > 0 or NaN, run on tiles).
+check_solver() {
+    local v=$1 dev=$2 r n
+    for r in dpotrf dgetrf dgeqrf; do
+        n=$(grep -c "^hetla: $r .*path=solver dev=$dev" "$OUT/$v.err")
+        if [ "$n" -gt 0 ]; then
+            pass "$v: $r ran whole on $dev's solver ($n calls, $(grep -c "^hetla: $r .*solver=declined" "$OUT/$v.err") declined)"
+        else
+            fail "$v: no $r call ran whole on $dev's solver"
+        fi
+    done
+}
+
 # check_devices NAME N [PREFIX]: the run NAME really put tasks on all N devices named PREFIX0..
 # (default emu, the emulated accelerators).
 check_devices() {
@@ -203,7 +217,9 @@ check_devices() {
 #   fake1  one fake GPU taking every tile column (HETLA_HOST_SHARE=0);
 #   fake2  two fake GPUs of 12K each beside the host, which keeps half of the columns
 #          (HETLA_HOST_SHARE=0.5; the measured rates would leave the slow fakes nothing): evictions, write-
-#          backs, tiles moving between the devices and the host.
+#          backs, tiles moving between the devices and the host;
+#   fakesolver  one fake GPU, every DPOTRF, DGETRF and DGEQRF whole on its cuSOLVER
+#          (HETLA_SOLVER=force), the other calls on its tiles.
 # Besides every check above, no `fakecuda: violation` line may appear (the fake aborts on one,
 # so the run fails anyway; the line is shown).
 if [ -n "${LAPACK_SUITE_FAKECUDA:-}" ]; then
@@ -212,12 +228,14 @@ if [ -n "${LAPACK_SUITE_FAKECUDA:-}" ]; then
     check_devices fake1 1 cuda
     check_variant fake2 "${fake[@]}" FAKECUDA_DEVICES=2 FAKECUDA_MEM=12K HETLA_HOST_SHARE=0.5
     check_devices fake2 2 cuda
+    check_variant fakesolver "${fake[@]}" FAKECUDA_DEVICES=1 HETLA_HOST_SHARE=0 HETLA_SOLVER=force
+    check_solver fakesolver cuda0
     if grep -q 'evict=[1-9]' "$OUT/fake2.err"; then
         pass "fake2: evictions happened with 12K of device memory ($(grep -c 'evict=[1-9]' "$OUT/fake2.err") calls)"
     else
         fail "fake2: no eviction with 12K of device memory"
     fi
-    for v in fake1 fake2; do
+    for v in fake1 fake2 fakesolver; do
         if grep -q '^fakecuda: ' "$OUT/$v.err"; then
             fail "$v: the fake CUDA reported:"
             grep -m 5 '^fakecuda: ' "$OUT/$v.err" | sed 's/^/    | /'
@@ -229,7 +247,9 @@ if [ -n "${LAPACK_SUITE_FAKECUDA:-}" ]; then
 fi
 
 # LAPACK_SUITE_CUDA=1 (on a machine with an NVIDIA GPU) runs only the host variant and one on
-# the real CUDA devices, every call sent to them, instead of the emulated ones.
+# the real CUDA devices, every call sent to them, instead of the emulated ones, and one with
+# every DPOTRF, DGETRF and DGEQRF whole on cuSOLVER (HETLA_SOLVER=force; LAPACK_SUITE_SKIP_SOLVER=1
+# leaves it out).
 if [ "${LAPACK_SUITE_CUDA:-0}" = 1 ]; then
     check_variant host
     check_variant cuda HETLA_GPUS=all HETLA_DEVICE_FORCE=1
@@ -239,6 +259,10 @@ if [ "${LAPACK_SUITE_CUDA:-0}" = 1 ]; then
     else
         fail "cuda: no call ran a task on cuda0 (first lines of its stderr:)"
         head -n 5 "$OUT/cuda.err" | sed 's/^/    | /'
+    fi
+    if [ -z "${LAPACK_SUITE_SKIP_SOLVER:-}" ]; then
+        check_variant cudasolver HETLA_GPUS=all HETLA_SOLVER=force
+        check_solver cudasolver cuda0
     fi
     finish
 fi

@@ -15,7 +15,7 @@ use super::{check_args, forward_reason, run_factorization_on_devices, Path, Repo
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
-use crate::device::Work;
+use crate::device::{Factor, Work};
 use crate::error::Error;
 use crate::runtime::alloc::UpdateShape;
 use crate::tile::{Part, Raw};
@@ -101,8 +101,18 @@ pub fn dgeqrf(
         rep.finish("dgeqrf", format_args!("m={m} n={n}"), Path::Forward, Some(&why), flops);
         return Ok(());
     }
-    let nb = cfg.nb_for("dgeqrf", n as usize);
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and TAU its
+    // min(m, n) scalars, which LAPACK's contract gives this call alone.
+    let whole = unsafe {
+        super::solve_whole(cfg, Factor::Geqrf, (mu, nu, lda as usize), a.ptr(), tau.ptr() as *mut u8)
+    };
+    if let Some(r) = whole {
+        work.set(0, lapack_final_work(m, n) as f64);
+        rep.finish("dgeqrf", format_args!("m={m} n={n}"), Path::Solver, None, flops);
+        return r;
+    }
+    let nb = cfg.nb_for("dgeqrf", n as usize);
     let (a, tau) = (a.matrix(mu, nu, lda as usize), tau.matrix(ku, 1, ku));
     let cost = Work { flops, bytes: 8.0 * (mu * nu) as f64, cols: nu };
     let r = run_factorization_on_devices(cfg, "dgeqrf", nb, cost, UpdateShape::Columns, |seq, p| {

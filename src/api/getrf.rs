@@ -8,7 +8,7 @@ use crate::algo;
 use crate::algo::getrf::ZeroPivot;
 use crate::backend::forward;
 use crate::config::Config;
-use crate::device::Work;
+use crate::device::{Factor, Work};
 use crate::error::Error;
 use crate::kernels::Trans;
 use crate::runtime::alloc::UpdateShape;
@@ -39,6 +39,16 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
         let info = forward::dgetrf(m, n, a, lda, ipiv);
         rep.finish("dgetrf", format_args!("m={m} n={n} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
+    }
+    if cfg.lu == crate::config::Pivoting::Gepp {
+        // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and IPIV its
+        // min(m, n) pivots, which LAPACK's contract gives this call alone.
+        let whole =
+            unsafe { super::solve_whole(cfg, Factor::Getrf, (mu, nu, ld), a.ptr(), ipiv.ptr() as *mut u8) };
+        if let Some(r) = whole {
+            rep.finish("dgetrf", format_args!("m={m} n={n} pivot=gepp"), Path::Solver, None, flops);
+            return r;
+        }
     }
     let nb = cfg.nb_for("dgetrf", kmin);
     let (a, ipiv) = (a.matrix(mu, nu, ld), ipiv.matrix(kmin, 1, kmin));

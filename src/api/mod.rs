@@ -38,14 +38,15 @@ thread_local! {
 }
 
 /// The path the last hetla call that finished on this thread took: `tiles` (`tiles:host` when
-/// the learner kept it off the devices, `tune::host_only`), `forward:<reason>` (`forward`
-/// without one), or `none` before any call. A call the backend makes back into hetla
+/// the learner kept it off the devices, `tune::host_only`), `solver` (whole on a device's
+/// solver), `forward:<reason>` (`forward` without one), or `none` before any call. A call the backend makes back into hetla
 /// finishes before the call that forwarded it, so after a call returns this is that call's path.
 pub fn last_path() -> String {
     match LAST.with(|l| l.get()) {
         None => "none".to_string(),
         Some((Path::Tiles, r)) if r.len == 0 => "tiles".to_string(),
         Some((Path::Tiles, r)) => format!("tiles:{}", String::from_utf8_lossy(&r.bytes[..r.len as usize])),
+        Some((Path::Solver, _)) => "solver".to_string(),
         Some((Path::Forward, r)) if r.len == 0 => "forward".to_string(),
         Some((Path::Forward, r)) => {
             format!("forward:{}", String::from_utf8_lossy(&r.bytes[..r.len as usize]))
@@ -70,9 +71,15 @@ impl Reason {
     }
 }
 
-/// Adds `fields` to the current call's verbose line, after its path.
+/// Adds `fields` to the current call's verbose line, after its path (after those added before).
 pub(crate) fn set_fields(fields: String) {
-    FIELDS.with(|f| *f.borrow_mut() = Some(fields));
+    FIELDS.with(|f| {
+        let mut f = f.borrow_mut();
+        *f = Some(match f.take() {
+            Some(old) => format!("{old} {fields}"),
+            None => fields,
+        });
+    });
 }
 
 /// Marks an exported entry point as running on this thread until dropped (`abi::guard`). An
@@ -111,6 +118,8 @@ pub(crate) fn inside_entry_point() -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Path {
     Tiles,
+    /// Whole on one device by its vendor solver (`solve_whole`).
+    Solver,
     Forward,
 }
 
@@ -126,6 +135,52 @@ pub(crate) fn forward_reason(cfg: &Config, routine: &'static str, size: usize) -
         (size < cfg.min_n_for(routine)).then_some("small")
     } else {
         tune::decide(cfg, routine, size)
+    }
+}
+
+/// The whole factorization `f` of the m×n matrix at `a` (leading dimension `ld`) on the first
+/// device with a solver, where the learner chose that way for this call ([`tune::solver`]) or
+/// `HETLA_SOLVER=force` asks for it: `Some(Ok(()))` when it ran (A and `aux`, the pivots or tau,
+/// hold LAPACK's output with INFO 0); `None` when it did not, A and `aux` untouched (no device
+/// took it, no room, INFO > 0 or a non-finite diagonal, which LAPACK answers its own way): the
+/// call then runs on tiles as it would have. `Some(Err(_))`: the device failed while A was
+/// being copied back, and part of A is overwritten.
+///
+/// # Safety
+/// `a` must be readable and writable for m×n with leading dimension `ld`, and `aux` writable for
+/// `min(m, n)` elements of the factorization's auxiliary output, both unshared during the call.
+pub(crate) unsafe fn solve_whole(
+    cfg: &Config,
+    f: device::Factor,
+    (m, n, ld): (usize, usize, usize),
+    a: *mut f64,
+    aux: *mut u8,
+) -> Option<Result<(), Error>> {
+    let asked = match cfg.solver {
+        crate::config::Solver::Off => false,
+        crate::config::Solver::Force => true,
+        crate::config::Solver::Auto => tune::solver().is_some(),
+    };
+    if !asked {
+        return None;
+    }
+    let devices = device::open(cfg);
+    let Some(dev) = devices.iter().find(|d| d.has_solver()) else {
+        set_fields("solver=declined(no-device)".to_string());
+        return None;
+    };
+    let blk = device::HostBlock { ptr: a as *mut u8, m, n, ld, elem: 8 };
+    // SAFETY: the caller's guarantees, passed on.
+    match unsafe { dev.factor(f, &blk, aux) } {
+        device::Solve::Done => {
+            set_fields(format!("dev={}", dev.name()));
+            Some(Ok(()))
+        }
+        device::Solve::Declined(why) => {
+            set_fields(format!("solver=declined({why})"));
+            None
+        }
+        device::Solve::Broken(e) => Some(Err(e)),
     }
 }
 
@@ -346,7 +401,15 @@ impl<'a> Report<'a> {
         // A tile call the learner kept off the devices is `tiles:host`.
         let why = why.or((path == Path::Tiles && tune::host_only().is_some()).then_some("host"));
         LAST.with(|l| l.set(Some((path, Reason::of(why)))));
-        tune::record(routine, path == Path::Tiles, flops, t);
+        // A solver trial the device declined ran on tiles: the solver's cost for such calls.
+        let took = match path {
+            Path::Forward => tune::Way::Forward,
+            Path::Solver => tune::Way::Solver,
+            Path::Tiles if tune::solver().is_some() => tune::Way::Solver,
+            Path::Tiles if tune::host_only().is_some() => tune::Way::Host,
+            Path::Tiles => tune::Way::Tiles,
+        };
+        tune::record(routine, took, flops, t);
         if path == Path::Forward {
             tune::forward_ended();
         }
@@ -357,6 +420,7 @@ impl<'a> Report<'a> {
         let gf = if t > 0.0 { flops / t * 1e-9 } else { 0.0 };
         let path = match (path, why) {
             (Path::Tiles, _) => format!("path=tiles threads={}", self.cfg.threads),
+            (Path::Solver, _) => "path=solver".to_string(),
             (Path::Forward, Some(w)) => format!("path=forward reason={w}"),
             (Path::Forward, None) => "path=forward".to_string(),
         };
@@ -391,6 +455,8 @@ pub(crate) fn flag(c: u8, want: u8) -> bool {
     c.eq_ignore_ascii_case(&want)
 }
 
+#[cfg(test)]
+mod solver_tests;
 #[cfg(test)]
 mod update_tests;
 

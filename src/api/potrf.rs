@@ -6,7 +6,7 @@ use super::{
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
-use crate::device::Work;
+use crate::device::{Factor, Work};
 use crate::error::Error;
 use crate::kernels::Uplo;
 use crate::runtime::alloc::UpdateShape;
@@ -37,6 +37,14 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
         let info = forward::dpotrf(uplo, n, a, lda);
         rep.finish("dpotrf", format_args!("uplo={uc} n={n}"), Path::Forward, Some(why), flops);
         return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
+    }
+    // SAFETY: A is the caller's n×n array with leading dimension lda (checked), which LAPACK's
+    // contract gives this call alone; a Cholesky has no auxiliary output.
+    let whole =
+        unsafe { super::solve_whole(cfg, Factor::Potrf(ul), (nu, nu, ld), a.ptr(), std::ptr::null_mut()) };
+    if let Some(r) = whole {
+        rep.finish("dpotrf", format_args!("uplo={uc} n={n}"), Path::Solver, None, flops);
+        return r;
     }
     let nb = cfg.nb_for("dpotrf", nu);
     let a = a.matrix(nu, nu, ld);

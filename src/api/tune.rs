@@ -25,6 +25,12 @@
 //!   the GPU ran dgetrf at n = 8000 at 0.54× OpenBLAS and hetla on the cores alone at 1.29×: a
 //!   GPU must never make a call slower than the machine without it. A call on the host path says
 //!   `devices=off(probe)` or `devices=off(learned)` in the verbose line.
+//! * For DPOTRF, DGETRF and DGEQRF a device with a solver adds a fourth way, [`Way::Solver`]: the
+//!   whole call on that device's vendor library (`crate::device::Device::factor`), tried third
+//!   (`HETLA_SOLVER=off` leaves it out). On one H200 it was the fastest way at n = 4000 for all
+//!   three (1.9-9.7× OpenBLAS), where hetla's tiles with the GPU were slower than the cores alone.
+//!   A solver trial the device declined (INFO > 0, a non-finite diagonal: the tiles then run the
+//!   call from its untouched input) counts as the solver's, with its whole time.
 //! * A tile call that starts within `SPIN_AFTER` (0.2 s) of a forwarded call's end on the same
 //!   thread is not timed: the backend's threads may still be spinning for work and take cores
 //!   from the tiles, which they would not once the class runs on tiles. Hence tiles are tried
@@ -46,6 +52,7 @@
 //! other distributed routines keep the built-in sizes.
 
 use crate::config::{default_min_n, Config, Learn};
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -91,17 +98,30 @@ pub enum Way {
     Tiles,
     /// On tiles on the host's cores alone, although devices are there.
     Host,
+    /// Whole on one device by its vendor solver (DPOTRF, DGETRF, DGEQRF; `Device::factor`).
+    Solver,
     /// In the backend.
     Forward,
 }
 
+/// Which ways a class learns between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ways {
+    /// Tiles and the backend (no devices, or a distributed call).
+    Plain,
+    /// Tiles with the devices, on the host alone, and the backend.
+    Devices,
+    /// As [`Ways::Devices`], and the whole call on a device's solver.
+    Solver,
+}
+
 /// The ways learned between, in trial order: tiles first (a tile call right after a forwarded
 /// one is not timed, [`SPIN_AFTER`]), the backend last.
-fn ways(devices: bool) -> &'static [Way] {
-    if devices {
-        &[Way::Tiles, Way::Host, Way::Forward]
-    } else {
-        &[Way::Tiles, Way::Forward]
+fn ways(set: Ways) -> &'static [Way] {
+    match set {
+        Ways::Plain => &[Way::Tiles, Way::Forward],
+        Ways::Devices => &[Way::Tiles, Way::Host, Way::Forward],
+        Ways::Solver => &[Way::Tiles, Way::Host, Way::Solver, Way::Forward],
     }
 }
 
@@ -113,6 +133,9 @@ struct Class {
     /// Tiles on the host alone, where devices are there (empty without them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     host: Vec<f64>,
+    /// The whole call on a device's solver, where one is there (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    solver: Vec<f64>,
     /// Calls since the last recheck (not kept in the file).
     #[serde(skip)]
     since: u32,
@@ -137,33 +160,39 @@ impl Class {
         match way {
             Way::Tiles => &self.tiles,
             Way::Host => &self.host,
+            Way::Solver => &self.solver,
             Way::Forward => &self.forward,
         }
     }
 
     /// The two ways of the best median rates, best first (ties: the earlier in trial order).
-    fn leaders(&self, devices: bool) -> (Way, Way) {
-        let mut w: Vec<(Way, f64)> = ways(devices).iter().map(|&w| (w, median(self.rates(w)))).collect();
+    fn leaders(&self, set: Ways) -> (Way, Way) {
+        let mut w: Vec<(Way, f64)> = ways(set).iter().map(|&w| (w, median(self.rates(w)))).collect();
         w.sort_by(|a, b| b.1.total_cmp(&a.1));
         (w[0].0, w[1].0)
     }
 
     /// The way this class runs, `None` while samples are missing: every way has [`SAMPLES`]
     /// timings, and where the two best medians are close, those two have [`CLOSE_SAMPLES`].
-    fn decision(&self, devices: bool) -> Option<Way> {
-        if ways(devices).iter().any(|&w| self.rates(w).len() < SAMPLES) {
+    fn decision(&self, set: Ways) -> Option<Way> {
+        if ways(set).iter().any(|&w| self.rates(w).len() < SAMPLES) {
             return None;
         }
-        let (a, b) = self.leaders(devices);
+        let (a, b) = self.leaders(set);
         let (ma, mb) = (median(self.rates(a)), median(self.rates(b)));
         let few = self.rates(a).len() < CLOSE_SAMPLES || self.rates(b).len() < CLOSE_SAMPLES;
         if few && (ma - mb).abs() < CLOSE * ma.max(mb) {
             return None;
         }
-        // The faster tile way, which must beat the backend by the margin.
-        let tiles = if devices && median(&self.host) > median(&self.tiles) { Way::Host } else { Way::Tiles };
-        Some(if median(self.rates(tiles)) >= (1.0 + MARGIN) * median(&self.forward) {
-            tiles
+        // The fastest of hetla's ways, which must beat the backend by the margin.
+        let best = ways(set)
+            .iter()
+            .copied()
+            .filter(|&w| w != Way::Forward)
+            .max_by(|&x, &y| median(self.rates(x)).total_cmp(&median(self.rates(y))).then(Ordering::Greater))
+            .expect("every set has a way besides the backend");
+        Some(if median(self.rates(best)) >= (1.0 + MARGIN) * median(&self.forward) {
+            best
         } else {
             Way::Forward
         })
@@ -172,12 +201,12 @@ impl Class {
     /// The way of the next trial while undecided: each way in trial order until it has
     /// [`SAMPLES`] timings; in a close class, then, the one of the two leaders with fewer timings
     /// (the earlier in trial order on a tie).
-    fn next_trial(&self, devices: bool) -> Way {
-        if let Some(&w) = ways(devices).iter().find(|&&w| self.rates(w).len() < SAMPLES) {
+    fn next_trial(&self, set: Ways) -> Way {
+        if let Some(&w) = ways(set).iter().find(|&&w| self.rates(w).len() < SAMPLES) {
             return w;
         }
-        let (a, b) = self.leaders(devices);
-        let order = |w: Way| ways(devices).iter().position(|&x| x == w);
+        let (a, b) = self.leaders(set);
+        let order = |w: Way| ways(set).iter().position(|&x| x == w);
         let (na, nb) = (self.rates(a).len(), self.rates(b).len());
         if na < nb || (na == nb && order(a) < order(b)) {
             a
@@ -187,8 +216,8 @@ impl Class {
     }
 
     /// The way a recheck of a class decided for `best` takes: the others in turn.
-    fn recheck(&mut self, devices: bool, best: Way) -> Way {
-        let others: Vec<Way> = ways(devices).iter().copied().filter(|&w| w != best).collect();
+    fn recheck(&mut self, set: Ways, best: Way) -> Way {
+        let others: Vec<Way> = ways(set).iter().copied().filter(|&w| w != best).collect();
         let w = others[self.turn as usize % others.len()];
         self.turn = self.turn.wrapping_add(1);
         w
@@ -198,6 +227,7 @@ impl Class {
         let v = match way {
             Way::Tiles => &mut self.tiles,
             Way::Host => &mut self.host,
+            Way::Solver => &mut self.solver,
             Way::Forward => &mut self.forward,
         };
         v.push(rate);
@@ -239,6 +269,15 @@ thread_local! {
     static FORWARD_END: std::cell::Cell<Option<Instant>> = const { std::cell::Cell::new(None) };
     /// Why this thread's current call keeps off the devices (`probe`, `learned`), if it does.
     static HOST: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+    /// Why this thread's current call goes whole to a device's solver (`probe`, `learned`), if
+    /// it does.
+    static SOLVER: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// Why the current call on this thread goes whole to a device's solver ([`Way::Solver`]: its
+/// class learned that way, or it is a trial of it), if it does.
+pub(crate) fn solver() -> Option<&'static str> {
+    SOLVER.with(|h| h.get())
 }
 
 /// Why the current call on this thread runs on the host alone although devices are there (its
@@ -272,6 +311,23 @@ fn has_devices(cfg: &Config) -> bool {
     !cfg.device_force && (cfg.emulate_gpus > 0 || !crate::device::cuda::open(cfg).is_empty())
 }
 
+/// The routines a device's solver runs whole ([`crate::device::Factor`]).
+const SOLVED: &[&str] = &["dpotrf", "dgetrf", "dgeqrf"];
+
+/// The ways a LAPACK call of `routine` learns between on this machine. Every device kind has a
+/// solver (CUDA's cuSOLVER; an emulated device runs the host's LAPACK on its copy), so devices
+/// being there is enough; one that had none would decline each solver trial, which then counts
+/// the tiles' time after it, and the class would settle elsewhere.
+fn ways_for(cfg: &Config, routine: &str) -> Ways {
+    if !has_devices(cfg) {
+        Ways::Plain
+    } else if cfg.solver == crate::config::Solver::Auto && SOLVED.contains(&routine) {
+        Ways::Solver
+    } else {
+        Ways::Devices
+    }
+}
+
 fn class_of(size: usize) -> i32 {
     (2.0 * (size.max(1) as f64).log2()).round() as i32
 }
@@ -281,16 +337,18 @@ fn class_of(size: usize) -> i32 {
 pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option<&'static str> {
     PROBE.with(|p| p.set(None));
     HOST.with(|h| h.set(None));
+    SOLVER.with(|h| h.set(None));
     // CALU's LU is another algorithm than partial pivoting: it learns its break-even apart.
     let routine = match (cfg.lu, routine) {
         (crate::config::Pivoting::Calu, "dgetrf") => "dgetrf-calu",
         (crate::config::Pivoting::Calu, "dgesv") => "dgesv-calu",
         _ => routine,
     };
-    let (why, probe, host) = choose(cfg, routine, default_min_n(routine), size, true);
-    PROBE.with(|p| p.set(probe));
-    HOST.with(|h| h.set(host));
-    why
+    let pick = choose(cfg, routine, default_min_n(routine), size, true);
+    PROBE.with(|p| p.set(pick.probe));
+    HOST.with(|h| h.set(pick.host));
+    SOLVER.with(|h| h.set(pick.solver));
+    pick.why
 }
 
 /// The decision for a distributed call of `routine` on a problem of `size` on a `p`×`q` grid with
@@ -307,8 +365,8 @@ pub(crate) fn decide_dist(
 ) -> (Option<&'static str>, Option<Probe>) {
     let key = intern(format!("{routine}:{p}x{q}:nb{caller_nb}"));
     // Distributed tile calls learn tiles against the backend only.
-    let (why, probe, _) = choose(cfg, key, default_min_n(routine), size, false);
-    (why, probe)
+    let pick = choose(cfg, key, default_min_n(routine), size, false);
+    (pick.why, pick.probe)
 }
 
 /// This thread's next call (its report) is the distributed trial `probe`, if any.
@@ -335,25 +393,31 @@ fn intern(key: String) -> &'static str {
     k
 }
 
-/// Forward (`Some(reason)`) or tiles (`None`) for class key `routine` whose built-in break-even
-/// is `base`, the trial the call is, if it is one, and why a tile call leaves the devices out,
-/// if it does (only with `host_way`, where the host alone is a way of its own when devices are
-/// there).
-fn choose(
-    cfg: &Config,
-    routine: &'static str,
-    base: usize,
-    size: usize,
-    host_way: bool,
-) -> (Option<&'static str>, Option<Probe>, Option<&'static str>) {
+/// What [`choose`] picked for one call.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pick {
+    /// Forward, and why; `None`: hetla runs it.
+    why: Option<&'static str>,
+    /// The trial the call is, if it is one.
+    probe: Option<Probe>,
+    /// Why a tile call leaves the devices out, if it does.
+    host: Option<&'static str>,
+    /// Why the call goes whole to a device's solver, if it does.
+    solver: Option<&'static str>,
+}
+
+/// Forward or not for class key `routine` whose built-in break-even is `base`, the trial the
+/// call is, if it is one, and where hetla runs it (only with `device_ways`, where the devices'
+/// ways are learned when devices are there: the host alone, a device's solver).
+fn choose(cfg: &Config, routine: &'static str, base: usize, size: usize, device_ways: bool) -> Pick {
     if matches!(cfg.learn, Learn::Off) {
-        return ((size < base).then_some("small"), None, None);
+        return Pick { why: (size < base).then_some("small"), ..Pick::default() };
     }
     if size < base / BAND {
-        return (Some("small"), None, None);
+        return Pick { why: Some("small"), ..Pick::default() };
     }
     // Asked only here: calls forwarded as small never start the CUDA driver.
-    let devices = host_way && has_devices(cfg);
+    let set = if device_ways { ways_for(cfg, routine) } else { Ways::Plain };
     let c = class_of(size);
     // Files are read and written outside the lock (a fork in another thread must not find it
     // held for long).
@@ -364,60 +428,57 @@ fn choose(
     let mut guard = lock();
     let st = guard.get_or_insert_with(|| State { learned: Learned::default(), file: None });
     let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
-    let way = match k.decision(devices) {
-        Some(best) => {
+    let (way, probe, mark) = match k.decision(set) {
+        Some(best) if k.since + 1 < RECHECK => {
             k.since += 1;
-            if k.since < RECHECK {
-                return match best {
-                    Way::Tiles => (None, None, None),
-                    Way::Host => (None, None, Some("learned")),
-                    Way::Forward => (Some("learned"), None, None),
-                };
-            }
+            (best, None, "learned")
+        }
+        Some(best) => {
             k.since = 0;
-            k.recheck(devices, best)
+            let w = k.recheck(set, best);
+            (w, Some((routine, c, w)), "probe")
         }
         // Tile trials first: a tile call right after a forwarded one is not timed
         // ([`SPIN_AFTER`]), so forward trials come last.
-        None => k.next_trial(devices),
+        None => {
+            let w = k.next_trial(set);
+            (w, Some((routine, c, w)), "probe")
+        }
     };
-    let probe = Some((routine, c, way));
     match way {
-        Way::Tiles => (None, probe, None),
-        Way::Host => (None, probe, Some("probe")),
-        Way::Forward => (Some("probe"), probe, None),
+        Way::Tiles => Pick { probe, ..Pick::default() },
+        Way::Host => Pick { probe, host: Some(mark), ..Pick::default() },
+        Way::Solver => Pick { probe, solver: Some(mark), ..Pick::default() },
+        Way::Forward => Pick { why: Some(mark), probe, ..Pick::default() },
     }
 }
 
 /// A call's probe mark and host-only reason, set aside while another call runs inside it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Pending(Option<Probe>, Option<&'static str>);
+pub(crate) struct Pending(Option<Probe>, Option<&'static str>, Option<&'static str>);
 
 /// A call starts: takes the marks of the call it runs inside, if any (a forwarded DPOSV's backend
 /// calls our DPOTRF), so that the inner call neither records nor loses the outer one's trial,
 /// and starts with the devices allowed.
 pub(crate) fn set_aside() -> Pending {
-    Pending(PROBE.with(|p| p.take()), HOST.with(|h| h.take()))
+    Pending(PROBE.with(|p| p.take()), HOST.with(|h| h.take()), SOLVER.with(|h| h.take()))
 }
 
 /// A call has finished and recorded its own trial: the outer call's marks are back.
 pub(crate) fn restore(outer: Pending) {
     PROBE.with(|p| p.set(outer.0));
     HOST.with(|h| h.set(outer.1));
+    SOLVER.with(|h| h.set(outer.2));
 }
 
 /// Records the rate of the call of `name` that just finished on this thread, if it was a probe
-/// of that routine and took the path the probe tried (`on_tiles`, on the host alone when
-/// [`host_only`]): a call that went the other way after all (a LAPACK call whose workspace was
-/// too small for the tiles, say) is no timing of the way it was to try.
-pub(crate) fn record(name: &str, on_tiles: bool, flops: f64, seconds: f64) {
+/// of that routine and took the way the probe tried (`took`): a call that went another way after
+/// all (a LAPACK call whose workspace was too small for the tiles, say) is no timing of the way
+/// it was to try. A solver trial that the device declined and the tiles then ran counts as the
+/// solver's, with its whole time: that is what the way costs such calls.
+pub(crate) fn record(name: &str, took: Way, flops: f64, seconds: f64) {
     let Some((routine, c, way)) = PROBE.with(|p| p.take()) else {
         return;
-    };
-    let took = match (on_tiles, host_only().is_some()) {
-        (false, _) => Way::Forward,
-        (true, false) => Way::Tiles,
-        (true, true) => Way::Host,
     };
     if seconds <= 0.0 || flops <= 0.0 || way != took || !routine.starts_with(name) {
         return;
@@ -437,8 +498,15 @@ pub(crate) fn record(name: &str, on_tiles: bool, flops: f64, seconds: f64) {
             return;
         }
         k.push(way, flops / seconds);
-        // Host timings exist only where devices are (and the cache file is per that).
-        let decided = k.decision(!k.host.is_empty()).is_some();
+        // Host and solver timings exist only where devices are (and the cache file is per that).
+        let set = if !k.solver.is_empty() {
+            Ways::Solver
+        } else if !k.host.is_empty() {
+            Ways::Devices
+        } else {
+            Ways::Plain
+        };
+        let decided = k.decision(set).is_some();
         match (&st.file, decided) {
             (Some(f), true) => Some((f.clone(), st.learned.clone())),
             _ => None,
@@ -509,6 +577,17 @@ mod tests {
     /// The learner is process-wide: these tests take turns.
     static SERIAL: Mutex<()> = Mutex::new(());
 
+    /// [`record`] for a call that ran on tiles (`on_tiles`) or forwarded, the way its marks say.
+    fn record_path(name: &str, on_tiles: bool, flops: f64, seconds: f64) {
+        let took = match (on_tiles, solver().is_some(), host_only().is_some()) {
+            (false, _, _) => Way::Forward,
+            (true, true, _) => Way::Solver,
+            (true, false, true) => Way::Host,
+            (true, false, false) => Way::Tiles,
+        };
+        record(name, took, flops, seconds)
+    }
+
     fn fresh(learn: Learn) -> Config {
         *lock() = None;
         let mut c = Config::with_threads(2);
@@ -527,7 +606,7 @@ mod tests {
             .map(|_| {
                 let tiles = decide(cfg, "dgetrf", n).is_none();
                 let secs = if tiles { 1.0 / speedup } else { 1.0 };
-                record("dgetrf", tiles, 1e9, secs);
+                record_path("dgetrf", tiles, 1e9, secs);
                 tiles
             })
             .collect()
@@ -544,7 +623,7 @@ mod tests {
         assert_eq!(decide(&cfg, "dgetrf", base * BAND * 4), None);
         assert!(PROBE.with(|p| p.get()).is_some());
         // With accelerators too (they can be slower than the host alone): a trial.
-        let dev = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        let dev = Config { emulate_gpus: 1, solver: crate::config::Solver::Off, ..fresh(Learn::Memory) };
         assert_eq!(decide(&dev, "dgetrf", base * BAND * 4), None);
         assert_eq!(PROBE.with(|p| p.get()).map(|p| p.2), Some(Way::Tiles));
         let off = fresh(Learn::Off);
@@ -572,7 +651,7 @@ mod tests {
         let call = |ended: Instant| {
             FORWARD_END.with(|f| f.set(Some(ended)));
             let tiles = decide(&cfg, "dgetrf", 1000).is_none();
-            record("dgetrf", tiles, 1e9, 0.001);
+            record_path("dgetrf", tiles, 1e9, 0.001);
             tiles
         };
         let count = |f: fn(&Class) -> usize| {
@@ -606,7 +685,7 @@ mod tests {
         let call = |ended: Instant| {
             FORWARD_END.with(|f| f.set(Some(ended)));
             let tiles = decide(&cfg, "dgetrf", 1000).is_none();
-            record("dgetrf", tiles, 1e9, 0.001);
+            record_path("dgetrf", tiles, 1e9, 0.001);
             tiles
         };
         let r = RECHECK as usize;
@@ -650,7 +729,7 @@ mod tests {
         for &r in &rates {
             let tiles = decide(&cfg, "dgetrf", 4000).is_none();
             paths.push(tiles);
-            record("dgetrf", tiles, 1e9, 1.0 / r);
+            record_path("dgetrf", tiles, 1e9, 1.0 / r);
         }
         assert_eq!(paths, [t, t, t, f, f, f, t, f, t, f]);
         assert_eq!(decide(&cfg, "dgetrf", 4000), None, "tiles (median 1.2 against 1.1) win");
@@ -664,13 +743,13 @@ mod tests {
             || lock().as_ref().unwrap().learned.routines["dgetrf"][&class_of(1000)].tiles.len();
         // A tile trial that ran forwarded after all, or another routine's report: not kept.
         assert!(decide(&cfg, "dgetrf", 1000).is_none());
-        record("dgetrf", false, 1e9, 1.0);
+        record_path("dgetrf", false, 1e9, 1.0);
         assert_eq!(tiles_timings(), 0);
         assert!(decide(&cfg, "dgetrf", 1000).is_none());
-        record("dgels", true, 1e9, 1.0);
+        record_path("dgels", true, 1e9, 1.0);
         assert_eq!(tiles_timings(), 0);
         assert!(decide(&cfg, "dgetrf", 1000).is_none());
-        record("dgetrf", true, 1e9, 1.0);
+        record_path("dgetrf", true, 1e9, 1.0);
         assert_eq!(tiles_timings(), 1);
     }
 
@@ -689,7 +768,7 @@ mod tests {
             arm();
             let tiles = why.is_none();
             paths.push(tiles);
-            record("pdgetrf", tiles, 1e9, if tiles { 0.5 } else { 1.0 });
+            record_path("pdgetrf", tiles, 1e9, if tiles { 0.5 } else { 1.0 });
             restore(outer);
         }
         let (t, f) = (true, false);
@@ -702,7 +781,7 @@ mod tests {
         assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 32), (None, None));
         plan(decide_dist(&cfg, "pdgeqrf", n, (1, 2), 32).1);
         arm();
-        record("dgeqrf", true, 1e9, 1.0);
+        record_path("dgeqrf", true, 1e9, 1.0);
         let g = lock();
         assert!(g.as_ref().unwrap().learned.routines["pdgeqrf:1x2:nb32"][&class_of(n)].tiles.is_empty());
     }
@@ -732,9 +811,9 @@ mod tests {
             // ... runs an inner DPOTRF call through our export.
             let inner = set_aside();
             let potrf_tiles = decide(&cfg, "dpotrf", 2000).is_none();
-            record("dpotrf", potrf_tiles, 1e9, 1.0);
+            record_path("dpotrf", potrf_tiles, 1e9, 1.0);
             restore(inner);
-            record("dposv", posv_tiles, 1e9, 1.0);
+            record_path("dposv", posv_tiles, 1e9, 1.0);
             restore(outer);
         }
         let guard = STATE.lock().unwrap();
@@ -780,8 +859,8 @@ mod tests {
                     (true, None) => Way::Tiles,
                     (true, Some(_)) => Way::Host,
                 };
-                let rate = rates[ways(true).iter().position(|&w| w == way).unwrap()];
-                record("dgetrf", tiles, 1e9, 1e9 / rate);
+                let rate = rates[ways(Ways::Devices).iter().position(|&w| w == way).unwrap()];
+                record_path("dgetrf", tiles, 1e9, 1e9 / rate);
                 way
             })
             .collect()
@@ -790,7 +869,7 @@ mod tests {
     #[test]
     fn with_devices_the_host_alone_is_a_third_way() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let cfg = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        let cfg = Config { emulate_gpus: 1, solver: crate::config::Solver::Off, ..fresh(Learn::Memory) };
         let (t, h, f) = (Way::Tiles, Way::Host, Way::Forward);
         // The H100 case: the host alone fastest, the devices slower than the backend.
         let paths = drive3(&cfg, 3000, 12, [0.5e9, 1.5e9, 1.0e9]);
@@ -811,10 +890,66 @@ mod tests {
         assert!(drive3(&host, 3000, 8, [1e9, 1e9, 0.5e9]).iter().all(|&w| w != h));
     }
 
+    /// Like [`drive3`] with a device's solver as a fourth way: `rates` are the flop/s of tiles
+    /// with the devices, the host alone, the solver and the backend.
+    fn drive4(cfg: &Config, n: usize, calls: usize, rates: [f64; 4]) -> Vec<Way> {
+        (0..calls)
+            .map(|_| {
+                let forward = decide(cfg, "dgetrf", n).is_some();
+                let way = match (forward, solver(), host_only()) {
+                    (true, None, None) => Way::Forward,
+                    (false, Some(_), None) => Way::Solver,
+                    (false, None, Some(_)) => Way::Host,
+                    (false, None, None) => Way::Tiles,
+                    marks => panic!("contradictory marks {marks:?}"),
+                };
+                let rate = rates[ways(Ways::Solver).iter().position(|&w| w == way).unwrap()];
+                record("dgetrf", way, 1e9, 1e9 / rate);
+                way
+            })
+            .collect()
+    }
+
+    #[test]
+    fn with_a_device_solver_the_whole_call_is_a_fourth_way() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        let (t, h, s, f) = (Way::Tiles, Way::Host, Way::Solver, Way::Forward);
+        // The H200 case at n = 4000: the solver with its copies 2.5x the backend, the tiles
+        // with the GPU half of it, the host alone about even.
+        let paths = drive4(&cfg, 4000, 15, [0.5e9, 1.0e9, 2.5e9, 1.0e9]);
+        assert_eq!(paths, [t, t, t, h, h, h, s, s, s, f, f, f, s, s, s]);
+        assert_eq!(decide(&cfg, "dgetrf", 4000), None);
+        assert_eq!((solver(), host_only()), (Some("learned"), None));
+        // Its rechecks take the three others in turn, every RECHECK calls (four calls of the
+        // class have passed since it was decided).
+        let r = RECHECK as usize;
+        let paths = drive4(&cfg, 4000, 3 * r, [0.5e9, 1.0e9, 2.5e9, 1.0e9]);
+        let tried: Vec<(usize, Way)> =
+            paths.iter().enumerate().filter(|(_, &w)| w != s).map(|(i, &w)| (i, w)).collect();
+        assert_eq!(tried, [(r - 5, t), (2 * r - 5, h), (3 * r - 5, f)], "{paths:?}");
+        // A solver no faster than the host alone loses to it; neither beating the backend by
+        // the margin forwards.
+        assert_eq!(drive4(&cfg, 8000, 15, [0.5e9, 2.0e9, 1.2e9, 1.0e9])[12..], [h, h, h]);
+        assert_eq!(drive4(&cfg, 1500, 20, [0.5e9, 0.8e9, 1.01e9, 1.0e9])[17..], [f, f, f]);
+        // Only the three routines a solver runs have the fourth way, and HETLA_SOLVER=off
+        // leaves it out.
+        let off = Config { solver: crate::config::Solver::Off, ..cfg.clone() };
+        *lock() = None;
+        assert!(drive4(&off, 4000, 12, [0.5e9, 1.0e9, 9.0e9, 1.0e9]).iter().all(|&w| w != s));
+        *lock() = None;
+        let outer = set_aside();
+        for _ in 0..12 {
+            decide(&cfg, "dgesv", 4000);
+            assert_eq!(solver(), None, "dgesv has no whole-call solver way");
+        }
+        restore(outer);
+    }
+
     #[test]
     fn a_class_decided_for_the_host_rechecks_the_other_ways_in_turn() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let cfg = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        let cfg = Config { emulate_gpus: 1, solver: crate::config::Solver::Off, ..fresh(Learn::Memory) };
         drive3(&cfg, 3000, 9, [0.5e9, 2e9, 1e9]);
         let r = RECHECK as usize;
         let paths = drive3(&cfg, 3000, 2 * r, [0.5e9, 2e9, 1e9]);
@@ -826,7 +961,12 @@ mod tests {
     #[test]
     fn forced_devices_learn_tiles_against_the_backend_only() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let cfg = Config { emulate_gpus: 1, device_force: true, ..fresh(Learn::Memory) };
+        let cfg = Config {
+            emulate_gpus: 1,
+            device_force: true,
+            solver: crate::config::Solver::Off,
+            ..fresh(Learn::Memory)
+        };
         let paths = drive3(&cfg, 3000, 8, [1e9, 3e9, 0.5e9]);
         assert!(paths.iter().all(|&w| w != Way::Host), "{paths:?}");
     }
@@ -834,7 +974,7 @@ mod tests {
     #[test]
     fn an_inner_call_starts_with_the_devices_allowed_and_the_outer_keeps_its_way() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let cfg = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
+        let cfg = Config { emulate_gpus: 1, solver: crate::config::Solver::Off, ..fresh(Learn::Memory) };
         drive3(&cfg, 3000, 9, [0.5e9, 2e9, 1e9]);
         let outer = set_aside();
         assert_eq!(decide(&cfg, "dgetrf", 3000), None);

@@ -38,7 +38,9 @@
 //! slowest op there (hence the batched form, correct on the H200).
 
 use super::lower::{self, Call, Lowered, Mat, Shape, Src};
-use super::{intern, DevBuf, DevTile, Device, DeviceOp, HostBlock};
+use super::{
+    finite_diagonal, intern, unpack_triangle, DevBuf, DevTile, Device, DeviceOp, Factor, HostBlock, Solve,
+};
 use crate::config::{Config, GpuSelect};
 use crate::error::Error;
 use crate::kernels::{Diag, Side, Trans, Uplo};
@@ -187,9 +189,9 @@ fn diag(d: Diag) -> cb::cublasDiagType_t {
     }
 }
 
-/// cuSOLVER's POTRF workspace in elements, as allocated: the library's query, at least 1 (a null
+/// A cuSOLVER workspace in elements, as allocated: the library's query, at least 1 (a null
 /// workspace is rejected), rounded up to 256 elements so nearby sizes reuse one buffer.
-pub fn potrf_work_elems(query: i32) -> usize {
+pub fn solver_work_elems(query: i32) -> usize {
     (query.max(1) as usize).div_ceil(256) * 256
 }
 
@@ -883,6 +885,169 @@ impl Cuda {
         r
     }
 
+    /// Copies the first `bytes` bytes of `src` out through the pinned out slot, in slot-sized
+    /// pieces, each handed to `take(data, offset)` once it is on the host, after every kernel
+    /// issued so far.
+    ///
+    /// # Safety
+    /// `src` must hold `bytes` bytes; `take` writes only where its caller may.
+    unsafe fn copy_out_with(
+        &self,
+        src: &DevBuf,
+        bytes: usize,
+        mut take: impl FnMut(&[u8], usize),
+    ) -> Result<(), Error> {
+        let _ctx = self.enter()?;
+        let g = self.lane();
+        let lane = g.as_ref().expect("a live session has its lane");
+        // SAFETY: the out stream first waits for every kernel issued so far (the buffer's last
+        // writer among them).
+        ck(unsafe { cu::cuStreamWaitEvent(lane.cout, lane.computed, 0) }, "cuStreamWaitEvent")?;
+        for (off, len) in chunks(bytes) {
+            // SAFETY: the staging slot is only used under the lane's lock and holds SLOT_BYTES ≥
+            // `len`; the copy is complete (stream synchronised) before the slot is read.
+            unsafe {
+                ck(
+                    cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, src.addr + off as u64, len, lane.cout),
+                    "cuMemcpyDtoHAsync_v2",
+                )?;
+                ck(cu::cuStreamSynchronize(lane.cout), "cuStreamSynchronize")?;
+                take(std::slice::from_raw_parts(lane.stage_out, len), off);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Device::factor`] in the buffers `a_dev` (the packed matrix) and `x_dev` (pivots or tau).
+    ///
+    /// # Safety
+    /// As [`Device::factor`]; the buffers hold `a.bytes()` and `min(m, n)` auxiliary elements.
+    unsafe fn factor_in(
+        &self,
+        f: Factor,
+        a: &HostBlock,
+        aux: *mut u8,
+        (a_dev, x_dev): (&DevBuf, &DevBuf),
+    ) -> Solve {
+        let (m, n) = (a.m, a.n);
+        let k = m.min(n);
+        // In, factored, INFO and the diagonal back: the caller's arrays are not written yet.
+        let checked = self.guard(|| {
+            // SAFETY: the caller guarantees `a` readable; `a_dev` holds its packed bytes.
+            unsafe { self.copy_in(a, a_dev)? };
+            let _ctx = self.enter()?;
+            let mut g = self.lane();
+            let lane = g.as_mut().expect("a live session has its lane");
+            let (mi, ni, ld) = (ci(m), ci(n), ci(m.max(1)));
+            let pa = a_dev.addr as *mut f64;
+            let mut lwork = 0;
+            // SAFETY: the queries only read their arguments; `pa` is the packed m×n matrix.
+            cks(
+                unsafe {
+                    match f {
+                        Factor::Potrf(u) => cs::cusolverDnDpotrf_bufferSize(
+                            lane.solver,
+                            fill_solver(u),
+                            ni,
+                            pa,
+                            ld,
+                            &mut lwork,
+                        ),
+                        Factor::Getrf => {
+                            cs::cusolverDnDgetrf_bufferSize(lane.solver, mi, ni, pa, ld, &mut lwork)
+                        }
+                        Factor::Geqrf => {
+                            cs::cusolverDnDgeqrf_bufferSize(lane.solver, mi, ni, pa, ld, &mut lwork)
+                        }
+                    }
+                },
+                "cusolverDn bufferSize",
+            )?;
+            let elems = solver_work_elems(lwork);
+            Lane::grow(lane.comp, &mut lane.work, elems * 8, || self.reclaim())?;
+            let (w, info) = (lane.work.0 as *mut f64, lane.info as *mut i32);
+            const DEV: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            const HOST: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_HOST;
+            // SAFETY: the solver runs on the compute stream after the copies in (the event);
+            // every pointer is one of this call's buffers or the lane's workspace (sized just
+            // above) and devInfo; INFO and the k diagonal entries (m + 1 elements apart in the
+            // packed matrix) come back into the pinned out slot (SLOT_BYTES ≥ 8·(k + 1)), read
+            // once the stream is drained.
+            unsafe {
+                ck(cu::cuStreamWaitEvent(lane.comp, lane.copied, 0), "cuStreamWaitEvent")?;
+                let (call, what) = match f {
+                    Factor::Potrf(u) => (
+                        cs::cusolverDnDpotrf(lane.solver, fill_solver(u), ni, pa, ld, w, ci(elems), info),
+                        "cusolverDnDpotrf",
+                    ),
+                    Factor::Getrf => (
+                        cs::cusolverDnDgetrf(lane.solver, mi, ni, pa, ld, w, x_dev.addr as *mut i32, info),
+                        "cusolverDnDgetrf",
+                    ),
+                    Factor::Geqrf => (
+                        cs::cusolverDnDgeqrf(
+                            lane.solver,
+                            mi,
+                            ni,
+                            pa,
+                            ld,
+                            x_dev.addr as *mut f64,
+                            w,
+                            ci(elems),
+                            info,
+                        ),
+                        "cusolverDnDgeqrf",
+                    ),
+                };
+                cks(call, what)?;
+                ck(
+                    cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, lane.info, 4, lane.comp),
+                    "cuMemcpyDtoHAsync_v2",
+                )?;
+                let diag = Copy2D { width: 8, height: k, src_pitch: (m + 1) * 8, dst_pitch: 8 };
+                Self::copy2d(diag, (DEV, a_dev.addr), (HOST, lane.stage_out as u64 + 8), lane.comp)?;
+                ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
+                ck(cu::cuEventRecord(lane.computed, lane.comp), "cuEventRecord")?;
+                let info = (lane.stage_out as *const i32).read_unaligned();
+                let d = std::slice::from_raw_parts(lane.stage_out.add(8) as *const f64, k);
+                Ok((info, finite_diagonal(d)))
+            }
+        });
+        match checked {
+            Err(e) if super::is_out_of_memory(&e) => return Solve::Declined("no-room"),
+            Err(_) => return Solve::Declined("device-failed"),
+            Ok((info, _)) if info != 0 => return Solve::Declined("info"),
+            Ok((_, false)) => return Solve::Declined("not-finite"),
+            Ok(_) => {}
+        }
+        // The pivots or tau first: a failure there leaves A as it was (they are outputs only).
+        if f.aux_elem() > 0 {
+            let x = HostBlock { ptr: aux, m: k, n: 1, ld: k, elem: f.aux_elem() };
+            // SAFETY: the caller guarantees `aux` writable for k elements.
+            if unsafe { self.copy_out(x_dev, &x) }.is_err() {
+                return Solve::Declined("device-failed");
+            }
+        }
+        // A failure before the first piece is on the host leaves A as it was; one after it (a
+        // matrix of more than one slot, SLOT_BYTES) leaves A partly written.
+        let mut wrote = false;
+        // SAFETY: the caller guarantees `a` writable; a Cholesky writes its triangle only.
+        let r = self.guard(|| unsafe {
+            self.copy_out_with(a_dev, a.bytes(), |data, off| {
+                wrote = true;
+                match f {
+                    Factor::Potrf(u) => unpack_triangle(data, a, off, u),
+                    _ => unpack(data, a, off),
+                }
+            })
+        });
+        match r {
+            Ok(()) => Solve::Done,
+            Err(_) if !wrote => Solve::Declined("device-failed"),
+            Err(e) => Solve::Broken(e),
+        }
+    }
+
     fn lane(&self) -> std::sync::MutexGuard<'_, Option<Lane>> {
         self.lane.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -979,7 +1144,7 @@ impl Cuda {
                     },
                     "cusolverDnDpotrf_bufferSize",
                 )?;
-                work_elems = work_elems.max(potrf_work_elems(lwork));
+                work_elems = work_elems.max(solver_work_elems(lwork));
             }
         }
         Lane::grow(lane.comp, &mut lane.work, work_elems * 8, || self.reclaim())?;
@@ -1265,34 +1430,27 @@ impl Device for Cuda {
     }
 
     unsafe fn copy_out(&self, src: &DevBuf, dst: &HostBlock) -> Result<(), Error> {
-        self.guard(|| {
-            assert!(src.bytes >= dst.bytes(), "device buffer smaller than the host tile");
-            let _ctx = self.enter()?;
-            let g = self.lane();
-            let lane = g.as_ref().expect("a live session has its lane");
-            // SAFETY: the out stream first waits for every kernel issued so far (the buffer's last
-            // writer among them).
-            ck(unsafe { cu::cuStreamWaitEvent(lane.cout, lane.computed, 0) }, "cuStreamWaitEvent")?;
-            for (off, len) in chunks(dst.bytes()) {
-                // SAFETY: the staging slot is only used under the lane's lock and holds SLOT_BYTES ≥
-                // `len`; the copy is complete (stream synchronised) before the slot is read; the
-                // caller guarantees `dst` writable and unshared.
-                unsafe {
-                    ck(
-                        cu::cuMemcpyDtoHAsync_v2(
-                            lane.stage_out as *mut _,
-                            src.addr + off as u64,
-                            len,
-                            lane.cout,
-                        ),
-                        "cuMemcpyDtoHAsync_v2",
-                    )?;
-                    ck(cu::cuStreamSynchronize(lane.cout), "cuStreamSynchronize")?;
-                    unpack(std::slice::from_raw_parts(lane.stage_out, len), dst, off);
-                }
-            }
-            Ok(())
-        })
+        assert!(src.bytes >= dst.bytes(), "device buffer smaller than the host tile");
+        // SAFETY: the caller guarantees `dst` writable for its shape and unshared.
+        self.guard(|| unsafe { self.copy_out_with(src, dst.bytes(), |data, off| unpack(data, dst, off)) })
+    }
+
+    fn has_solver(&self) -> bool {
+        true
+    }
+
+    unsafe fn factor(&self, f: Factor, a: &HostBlock, aux: *mut u8) -> Solve {
+        let (m, n) = (a.m, a.n);
+        let k = m.min(n);
+        let Some(buf) = self.alloc(a.bytes()) else { return Solve::Declined("no-room") };
+        let Some(xbuf) = self.alloc((k * f.aux_elem()).max(8)) else {
+            self.free(buf);
+            return Solve::Declined("no-room");
+        };
+        let outcome = self.factor_in(f, a, aux, (&buf, &xbuf));
+        self.free(xbuf);
+        self.free(buf);
+        outcome
     }
 
     fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {
@@ -1471,10 +1629,10 @@ mod tests {
 
     #[test]
     fn workspace_rules() {
-        assert_eq!(potrf_work_elems(0), 256, "never a null workspace");
-        assert_eq!(potrf_work_elems(-3), 256);
-        assert_eq!(potrf_work_elems(256), 256);
-        assert_eq!(potrf_work_elems(257), 512);
+        assert_eq!(solver_work_elems(0), 256, "never a null workspace");
+        assert_eq!(solver_work_elems(-3), 256);
+        assert_eq!(solver_work_elems(256), 256);
+        assert_eq!(solver_work_elems(257), 512);
         const { assert!(SLOT_BYTES >= 1024 * 1024 * 8, "a 1024×1024 tile goes through pinned staging") };
     }
 

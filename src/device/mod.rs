@@ -432,6 +432,80 @@ impl DeviceOp {
     }
 }
 
+/// A whole LAPACK factorization a device can run on a matrix it holds entirely ([`Device::factor`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Factor {
+    /// DPOTRF of the `Uplo` triangle; the other triangle is neither read nor written.
+    Potrf(Uplo),
+    /// DGETRF, partial pivoting.
+    Getrf,
+    /// DGEQRF.
+    Geqrf,
+}
+
+impl Factor {
+    /// Bytes of the auxiliary output per element of `min(m, n)`: pivots or tau.
+    pub fn aux_elem(self) -> usize {
+        match self {
+            Factor::Potrf(_) => 0,
+            Factor::Getrf => 4,
+            Factor::Geqrf => 8,
+        }
+    }
+}
+
+/// What [`Device::factor`] did.
+#[derive(Debug)]
+pub enum Solve {
+    /// Factored: A and the auxiliary output hold the factorization, INFO 0.
+    Done,
+    /// Nothing written (no room, a device error before any write, INFO > 0, a non-finite
+    /// diagonal); the reason, for the verbose line. The call runs its usual way.
+    Declined(&'static str),
+    /// The device failed while A was being copied back: part of A is overwritten.
+    Broken(Error),
+}
+
+/// Whether every entry of a factor's diagonal is finite (LAPACK's INFO and pivots on NaN or Inf
+/// input are its own: a device's solver result with a non-finite diagonal is not kept).
+pub fn finite_diagonal(diag: &[f64]) -> bool {
+    diag.iter().all(|d| d.is_finite())
+}
+
+/// Copies packed column bytes `off..off + data.len()` of an n×n f64 matrix (leading dimension n)
+/// into the host block `b`, but only the entries of the `uplo` triangle (diagonal included): a
+/// DPOTRF leaves the other triangle as the caller had it.
+///
+/// # Safety
+/// `b.ptr` must be writable for the triangle of its shape (`b.elem` 8, `b.m == b.n`).
+pub unsafe fn unpack_triangle(data: &[u8], b: &HostBlock, off: usize, uplo: Uplo) {
+    assert!(b.elem == 8 && b.m == b.n && off.is_multiple_of(8) && data.len().is_multiple_of(8));
+    let n = b.m;
+    let (first, last) = (off / 8, (off + data.len()) / 8);
+    let mut e = first;
+    while e < last {
+        let (j, i) = (e / n, e % n);
+        // The run of column j from row i up to the column's end or the data's end.
+        let end = (e + (n - i)).min(last);
+        let (lo, hi) = match uplo {
+            Uplo::Lower => (i.max(j), i + (end - e)),
+            Uplo::Upper => (i, (i + (end - e)).min(j + 1)),
+        };
+        if lo < hi {
+            // SAFETY: rows lo..hi of column j lie in the triangle of the caller's block; the
+            // source bytes are inside `data` (element e + (lo − i) up to `end`).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    data.as_ptr().add((e + lo - i - first) * 8),
+                    b.ptr.add((j * b.ld + lo) * 8),
+                    (hi - lo) * 8,
+                )
+            };
+        }
+        e = end;
+    }
+}
+
 /// A buffer in a device's memory. `addr` means what the device says (a byte offset into the
 /// emulated arena, a `CUdeviceptr` for CUDA); `bytes` is its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -510,6 +584,22 @@ pub trait Device: Send + Sync {
     /// Whether this device implements `op`; tasks it cannot run go back to the host.
     fn supports(&self, _op: &DeviceOp) -> bool {
         true
+    }
+    /// Whether [`Device::factor`] runs whole factorizations here.
+    fn has_solver(&self) -> bool {
+        false
+    }
+    /// The whole factorization `f` of the host matrix `a` on this device (a vendor solver; an
+    /// emulated device runs the host's LAPACK on its copy): copied in, factored, and copied back
+    /// only where it succeeded with INFO 0 and a finite diagonal (anything else LAPACK answers
+    /// its own way: [`Solve::Declined`], nothing written). `aux` receives the pivots (`min(m, n)`
+    /// i32, 1-based) of [`Factor::Getrf`] or tau (`min(m, n)` f64) of [`Factor::Geqrf`].
+    ///
+    /// # Safety
+    /// `a` must be readable and writable for its shape (f64, `elem` 8) and `aux` writable for
+    /// `min(m, n)` elements, both unshared during the call.
+    unsafe fn factor(&self, _f: Factor, _a: &HostBlock, _aux: *mut u8) -> Solve {
+        Solve::Declined("no solver")
     }
     /// Measured DGEMM rate in flop/s (measured once per process per device kind and cached).
     fn gemm_rate(&self) -> f64;
@@ -708,6 +798,31 @@ impl DevStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unpack_triangle_writes_its_triangle_only_whatever_the_pieces() {
+        let (n, ld) = (5, 7);
+        let packed: Vec<f64> = (0..n * n).map(|x| x as f64).collect();
+        let bytes: Vec<u8> = packed.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        for uplo in [Uplo::Lower, Uplo::Upper] {
+            for piece in [1, 3, 4, 25] {
+                let mut host = vec![-1.0; ld * n];
+                let b = HostBlock { ptr: host.as_mut_ptr() as *mut u8, m: n, n, ld, elem: 8 };
+                for off in (0..n * n).step_by(piece) {
+                    let end = (off + piece).min(n * n);
+                    // SAFETY: `host` holds ld·n elements.
+                    unsafe { unpack_triangle(&bytes[off * 8..end * 8], &b, off * 8, uplo) };
+                }
+                for j in 0..n {
+                    for i in 0..ld {
+                        let inside = i < n && if uplo == Uplo::Lower { i >= j } else { i <= j };
+                        let want = if inside { (i + j * n) as f64 } else { -1.0 };
+                        assert_eq!(host[i + j * ld], want, "{uplo:?}, pieces of {piece}: ({i}, {j})");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn interned_names_are_shared() {

@@ -5,8 +5,8 @@
 # INFO, pivots, factors, tau).
 #
 #   faults   for each injection point (allocation, pinned allocation, each copy kind, memset,
-#            stream and event synchronization, event record and wait, each cuBLAS routine, both
-#            cuSOLVER calls), on 1 and 2 fake GPUs, FAKECUDA_FAIL=POINT:N (N = half of that
+#            stream and event synchronization, event record and wait, each cuBLAS routine, the
+#            Cholesky's cuSOLVER calls), on 1 and 2 fake GPUs, FAKECUDA_FAIL=POINT:N (N = half of that
 #            function's calls in a run without faults, so the failure comes mid-run) and
 #            POINT:1+ (that call and all later ones fail): the program must exit 0 (every answer
 #            equal to OpenBLAS's), the injection must have happened, no `fakecuda: violation`
@@ -16,6 +16,10 @@
 #            report (FAKECUDA_REPORT=1) shows exactly the resources of L pooled stream sets
 #            (device memory, pinned memory, streams and events, each L times what one set holds
 #            in the run without faults), L at most the number of GPUs left in service.
+#   solver   the same on 1 fake GPU with every call whole on the GPU's solver (HETLA_SOLVER=force):
+#            the copies, the synchronization and each cuSOLVER call of DPOTRF, DGETRF and DGEQRF;
+#            a solver call that fails before it wrote the caller's matrix is answered by the tiles
+#            (on the host, the GPU disabled), so every answer must still equal OpenBLAS's.
 #   context  the program with its own CUDA context (calls.c own-context): after every call, also
 #            after injected failures, its context is current and its allocation usable.
 #   memory   300 calls against 30 on an 8 MiB fake GPU: the at-exit report (FAKECUDA_REPORT=1)
@@ -73,12 +77,12 @@ numbers() {
     sed -n 's/^fakecuda: at exit: device live=\([0-9]*\) peak=[0-9]*, pinned live=\([0-9]*\), streams=\([0-9]*\), events=\([0-9]*\)$/\1 \2 \3 \4/p' "$1" | tail -n 1
 }
 
-# leaks LOG GPUS LEFT: empty when the report of LOG is L stream sets' worth (L <= LEFT) of what
-# one set holds in the run without faults on GPUS GPUs (the report of dry$GPUS); else why not.
+# leaks LOG GPUS LEFT DRY: empty when the report of LOG is L stream sets' worth (L <= LEFT) of what
+# one set holds in the run without faults on GPUS GPUs (the report of the run DRY); else why not.
 leaks() {
     local got one l k
     got=($(numbers "$1"))
-    one=($(numbers "$OUT/dry$2.log"))
+    one=($(numbers "$OUT/$4.log"))
     [ ${#got[@]} -eq 4 ] || { echo "no at-exit report"; return; }
     for l in $(seq 0 "$3"); do
         k=0
@@ -88,23 +92,27 @@ leaks() {
     echo "resources left at exit (device, pinned, streams, events: ${got[*]}) are not those of at most $3 pooled stream sets (each: $((one[0] / $2)) $((one[1] / $2)) $((one[2] / $2)) $((one[3] / $2)))"
 }
 
-for g in 1 2; do
-    run "dry$g" 30 -- FAKECUDA_DEVICES=$g FAKECUDA_COUNTS=1 FAKECUDA_REPORT=1
+# inject TAG GPUS POINTS ENV...: a run without faults (dry$TAG), then each point of POINTS failing
+# mid-run and from its first call on, every run with ENV.
+inject() {
+    local tag=$1 g=$2 points=$3
+    shift 3
+    run "dry$tag" 30 -- FAKECUDA_DEVICES=$g FAKECUDA_COUNTS=1 FAKECUDA_REPORT=1 "$@"
     if [ $rc -ne 0 ]; then
-        fail "gpus=$g: the run without faults fails (exit $rc)"
-        tail -n 20 "$OUT/dry$g.log" | sed 's/^/    | /'
-        continue
+        fail "$tag: the run without faults fails (exit $rc)"
+        tail -n 20 "$OUT/dry$tag.log" | sed 's/^/    | /'
+        return
     fi
-    counts=$(grep '^fakecuda: calls: .*cuInit=' "$OUT/dry$g.log" | tail -n 1)
-    for p in $POINTS; do
+    counts=$(grep '^fakecuda: calls: .*cuInit=' "$OUT/dry$tag.log" | tail -n 1)
+    for p in $points; do
         c=$(sed -n "s/.* $p=\([0-9]*\).*/\1/p" <<<"$counts")
         if [ -z "$c" ]; then
-            fail "gpus=$g $p: never called without faults; not an injection point of this run"
+            fail "$tag $p: never called without faults; not an injection point of this run"
             continue
         fi
         for spec in "$p:$(((c + 1) / 2))" "$p:1+"; do
-            name="g$g-${spec//[:+]/_}"
-            run "$name" 30 -- FAKECUDA_DEVICES=$g FAKECUDA_FAIL="$spec" FAKECUDA_REPORT=1
+            name="$tag-${spec//[:+]/_}"
+            run "$name" 30 -- FAKECUDA_DEVICES=$g FAKECUDA_FAIL="$spec" FAKECUDA_REPORT=1 "$@"
             log=$OUT/$name.log
             why=""
             [ $rc -eq 0 ] || why="exit status $rc (1: an answer differs from OpenBLAS's; 124: timeout)"
@@ -118,17 +126,23 @@ for g in 1 2; do
             cuMemAlloc_v2 | cuMemHostAlloc) ;;
             *) [ "$lines" -ge 1 ] || why="${why:+$why; }no 'hetla: cudaK disabled' line" ;;
             esac
-            leak=$(leaks "$log" $g $((g - lines)))
+            leak=$(leaks "$log" $g $((g - lines)) "dry$tag")
             [ -n "$leak" ] && why="${why:+$why; }$leak"
             if [ -z "$why" ]; then
-                pass "gpus=$g FAKECUDA_FAIL=$spec: answers equal OpenBLAS's; $(grep -m1 '^hetla: cuda[0-9]* disabled' "$log" || echo 'no device disabled')"
+                pass "$tag FAKECUDA_FAIL=$spec: answers equal OpenBLAS's; $(grep -m1 '^hetla: cuda[0-9]* disabled' "$log" || echo 'no device disabled')"
             else
-                fail "gpus=$g FAKECUDA_FAIL=$spec: $why"
+                fail "$tag FAKECUDA_FAIL=$spec: $why"
                 grep -v '^hetla: d' "$log" | tail -n 8 | sed 's/^/    | /'
             fi
         done
     done
+}
+for g in 1 2; do
+    inject "gpus$g" $g "$POINTS"
 done
+inject solver 1 "cuMemAlloc_v2 cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 cuMemcpy2DAsync_v2 cuStreamSynchronize
+cuEventSynchronize cusolverDnDpotrf_bufferSize cusolverDnDpotrf cusolverDnDgetrf_bufferSize cusolverDnDgetrf
+cusolverDnDgeqrf_bufferSize cusolverDnDgeqrf" HETLA_SOLVER=force
 
 # The program's own context survives calls, also failing ones.
 for spec in "" "cublasDgemm_v2:20" "cuMemcpyDtoHAsync_v2:1+" "cuStreamSynchronize:50"; do

@@ -23,7 +23,7 @@ multi=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 for l in liblapack.so.3 libblas.so.3 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libtmglib.so.3; do
     cp -L "$(ldconfig -p | awk -v l="$l" '$1 == l { print $NF; exit }')" "$KIT/lib/$l"
 done
-ln -s liblapack.so.3 "$KIT/lib/liblapack.so"
-ln -s libblas.so.3 "$KIT/lib/libblas.so"
+ln -sf liblapack.so.3 "$KIT/lib/liblapack.so"
+ln -sf libblas.so.3 "$KIT/lib/libblas.so"
 cp "/usr/lib/$multi/lapack/xlintstd" "/usr/lib/$multi/lapack/dtest.in" "$KIT/lapack/"
 du -sh "$KIT"

@@ -13,6 +13,9 @@
 #           modes at 8000 did not fit in four minutes), 3 samples each
 #   trace   HETLA_TRACE of one dgetrf and one dgeqrf of n = 4000 forced on the GPU:
 #           target/gpu-run/trace-ROUTINE.json, where the time goes (chrome://tracing, Perfetto)
+#   solver  the whole-call solver way on the GPU: the library's solver_tests with the GPU
+#           (HETLA_TEST_GPUS=all), and dpotrf, dgetrf, dgeqrf of n = 3000 with HETLA_SOLVER=force
+#           checked against OpenBLAS by bench/out/driver, each line `path=solver dev=cuda0`
 #   nb      the device tile B swept (GPU_NB_LIST, default "256 384 512"): dpotrf, dgetrf, dgeqrf at
 #           GPU_NB_SIZES (default 4000 8000) forced on the GPU with HETLA_DEVICE_NB=B, 2 samples
 #           each against OpenBLAS: target/gpu-run/nb-B.csv and a table (not in the default steps)
@@ -122,6 +125,21 @@ for s in $STEPS; do
         grep -E '^\[FAIL\]|^ffi-tests:' "$LOGS/ffi.log" | head -n 30
         cat ffi-tests/build/logs/*.err 2>/dev/null | grep -m 3 -E 'dev=cuda0' | cut -c1-200
         result ffi "$rc"
+        ;;
+    solver)
+        HETLA_TEST_GPUS=all timeout "$(limit 60)" "$KIT/bin/hetla-unit" solver_tests >"$LOGS/solver-unit.log" 2>&1
+        rc=$?
+        grep -E '^test result|FAILED|panicked' "$LOGS/solver-unit.log" | head -n 10
+        HETLA_VERBOSE=1 HETLA_MIN_N=0 HETLA_GPUS=all HETLA_SOLVER=force BENCH_WARM=0 timeout "$(limit 90)" \
+            bench/out/driver --routines dpotrf,dgetrf,dgeqrf --sizes 3000 --reps 2 --out "$LOGS/solver.csv" \
+            >"$LOGS/solver.log" 2>&1 || rc=$?
+        cat "$LOGS/solver.csv" 2>/dev/null
+        for r in dpotrf dgetrf dgeqrf; do
+            line=$(grep "^hetla: $r .*n=3000" "$LOGS/solver.log" | tail -n 1)
+            echo "${line:-hetla: $r: no line}" | cut -c1-200
+            echo "$line" | grep -q 'path=solver dev=cuda0' || rc=3
+        done
+        result solver "$rc"
         ;;
     nb)
         rc=0

@@ -9,9 +9,13 @@
 #   2. a second process with that folder takes the same path from its first call, no probe;
 #   3. HETLA_CACHE_DIR=off: the built-in size decides (reason=small), nothing is written;
 #   4. order 300 (below the band): forwarded with reason=small, no probe;
-#   5. with an emulated accelerator (HETLA_EMULATE_GPUS=1), fresh cache: three ways, nine trials:
-#      three on tiles, three on the host alone (devices=off(probe)), three forwarded, then (after
-#      more trials where two ways are close) the last four of twenty calls take one way.
+#   5. with an emulated accelerator (HETLA_EMULATE_GPUS=1) and HETLA_SOLVER=off, fresh cache: three
+#      ways, nine trials: three on tiles, three on the host alone (devices=off(probe)), three
+#      forwarded, then (after more trials where two ways are close) the last four of twenty calls
+#      take one way;
+#   6. the same with the device's solver (HETLA_SOLVER unset): four ways, twelve trials, the
+#      whole call on the device (path=solver) third, and the last four of twenty-four calls take
+#      one way.
 # Every call's result passes the residual check. Prints [PASS]/[FAIL] lines and a count.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +44,7 @@ run() {
     [ $rc -eq 0 ] || fail "$name" "exit status $rc" "$tmp/$name.log"
     grep '^hetla: dgetrf ' "$tmp/$name.log" |
         sed -e 's/.*reason=probe.*/probe/' -e 's/.*path=forward.*/forward/' -e 's/.*devices=off(.*/host/' \
+            -e 's/.*path=solver.*/solver/' \
             -e 's/.*path=tiles.*/tiles/' |
         tr '\n' ' ' >"$tmp/$name.paths"
 }
@@ -83,7 +88,7 @@ else
     fail "small" "paths: $(cat "$tmp/small.paths")" "$tmp/small.log"
 fi
 
-run devices 1000 20 HETLA_CACHE_DIR="$tmp/cache3" HETLA_EMULATE_GPUS=1
+run devices 1000 20 HETLA_CACHE_DIR="$tmp/cache3" HETLA_EMULATE_GPUS=1 HETLA_SOLVER=off
 p=$(cat "$tmp/devices.paths")
 read -r -a w <<<"$p"
 last=${w[19]:-none}
@@ -93,6 +98,17 @@ if [ "${#w[@]}" -eq 20 ] && [ "${w[*]:0:9}" = "tiles tiles tiles host host host 
     pass "with a device: tiles x3, host alone x3, probe x3, then $last (paths: $p)"
 else
     fail "devices" "paths: $p" "$tmp/devices.log"
+fi
+
+run solver 1000 24 HETLA_CACHE_DIR="$tmp/cache4" HETLA_EMULATE_GPUS=1
+p=$(cat "$tmp/solver.paths")
+read -r -a w <<<"$p"
+last=${w[23]:-none}
+if [ "${#w[@]}" -eq 24 ] && [ "${w[*]:0:12}" = "tiles tiles tiles host host host solver solver solver probe probe probe" ] &&
+    [ "${w[*]:20}" = "$last $last $last $last" ] && [ "$last" != probe ] && grep -q 'path=solver dev=emu0' "$tmp/solver.log"; then
+    pass "with a device's solver: tiles x3, host alone x3, solver x3, probe x3, then $last (paths: $p)"
+else
+    fail "solver" "paths: $p" "$tmp/solver.log"
 fi
 echo "tune: $passed passed, $failed failed"
 [ $failed -eq 0 ]
