@@ -33,7 +33,9 @@ cd "$(dirname "$0")/../.."
 KIT=$(cd "${1:-target/gpu-kit}" && pwd)
 LOGS=target/gpu-run
 mkdir -p "$LOGS" target/release bench/out
-cp "$KIT/lib/libhetla.so" target/release/libhetla.so
+# A new file renamed over the old one: a process that has the old one mapped keeps it (copying
+# over it in place crashed a test suite running from it with SIGBUS).
+cp "$KIT/lib/libhetla.so" target/release/.libhetla.so.kit && mv -f target/release/.libhetla.so.kit target/release/libhetla.so
 cp "$KIT/bin/driver" "$KIT/bin/cusolver_ref" bench/out/
 STEPS=${GPU_STEPS:-smoke bench trace unit lapack ffi}
 END=$(($(date +%s) + ${GPU_DEADLINE_S:-900}))
