@@ -401,13 +401,9 @@ impl<'a> Report<'a> {
         // A tile call the learner kept off the devices is `tiles:host`.
         let why = why.or((path == Path::Tiles && tune::host_only().is_some()).then_some("host"));
         LAST.with(|l| l.set(Some((path, Reason::of(why)))));
-        // A solver trial the device declined ran on tiles: the solver's cost for such calls.
         let took = match path {
-            Path::Forward => tune::Way::Forward,
             Path::Solver => tune::Way::Solver,
-            Path::Tiles if tune::solver().is_some() => tune::Way::Solver,
-            Path::Tiles if tune::host_only().is_some() => tune::Way::Host,
-            Path::Tiles => tune::Way::Tiles,
+            _ => tune::way_taken(path == Path::Tiles),
         };
         tune::record(routine, took, flops, t);
         if path == Path::Forward {

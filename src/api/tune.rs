@@ -471,6 +471,18 @@ pub(crate) fn restore(outer: Pending) {
     SOLVER.with(|h| h.set(outer.2));
 }
 
+/// The way a call that ran on tiles (`on_tiles`) or in the backend took, by this thread's marks:
+/// a tile call marked for the solver is a solver trial the device declined (it counts as the
+/// solver's, [`record`]), one marked for the host alone ran there.
+pub(crate) fn way_taken(on_tiles: bool) -> Way {
+    match (on_tiles, solver().is_some(), host_only().is_some()) {
+        (false, _, _) => Way::Forward,
+        (true, true, _) => Way::Solver,
+        (true, false, true) => Way::Host,
+        (true, false, false) => Way::Tiles,
+    }
+}
+
 /// Records the rate of the call of `name` that just finished on this thread, if it was a probe
 /// of that routine and took the way the probe tried (`took`): a call that went another way after
 /// all (a LAPACK call whose workspace was too small for the tiles, say) is no timing of the way
@@ -579,13 +591,7 @@ mod tests {
 
     /// [`record`] for a call that ran on tiles (`on_tiles`) or forwarded, the way its marks say.
     fn record_path(name: &str, on_tiles: bool, flops: f64, seconds: f64) {
-        let took = match (on_tiles, solver().is_some(), host_only().is_some()) {
-            (false, _, _) => Way::Forward,
-            (true, true, _) => Way::Solver,
-            (true, false, true) => Way::Host,
-            (true, false, false) => Way::Tiles,
-        };
-        record(name, took, flops, seconds)
+        record(name, way_taken(on_tiles), flops, seconds)
     }
 
     fn fresh(learn: Learn) -> Config {

@@ -39,7 +39,8 @@
 
 use super::lower::{self, Call, Lowered, Mat, Shape, Src};
 use super::{
-    finite_diagonal, intern, unpack_triangle, DevBuf, DevTile, Device, DeviceOp, Factor, HostBlock, Solve,
+    declined, intern, unpack_triangle, with_solver_buffers, DevBuf, DevTile, Device, DeviceOp, Factor,
+    HostBlock, Solve,
 };
 use crate::config::{Config, GpuSelect};
 use crate::error::Error;
@@ -1010,15 +1011,14 @@ impl Cuda {
                 ck(cu::cuEventRecord(lane.computed, lane.comp), "cuEventRecord")?;
                 let info = (lane.stage_out as *const i32).read_unaligned();
                 let d = std::slice::from_raw_parts(lane.stage_out.add(8) as *const f64, k);
-                Ok((info, finite_diagonal(d)))
+                Ok(declined(info, d))
             }
         });
         match checked {
             Err(e) if super::is_out_of_memory(&e) => return Solve::Declined("no-room"),
             Err(_) => return Solve::Declined("device-failed"),
-            Ok((info, _)) if info != 0 => return Solve::Declined("info"),
-            Ok((_, false)) => return Solve::Declined("not-finite"),
-            Ok(_) => {}
+            Ok(Some(why)) => return Solve::Declined(why),
+            Ok(None) => {}
         }
         // The pivots or tau first: a failure there leaves A as it was (they are outputs only).
         if f.aux_elem() > 0 {
@@ -1440,17 +1440,8 @@ impl Device for Cuda {
     }
 
     unsafe fn factor(&self, f: Factor, a: &HostBlock, aux: *mut u8) -> Solve {
-        let (m, n) = (a.m, a.n);
-        let k = m.min(n);
-        let Some(buf) = self.alloc(a.bytes()) else { return Solve::Declined("no-room") };
-        let Some(xbuf) = self.alloc((k * f.aux_elem()).max(8)) else {
-            self.free(buf);
-            return Solve::Declined("no-room");
-        };
-        let outcome = self.factor_in(f, a, aux, (&buf, &xbuf));
-        self.free(xbuf);
-        self.free(buf);
-        outcome
+        // SAFETY: the caller's guarantees, passed on; the buffers are sized for `a`.
+        with_solver_buffers(self, f, a, |buf, xbuf| unsafe { self.factor_in(f, a, aux, (buf, xbuf)) })
     }
 
     fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {

@@ -15,11 +15,14 @@
 //! real device.
 
 use super::{
-    finite_diagonal, host_core_rate, intern, unpack_triangle, DevBuf, DevTile, Device, DeviceOp, Factor,
-    HostBlock, Solve, Tiles,
+    declined, host_core_rate, intern, unpack_triangle, with_solver_buffers, DevBuf, DevTile, Device,
+    DeviceOp, Factor, HostBlock, Solve, Tiles,
 };
+use crate::backend::forward;
 use crate::error::Error;
 use crate::graph::op::Operands;
+use crate::kernels::Uplo;
+use crate::tile::Raw;
 use crate::tile::{RawBlock, View, ViewMut};
 use std::alloc::Layout;
 use std::sync::Mutex;
@@ -260,52 +263,37 @@ impl Device for Emulated {
     unsafe fn factor(&self, f: Factor, a: &HostBlock, aux: *mut u8) -> Solve {
         // The host's LAPACK (the backend) on this device's copy, as a GPU's vendor solver would
         // run on its own: the same copies in and out, the same rules for what comes back.
-        let (m, n) = (a.m, a.n);
-        let k = m.min(n);
-        let Some(buf) = self.alloc(a.bytes()) else { return Solve::Declined("no-room") };
-        let Some(xbuf) = self.alloc((k * f.aux_elem()).max(1)) else {
-            self.free(buf);
-            return Solve::Declined("no-room");
-        };
-        // SAFETY: the caller guarantees `a` readable; `buf` holds its packed bytes.
-        unsafe { self.copy_in(a, &buf).expect("emulated copies do not fail") };
-        let (d, x) = (self.at(&buf) as *mut f64, self.at(&xbuf));
-        let (mi, ni, ld) = (m as i32, n as i32, m.max(1) as i32);
-        use crate::backend::forward;
-        use crate::tile::Raw;
-        // SAFETY: `d` holds the packed m×n matrix (leading dimension m) and `x` k elements of
-        // the auxiliary output, both inside the arena and this call's own buffers.
-        let info = unsafe {
-            match f {
-                Factor::Potrf(u) => {
-                    let c = if u == crate::kernels::Uplo::Lower { b'L' } else { b'U' };
-                    forward::dpotrf(c, ni, Raw::new(d), ld)
+        with_solver_buffers(self, f, a, |buf, xbuf| {
+            let (m, n) = (a.m, a.n);
+            let k = m.min(n);
+            // SAFETY: the caller guarantees `a` readable; `buf` holds its packed bytes.
+            unsafe { self.copy_in(a, buf).expect("emulated copies do not fail") };
+            let (d, x) = (self.at(buf) as *mut f64, self.at(xbuf));
+            let (mi, ni, ld) = (m as i32, n as i32, m.max(1) as i32);
+            // SAFETY: `d` holds the packed m×n matrix (leading dimension m) and `x` k elements
+            // of the auxiliary output, both inside the arena and this call's own buffers.
+            let info = unsafe {
+                match f {
+                    Factor::Potrf(u) => {
+                        let c = if u == Uplo::Lower { b'L' } else { b'U' };
+                        forward::dpotrf(c, ni, Raw::new(d), ld)
+                    }
+                    Factor::Getrf => forward::dgetrf(mi, ni, Raw::new(d), ld, Raw::new(x as *mut i32)),
+                    Factor::Geqrf => {
+                        let mut q = 0.0;
+                        let tau = Raw::new(x as *mut f64);
+                        forward::dgeqrf(mi, ni, Raw::new(d), ld, tau, Raw::new(&mut q), -1);
+                        let mut work = vec![0.0; (q as usize).max(1)];
+                        let lwork = work.len() as i32;
+                        forward::dgeqrf(mi, ni, Raw::new(d), ld, tau, Raw::new(work.as_mut_ptr()), lwork)
+                    }
                 }
-                Factor::Getrf => forward::dgetrf(mi, ni, Raw::new(d), ld, Raw::new(x as *mut i32)),
-                Factor::Geqrf => {
-                    let mut q = 0.0;
-                    let tau = Raw::new(x as *mut f64);
-                    forward::dgeqrf(mi, ni, Raw::new(d), ld, tau, Raw::new(&mut q), -1);
-                    let mut work = vec![0.0; (q as usize).max(1)];
-                    forward::dgeqrf(
-                        mi,
-                        ni,
-                        Raw::new(d),
-                        ld,
-                        tau,
-                        Raw::new(work.as_mut_ptr()),
-                        work.len() as i32,
-                    )
-                }
+            };
+            // SAFETY: diagonal entries of the packed matrix.
+            let diag: Vec<f64> = (0..k).map(|i| unsafe { *d.add(i * m + i) }).collect();
+            if let Some(why) = declined(info, &diag) {
+                return Solve::Declined(why);
             }
-        };
-        // SAFETY: diagonal entries of the packed matrix.
-        let diag: Vec<f64> = (0..k).map(|i| unsafe { *d.add(i * m + i) }).collect();
-        let outcome = if info != 0 {
-            Solve::Declined("info")
-        } else if !finite_diagonal(&diag) {
-            Solve::Declined("not-finite")
-        } else {
             // SAFETY: the caller guarantees `a` writable and `aux` writable for k elements; the
             // buffers hold what is copied.
             unsafe {
@@ -313,15 +301,12 @@ impl Device for Emulated {
                     Factor::Potrf(u) => {
                         unpack_triangle(std::slice::from_raw_parts(d as *const u8, a.bytes()), a, 0, u)
                     }
-                    _ => self.copy_out(&buf, a).expect("emulated copies do not fail"),
+                    _ => self.copy_out(buf, a).expect("emulated copies do not fail"),
                 }
                 std::ptr::copy_nonoverlapping(x, aux, k * f.aux_elem());
             }
             Solve::Done
-        };
-        self.free(xbuf);
-        self.free(buf);
-        outcome
+        })
     }
 
     fn gemm_rate(&self) -> f64 {

@@ -466,10 +466,37 @@ pub enum Solve {
     Broken(Error),
 }
 
-/// Whether every entry of a factor's diagonal is finite (LAPACK's INFO and pivots on NaN or Inf
-/// input are its own: a device's solver result with a non-finite diagonal is not kept).
-pub fn finite_diagonal(diag: &[f64]) -> bool {
-    diag.iter().all(|d| d.is_finite())
+/// Why a device solver's result is not kept, if it is not: INFO > 0 (a singular or indefinite
+/// matrix), or a non-finite diagonal (NaN or Inf input): LAPACK answers those its own way, so the
+/// call runs on tiles from the untouched input.
+pub fn declined(info: i32, diag: &[f64]) -> Option<&'static str> {
+    if info != 0 {
+        Some("info")
+    } else if !diag.iter().all(|d| d.is_finite()) {
+        Some("not-finite")
+    } else {
+        None
+    }
+}
+
+/// Runs a [`Device::factor`] body `run` on two buffers of `dev`, the packed matrix (`a.bytes()`)
+/// and the auxiliary output (`min(m, n)` pivots or tau), freed again after it; declined when
+/// the device has no room for them.
+pub fn with_solver_buffers<D: Device + ?Sized>(
+    dev: &D,
+    f: Factor,
+    a: &HostBlock,
+    run: impl FnOnce(&DevBuf, &DevBuf) -> Solve,
+) -> Solve {
+    let Some(buf) = dev.alloc(a.bytes()) else { return Solve::Declined("no-room") };
+    let Some(xbuf) = dev.alloc((a.m.min(a.n) * f.aux_elem()).max(8)) else {
+        dev.free(buf);
+        return Solve::Declined("no-room");
+    };
+    let outcome = run(&buf, &xbuf);
+    dev.free(xbuf);
+    dev.free(buf);
+    outcome
 }
 
 /// Copies packed column bytes `off..off + data.len()` of an n×n f64 matrix (leading dimension n)

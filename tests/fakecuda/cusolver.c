@@ -156,10 +156,10 @@ static cusolverStatus_t begin(cusolverDnHandle_t h, const char *fn, struct fc_ct
 
 static int bad_dims(int m, int n, int lda) { return m < 0 || n < 0 || lda < (m > 1 ? m : 1); }
 
-EXPORT cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t h, int m, int n, double *A, int lda,
-                                                    int *Lwork)
+/* The bufferSize queries of getrf and geqrf: A an m x n device matrix, *lwork = elems(m, n). */
+static cusolverStatus_t buffer_size(cusolverDnHandle_t h, const char *fn, int m, int n, double *A, int lda,
+                                    int *lwork, int (*elems)(int, int))
 {
-    static const char fn[] = "cusolverDnDgetrf_bufferSize";
     struct fc_ctx *c;
     cusolverStatus_t st = begin(h, fn, &c);
     if (st)
@@ -169,8 +169,14 @@ EXPORT cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t h, int m,
     fakecuda_lock();
     fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, m, n, lda, 8);
     fakecuda_unlock();
-    *Lwork = getrf_work_elems(m, n);
+    *lwork = elems(m, n);
     return CUSOLVER_STATUS_SUCCESS;
+}
+
+EXPORT cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t h, int m, int n, double *A, int lda,
+                                                    int *Lwork)
+{
+    return buffer_size(h, "cusolverDnDgetrf_bufferSize", m, n, A, lda, Lwork, getrf_work_elems);
 }
 
 /* No Lwork argument: the workspace must hold what cusolverDnDgetrf_bufferSize gave for these m, n,
@@ -209,18 +215,7 @@ EXPORT cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t h, int m, int n, dou
 EXPORT cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t h, int m, int n, double *A, int lda,
                                                     int *lwork)
 {
-    static const char fn[] = "cusolverDnDgeqrf_bufferSize";
-    struct fc_ctx *c;
-    cusolverStatus_t st = begin(h, fn, &c);
-    if (st)
-        return st;
-    if (bad_dims(m, n, lda))
-        return CUSOLVER_STATUS_INVALID_VALUE;
-    fakecuda_lock();
-    fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, m, n, lda, 8);
-    fakecuda_unlock();
-    *lwork = geqrf_work_elems(m, n);
-    return CUSOLVER_STATUS_SUCCESS;
+    return buffer_size(h, "cusolverDnDgeqrf_bufferSize", m, n, A, lda, lwork, geqrf_work_elems);
 }
 
 EXPORT cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t h, int m, int n, double *A, int lda, double *TAU,
