@@ -86,7 +86,7 @@ pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>,
         // m ≥ n: DGEQRF's Householder QR, A left in LAPACK's format (R above the diagonal, the
         // reflectors below it); Qᵀ·B or Q·B by DORMQR's tasks with the QR's own T factors.
         let mut g = SharedGraph::with_buffers(seq, &a, store);
-        let ts = geqrf::generate(&mut g, Panel::InPlace);
+        let ts = geqrf::generate(&mut g, Panel::InPlace, geqrf::shared_fuse(seq, &a));
         let c = g.attach(&b);
         let crows: Vec<usize> = (0..b.mt()).map(|i| b.tile_rows(i)).collect();
         let ccols: Vec<usize> = (0..b.nt()).map(|j| b.tile_cols(j)).collect();

@@ -294,10 +294,12 @@ fn main() {
     let mut rec = Recorder::on_grid(tiling, setup.grid);
     match routine.as_str() {
         "dgeqrf" => {
-            geqrf::generate(&mut rec, Panel::InPlace);
+            // As algo::geqrf::geqrf: fused column blocks on the host, one column per device task.
+            let fuse = if setup.gpus == 0 { geqrf::Fuse::host(nb, cores) } else { geqrf::Fuse::ONE };
+            geqrf::generate(&mut rec, Panel::InPlace, fuse);
         }
         "pdgeqrf" => {
-            geqrf::generate(&mut rec, Panel::Gathered);
+            geqrf::generate(&mut rec, Panel::Gathered, geqrf::Fuse::ONE);
         }
         "dgetrf" => {
             // As algo::getrf::getrf: panels in place, one task per column on the host, separate

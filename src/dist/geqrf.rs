@@ -19,7 +19,7 @@
 
 use super::tiles2d::{self, Finished};
 use super::Stats;
-use crate::algo::geqrf::{generate, Panel};
+use crate::algo::geqrf::{generate, Fuse, Panel};
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
 use crate::config::Config;
@@ -59,7 +59,7 @@ pub fn pdgeqrf(
         |_, _, _| (),
         |ds, _, _| {
             let panel = if tiles2d::one_row(shape, g) { Panel::InPlace } else { Panel::Gathered };
-            *tts.borrow_mut() = generate(ds, panel)
+            *tts.borrow_mut() = generate(ds, panel, Fuse::ONE)
         },
         |fin: &Finished| {
             // Each entry comes from the one rank that factored its panel, the others add zeros.
@@ -86,7 +86,7 @@ pub fn pdgeqrf(
 #[cfg(test)]
 mod tests {
     use super::super::tasks::local_ranks;
-    use crate::algo::geqrf::{generate, geqrf, Panel};
+    use crate::algo::geqrf::{generate, geqrf, Fuse, Panel};
     use crate::algo::testutil::*;
     use crate::runtime::shared::Buffers;
     use crate::runtime::Seq;
@@ -107,16 +107,18 @@ mod tests {
             for &(m, n, nb) in
                 &[(37, 23, 5), (23, 37, 5), (40, 40, 8), (13, 40, 3), (9, 4, 4), (1, 7, 2), (50, 1, 3)]
             {
-                for panel in
-                    if p == 1 { vec![Panel::Gathered, Panel::InPlace] } else { vec![Panel::Gathered] }
-                {
-                    let what = format!("grid {p}x{q} m {m} n {n} nb {nb} {panel:?}");
+                let panels =
+                    if p == 1 { vec![Panel::Gathered, Panel::InPlace] } else { vec![Panel::Gathered] };
+                // One DLARFB per tile column, or a rank's columns two at a time (one block each).
+                let cuts = [Fuse::ONE, Fuse { width: 2, tasks: 1 }];
+                for (panel, fuse) in panels.into_iter().flat_map(|p| cuts.map(|f| (p, f))) {
+                    let what = format!("grid {p}x{q} m {m} n {n} nb {nb} {panel:?} {fuse:?}");
                     let k = m.min(n);
                     let a0 = Rng::new((m * 131 + n * 7 + nb + p * 3 + q) as u64).matrix(m, n, m);
                     let mut a = a0.clone();
                     let ids = Mutex::new(Vec::new());
                     let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
-                        *ids.lock().unwrap() = generate(ds, panel)
+                        *ids.lock().unwrap() = generate(ds, panel, fuse)
                     });
                     assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
                     let sent: usize = runs.iter().map(|r| r.sent).sum();

@@ -912,10 +912,10 @@ mod tests {
 
     #[test]
     fn the_qr_generator_splits_updates_by_rank_on_a_recorded_grid() {
-        use crate::algo::geqrf::{generate, Panel};
+        use crate::algo::geqrf::{generate, Fuse, Panel};
         let count = |grid: (usize, usize)| {
             let mut rec = Recorder::on_grid(Tiling::uniform(40, 8, 40, 8), grid);
-            generate(&mut rec, Panel::Gathered);
+            generate(&mut rec, Panel::Gathered, Fuse::ONE);
             let n = |name: &str| rec.tasks.iter().filter(|t| t.op.name() == name).count();
             (n("larfb"), n("qr-vtc"), n("qr-vw"))
         };
