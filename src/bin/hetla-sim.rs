@@ -299,7 +299,7 @@ fn main() {
             geqrf::generate(&mut rec, Panel::InPlace, fuse);
         }
         "pdgeqrf" => {
-            geqrf::generate(&mut rec, Panel::Gathered, geqrf::Fuse::ONE);
+            geqrf::generate(&mut rec, Panel::Gathered, geqrf::Fuse::host(nb, cores));
         }
         "dgetrf" => {
             // As algo::getrf::getrf: panels in place, one task per column on the host, separate
