@@ -311,7 +311,7 @@ fn main() {
                     pivot,
                     panel: Panel::InPlace,
                     fused,
-                    chunk: 1,
+                    chunk: getrf::HOST_CHUNK,
                     leaves: cores,
                     leaf: if cores > 1 { getrf::LEAF } else { 0 },
                     split: false,
