@@ -42,51 +42,7 @@ use crate::runtime::{Seq, Task};
 use crate::tile::TiledMatrix;
 use std::collections::HashMap;
 
-pub use super::Panel;
-
-/// How many trailing tile columns one DLARFB task updates.
-///
-/// DLARFB's first product, W = Cᵀ·V, has the panel's whole height as its inner dimension and
-/// only C's width by the panel's width as its result: OpenBLAS runs that shape at about 80% of
-/// its square-GEMM rate for one tile column of 384, 95% for eight side by side (one thread,
-/// AVX-512, OpenBLAS 0.3.21). So a place's trailing columns are updated several at a time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fuse {
-    /// Tile columns per task, at most (column k + 1, the next panel's, is always alone).
-    pub width: usize,
-    /// Tasks per step and place, at least (while there are columns): the threads' share of the
-    /// trailing update must not shrink to one big task each.
-    pub tasks: usize,
-}
-
-impl Fuse {
-    /// One task per tile column (devices, ranks, the tests' reference cut).
-    pub const ONE: Fuse = Fuse { width: 1, tasks: 1 };
-
-    /// The cut for `threads` host workers on tiles of `nb` columns: blocks of up to about 3072
-    /// columns, at least one per thread and step (at n = 6000 on two threads, 1536 and two per
-    /// thread measured alike, within 1%; one column per task 7% slower).
-    pub fn host(nb: usize, threads: usize) -> Fuse {
-        Fuse { width: (3072 / nb.max(1)).max(1), tasks: threads.max(1) }
-    }
-
-    /// `cols` (adjacent tile columns of one place) cut into nearly equal blocks.
-    fn blocks(self, cols: &[usize]) -> Vec<&[usize]> {
-        if cols.is_empty() {
-            return Vec::new();
-        }
-        let count = cols.len().div_ceil(self.width.max(1)).max(self.tasks.min(cols.len()));
-        let (per, extra) = (cols.len() / count, cols.len() % count);
-        let mut out = Vec::with_capacity(count);
-        let mut at = 0;
-        for b in 0..count {
-            let w = per + usize::from(b < extra);
-            out.push(&cols[at..at + w]);
-            at += w;
-        }
-        out
-    }
-}
+pub use super::{Fuse, Panel};
 
 /// The QR's tasks, submitted to `g` in program order; returns each panel's TT buffer (T in its
 /// leading kb×kb, tau in column 0 of rows kb..2·kb). Trailing tile columns whose rows are in one
@@ -212,7 +168,7 @@ pub fn shared_fuse(seq: &Seq, a: &TiledMatrix<f64>) -> Fuse {
     if seq.has_devices() || a.nt() == 0 {
         Fuse::ONE
     } else {
-        Fuse::host(a.tile_cols(0), seq.workers())
+        Fuse::qr(a.tile_cols(0), seq.workers())
     }
 }
 
@@ -415,8 +371,13 @@ mod tests {
             assert_eq!(blocks.iter().map(|b| b.len()).collect::<Vec<_>>(), sizes, "{fuse:?}");
             assert_eq!(blocks.concat(), cols, "{fuse:?}");
         }
-        assert!(Fuse::host(384, 2).blocks(&[]).is_empty());
-        assert_eq!(Fuse::host(384, 2), Fuse { width: 8, tasks: 2 });
+        assert!(Fuse::qr(384, 2).blocks(&[]).is_empty());
+        assert_eq!(Fuse::qr(384, 2), Fuse { width: 8, tasks: 2 });
+        // The LU's: two columns a task, but at least four tasks on two threads.
+        let lu = |n: usize| {
+            Fuse::lu(2).blocks(&(0..n).collect::<Vec<_>>()).iter().map(|b| b.len()).collect::<Vec<_>>()
+        };
+        assert_eq!((lu(4), lu(5), lu(14)), (vec![1; 4], vec![2, 1, 1, 1], vec![2; 7]));
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //!    A(i, j) −= L(i, k)·U(k, j) for i > k (GEMM). How, depends on where the column's tiles are
 //!    ([`Graph::place`]):
 //!    * **one place** (shared memory; a process row of ranks): with `fused`, one task per block
-//!      of adjacent tile columns of one place (up to `chunk` columns; column k+1 alone, the
+//!      of adjacent tile columns of one place (as `cut` says; column k+1 alone, the
 //!      look-ahead) does all three on data that stays in cache (`DeviceOp::LuUpdate`; left of the
 //!      panel `DeviceOp::Laswp`), reading L from the panel's tiles or from P. Without `fused`
 //!      (devices in shared memory) the interchanges, the TRSM and the GEMM are separate device
@@ -45,7 +45,7 @@
 //! completes; a zero pivot is not a failure of the task graph.
 
 use super::prio;
-pub use super::Panel;
+pub use super::{Fuse, Panel};
 use crate::config::Pivoting;
 use crate::device::LuSrc;
 use crate::graph::prio_step;
@@ -98,8 +98,8 @@ pub struct Lu {
     /// One task per column block does interchanges, TRSM and GEMM (hosts); else separate device
     /// kernels per tile column (needs [`Panel::InPlace`]).
     pub fused: bool,
-    /// Tile columns of one place per fused task, at most (column k+1 is always alone).
-    pub chunk: usize,
+    /// Tile columns of one place per fused task (column k+1 is always alone).
+    pub cut: Fuse,
     /// CALU: leaves of a panel column that is in one place, at most (the threads that can run
     /// them side by side; each further leaf costs a merge).
     pub leaves: usize,
@@ -182,7 +182,7 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
     let mut steps = Vec::with_capacity(panels);
     let mut deferred: Vec<LeftSwaps> = Vec::new();
     // Tile columns of one place per update or interchange task.
-    let per = if lu.fused { lu.chunk.max(1) } else { 1 };
+    let cut = if lu.fused { lu.cut } else { Fuse::ONE };
     for k in 0..panels {
         if g.stopped() {
             break;
@@ -245,7 +245,7 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
             one_place_block(g, &t, k, &[k + 1], false, pv, &l, lu.fused);
         }
         for (_, cols) in super::by_place(g, right.iter().map(|&j| (j, t.id(k, j)))) {
-            for block in cols.chunks(per) {
+            for block in cut.blocks(&cols) {
                 one_place_block(g, &t, k, block, false, pv, &l, lu.fused);
             }
         }
@@ -253,17 +253,17 @@ pub fn generate(g: &mut impl Graph, lu: &Lu) -> Vec<Step> {
             // Left of the panel the interchanges wait, to be applied a few steps at once.
             deferred.push(LeftSwaps { k, pv, off, r, cols: left });
             if deferred.len() == LEFT_BATCH {
-                flush_left(g, &t, &mut deferred, per);
+                flush_left(g, &t, &mut deferred, cut.width);
             }
         } else {
             for (_, cols) in super::by_place(g, left.iter().map(|&j| (j, t.id(k, j)))) {
-                for block in cols.chunks(per) {
+                for block in cut.blocks(&cols) {
                     one_place_block(g, &t, k, block, true, pv, &l, lu.fused);
                 }
             }
         }
     }
-    flush_left(g, &t, &mut deferred, per);
+    flush_left(g, &t, &mut deferred, cut.width);
     steps
 }
 
@@ -758,12 +758,6 @@ fn several_places(
     }
 }
 
-/// Tile columns per fused update task in shared memory. Two measured fastest on two AVX-512
-/// threads (dgetrf n = 6000, tiles of 384: 128-130 GFLOP/s with one, 134-135 with two, 131-132
-/// with four; n = 3000, tiles of 256: 111-113, 118, 107-111): the GEMM packs L once for twice
-/// the columns, and the blocks still share out evenly.
-pub const HOST_CHUNK: usize = 2;
-
 /// Factors the M×N matrix `a` (rows and columns cut by the same partition) in place as
 /// P·A = L·U, writing LAPACK's row interchanges into `ipiv` (min(M, N)×1, its rows cut like A's)
 /// and the first zero pivot into `info`, by partial pivoting or CALU's tournament pivoting. The
@@ -791,7 +785,7 @@ pub fn getrf(
         pivot,
         panel: Panel::InPlace,
         fused: !seq.has_devices(),
-        chunk: HOST_CHUNK,
+        cut: Fuse::lu(threads),
         leaves: threads,
         leaf,
         split: false,
@@ -969,7 +963,9 @@ mod tests {
     /// equal to rounding, nothing outside the matrix touched.
     #[test]
     fn column_blocks_give_the_backend_pivots() {
-        for &(m, n, nb, chunk) in &[(37, 37, 4, 3), (50, 23, 5, 2), (23, 50, 5, 4), (64, 64, 8, 8)] {
+        for &(m, n, nb, chunk, tasks) in
+            &[(37, 37, 4, 3, 1), (50, 23, 5, 2, 1), (23, 50, 5, 4, 1), (64, 64, 8, 8, 1), (61, 61, 4, 2, 4)]
+        {
             let ld = m + 2;
             let a0 = Rng::new((m * 7 + n * 3 + chunk) as u64).matrix(m, n, ld);
             let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
@@ -984,7 +980,7 @@ mod tests {
                     pivot: Pivoting::Gepp,
                     panel: Panel::InPlace,
                     fused: true,
-                    chunk,
+                    cut: Fuse { width: chunk, tasks },
                     leaves: 1,
                     leaf: 0,
                     split: false,

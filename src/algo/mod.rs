@@ -30,6 +30,62 @@ pub enum Panel {
     Gathered,
 }
 
+/// How many trailing tile columns of one place one update task takes: the QR's DLARFB
+/// ([`geqrf`]) and the LU's fused interchanges, TRSM and GEMM ([`getrf`]).
+///
+/// DLARFB's first product, W = Cᵀ·V, has the panel's whole height as its inner dimension and
+/// only C's width by the panel's width as its result: OpenBLAS runs that shape at about 80% of
+/// its square-GEMM rate for one tile column of 384, 95% for eight side by side (one thread,
+/// AVX-512, OpenBLAS 0.3.21). So a place's trailing columns are updated several at a time. The
+/// LU's GEMM packs L once per task, so it gains from two columns at a time, where there are
+/// enough columns to share out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fuse {
+    /// Tile columns per task, at most (column k + 1, the next panel's, is always alone).
+    pub width: usize,
+    /// Tasks per step and place, at least (while there are columns): the threads' share of the
+    /// trailing update must not shrink to one big task each.
+    pub tasks: usize,
+}
+
+impl Fuse {
+    /// One task per tile column (devices, ranks, the tests' reference cut).
+    pub const ONE: Fuse = Fuse { width: 1, tasks: 1 };
+
+    /// The QR's cut for `threads` host workers on tiles of `nb` columns: blocks of up to about
+    /// 3072 columns, at least one per thread and step (at n = 6000 on two threads, 1536 and two per
+    /// thread measured alike, within 1%; one column per task 7% slower).
+    pub fn qr(nb: usize, threads: usize) -> Fuse {
+        Fuse { width: (3072 / nb.max(1)).max(1), tasks: threads.max(1) }
+    }
+
+    /// The LU's cut for `threads` host workers: two tile columns per task, unless that leaves
+    /// fewer than two tasks per thread. Interleaved on two AVX-512 threads: n = 6000 (tiles of
+    /// 384) 128-130 GFLOP/s with one column per task, 134-135 with two, 131-132 with four;
+    /// n = 3000 (256) 111-113 against 118; at n = 1500 (six tile columns) two columns per task
+    /// took 15% longer than one, hence the floor on the task count.
+    pub fn lu(threads: usize) -> Fuse {
+        Fuse { width: 2, tasks: 2 * threads.max(1) }
+    }
+
+    /// `cols` (adjacent tile columns of one place) cut into nearly equal blocks.
+    pub(crate) fn blocks(self, cols: &[usize]) -> Vec<&[usize]> {
+        if cols.is_empty() {
+            return Vec::new();
+        }
+        let count = cols.len().div_ceil(self.width.max(1)).max(self.tasks.min(cols.len()));
+        let (per, extra) = (cols.len() / count, cols.len() % count);
+        let mut out = Vec::with_capacity(count);
+        let mut at = 0;
+        for b in 0..count {
+            let w = per + usize::from(b < extra);
+            out.push(&cols[at..at + w]);
+            at += w;
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod testutil;
 

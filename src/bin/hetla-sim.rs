@@ -295,11 +295,11 @@ fn main() {
     match routine.as_str() {
         "dgeqrf" => {
             // As algo::geqrf::geqrf: fused column blocks on the host, one column per device task.
-            let fuse = if setup.gpus == 0 { geqrf::Fuse::host(nb, cores) } else { geqrf::Fuse::ONE };
+            let fuse = if setup.gpus == 0 { geqrf::Fuse::qr(nb, cores) } else { geqrf::Fuse::ONE };
             geqrf::generate(&mut rec, Panel::InPlace, fuse);
         }
         "pdgeqrf" => {
-            geqrf::generate(&mut rec, Panel::Gathered, geqrf::Fuse::host(nb, cores));
+            geqrf::generate(&mut rec, Panel::Gathered, geqrf::Fuse::qr(nb, cores));
         }
         "dgetrf" => {
             // As algo::getrf::getrf: panels in place, one task per column on the host, separate
@@ -311,7 +311,7 @@ fn main() {
                     pivot,
                     panel: Panel::InPlace,
                     fused,
-                    chunk: getrf::HOST_CHUNK,
+                    cut: getrf::Fuse::lu(cores),
                     leaves: cores,
                     leaf: if cores > 1 { getrf::LEAF } else { 0 },
                     split: false,

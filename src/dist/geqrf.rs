@@ -62,7 +62,7 @@ pub fn pdgeqrf(
             let panel = if tiles2d::one_row(shape, g) { Panel::InPlace } else { Panel::Gathered };
             // A rank's tile columns are adjacent in its local matrix: blocks of them per DLARFB, as
             // in shared memory (on 1x2, N = 4000: 66% of the DGEMM rate with one per column, 76%).
-            let fuse = Fuse::host(nb, cfg.threads);
+            let fuse = Fuse::qr(nb, cfg.threads);
             *tts.borrow_mut() = generate(ds, panel, fuse)
         },
         |fin: &Finished| {

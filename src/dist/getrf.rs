@@ -25,7 +25,7 @@
 use super::redistribute::Shape;
 use super::tiles2d::{self, Finished};
 use super::Stats;
-use crate::algo::getrf::{gather_pivots, generate, Lu, Panel, Step};
+use crate::algo::getrf::{gather_pivots, generate, Fuse, Lu, Panel, Step};
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
 use crate::config::{Config, Pivoting};
@@ -46,7 +46,7 @@ pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize, split: bool, one_row
         // one and back: two copies of the panel per step, and the copy sent to the other ranks).
         panel: if one_row { Panel::InPlace } else { Panel::Gathered },
         fused: true,
-        chunk: (CHUNK / nb.max(1)).max(1),
+        cut: Fuse { width: (CHUNK / nb.max(1)).max(1), tasks: 1 },
         leaves: threads,
         leaf: 0,
         split,
@@ -188,11 +188,11 @@ mod tests {
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
                 for lu in [
                     lu_tasks(Pivoting::Gepp, nb, 2, false, p == 1),
-                    Lu { chunk: 1, ..lu_tasks(Pivoting::Gepp, nb, 2, false, p == 1) },
+                    Lu { cut: Fuse::ONE, ..lu_tasks(Pivoting::Gepp, nb, 2, false, p == 1) },
                     lu_tasks(Pivoting::Gepp, nb, 2, true, p == 1),
                     lu_tasks(Pivoting::Gepp, nb, 2, false, false),
                 ] {
-                    let what = format!("{what} chunk {} split {} {:?}", lu.chunk, lu.split, lu.panel);
+                    let what = format!("{what} chunk {} split {} {:?}", lu.cut.width, lu.split, lu.panel);
                     let mut a = a0.clone();
                     let steps = Mutex::new(Vec::new());
                     let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
