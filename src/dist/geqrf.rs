@@ -9,7 +9,7 @@
 //! tiles into one buffer, factors it and scatters it back, so the panel travels once to each rank
 //! that applies it. Where a tile column's trailing tiles are on one rank (always on one process row)
 //! its update is one DLARFB, shared with the rank's other such columns up to the block
-//! [`crate::algo::geqrf::Fuse::host`] allows (they are adjacent in its local matrix); on a 2-D grid it is split by process row (partial sums Vᵀ·C where
+//! [`crate::algo::Fuse::qr`] allows (they are adjacent in its local matrix); on a 2-D grid it is split by process row (partial sums Vᵀ·C where
 //! the tiles are, W = Tᵀ·ΣS on the owner of tile (k, j), C −= V·W where the tiles are).
 //!
 //! Householder QR with DLARFG's sign convention is blocking-independent, so the reflectors and
