@@ -145,7 +145,6 @@ pub fn generate(g: &mut impl Graph, panel: Panel, fuse: Fuse) -> Vec<TileId> {
 
 /// One DLARFB of panel k (V read from `v`, T from `tt`) on tile rows k.. of the tile columns
 /// `cols` (adjacent, in one place).
-#[allow(clippy::too_many_arguments)]
 fn larfb(g: &mut impl Graph, t: &Tiling, k: usize, v: &[TileId], tt: TileId, cols: &[usize], pri: i64) {
     let (mt, off) = (t.mt(), t.col_offset(k));
     let mk = t.m() - off;
@@ -222,28 +221,6 @@ mod tests {
         tile_qr_part(m, n, ld, Part::uniform(nb), threads, a, tau)
     }
 
-    /// [`tile_qr`] with the updates cut by `fuse` instead of the threads' default.
-    #[allow(clippy::too_many_arguments)]
-    fn tile_qr_cut(
-        m: usize,
-        n: usize,
-        ld: usize,
-        nb: usize,
-        threads: usize,
-        fuse: Fuse,
-        a: &mut [f64],
-        tau: &mut [f64],
-    ) {
-        let (k, part) = (m.min(n), Part::uniform(nb));
-        let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), m, n, ld, part, part) };
-        let tt =
-            unsafe { TiledMatrix::from_raw_parts(tau.as_mut_ptr(), k, 1, k.max(1), part, Part::uniform(1)) };
-        let store = Buffers::default();
-        let seq = Seq::new(&cfg(threads));
-        geqrf_cut(&seq, &ta, Some(&tt), &store, fuse);
-        seq.wait().unwrap();
-    }
-
     fn tile_qr_part(
         m: usize,
         n: usize,
@@ -253,13 +230,33 @@ mod tests {
         a: &mut [f64],
         tau: &mut [f64],
     ) {
+        tile_qr_cut(m, n, ld, part, threads, None, a, tau)
+    }
+
+    /// The tile QR with the updates cut by `fuse`, or as [`geqrf`] cuts them for the threads.
+    #[allow(clippy::too_many_arguments)]
+    fn tile_qr_cut(
+        m: usize,
+        n: usize,
+        ld: usize,
+        part: Part,
+        threads: usize,
+        fuse: Option<Fuse>,
+        a: &mut [f64],
+        tau: &mut [f64],
+    ) {
         let k = m.min(n);
+        // SAFETY: `a` holds the m×n matrix with leading dimension ld ≥ m and `tau` at least K
+        // entries (the callers' arrays), borrowed mutably for the whole run.
         let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), m, n, ld, part, part) };
         let tt =
             unsafe { TiledMatrix::from_raw_parts(tau.as_mut_ptr(), k, 1, k.max(1), part, Part::uniform(1)) };
         let store = Buffers::default();
         let seq = Seq::new(&cfg(threads));
-        geqrf(&seq, &ta, Some(&tt), &store);
+        match fuse {
+            Some(f) => geqrf_cut(&seq, &ta, Some(&tt), &store, f),
+            None => geqrf(&seq, &ta, Some(&tt), &store),
+        };
         seq.wait().unwrap();
     }
 
@@ -348,8 +345,8 @@ mod tests {
         for fuse in [Fuse::ONE, Fuse { width: 3, tasks: 2 }] {
             let (mut a1, mut a3) = (a0.clone(), a0.clone());
             let (mut t1, mut t3) = (vec![0.0; n], vec![0.0; n]);
-            tile_qr_cut(m, n, ld, nb, 1, fuse, &mut a1, &mut t1);
-            tile_qr_cut(m, n, ld, nb, 3, fuse, &mut a3, &mut t3);
+            tile_qr_cut(m, n, ld, Part::uniform(nb), 1, Some(fuse), &mut a1, &mut t1);
+            tile_qr_cut(m, n, ld, Part::uniform(nb), 3, Some(fuse), &mut a3, &mut t3);
             // With one cut, every tile is computed by the same kernel calls in the same order
             // whatever the schedule, so the results are bitwise identical.
             assert_eq!(a1, a3, "{fuse:?}");
@@ -391,7 +388,7 @@ mod tests {
                     let a0 = Rng::new((m + n + nb) as u64).matrix(m, n, ld);
                     let mut a = a0.clone();
                     let mut tau = vec![GUARD; k + 2];
-                    tile_qr_cut(m, n, ld, nb, threads, fuse, &mut a, &mut tau);
+                    tile_qr_cut(m, n, ld, Part::uniform(nb), threads, Some(fuse), &mut a, &mut tau);
                     assert_untouched_outside(&a0, &a, m, n, ld, None);
                     assert!(tau[k..].iter().all(|&x| x == GUARD), "tau written beyond its K entries");
                     let mut r = a0.clone();
