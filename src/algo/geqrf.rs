@@ -161,13 +161,19 @@ fn larfb(g: &mut impl Graph, t: &Tiling, k: usize, v: &[TileId], tt: TileId, col
     g.submit(Spec { op, prio: pri, step: k, dims: [mk, width, kb], writes: &cj, reads: &reads });
 }
 
-/// The update cut of the shared-memory runtime: fused blocks on the host's threads, one task per
-/// tile column when devices take part (their kernels take one tile column each).
+/// The update cut of the shared-memory runtime for `a` on `seq` ([`host_cut`]).
 pub fn shared_fuse(seq: &Seq, a: &TiledMatrix<f64>) -> Fuse {
-    if seq.has_devices() || a.nt() == 0 {
+    host_cut(a.tile_cols(0), seq.workers(), seq.has_devices())
+}
+
+/// The update cut of one node's runtime on tiles of `nb` columns: fused blocks on the host's
+/// `threads`, one task per tile column when `devices` take part (their kernels take one tile
+/// column each). `hetla-sim` cuts a simulated `dgeqrf` by it too.
+pub fn host_cut(nb: usize, threads: usize, devices: bool) -> Fuse {
+    if devices {
         Fuse::ONE
     } else {
-        Fuse::qr(a.tile_cols(0), seq.workers())
+        Fuse::qr(nb, threads)
     }
 }
 

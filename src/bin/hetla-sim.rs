@@ -294,9 +294,7 @@ fn main() {
     let mut rec = Recorder::on_grid(tiling, setup.grid);
     match routine.as_str() {
         "dgeqrf" => {
-            // As algo::geqrf::geqrf: fused column blocks on the host, one column per device task.
-            let fuse = if setup.gpus == 0 { geqrf::Fuse::qr(nb, cores) } else { geqrf::Fuse::ONE };
-            geqrf::generate(&mut rec, Panel::InPlace, fuse);
+            geqrf::generate(&mut rec, Panel::InPlace, geqrf::host_cut(nb, cores, setup.gpus > 0));
         }
         "pdgeqrf" => {
             geqrf::generate(&mut rec, Panel::Gathered, geqrf::Fuse::qr(nb, cores));
