@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU benchmark, for a machine with an NVIDIA GPU and its driver (libcuda) plus cuBLAS/cuSOLVER
-# libraries (no CUDA toolkit or headers needed). Run once so far, on one H100 through
+# libraries (no CUDA toolkit or headers needed). Run three times so far (two H100s, one H200) through
 # tests/gpu/run.sh (bench/results/gpu.md); on a machine without a GPU it stops at once with a
 # message saying what is missing.
 #
