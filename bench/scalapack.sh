@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ScaLAPACK benchmark: hetla's pdpotrf/pdgetrf/pdgeqrf against reference ScaLAPACK
 # (Debian libscalapack-openmpi) in one MPI program, interleaved, medians (bench/scalapack_driver.c),
-# with each result as a share of the grid's DGEMM rate measured in the same run.
+# with each result as a share of the grid's DGEMM rate, measured between the samples of each row.
 #
 #   bench/scalapack.sh                          the sweep: N = 4000, caller NB 16, 32, 64 on a 1x2
 #                                               grid and NB 32 on a 2x1 grid, 3 samples each

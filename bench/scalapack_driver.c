@@ -7,14 +7,18 @@
  * dlopen("libscalapack-openmpi.so") + dlsym, which bypasses hetla's exports. dladdr checks at start
  * that each side comes from the library it should.
  *
- * For each (routine, nb, n): the same seeded block-cyclic matrix (global N x N, MB = NB = nb, on a
- * P x Q grid from Cblacs_gridinit, IA = JA = 1, LLD = LOCr) is factored R times by each library,
- * alternating hetla, reference, hetla, ...; every call works on a fresh copy (the copy is not
+ * For each (routine, nb, n), a configuration: the same seeded block-cyclic matrix (global N x N,
+ * MB = NB = nb, on a P x Q grid from Cblacs_gridinit, IA = JA = 1, LLD = LOCr) is factored R times
+ * by each library, hetla then the reference; every call works on a fresh copy (the copy is not
  * timed). A sample is the wall time from a barrier to the slowest rank's return (MPI_Allreduce MAX);
- * the reported time is the median of the R samples. One untimed call per library and (routine, nb)
- * at a small size comes first (thread pools, MPI connections). The last samples of both libraries
- * are compared: equal INFO, and the factors (and tau, ipiv) equal to a relative 1e-9 (the check
- * column).
+ * the reported time is the median of the R samples. The samples are taken in R rounds, each round
+ * one sample pair of every configuration in turn, so that a configuration's samples are spread
+ * over the whole run: on a shared machine whose speed changes for tens of seconds at a time, the
+ * median then keeps the machine's usual state instead of whatever state one configuration's few
+ * seconds fell in. In the first round, each configuration starts with one untimed call per
+ * library at a small size (thread pools, MPI connections) and hetla's warm-up calls (BENCH_WARM).
+ * Each sample pair's results are compared: equal INFO, and the factors (and tau, ipiv) equal to
+ * a relative 1e-9 (the check column: every round's).
  *
  * The solves (pdpotrs, pdgetrs) start from factors the reference computed once (untimed) and time
  * only the solve of NRHS right-hand sides (--nrhs, default 1), B with the same blocks as A; X of
@@ -29,12 +33,17 @@
  * HETLA_DISABLE=pdtrtri (hetla's own PDPOTRI and PDGETRI do not call it) so that the reference
  * side is the reference's throughout.
  *
- * The ceiling: before the factorizations every rank runs a single-threaded DGEMM of order 2000 at
- * the same time (best of 3); the sum of their rates is the DGEMM rate of the whole grid (with
- * one rank per core, the machine's all-core DGEMM rate), reported with every row.
+ * The ceiling: every rank runs a single-threaded DGEMM of order 2000 at the same time; the sum of
+ * their rates is the DGEMM rate of the whole grid (with one rank per core, the machine's all-core
+ * DGEMM rate). It is measured twice: once before the factorizations (best of 3, dgemm_gflops) and
+ * once per configuration, one DGEMM sample after each of its pairs of timed samples (best of
+ * those R, dgemm_near_gflops). On a shared machine a neighbour can slow every call for tens of seconds;
+ * the speedup is immune (the two libraries' samples alternate), and the second ceiling makes the
+ * share so too: it is taken in the same seconds as the samples it divides.
  *
  * Rank 0 writes one CSV row per (routine, nb, n):
- *   routine,n,nb,grid,reps,hetla_s,ref_s,speedup,hetla_gflops,ref_gflops,check,maxdiff,dgemm_gflops
+ *   routine,n,nb,grid,reps,hetla_s,ref_s,speedup,hetla_gflops,ref_gflops,check,maxdiff,dgemm_gflops,
+ *   dgemm_near_gflops
  *
  * Usage: mpirun -np P*Q scalapack_driver [--sizes 2000,4000] [--nbs 64,128]
  *          [--routines pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs,pdtrtri,pdpotri,pdgetri,pdorgqr,pdormqr]
@@ -160,14 +169,14 @@ static double flops(const char *rt, double n) {
 }
 
 /* The grid's DGEMM rate in GFLOP/s: every rank multiplies two n×n matrices at the same time, best
- * of three; the rates are summed over the ranks. */
-static double grid_dgemm_gflops(void) {
+ * of `samples`; the rates are summed over the ranks. */
+static double grid_dgemm_gflops(int samples) {
     const int n = 2000;
     const double one = 1.0, zero = 0.0;
     double *a = malloc(sizeof(double) * n * n), *b = malloc(sizeof(double) * n * n), *c = malloc(sizeof(double) * n * n);
     for (long k = 0; k < (long)n * n; k++) a[k] = u01(k, 1), b[k] = u01(k, 2), c[k] = 0.0;
     double best = 1e30;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < samples; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         dgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n, 1, 1);
@@ -180,13 +189,22 @@ static double grid_dgemm_gflops(void) {
     return sum;
 }
 
+/* One configuration's samples over the rounds. */
+#define MAX_CONFIGS 256
+struct config {
+    char rt[8];
+    int n, nb, ok;
+    double *th, *tr, maxdiff, gemm;
+};
+
 struct result {
-    double t_h, t_r, maxdiff;
+    double t_h, t_r, maxdiff, gemm_near;
     int ok;
 };
 
-/* One (routine, nb, n) configuration; reps = 0 is the untimed warm-up. */
-static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
+/* `reps` sample pairs of one (routine, nb, n) configuration after `warm` untimed hetla calls;
+ * reps = 0 is the untimed warm-up. */
+static struct result run(int ctxt, const char *rt, int n, int nb, int reps, int warm) {
     int zero = 0, one = 1;
     int mloc = numroc_(&n, &nb, &myrow, &zero, &nprow), nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
     int lld = mloc > 0 ? mloc : 1;
@@ -285,7 +303,7 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     int r = reps > 0 ? reps : 1;
     double *th = malloc(r * sizeof(double)), *tr = malloc(r * sizeof(double));
     int infoh = 0, infor = 0;
-    int warm = reps > 0 ? warm_calls() : 0;
+    double gemm_near = 0.0;
     for (int s = -warm; s < r; s++) {
         for (int side = 0; side < 2; side++) {
             if (s < 0 && side) continue; /* warm-up: hetla only */
@@ -338,6 +356,10 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
             if (side) { tr[s] = t; infor = info; }
             else { th[s] = t; infoh = info; }
         }
+        if (s >= 0) { /* the ceiling in the same seconds as this pair of samples */
+            double g = grid_dgemm_gflops(1);
+            if (g > gemm_near) gemm_near = g;
+        }
     }
     /* The check: equal INFO, factors (lower triangle for pdpotrf), ipiv, tau; X for the solves. */
     double dmax = 0, amax = 0;
@@ -380,6 +402,7 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps) {
     res.ok = !anybad && res.maxdiff <= 1e-9;
     res.t_h = median(th, r);
     res.t_r = median(tr, r);
+    res.gemm_near = gemm_near;
     free(a0), free(ah), free(ar), free(ph), free(pr), free(tauh), free(taur), free(work), free(th), free(tr);
     free(b0), free(bh), free(br), free(fac), free(iw);
     return res;
@@ -457,17 +480,18 @@ int main(int argc, char **argv) {
     Cblacs_get(-1, 0, &ctxt);
     Cblacs_gridinit(&ctxt, "Row", nprow, npcol);
     Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
-    double gemm = grid_dgemm_gflops();
+    double gemm = grid_dgemm_gflops(3);
     FILE *f = NULL;
     if (me == 0) {
         f = out ? fopen(out, "w") : stdout;
         if (!f) { perror(out); MPI_Abort(MPI_COMM_WORLD, 2); }
-        fprintf(f, "routine,n,nb,grid,reps,hetla_s,ref_s,speedup,hetla_gflops,ref_gflops,check,maxdiff,dgemm_gflops\n");
+        fprintf(f, "routine,n,nb,grid,reps,hetla_s,ref_s,speedup,hetla_gflops,ref_gflops,check,maxdiff,dgemm_gflops,dgemm_near_gflops\n");
         fflush(f);
         fprintf(stderr, "scalapack_driver: hetla %s, reference %s, grid %dx%d, reps %d, grid DGEMM %.1f GFLOP/s\n", lh,
                 lr, nprow, npcol, reps, gemm);
     }
-    int failed = 0;
+    int failed = 0, nc = 0;
+    struct config cf[MAX_CONFIGS];
     char *save, *rt = strtok_r(routines, ",", &save);
     for (; rt; rt = strtok_r(NULL, ",", &save)) {
         if (!strstr(",pdpotrf,pdgetrf,pdgeqrf,pdpotrs,pdgetrs,pdtrtri,pdpotri,pdgetri,pdorgqr,pdormqr,", rt) ||
@@ -475,22 +499,38 @@ int main(int argc, char **argv) {
             if (me == 0) fprintf(stderr, "unknown routine %s\n", rt);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        for (int b = 0; b < nnb; b++) {
-            run(ctxt, rt, 4 * nbs[b] + 7, nbs[b], 0); /* warm-up */
-            for (int s = 0; s < ns; s++) {
-                struct result r = run(ctxt, rt, sizes[s], nbs[b], reps);
-                failed |= !r.ok;
-                if (me == 0) {
-                    double fl = flops(rt, sizes[s]) * 1e-9;
-                    fprintf(f, "%s,%d,%d,%dx%d,%d,%.6f,%.6f,%.3f,%.2f,%.2f,%s,%.2e,%.2f\n", rt, sizes[s], nbs[b], nprow,
-                            npcol, reps, r.t_h, r.t_r, r.t_r / r.t_h, fl / r.t_h, fl / r.t_r, r.ok ? "ok" : "FAIL",
-                            r.maxdiff, gemm);
-                    fflush(f);
-                    fprintf(stderr, "scalapack_driver: %s n=%d nb=%d hetla %.3fs reference %.3fs (%.2fx) %s\n", rt,
-                            sizes[s], nbs[b], r.t_h, r.t_r, r.t_r / r.t_h, r.ok ? "ok" : "FAIL");
-                }
+        for (int b = 0; b < nnb; b++)
+            for (int s = 0; s < ns && nc < MAX_CONFIGS; s++) {
+                struct config *c = &cf[nc++];
+                snprintf(c->rt, sizeof c->rt, "%s", rt);
+                c->n = sizes[s], c->nb = nbs[b], c->ok = 1, c->maxdiff = 0, c->gemm = 0;
+                c->th = malloc(sizeof(double) * reps), c->tr = malloc(sizeof(double) * reps);
             }
+    }
+    /* The rounds: one sample pair of every configuration per round. */
+    for (int round = 0; round < reps; round++)
+        for (int i = 0; i < nc; i++) {
+            struct config *c = &cf[i];
+            if (round == 0) run(ctxt, c->rt, 4 * c->nb + 7, c->nb, 0, 0); /* warm-up */
+            struct result r = run(ctxt, c->rt, c->n, c->nb, 1, round == 0 ? warm_calls() : 0);
+            c->th[round] = r.t_h, c->tr[round] = r.t_r;
+            c->ok &= r.ok;
+            if (!(r.maxdiff <= c->maxdiff)) c->maxdiff = r.maxdiff;
+            if (r.gemm_near > c->gemm) c->gemm = r.gemm_near;
         }
+    for (int i = 0; i < nc; i++) {
+        struct config *c = &cf[i];
+        double th = median(c->th, reps), tr = median(c->tr, reps);
+        failed |= !c->ok;
+        if (me == 0) {
+            double fl = flops(c->rt, c->n) * 1e-9;
+            fprintf(f, "%s,%d,%d,%dx%d,%d,%.6f,%.6f,%.3f,%.2f,%.2f,%s,%.2e,%.2f,%.2f\n", c->rt, c->n, c->nb, nprow,
+                    npcol, reps, th, tr, tr / th, fl / th, fl / tr, c->ok ? "ok" : "FAIL", c->maxdiff, gemm, c->gemm);
+            fflush(f);
+            fprintf(stderr, "scalapack_driver: %s n=%d nb=%d hetla %.3fs reference %.3fs (%.2fx) DGEMM %.1f %s\n",
+                    c->rt, c->n, c->nb, th, tr, tr / th, c->gemm, c->ok ? "ok" : "FAIL");
+        }
+        free(c->th), free(c->tr);
     }
     if (f && f != stdout) fclose(f);
     Cblacs_gridexit(ctxt);
