@@ -271,7 +271,7 @@ fn main() {
             let user_nb = num("user-nb").unwrap_or(64);
             let shape = lu_qr_shape(&cfg, p as i32, q as i32);
             let (tp, tq) = if shape == Shape::OneRow { (1, p * q) } else { (p, q) };
-            let nb = num("nb").unwrap_or_else(|| lu_qr_nb(&cfg, n as i32, user_nb as i32, tp as i32, tq as i32));
+            let nb = num("nb").unwrap_or_else(|| lu_qr_nb(&cfg, &routine, n as i32, user_nb as i32, tp as i32, tq as i32));
             extra += &format!(" layout={}", layout_name(shape));
             let convert_s = if nb == user_nb && (tp, tq) == (p, q) { 0.0 } else { convert(1.0, p * q) };
             let t = Tiling::uniform(n, nb, n, nb);

@@ -462,24 +462,33 @@ pub fn layout_name(s: Shape) -> &'static str {
 /// ([`lu_qr_shape`]).
 pub(crate) const ROW_LAYOUT_MAX_RANKS: usize = 8;
 
-/// Tile width of the distributed LU and QR, from the problem (`n`, the caller's `caller_nb`, `p`
-/// process rows): `HETLA_NB` when set; the caller's block size when it is 128..=256, because then
-/// every tile already is where the caller's block is and the routine works in place; otherwise
-/// the data is converted to hetla's tiles: 256 wide when the panel spans process rows (each step's
-/// panel and row exchanges cost messages, so fewer, wider steps pay), 128 on one process row;
-/// narrower for small problems, so that each process keeps a few tile columns. Measured with
-/// `bench/scalapack.sh` at N = 4000 on 2 ranks (hetla / reference): caller NB = 32, pdgetrf 2×1
-/// 0.26 in place against 0.72–0.78 converted, 1×2 0.55 against 0.90–0.94; pdgeqrf 2×1 0.56
-/// against 0.92–1.00, 1×2 0.82 against 1.10–1.15; NB = 64 on 2×1, pdgetrf 0.49 in place, 0.61
-/// at 128, 0.72 at 256.
-pub fn lu_qr_nb(cfg: &Config, n: i32, caller_nb: i32, p: i32, q: i32) -> usize {
+/// Tile width of the distributed LU (`routine` = `"pdgetrf"`) and QR (any other), from the
+/// problem (`n`, the caller's `caller_nb`, `p` process rows): `HETLA_NB` when set; the caller's
+/// block size when it is 128..=256, because then every tile already is where the caller's block
+/// is and the routine works in place; otherwise the data is converted to hetla's tiles: 256 wide
+/// when the panel spans process rows (each step's panel and row exchanges cost messages, so fewer,
+/// wider steps pay); on one process row 320 for the LU and 128 for the QR; narrower for small
+/// problems, so that each process keeps a few tile columns. Measured with `bench/scalapack.sh` at
+/// N = 4000 on 2 ranks (hetla / reference): caller NB = 32, pdgetrf 2×1 0.26 in place against
+/// 0.72–0.78 converted, 1×2 0.55 against 0.90–0.94; pdgeqrf 2×1 0.56 against 0.92–1.00, 1×2
+/// 0.82 against 1.10–1.15; NB = 64 on 2×1, pdgetrf 0.49 in place, 0.61 at 128, 0.72 at 256.
+/// On one process row, with the column-block updates and the recursive panel (2026-11-27, two
+/// alternations of caller NB 16, 32, 64 on 1×2, seconds): pdgetrf 0.399–0.492 at 128,
+/// 0.395–0.415 at 256, 0.385–0.400 at 320 (each update's GEMM has the tile width as inner
+/// dimension, and OpenBLAS runs 128 slower than 320); pdgeqrf (NB 32) 0.761–0.776 at 128 and
+/// 0.756–0.801 at 320, so the QR keeps 128.
+pub fn lu_qr_nb(cfg: &Config, routine: &str, n: i32, caller_nb: i32, p: i32, q: i32) -> usize {
     if let Some(nb) = cfg.nb {
         return nb;
     }
     if (128..=256).contains(&caller_nb) {
         return caller_nb as usize;
     }
-    let want = if p > 1 { 256 } else { 128 };
+    let want = match (p > 1, routine) {
+        (true, _) => 256,
+        (false, "pdgetrf") => 320,
+        (false, _) => 128,
+    };
     // At least about four tile columns per process column.
     let cap = (n.max(1) as usize / (4 * q.max(1) as usize)).div_ceil(32) * 32;
     want.min(cap.max(32))
