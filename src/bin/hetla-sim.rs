@@ -15,7 +15,7 @@ use hetla::algo::getri;
 use hetla::algo::potrf::{self, Granularity};
 use hetla::algo::trtri;
 use hetla::api::device_part;
-use hetla::api::scalapack::{layout_name, lu_qr_nb, lu_qr_shape, lu_split, potrf_shape};
+use hetla::api::scalapack::{caller_layout, layout_name, lu_qr_nb, lu_qr_shape, lu_split, potrf_shape};
 use hetla::config::Pivoting;
 use hetla::config::{default_device_nb, Config, LuPanel};
 use hetla::device;
@@ -246,7 +246,7 @@ fn main() {
                 "pdpotrf",
                 n as i32,
                 user_nb as i32,
-                hetla::api::scalapack::PDPOTRF_IN_PLACE,
+                hetla::api::scalapack::pdpotrf_in_place(&cfg, p as i32, q as i32),
             ));
             // The library's layout (whole tile columns over all ranks when converted on a small
             // grid of several process rows).
@@ -271,7 +271,7 @@ fn main() {
             let user_nb = num("user-nb").unwrap_or(64);
             let shape = lu_qr_shape(&cfg, p as i32, q as i32);
             let (tp, tq) = if shape == Shape::OneRow { (1, p * q) } else { (p, q) };
-            let nb = num("nb").unwrap_or_else(|| lu_qr_nb(&cfg, &routine, n as i32, user_nb as i32, tp as i32, tq as i32));
+            let nb = num("nb").unwrap_or_else(|| lu_qr_nb(&cfg, &routine, n as i32, user_nb as i32, (tp as i32, tq as i32), caller_layout(shape, p as i32)));
             extra += &format!(" layout={}", layout_name(shape));
             let convert_s = if nb == user_nb && (tp, tq) == (p, q) { 0.0 } else { convert(1.0, p * q) };
             let t = Tiling::uniform(n, nb, n, nb);

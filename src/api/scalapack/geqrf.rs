@@ -48,7 +48,7 @@ pub fn pdgeqrf(
     let shape = super::lu_qr_shape(cfg, g.nprow, g.npcol);
     // With whole tile columns over all ranks the tiles are sized as for one process row.
     let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
-    let nb = super::lu_qr_nb(cfg, "pdgeqrf", n, caller_nb, p, q);
+    let nb = super::lu_qr_nb(cfg, "pdgeqrf", n, caller_nb, (p, q), super::caller_layout(shape, g.nprow));
     let mut plan =
         Plan { shape, ..Plan::learned(cfg, "pdgeqrf", m.min(n).max(0) as usize, nb, &g, caller_nb) };
     pchkmat(desca.ctxt(), &g, &[op], &[(if lquery { -1 } else { 1 }, 9)], &mut info, Some(&mut plan));

@@ -43,7 +43,7 @@ pub fn pdgetrf(
     let shape = super::lu_qr_shape(cfg, g.nprow, g.npcol);
     // With whole tile columns over all ranks the tiles are sized as for one process row.
     let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
-    let nb = super::lu_qr_nb(cfg, "pdgetrf", n, desca.nb(), p, q);
+    let nb = super::lu_qr_nb(cfg, "pdgetrf", n, desca.nb(), (p, q), super::caller_layout(shape, g.nprow));
     let mut plan = Plan {
         shape,
         split: super::lu_split(cfg),

@@ -429,6 +429,13 @@ pub fn lu_split(cfg: &Config) -> bool {
     cfg.lu_panel == Some(LuPanel::Split)
 }
 
+/// Whether tiles dealt in `shape` over a P×Q grid (`p` process rows) can be the caller's own
+/// blocks: the caller's grid, or whole tile columns over the ranks of one process row, which is
+/// the same dealing.
+pub fn caller_layout(shape: Shape, p: i32) -> bool {
+    shape == Shape::Grid || p == 1
+}
+
 /// The tile layout of the distributed Cholesky on a P×Q grid with tiles of `nb` from the
 /// caller's blocks of `caller_nb`: whole tile columns over all P·Q ranks (then each tile column
 /// is one rank's, and a lower factor's trailing update is one task per column, as on a 1×Q grid:
@@ -441,12 +448,37 @@ pub fn lu_split(cfg: &Config) -> bool {
 /// 64%); 2×2 (4 ranks on 2 cores) grid 0.422, 0.527 against row 0.385, 0.395.
 pub fn potrf_shape(cfg: &Config, p: i32, q: i32, nb: usize, caller_nb: i32) -> Shape {
     let converted = nb != caller_nb.max(1) as usize;
-    match cfg.dist_layout {
-        Some(DistLayout::Grid) => Shape::Grid,
-        Some(DistLayout::Row) if converted => Shape::OneRow,
-        None if converted && p > 1 && (p * q) as usize <= ROW_LAYOUT_MAX_RANKS => Shape::OneRow,
-        _ => Shape::Grid,
+    if converted && potrf_rows(cfg, p, q) {
+        Shape::OneRow
+    } else {
+        Shape::Grid
     }
+}
+
+/// Whether the distributed Cholesky deals converted tiles as whole tile columns over all ranks
+/// ([`potrf_shape`]).
+fn potrf_rows(cfg: &Config, p: i32, q: i32) -> bool {
+    match cfg.dist_layout {
+        Some(DistLayout::Grid) => false,
+        Some(DistLayout::Row) => true,
+        None => p > 1 && (p * q) as usize <= ROW_LAYOUT_MAX_RANKS,
+    }
+}
+
+/// Caller block sizes PDPOTRF works on in place on a P×Q grid: [`PDPOTRF_IN_PLACE`] on one
+/// process row or where converted tiles would keep the caller's grid; none where they would be
+/// dealt as whole tile columns over all ranks (P > 1 on up to 8 ranks), which runs faster than
+/// the caller's grid even counting the conversion: 2×1, caller NB = 128, two alternations
+/// (2026-11-27, hetla's seconds), N = 2000 in place 0.038 and 0.049 against converted to tiles
+/// of 256 0.033 and 0.041; N = 4000 0.263 and 0.386 against 0.227 and 0.197. In place on 2×1
+/// the factored tiles cross between the ranks as MPI messages; converted, the ranks read them
+/// in each other's shared storage.
+pub fn pdpotrf_in_place(cfg: &Config, p: i32, q: i32) -> std::ops::RangeInclusive<i32> {
+    if p > 1 && potrf_rows(cfg, p, q) {
+        #[allow(clippy::reversed_empty_ranges)]
+        return 1..=0;
+    }
+    PDPOTRF_IN_PLACE
 }
 
 /// The layout's name in the verbose lines.
@@ -463,9 +495,12 @@ pub fn layout_name(s: Shape) -> &'static str {
 pub(crate) const ROW_LAYOUT_MAX_RANKS: usize = 8;
 
 /// Tile width of the distributed LU (`routine` = `"pdgetrf"`) and QR (any other), from the
-/// problem (`n`, the caller's `caller_nb`, `p` process rows): `HETLA_NB` when set; the caller's
-/// block size when it is 128..=256, because then every tile already is where the caller's block
-/// is and the routine works in place; otherwise the data is converted to hetla's tiles: 256 wide
+/// problem (`n`, the caller's `caller_nb`, `p` process rows of the tiles' layout; `in_place`:
+/// whether that layout is the caller's, [`caller_layout`]): `HETLA_NB` when set; the caller's
+/// block size when it is 128..=256 and `in_place`, because then every tile already is where the
+/// caller's block is and the routine works in place; otherwise the data is converted to hetla's
+/// tiles (on a P×1 grid dealt as one row, NB = 128 moved to tiles of 128 ran pdgetrf at 0.44–0.47
+/// s, where NB = 64 moved to tiles of 320 ran at 0.42, 2026-11-27): 256 wide
 /// when the panel spans process rows (each step's panel and row exchanges cost messages, so fewer,
 /// wider steps pay); on one process row 320 for the LU and 128 for the QR; narrower for small
 /// problems, so that each process keeps a few tile columns. Measured with `bench/scalapack.sh` at
@@ -477,11 +512,18 @@ pub(crate) const ROW_LAYOUT_MAX_RANKS: usize = 8;
 /// 0.395–0.415 at 256, 0.385–0.400 at 320 (each update's GEMM has the tile width as inner
 /// dimension, and OpenBLAS runs 128 slower than 320); pdgeqrf (NB 32) 0.761–0.776 at 128 and
 /// 0.756–0.801 at 320, so the QR keeps 128.
-pub fn lu_qr_nb(cfg: &Config, routine: &str, n: i32, caller_nb: i32, p: i32, q: i32) -> usize {
+pub fn lu_qr_nb(
+    cfg: &Config,
+    routine: &str,
+    n: i32,
+    caller_nb: i32,
+    (p, q): (i32, i32),
+    in_place: bool,
+) -> usize {
     if let Some(nb) = cfg.nb {
         return nb;
     }
-    if (128..=256).contains(&caller_nb) {
+    if in_place && (128..=256).contains(&caller_nb) {
         return caller_nb as usize;
     }
     let want = match (p > 1, routine) {

@@ -47,7 +47,13 @@ pub fn check_pdpotrf(
         }
     }
     let op = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
-    let nb = super::caller_aligned_nb(cfg, "pdpotrf", n, desca.nb(), super::PDPOTRF_IN_PLACE);
+    let nb = super::caller_aligned_nb(
+        cfg,
+        "pdpotrf",
+        n,
+        desca.nb(),
+        super::pdpotrf_in_place(cfg, g.nprow, g.npcol),
+    );
     let mut plan = Plan::learned(cfg, "pdpotrf", n.max(0) as usize, nb, &g, desca.nb());
     plan.shape = super::potrf_shape(cfg, g.nprow, g.npcol, nb, desca.nb());
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info, Some(&mut plan));
