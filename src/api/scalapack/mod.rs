@@ -677,6 +677,46 @@ mod tests {
         assert_eq!(q_slower(&cfg, "pdormqr", 32, 4000, 1), None);
     }
 
+    /// The tile width and layout rules of the distributed factorizations: the caller's blocks
+    /// are kept only where the tiles keep the caller's dealing, and one process row's LU takes
+    /// wider tiles than its QR.
+    #[test]
+    fn caller_blocks_are_kept_only_where_the_layout_is_the_callers() {
+        let mut cfg = Config::with_threads(1);
+        cfg.nb = None;
+        cfg.dist_layout = None;
+        // 1x2: one process row, whole tile columns are the caller's dealing.
+        assert!(caller_layout(Shape::OneRow, 1) && caller_layout(Shape::Grid, 2));
+        assert!(!caller_layout(Shape::OneRow, 2));
+        assert_eq!(lu_qr_nb(&cfg, "pdgetrf", 4000, 128, (1, 2), true), 128);
+        assert_eq!(lu_qr_nb(&cfg, "pdgetrf", 4000, 64, (1, 2), true), 320);
+        assert_eq!(lu_qr_nb(&cfg, "pdgeqrf", 4000, 64, (1, 2), true), 128);
+        // 2x1 dealt as one row: converted anyway, so the one-row width, whatever the caller's NB.
+        assert_eq!(lu_qr_nb(&cfg, "pdgetrf", 4000, 128, (1, 2), false), 320);
+        assert_eq!(lu_qr_nb(&cfg, "pdgeqrf", 4000, 256, (1, 2), false), 128);
+        // Panels across process rows, and small problems (at least about four tile columns a rank).
+        assert_eq!(lu_qr_nb(&cfg, "pdgetrf", 4000, 64, (2, 2), true), 256);
+        assert_eq!(lu_qr_nb(&cfg, "pdgetrf", 1000, 64, (1, 2), true), 128);
+        // Cholesky: in place on one process row and on large grids, never where converted tiles
+        // are dealt as one row.
+        assert_eq!(pdpotrf_in_place(&cfg, 1, 2), PDPOTRF_IN_PLACE);
+        assert_eq!(pdpotrf_in_place(&cfg, 4, 4), PDPOTRF_IN_PLACE);
+        assert!(pdpotrf_in_place(&cfg, 2, 1).is_empty());
+        assert_eq!(
+            caller_aligned_nb(&cfg, "pdpotrf", 4000, 128, pdpotrf_in_place(&cfg, 2, 1)),
+            cfg.nb_for("pdpotrf", 4000)
+        );
+        assert_eq!(potrf_shape(&cfg, 2, 1, cfg.nb_for("pdpotrf", 4000), 128), Shape::OneRow);
+        assert_eq!(caller_aligned_nb(&cfg, "pdpotrf", 4000, 128, pdpotrf_in_place(&cfg, 1, 2)), 128);
+        assert_eq!(potrf_shape(&cfg, 1, 2, 128, 128), Shape::Grid);
+        // HETLA_DIST_LAYOUT=grid keeps the caller's 2-D grid, and with it the caller's blocks.
+        cfg.dist_layout = Some(DistLayout::Grid);
+        assert_eq!(pdpotrf_in_place(&cfg, 2, 1), PDPOTRF_IN_PLACE);
+        // HETLA_NB wins everywhere.
+        cfg.nb = Some(96);
+        assert_eq!(lu_qr_nb(&cfg, "pdgetrf", 4000, 128, (1, 2), true), 96);
+    }
+
     #[test]
     fn solves_with_few_right_hand_sides_forward_unless_forced() {
         let mut cfg = Config::with_threads(1);
