@@ -356,7 +356,7 @@ static struct result run(int ctxt, const char *rt, int n, int nb, int reps, int 
             if (side) { tr[s] = t; infor = info; }
             else { th[s] = t; infoh = info; }
         }
-        if (s >= 0) { /* the ceiling in the same seconds as this pair of samples */
+        if (s >= 0 && reps > 0) { /* the ceiling in the same seconds as this pair of samples */
             double g = grid_dgemm_gflops(1);
             if (g > gemm_near) gemm_near = g;
         }
