@@ -16,13 +16,13 @@
 //! Calls below `HETLA_MIN_N` (measured on min(M, N)), disabled ones and nested ones are forwarded
 //! to the backend whole.
 
-use super::{check_args, flag, forward_reason, run_tiles, Path, Report};
+use super::{check_args, flag, forward_reason, learns, run_tiles, tune, Path, Report};
 use crate::algo;
 use crate::backend::{array, forward};
 use crate::config::Config;
 use crate::error::Error;
 use crate::kernels::Trans;
-use crate::tile::Raw;
+use crate::tile::{span, Raw};
 
 /// DGELS: solves min‖op(A)·X − B‖ or the minimum-norm op(A)·X = B for full-rank A.
 #[allow(clippy::too_many_arguments)]
@@ -54,6 +54,15 @@ pub fn dgels(
         // LAPACK reports the workspace it wanted even when it refuses a short one.
         array::store_first(work, work_size(tpsd, m, n, nrhs) as f64);
         return Err(Error::Arg(10));
+    }
+    if !query && learns(cfg, "dgels", mn as usize) {
+        let (mu, nu) = (m as usize, n as usize);
+        let mut ac = a.snapshot(span(mu, nu, lda as usize));
+        let mut bc = b.snapshot(span(mu.max(nu), nrhs as usize, ldb as usize));
+        let mut wc = work.snapshot(lwork as usize);
+        tune::trials(cfg, "dgels", mn as usize, &mut || {
+            dgels(cfg, trans, m, n, nrhs, ac.fresh(), lda, bc.fresh(), ldb, wc.fresh(), lwork).is_ok()
+        });
     }
     let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);

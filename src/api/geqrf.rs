@@ -11,14 +11,14 @@
 //! The tile path (`algo::geqrf`) allocates its T factors itself, so it needs nothing from WORK
 //! beyond LAPACK's minimum and leaves it untouched apart from WORK(1).
 
-use super::{check_args, forward_reason, run_factorization_on_devices, Path, Report};
+use super::{check_args, forward_reason, learns, run_factorization_on_devices, tune, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
 use crate::device::{Factor, Work};
 use crate::error::Error;
 use crate::runtime::alloc::UpdateShape;
-use crate::tile::{Part, Raw};
+use crate::tile::{span, Part, Raw};
 
 /// LAPACK's block size for DGEQRF on an m×n matrix, from the backend's ILAENV.
 fn lapack_nb(m: i32, n: i32) -> i32 {
@@ -79,6 +79,14 @@ pub fn dgeqrf(
     if k == 0 {
         work.set(0, 1.0);
         return Ok(());
+    }
+    if learns(cfg, "dgeqrf", k as usize) {
+        let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+        let (mut ac, mut tc) = (a.snapshot(span(mu, nu, lda as usize)), tau.snapshot(ku));
+        let mut wc = work.snapshot(lwork as usize);
+        tune::trials(cfg, "dgeqrf", ku, &mut || {
+            dgeqrf(cfg, m, n, ac.fresh(), lda, tc.fresh(), wc.fresh(), lwork).is_ok()
+        });
     }
     let rep = Report::start(cfg);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);

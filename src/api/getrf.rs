@@ -2,7 +2,8 @@
 //! tile algorithms of [`crate::algo::getrf`] on views of the caller's arrays.
 
 use super::{
-    check_args, flag, forward_reason, run_factorization_on_devices, run_tiles_on_devices, Path, Report,
+    check_args, flag, forward_reason, learns, run_factorization_on_devices, run_tiles_on_devices, tune, Path,
+    Report,
 };
 use crate::algo;
 use crate::algo::getrf::ZeroPivot;
@@ -13,7 +14,7 @@ use crate::error::Error;
 use crate::kernels::Trans;
 use crate::runtime::alloc::UpdateShape;
 use crate::runtime::shared::Buffers;
-use crate::tile::{Part, Raw};
+use crate::tile::{span, Part, Raw};
 
 fn numerical(info: i32) -> Result<(), Error> {
     if info > 0 {
@@ -29,9 +30,13 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
     if m == 0 || n == 0 {
         return Ok(());
     }
-    let rep = Report::start(cfg);
     let (mu, nu, ld) = (m as usize, n as usize, lda as usize);
     let kmin = mu.min(nu);
+    if learns(cfg, "dgetrf", kmin) {
+        let (mut ac, mut pc) = (a.snapshot(span(mu, nu, ld)), ipiv.snapshot(kmin));
+        tune::trials(cfg, "dgetrf", kmin, &mut || dgetrf(cfg, m, n, ac.fresh(), lda, pc.fresh()).is_ok());
+    }
+    let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
     let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0);
@@ -103,6 +108,12 @@ pub fn dgetrs(
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
+    if learns(cfg, "dgetrs", n as usize) {
+        let mut bc = b.snapshot(span(n as usize, nrhs as usize, ldb as usize));
+        tune::trials(cfg, "dgetrs", n as usize, &mut || {
+            dgetrs(cfg, trans, n, nrhs, a, lda, ipiv, bc.fresh(), ldb).is_ok()
+        });
+    }
     let rep = Report::start(cfg);
     let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
     let tc = trans.to_ascii_uppercase() as char;
@@ -140,6 +151,14 @@ pub fn dgesv(
     check_args(&[(n < 0, 1), (nrhs < 0, 2), (lda < n.max(1), 4), (ldb < n.max(1), 7)])?;
     if n == 0 {
         return Ok(());
+    }
+    if learns(cfg, "dgesv", n as usize) {
+        let (nu, ru) = (n as usize, nrhs as usize);
+        let (mut ac, mut pc) = (a.snapshot(span(nu, nu, lda as usize)), ipiv.snapshot(nu));
+        let mut bc = b.snapshot(span(nu, ru, ldb as usize));
+        tune::trials(cfg, "dgesv", nu, &mut || {
+            dgesv(cfg, n, nrhs, ac.fresh(), lda, pc.fresh(), bc.fresh(), ldb).is_ok()
+        });
     }
     let rep = Report::start(cfg);
     let nf = n as f64;

@@ -7,7 +7,7 @@
 
 use super::potrf::parse_uplo;
 use super::workspace;
-use super::{check_args, flag, forward_reason, run_tiles_on_devices, Path, Report};
+use super::{check_args, flag, forward_reason, learns, run_tiles_on_devices, tune, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
@@ -15,7 +15,7 @@ use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::Diag;
 use crate::runtime::shared::Buffers;
-use crate::tile::{ColMajor, Raw};
+use crate::tile::{span, ColMajor, Raw};
 
 fn numerical(info: i32) -> Result<(), Error> {
     if info > 0 {
@@ -48,8 +48,12 @@ pub fn dtrtri(cfg: &Config, uplo: u8, diag: u8, n: i32, a: Raw<f64>, lda: i32) -
     if n == 0 {
         return Ok(());
     }
-    let rep = Report::start(cfg);
     let (nu, ld) = (n as usize, lda as usize);
+    if learns(cfg, "dtrtri", nu) {
+        let mut ac = a.snapshot(span(nu, nu, ld));
+        tune::trials(cfg, "dtrtri", nu, &mut || dtrtri(cfg, uplo, diag, n, ac.fresh(), lda).is_ok());
+    }
+    let rep = Report::start(cfg);
     let flops = (nu as f64).powi(3) / 3.0;
     let (uc, dc) = (uplo.to_ascii_uppercase() as char, diag.to_ascii_uppercase() as char);
     if let Some(why) = forward_reason(cfg, "dtrtri", nu) {
@@ -80,8 +84,12 @@ pub fn dpotri(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
     if n == 0 {
         return Ok(());
     }
-    let rep = Report::start(cfg);
     let (nu, ld) = (n as usize, lda as usize);
+    if learns(cfg, "dpotri", nu) {
+        let mut ac = a.snapshot(span(nu, nu, ld));
+        tune::trials(cfg, "dpotri", nu, &mut || dpotri(cfg, uplo, n, ac.fresh(), lda).is_ok());
+    }
+    let rep = Report::start(cfg);
     let flops = 2.0 * (nu as f64).powi(3) / 3.0;
     let uc = uplo.to_ascii_uppercase() as char;
     if let Some(why) = forward_reason(cfg, "dpotri", nu) {
@@ -120,13 +128,20 @@ pub fn dgetri(
     lwork: i32,
 ) -> Result<(), Error> {
     let valid = workspace::dgetri_valid(n, lda, lwork);
+    let nu = n.max(0) as usize;
+    let piv = ipiv.matrix(nu, 1, nu);
+    let inside = valid && (0..nu).all(|i| (1..=n).contains(&piv.get(i, 0)));
+    if inside && n > 0 && learns(cfg, "dgetri", nu) {
+        let (mut ac, mut wc) = (a.snapshot(span(nu, nu, lda as usize)), work.snapshot(lwork as usize));
+        tune::trials(cfg, "dgetri", nu, &mut || {
+            dgetri(cfg, n, ac.fresh(), lda, ipiv, wc.fresh(), lwork).is_ok()
+        });
+    }
     let rep = Report::start(cfg);
     if !valid || n == 0 {
         return workspace::dgetri(cfg, &rep, "untiled", n, a, lda, ipiv, work, lwork);
     }
-    let nu = n as usize;
-    let piv = ipiv.matrix(nu, 1, nu);
-    if (0..nu).any(|i| !(1..=n).contains(&piv.get(i, 0))) {
+    if !inside {
         return workspace::dgetri(cfg, &rep, "pivot-outside", n, a, lda, ipiv, work, lwork);
     }
     if let Some(why) = forward_reason(cfg, "dgetri", nu) {

@@ -138,6 +138,15 @@ pub(crate) fn forward_reason(cfg: &Config, routine: &'static str, size: usize) -
     }
 }
 
+/// Whether a LAPACK call of `routine` on a problem of `size` is first to decide its class by
+/// the learner's trials on copies of its arrays ([`tune::trials`]): not where
+/// [`forward_reason`] forwards before learning (nested calls, `HETLA_DISABLE`, `HETLA_MIN_N`),
+/// nor once the class is decided. Workspace queries never ask.
+pub(crate) fn learns(cfg: &Config, routine: &'static str, size: usize) -> bool {
+    !(crate::runtime::in_task() || called_back() || cfg.is_disabled(routine) || cfg.min_n.is_some())
+        && tune::wants_trials(cfg, routine, size)
+}
+
 /// The whole factorization `f` of the m×n matrix at `a` (leading dimension `ld`) on the first
 /// device with a solver, where the learner chose that way for this call ([`tune::solver`]) or
 /// `HETLA_SOLVER=force` asks for it: `Some(Ok(()))` when it ran (A and `aux`, the pivots or tau,
@@ -420,8 +429,10 @@ impl<'a> Report<'a> {
             (Path::Forward, Some(w)) => format!("path=forward reason={w}"),
             (Path::Forward, None) => "path=forward".to_string(),
         };
+        // A trial of the learner's, on copies of a call's arrays, is no call of the caller's.
+        let trial = if tune::in_trial() { "trial " } else { "" };
         crate::error::say(format_args!(
-            "hetla: {routine} {desc} {path}{} time={t:.6}s gflops={gf:.2}",
+            "hetla: {trial}{routine} {desc} {path}{} time={t:.6}s gflops={gf:.2}",
             device_fields()
         ));
     }

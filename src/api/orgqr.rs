@@ -9,7 +9,7 @@
 //! leaves there.
 
 use super::workspace::{self, query_with};
-use super::{flag, forward_reason, run_tiles_on_devices, Path, Report};
+use super::{flag, forward_reason, learns, run_tiles_on_devices, tune, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::backend::lapack::{self as bk, ch};
@@ -18,7 +18,7 @@ use crate::device::Work;
 use crate::error::Error;
 use crate::kernels::{Side, Trans};
 use crate::runtime::shared::Buffers;
-use crate::tile::{Part, Raw};
+use crate::tile::{span, Part, Raw};
 
 /// The size class a call's learned break-even is kept under: the cube root of m·n·k.
 fn size_of(m: i32, n: i32, k: i32) -> usize {
@@ -52,6 +52,13 @@ pub fn dorgqr(
     lwork: i32,
 ) -> Result<(), Error> {
     let valid = workspace::dorgqr_valid(m, n, k, lda, lwork);
+    if valid && n > 0 && learns(cfg, "dorgqr", size_of(m, n, k)) {
+        let mut ac = a.snapshot(span(m as usize, n as usize, lda as usize));
+        let mut wc = work.snapshot(lwork as usize);
+        tune::trials(cfg, "dorgqr", size_of(m, n, k), &mut || {
+            dorgqr(cfg, m, n, k, ac.fresh(), lda, tau, wc.fresh(), lwork).is_ok()
+        });
+    }
     let rep = Report::start(cfg);
     if !valid || n == 0 {
         return workspace::dorgqr(cfg, &rep, "untiled", m, n, k, a, lda, tau, work, lwork);
@@ -99,6 +106,16 @@ pub fn dormqr(
     let left = flag(side, b'L');
     let nq = if left { m } else { n };
     let valid = workspace::dormqr_valid(side, trans, m, n, k, lda, ldc, lwork);
+    if valid && m > 0 && n > 0 && k > 0 && learns(cfg, "dormqr", size_of(m, n, k)) {
+        // A too: the reference writes ones on its diagonal while it works (and puts them back).
+        let mut ac = a.snapshot(span(nq as usize, k as usize, lda as usize));
+        let mut cc = c.snapshot(span(m as usize, n as usize, ldc as usize));
+        let mut wc = work.snapshot(lwork as usize);
+        tune::trials(cfg, "dormqr", size_of(m, n, k), &mut || {
+            let (a, c, w) = (ac.fresh(), cc.fresh(), wc.fresh());
+            dormqr(cfg, side, trans, m, n, k, a, lda, tau, c, ldc, w, lwork).is_ok()
+        });
+    }
     let rep = Report::start(cfg);
     let fwd = |rep: &Report, why: &str| {
         workspace::dormqr(cfg, rep, why, side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork)

@@ -1,7 +1,8 @@
 //! DPOTRF (Cholesky), DPOTRS and DPOSV, with LAPACK 3.11's checks.
 
 use super::{
-    check_args, flag, forward_reason, run_factorization_on_devices, run_tiles_on_devices, Path, Report,
+    check_args, flag, forward_reason, learns, run_factorization_on_devices, run_tiles_on_devices, tune, Path,
+    Report,
 };
 use crate::algo;
 use crate::backend::forward;
@@ -10,7 +11,7 @@ use crate::device::{Factor, Work};
 use crate::error::Error;
 use crate::kernels::Uplo;
 use crate::runtime::alloc::UpdateShape;
-use crate::tile::Raw;
+use crate::tile::{span, Raw};
 
 pub(crate) fn parse_uplo(c: u8) -> Option<Uplo> {
     if flag(c, b'L') {
@@ -29,8 +30,12 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
     if n == 0 {
         return Ok(());
     }
-    let rep = Report::start(cfg);
     let (nu, ld) = (n as usize, lda as usize);
+    if learns(cfg, "dpotrf", nu) {
+        let mut ac = a.snapshot(span(nu, nu, ld));
+        tune::trials(cfg, "dpotrf", nu, &mut || dpotrf(cfg, uplo, n, ac.fresh(), lda).is_ok());
+    }
+    let rep = Report::start(cfg);
     let flops = (nu as f64).powi(3) / 3.0;
     let uc = uplo.to_ascii_uppercase() as char;
     if let Some(why) = forward_reason(cfg, "dpotrf", nu) {
@@ -80,6 +85,12 @@ pub fn dpotrs(
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
+    if learns(cfg, "dpotrs", n as usize) {
+        let mut bc = b.snapshot(span(n as usize, nrhs as usize, ldb as usize));
+        tune::trials(cfg, "dpotrs", n as usize, &mut || {
+            dpotrs(cfg, uplo, n, nrhs, a, lda, bc.fresh(), ldb).is_ok()
+        });
+    }
     let rep = Report::start(cfg);
     let ul = parse_uplo(uplo).expect("checked above");
     let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
@@ -121,6 +132,14 @@ pub fn dposv(
     ])?;
     if n == 0 {
         return Ok(());
+    }
+    if learns(cfg, "dposv", n as usize) {
+        let (nu, ru) = (n as usize, nrhs as usize);
+        let (mut ac, mut bc) =
+            (a.snapshot(span(nu, nu, lda as usize)), b.snapshot(span(nu, ru, ldb as usize)));
+        tune::trials(cfg, "dposv", nu, &mut || {
+            dposv(cfg, uplo, n, nrhs, ac.fresh(), lda, bc.fresh(), ldb).is_ok()
+        });
     }
     let rep = Report::start(cfg);
     let ul = parse_uplo(uplo).expect("checked above");

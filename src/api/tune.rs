@@ -6,40 +6,46 @@
 //!
 //! * sizes below a quarter of the routine's built-in break-even
 //!   ([`crate::config::default_min_n`]) are forwarded;
-//! * the other sizes fall into classes of ratio √2 (class `c` = round(2·log2 n)). The first
-//!   calls of a class are timed on tiles, then forwarded, whole call included; once each path
-//!   has [`SAMPLES`] timings (three: the best of them skips a cold first call, which pays for
-//!   fresh buffers and threads, and calls slowed by other work), the class takes the tile path if its best
-//!   rate (flop/s: sizes within a class differ) over its last [`KEEP`] timings beats the
-//!   backend's by [`MARGIN`], else the backend. Where the two best ways' best rates are within [`CLOSE`]
-//!   (25%) of each other, each of those paths is first timed [`CLOSE_SAMPLES`] (five) times, alternating. No extra
-//!   work is ever done: the samples are the caller's own calls, each returning what it returns on
-//!   either path.
+//! * the other sizes fall into classes of ratio √2 (class `c` = round(2·log2 n)). A class is
+//!   decided *before its first call is answered*, by trials on data of the learner's own: the
+//!   call's arrays are copied ([`crate::tile::Snapshot`]) and the routine runs on the copies,
+//!   once per trial, each way in turn; the caller's own call then runs the decided way on its
+//!   own arrays. Once each way has [`SAMPLES`] timings (three: the best of them skips a cold
+//!   first run, which pays for fresh buffers and threads, and runs slowed by other work), the
+//!   class takes the tile path if its best rate (flop/s: sizes within a class differ) over its
+//!   last [`KEEP`] timings beats the backend's by [`MARGIN`], else the backend. Where the two
+//!   best ways' best rates are within [`CLOSE`] (25%) of each other, each of those ways is first
+//!   timed [`CLOSE_SAMPLES`] (five) times, alternating.
 //!   There is no upper end: where tiles lose even at large sizes, the call is forwarded (a
 //!   drop-in must not be slower than what it replaces).
-//!   A class that settled on the backend says `reason=learned` in the verbose line.
+//!   A class that settled on the backend says `reason=learned` in the verbose line; a trial's
+//!   own line starts `hetla: trial <routine>`.
+//! * **The same bits on every call.** Different ways round differently, so a class's way never
+//!   changes once a call of it has been answered: the decision comes before the first answer and
+//!   is kept (in memory, and in the cache file for later processes, which start from it). A
+//!   class that could not be decided (a trial failed: INFO > 0 on the copy, say) runs the
+//!   built-in break-even ([`crate::config::default_min_n`]), as learning off does. Identical
+//!   calls therefore return identical bits within a process and across processes that share
+//!   the cache, from the first call. Before, the trials were the caller's own calls and
+//!   alternated between the ways, and the same call on the same input returned other bits from
+//!   call to call (dgetrf n = 2000: 3 of 10 calls).
 //! * With accelerators (CUDA GPUs or emulated ones, not forced by `HETLA_DEVICE_FORCE`) there is
 //!   a third path, [`Way::Host`]: tiles on the host's cores alone. The trials go tiles with the
 //!   devices, then tiles on the host, then forwarded, and the fastest of the three wins (tiles of
 //!   either kind still need [`MARGIN`] over the backend). On one H100 with 16 cores, hetla with
 //!   the GPU ran dgetrf at n = 8000 at 0.54× OpenBLAS and hetla on the cores alone at 1.29×: a
 //!   GPU must never make a call slower than the machine without it. A call on the host path says
-//!   `devices=off(probe)` or `devices=off(learned)` in the verbose line.
+//!   `devices=off(probe)` (a trial) or `devices=off(learned)` in the verbose line.
 //! * For DPOTRF, DGETRF and DGEQRF a device with a solver adds a fourth way, [`Way::Solver`]: the
 //!   whole call on that device's vendor library (`crate::device::Device::factor`), tried third
 //!   (`HETLA_SOLVER=off` leaves it out). On one H200 it was the fastest way at n = 4000 for all
 //!   three (1.9-9.7× OpenBLAS), where hetla's tiles with the GPU were slower than the cores alone.
 //!   A solver trial the device declined (INFO > 0, a non-finite diagonal: the tiles then run the
 //!   call from its untouched input) counts as the solver's, with its whole time.
-//! * A tile call that starts within `SPIN_AFTER` (0.2 s) of a forwarded call's end on the same
-//!   thread is not timed: the backend's threads may still be spinning for work and take cores
-//!   from the tiles, which they would not once the class runs on tiles. Hence tiles are tried
-//!   first (a forwarded trial would spoil the next tile trial); a trial that is not timed is
-//!   asked for again by the next call of the class.
-//! * A decision is checked again as the caller goes on: every [`RECHECK`]th call of a decided
-//!   class takes the other path once, so a decision made while the machine was busy (a neighbour
-//!   process slows the two paths differently) does not stay wrong. At most one call in
-//!   [`RECHECK`] runs on the slower path.
+//! * A tile trial does not start within `SPIN_AFTER` (0.2 s) of a forwarded run's end on the same
+//!   thread: the backend's threads may still be spinning for work and take cores from the
+//!   tiles, which they would not once the class runs on tiles. Tile trials come first, and a
+//!   tile trial after a forwarded one waits out the rest of that time.
 //!
 //! Decisions are kept per user and per machine in `<cache>/breakeven-<key>.json` (`<cache>`:
 //! `HETLA_CACHE_DIR`, else `$XDG_CACHE_HOME/hetla`, else `$HOME/.cache/hetla`; `<key>` hashes the
@@ -50,6 +56,9 @@
 //! PDPOTRF, PDGETRF and PDGEQRF learn too, per grid shape and caller block size (`decide_dist`):
 //! process (0, 0) decides and times, and its plan is the grid's (`api::scalapack::pchkmat`). The
 //! other distributed routines keep the built-in sizes.
+//!
+//! Not deciding by the caller's own calls costs the trials' runs, once per class and machine:
+//! the first call of a class in a fresh cache takes about [`SAMPLES`] runs per way longer.
 
 use crate::config::{default_min_n, Config, Learn};
 use std::cmp::Ordering;
@@ -72,8 +81,6 @@ pub const CLOSE_SAMPLES: usize = 5;
 pub const CLOSE: f64 = 0.25;
 /// Timings kept per path (the most recent).
 pub const KEEP: usize = CLOSE_SAMPLES;
-/// A decided class tries the other path once every this many calls.
-pub const RECHECK: u32 = 32;
 /// Tiles win a class only when their best rate beats the backend's by this fraction: where
 /// the two are within a few percent, which one measures faster is noise (dtrtri at n = 4000 took
 /// the tile path on three trials each and then ran at 0.94x), and forwarding is never slower
@@ -135,12 +142,6 @@ struct Class {
     /// The whole call on a device's solver, where one is there (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     solver: Vec<f64>,
-    /// Calls since the last recheck (not kept in the file).
-    #[serde(skip)]
-    since: u32,
-    /// Rechecks so far, to take the other ways in turn (not kept in the file).
-    #[serde(skip)]
-    turn: u32,
 }
 
 /// What a way's kept timings say of it: the best rate. Another process on the machine, or the
@@ -214,14 +215,6 @@ impl Class {
         }
     }
 
-    /// The way a recheck of a class decided for `best` takes: the others in turn.
-    fn recheck(&mut self, set: Ways, best: Way) -> Way {
-        let others: Vec<Way> = ways(set).iter().copied().filter(|&w| w != best).collect();
-        let w = others[self.turn as usize % others.len()];
-        self.turn = self.turn.wrapping_add(1);
-        w
-    }
-
     fn push(&mut self, way: Way, rate: f64) {
         let v = match way {
             Way::Tiles => &mut self.tiles,
@@ -271,6 +264,16 @@ thread_local! {
     /// Why this thread's current call goes whole to a device's solver (`probe`, `learned`), if
     /// it does.
     static SOLVER: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+    /// The trial the next decision of its class on this thread runs ([`trials`]).
+    static FORCED: std::cell::Cell<Option<Probe>> = const { std::cell::Cell::new(None) };
+    /// Whether this thread is running the learner's trials ([`trials`]): calls made meanwhile
+    /// start no trials of their own, and their verbose lines say `trial`.
+    static IN_TRIAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is running one of the learner's trials (on copies of a call's arrays).
+pub(crate) fn in_trial() -> bool {
+    IN_TRIAL.with(|t| t.get())
 }
 
 /// Why the current call on this thread goes whole to a device's solver ([`Way::Solver`]: its
@@ -331,18 +334,24 @@ fn class_of(size: usize) -> i32 {
     (2.0 * (size.max(1) as f64).log2()).round() as i32
 }
 
+/// The class key of a LAPACK routine: CALU's LU is another algorithm than partial pivoting, and
+/// learns its break-even apart.
+fn key(cfg: &Config, routine: &'static str) -> &'static str {
+    match (cfg.lu, routine) {
+        (crate::config::Pivoting::Calu, "dgetrf") => "dgetrf-calu",
+        (crate::config::Pivoting::Calu, "dgesv") => "dgesv-calu",
+        _ => routine,
+    }
+}
+
 /// The decision for a LAPACK call of `routine` (a `'static` name) on a problem of `size`:
-/// `Some(reason)` to forward, `None` to run on tiles. Marks the call as a probe when it is one.
+/// `Some(reason)` to forward, `None` to run on tiles. Marks the call as a probe when it is one
+/// of the learner's trials ([`trials`]).
 pub(crate) fn decide(cfg: &Config, routine: &'static str, size: usize) -> Option<&'static str> {
     PROBE.with(|p| p.set(None));
     HOST.with(|h| h.set(None));
     SOLVER.with(|h| h.set(None));
-    // CALU's LU is another algorithm than partial pivoting: it learns its break-even apart.
-    let routine = match (cfg.lu, routine) {
-        (crate::config::Pivoting::Calu, "dgetrf") => "dgetrf-calu",
-        (crate::config::Pivoting::Calu, "dgesv") => "dgesv-calu",
-        _ => routine,
-    };
+    let routine = key(cfg, routine);
     let pick = choose(cfg, routine, default_min_n(routine), size, true);
     PROBE.with(|p| p.set(pick.probe));
     HOST.with(|h| h.set(pick.host));
@@ -362,10 +371,129 @@ pub(crate) fn decide_dist(
     (p, q): (i32, i32),
     caller_nb: i32,
 ) -> (Option<&'static str>, Option<Probe>) {
-    let key = intern(format!("{routine}:{p}x{q}:nb{caller_nb}"));
+    let key = dist_key(routine, (p, q), caller_nb);
     // Distributed tile calls learn tiles against the backend only.
     let pick = choose(cfg, key, default_min_n(routine), size, false);
     (pick.why, pick.probe)
+}
+
+/// The class key of a distributed routine on a `p`×`q` grid with the caller's blocks of
+/// `caller_nb` (`pdgetrf:1x2:nb32`).
+fn dist_key(routine: &'static str, (p, q): (i32, i32), caller_nb: i32) -> &'static str {
+    intern(format!("{routine}:{p}x{q}:nb{caller_nb}"))
+}
+
+/// Whether the class of a call of `routine` on a problem of `size` still has to be decided by
+/// trials before the call is answered ([`trials`]); never inside a trial. The caller has ruled
+/// out what `api::forward_reason` forwards before asking (nested calls, `HETLA_DISABLE`,
+/// `HETLA_MIN_N`), and workspace queries.
+pub(crate) fn wants_trials(cfg: &Config, routine: &'static str, size: usize) -> bool {
+    let routine = key(cfg, routine);
+    undecided(cfg, routine, default_min_n(routine), size, true)
+}
+
+/// [`wants_trials`] for a distributed class (asked by process (0, 0), whose answer the grid takes).
+pub(crate) fn wants_dist_trials(
+    cfg: &Config,
+    routine: &'static str,
+    size: usize,
+    grid: (i32, i32),
+    caller_nb: i32,
+) -> bool {
+    undecided(cfg, dist_key(routine, grid, caller_nb), default_min_n(routine), size, false)
+}
+
+fn undecided(cfg: &Config, routine: &'static str, base: usize, size: usize, device_ways: bool) -> bool {
+    if matches!(cfg.learn, Learn::Off) || size < base / BAND || in_trial() {
+        return false;
+    }
+    let set = if device_ways { ways_for(cfg, routine) } else { Ways::Plain };
+    let mut guard = state(cfg);
+    let st = guard.as_mut().expect("state() fills the state");
+    st.learned
+        .routines
+        .get(routine)
+        .and_then(|r| r.get(&class_of(size)))
+        .is_none_or(|k| k.decision(set).is_none())
+}
+
+/// The most trials one class runs before it is answered: every way to [`CLOSE_SAMPLES`], and a
+/// few that were not timed.
+const MAX_TRIALS: usize = 4 * CLOSE_SAMPLES + 4;
+
+/// Decides the class of a call of `routine` on a problem of `size` by trials: `run` runs the
+/// call once on copies of its arrays (the caller's stay untouched) and says whether it finished
+/// (INFO = 0); each run takes the way the learner asks for next ([`Class::next_trial`]) and is
+/// timed by its report. Stops when the class is decided, or when a run did not finish (its
+/// timing is dropped: a factorization stopped early says nothing of the way's speed); the class
+/// then stays undecided and the call runs the built-in break-even.
+pub(crate) fn trials(cfg: &Config, routine: &'static str, size: usize, run: &mut dyn FnMut() -> bool) {
+    let routine = key(cfg, routine);
+    let set = ways_for(cfg, routine);
+    run_trials(cfg, routine, size, set, &mut |probe| {
+        FORCED.with(|f| f.set(Some(probe)));
+        let ok = run();
+        FORCED.with(|f| f.set(None));
+        ok
+    });
+}
+
+/// The loop of [`trials`] for class key `routine` learning between the ways of `set`: `run`
+/// runs one trial of the way its probe names.
+fn run_trials(
+    cfg: &Config,
+    routine: &'static str,
+    size: usize,
+    set: Ways,
+    run: &mut dyn FnMut(Probe) -> bool,
+) {
+    let c = class_of(size);
+    let was = IN_TRIAL.with(|t| t.replace(true));
+    for _ in 0..MAX_TRIALS {
+        let (way, before) = {
+            let mut guard = state(cfg);
+            let st = guard.as_mut().expect("state() fills the state");
+            let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
+            if k.decision(set).is_some() {
+                break;
+            }
+            (k.next_trial(set), k.clone())
+        };
+        if way != Way::Forward {
+            wait_for_spinning_backend();
+        }
+        if !run((routine, c, way)) {
+            let mut guard = state(cfg);
+            let st = guard.as_mut().expect("state() fills the state");
+            st.learned.routines.entry(routine.to_string()).or_default().insert(c, before);
+            break;
+        }
+    }
+    IN_TRIAL.with(|t| t.set(was));
+}
+
+/// Sleeps out the rest of [`SPIN_AFTER`] after this thread's last forwarded call, so that a tile
+/// trial does not share the cores with the backend's spinning threads.
+fn wait_for_spinning_backend() {
+    if let Some(end) = FORWARD_END.with(|f| f.get()) {
+        let until = end + SPIN_AFTER;
+        let now = Instant::now();
+        if now < until {
+            std::thread::sleep(until - now);
+        }
+    }
+}
+
+/// The learner's state, loaded from the cache file on first use.
+fn state(cfg: &Config) -> std::sync::MutexGuard<'static, Option<State>> {
+    // Files are read outside the lock (a fork in another thread must not find it held for long).
+    if lock().is_none() {
+        let loaded = load(cfg);
+        lock().get_or_insert(loaded);
+    }
+    let mut guard = lock();
+    guard.get_or_insert_with(|| State { learned: Learned::default(), file: None });
+    guard
 }
 
 /// This thread's next call (its report) is the distributed trial `probe`, if any.
@@ -407,43 +535,34 @@ struct Pick {
 
 /// Forward or not for class key `routine` whose built-in break-even is `base`, the trial the
 /// call is, if it is one, and where hetla runs it (only with `device_ways`, where the devices'
-/// ways are learned when devices are there: the host alone, a device's solver).
+/// ways are learned when devices are there: the host alone, a device's solver). A class's way
+/// is its trial's while [`trials`] runs one, then its decision, or the built-in break-even where
+/// it has none.
 fn choose(cfg: &Config, routine: &'static str, base: usize, size: usize, device_ways: bool) -> Pick {
+    let prior = Pick { why: (size < base).then_some("small"), ..Pick::default() };
     if matches!(cfg.learn, Learn::Off) {
-        return Pick { why: (size < base).then_some("small"), ..Pick::default() };
+        return prior;
     }
     if size < base / BAND {
         return Pick { why: Some("small"), ..Pick::default() };
     }
+    if let Some(probe) = FORCED.with(|f| f.get()).filter(|p| p.0 == routine && p.1 == class_of(size)) {
+        FORCED.with(|f| f.set(None));
+        return pick(probe.2, Some(probe), "probe");
+    }
     // Asked only here: calls forwarded as small never start the CUDA driver.
     let set = if device_ways { ways_for(cfg, routine) } else { Ways::Plain };
-    let c = class_of(size);
-    // Files are read and written outside the lock (a fork in another thread must not find it
-    // held for long).
-    if lock().is_none() {
-        let loaded = load(cfg);
-        lock().get_or_insert(loaded);
+    let guard = state(cfg);
+    let st = guard.as_ref().expect("state() fills the state");
+    match st.learned.routines.get(routine).and_then(|r| r.get(&class_of(size))).and_then(|k| k.decision(set))
+    {
+        Some(best) => pick(best, None, "learned"),
+        None => prior,
     }
-    let mut guard = lock();
-    let st = guard.get_or_insert_with(|| State { learned: Learned::default(), file: None });
-    let k = st.learned.routines.entry(routine.to_string()).or_default().entry(c).or_default();
-    let (way, probe, mark) = match k.decision(set) {
-        Some(best) if k.since + 1 < RECHECK => {
-            k.since += 1;
-            (best, None, "learned")
-        }
-        Some(best) => {
-            k.since = 0;
-            let w = k.recheck(set, best);
-            (w, Some((routine, c, w)), "probe")
-        }
-        // Tile trials first: a tile call right after a forwarded one is not timed
-        // ([`SPIN_AFTER`]), so forward trials come last.
-        None => {
-            let w = k.next_trial(set);
-            (w, Some((routine, c, w)), "probe")
-        }
-    };
+}
+
+/// The [`Pick`] of a call that takes `way`, marked `mark` (`probe`, `learned`).
+fn pick(way: Way, probe: Option<Probe>, mark: &'static str) -> Pick {
     match way {
         Way::Tiles => Pick { probe, ..Pick::default() },
         Way::Host => Pick { probe, host: Some(mark), ..Pick::default() },
@@ -595,6 +714,7 @@ mod tests {
 
     fn fresh(learn: Learn) -> Config {
         *lock() = None;
+        FORWARD_END.with(|f| f.set(None));
         let mut c = Config::with_threads(2);
         // The host alone, whatever devices the test run gives every configuration.
         c.gpus = crate::config::GpuSelect::None;
@@ -604,105 +724,124 @@ mod tests {
         c
     }
 
-    /// Runs `calls` calls of size `n` in the learner, with the tile path `speedup` times as
-    /// fast as the forward path; returns the paths taken (true = tiles).
-    fn drive(cfg: &Config, n: usize, calls: usize, speedup: f64) -> Vec<bool> {
-        (0..calls)
-            .map(|_| {
-                let tiles = decide(cfg, "dgetrf", n).is_none();
-                let secs = if tiles { 1.0 / speedup } else { 1.0 };
-                record_path("dgetrf", tiles, 1e9, secs);
-                tiles
-            })
-            .collect()
+    /// The way a call that `decide` has just marked takes.
+    fn marked_way(forward: bool) -> Way {
+        match (forward, solver(), host_only()) {
+            (true, None, None) => Way::Forward,
+            (false, Some(_), None) => Way::Solver,
+            (false, None, Some(_)) => Way::Host,
+            (false, None, None) => Way::Tiles,
+            marks => panic!("contradictory marks {marks:?}"),
+        }
     }
 
+    /// A call of `routine` on size `n` as an api function makes it: its report sets the outer
+    /// call's marks aside, it decides, and records its rate, `rate(way)` flop/s. Returns the
+    /// way it took.
+    fn call(cfg: &Config, routine: &'static str, n: usize, rate: &dyn Fn(Way) -> f64) -> Way {
+        let outer = set_aside();
+        let way = marked_way(decide(cfg, routine, n).is_some());
+        record(routine, way, 1e9, 1e9 / rate(way));
+        restore(outer);
+        way
+    }
+
+    /// `calls` calls of `routine` on size `n`, as the api makes them: the learner's trials
+    /// first where the class is undecided, then the caller's calls, which must carry no probe.
+    /// Returns the ways of the trials and of the calls.
+    fn drive_ways(
+        cfg: &Config,
+        routine: &'static str,
+        n: usize,
+        calls: usize,
+        rate: &dyn Fn(Way) -> f64,
+    ) -> (Vec<Way>, Vec<Way>) {
+        let mut tried = Vec::new();
+        if wants_trials(cfg, routine, n) {
+            trials(cfg, routine, n, &mut || {
+                tried.push(call(cfg, routine, n, rate));
+                true
+            });
+        }
+        let paths = (0..calls)
+            .map(|_| {
+                let w = call(cfg, routine, n, rate);
+                assert!(PROBE.with(|p| p.get()).is_none(), "a caller's call is no trial");
+                w
+            })
+            .collect();
+        (tried, paths)
+    }
+
+    /// [`drive_ways`] of dgetrf with tiles `speedup` times as fast as the backend, as booleans
+    /// (true = tiles).
+    fn drive(cfg: &Config, n: usize, calls: usize, speedup: f64) -> (Vec<bool>, Vec<bool>) {
+        let rate = |w: Way| if w == Way::Forward { 1e9 } else { speedup * 1e9 };
+        let (t, c) = drive_ways(cfg, "dgetrf", n, calls, &rate);
+        let tiles = |v: Vec<Way>| v.into_iter().map(|w| w != Way::Forward).collect();
+        (tiles(t), tiles(c))
+    }
+
+    const T: bool = true;
+    const F: bool = false;
+
     #[test]
-    fn outside_the_band_nothing_is_probed() {
+    fn outside_the_band_nothing_is_tried() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
         let base = default_min_n("dgetrf");
+        assert!(!wants_trials(&cfg, "dgetrf", base / BAND - 1));
         assert_eq!(decide(&cfg, "dgetrf", base / BAND - 1), Some("small"));
-        assert!(PROBE.with(|p| p.get()).is_none());
-        // With the host alone large sizes are learned too (a trial marks the call; tiles first).
+        // With the host alone large sizes are learned too.
+        assert!(wants_trials(&cfg, "dgetrf", base * BAND * 4));
+        // Before its trials an undecided class takes the built-in break-even, and no call of
+        // the caller's is a probe.
         assert_eq!(decide(&cfg, "dgetrf", base * BAND * 4), None);
-        assert!(PROBE.with(|p| p.get()).is_some());
-        // With accelerators too (they can be slower than the host alone): a trial.
-        let dev = Config { emulate_gpus: 1, solver: crate::config::Solver::Off, ..fresh(Learn::Memory) };
-        assert_eq!(decide(&dev, "dgetrf", base * BAND * 4), None);
-        assert_eq!(PROBE.with(|p| p.get()).map(|p| p.2), Some(Way::Tiles));
+        assert_eq!(decide(&cfg, "dgetrf", base - 1), Some("small"));
+        assert!(PROBE.with(|p| p.get()).is_none());
         let off = fresh(Learn::Off);
+        assert!(!wants_trials(&off, "dgetrf", base));
         assert_eq!(decide(&off, "dgetrf", base - 1), Some("small"));
         assert_eq!(decide(&off, "dgetrf", base), None);
     }
 
     #[test]
-    fn probes_try_tiles_then_forward_then_the_faster_path_stays() {
+    fn trials_try_tiles_then_forward_and_every_call_takes_the_faster() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
-        // Tiles faster: T, T, T, F, F, F, then tiles.
-        assert_eq!(drive(&cfg, 1000, 9, 1.5), [true, true, true, false, false, false, true, true, true]);
+        // Tiles faster: trials T, T, T, F, F, F; every call then on tiles.
+        assert_eq!(drive(&cfg, 1000, 4, 1.5), (vec![T, T, T, F, F, F], vec![T; 4]));
+        // Decided: no more trials.
+        assert_eq!(drive(&cfg, 1000, 2, 0.1), (vec![], vec![T; 2]));
         // Another class of the same routine learns on its own: forward faster.
-        assert_eq!(drive(&cfg, 600, 9, 0.5), [true, true, true, false, false, false, false, false, false]);
+        assert_eq!(drive(&cfg, 600, 3, 0.5), (vec![T, T, T, F, F, F], vec![F; 3]));
         // And so does every other class, whatever its neighbours chose.
-        assert_eq!(drive(&cfg, 2000, 7, 0.5), [true, true, true, false, false, false, false]);
+        assert_eq!(drive(&cfg, 2000, 2, 0.5).1, [F, F]);
     }
 
     #[test]
-    fn tile_trials_right_after_a_forwarded_call_are_not_timed() {
+    fn a_decided_class_keeps_its_way_whatever_the_machine_does_next() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
-        let long_ago = Instant::now() - Duration::from_secs(10);
-        let call = |ended: Instant| {
-            FORWARD_END.with(|f| f.set(Some(ended)));
-            let tiles = decide(&cfg, "dgetrf", 1000).is_none();
-            record_path("dgetrf", tiles, 1e9, 0.001);
-            tiles
-        };
-        let count = |f: fn(&Class) -> usize| {
-            let g = lock();
-            f(&g.as_ref().unwrap().learned.routines["dgetrf"][&class_of(1000)])
-        };
-        // Tile trials come first; one that starts while the backend's threads may still spin
-        // after a forwarded call (of any class) is not timed, so the class asks for it again.
-        assert!(call(Instant::now()));
-        assert!(call(Instant::now()));
-        assert_eq!(count(|c| c.tiles.len()), 0, "no tile timing taken right after a forwarded call");
-        assert!(call(long_ago));
-        assert!(call(long_ago));
-        assert!(call(long_ago));
-        assert_eq!(count(|c| c.tiles.len()), 3);
-        // Then the forward trials, timed whenever they come.
-        assert!(!call(Instant::now()));
-        assert_eq!(count(|c| c.forward.len()), 1);
-        FORWARD_END.with(|f| f.set(None));
+        // Tiles looked slower while the class was learned (a busy machine) ...
+        assert_eq!(drive(&cfg, 1000, 1, 0.5).1, [F]);
+        // ... and faster now: the class stays on the backend, so that identical calls keep
+        // returning identical bits.
+        assert_eq!(drive(&cfg, 1000, 100, 2.0), (vec![], vec![F; 100]));
     }
 
     #[test]
-    fn a_recheck_right_after_a_forwarded_call_is_not_timed() {
+    fn a_tile_trial_waits_for_the_backends_spinning_threads() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let cfg = fresh(Learn::Memory);
-        FORWARD_END.with(|f| f.set(None));
-        assert_eq!(drive(&cfg, 1000, 6, 0.5), [true, true, true, false, false, false]);
-        // Decided for the backend: calls 1 .. RECHECK − 1 are forwarded, each just after the
-        // last; call RECHECK tries tiles, right after a forwarded call, so it is not timed, and
-        // the class goes on forwarding until the next recheck.
-        let call = |ended: Instant| {
-            FORWARD_END.with(|f| f.set(Some(ended)));
-            let tiles = decide(&cfg, "dgetrf", 1000).is_none();
-            record_path("dgetrf", tiles, 1e9, 0.001);
-            tiles
-        };
-        let r = RECHECK as usize;
-        let paths: Vec<bool> = (0..2 * r).map(|_| call(Instant::now())).collect();
-        let tried: Vec<usize> = (0..2 * r).filter(|&i| paths[i]).collect();
-        assert_eq!(tried, [r - 1, 2 * r - 1], "{paths:?}");
-        let tiles = |g: &State| g.learned.routines["dgetrf"][&class_of(1000)].tiles.clone();
-        assert_eq!(tiles(lock().as_ref().unwrap()), [0.5e9; 3], "no recheck was timed");
-        // A recheck that starts long after a forwarded call counts.
-        let paths: Vec<bool> = (0..r).map(|_| call(Instant::now() - Duration::from_secs(10))).collect();
-        assert!(paths[r - 1], "{paths:?}");
-        assert_eq!(tiles(lock().as_ref().unwrap()).last(), Some(&1e12));
+        let _cfg = fresh(Learn::Memory);
+        FORWARD_END.with(|f| f.set(Some(Instant::now() - Duration::from_millis(50))));
+        let t0 = Instant::now();
+        wait_for_spinning_backend();
+        assert!(t0.elapsed() >= SPIN_AFTER - Duration::from_millis(60), "waited {:?}", t0.elapsed());
+        FORWARD_END.with(|f| f.set(Some(Instant::now() - Duration::from_secs(10))));
+        let t0 = Instant::now();
+        wait_for_spinning_backend();
+        assert!(t0.elapsed() < Duration::from_millis(50), "no wait long after: {:?}", t0.elapsed());
         FORWARD_END.with(|f| f.set(None));
     }
 
@@ -711,51 +850,83 @@ mod tests {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
         // Tiles 2% faster: within the margin, so the backend keeps the class.
-        assert_eq!(drive(&cfg, 1000, 12, 1.02).last(), Some(&false));
+        assert_eq!(drive(&cfg, 1000, 1, 1.02).1, [F]);
         // Tiles 5% faster: beyond it.
-        assert_eq!(drive(&cfg, 2000, 12, 1.05).last(), Some(&true));
+        assert_eq!(drive(&cfg, 2000, 1, 1.05).1, [T]);
     }
 
     #[test]
-    fn close_classes_take_five_timings_a_path() {
+    fn close_classes_take_five_timings_a_way() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
-        // Tiles 5% faster, close: after three of each, the paths alternate (tiles first)
-        // until each has five, then tiles stay.
-        let (t, f) = (true, false);
-        assert_eq!(drive(&cfg, 1000, 12, 1.05), [t, t, t, f, f, f, t, f, t, f, t, t]);
+        // Tiles 5% faster, close: after three of each, the ways alternate (tiles first)
+        // until each has five.
+        assert_eq!(drive(&cfg, 1000, 2, 1.05), (vec![T, T, T, F, F, F, T, F, T, F], vec![T, T]));
         // Far apart (tiles half as fast): decided after three each, as before.
-        assert_eq!(drive(&cfg, 2000, 8, 0.5), [t, t, t, f, f, f, f, f]);
+        assert_eq!(drive(&cfg, 2000, 2, 0.5), (vec![T, T, T, F, F, F], vec![F, F]));
         // A noisy first three: one slow tile trial and a fast forward one make a close class,
-        // which the later trials decide.
-        // Each call's rate in GFLOP/s, whichever path it took.
+        // which the later trials decide. Each trial's rate in GFLOP/s, whichever way it took.
         let rates = [0.8, 1.2, 1.2, 1.1, 1.1, 1.15, 1.2, 1.1, 1.25, 1.05];
-        let mut paths = Vec::new();
-        for &r in &rates {
+        let mut k = 0;
+        let mut tried = Vec::new();
+        trials(&cfg, "dgetrf", 4000, &mut || {
+            let outer = set_aside();
             let tiles = decide(&cfg, "dgetrf", 4000).is_none();
-            paths.push(tiles);
-            record_path("dgetrf", tiles, 1e9, 1.0 / r);
-        }
-        assert_eq!(paths, [t, t, t, f, f, f, t, f, t, f]);
+            tried.push(tiles);
+            record_path("dgetrf", tiles, 1e9, 1.0 / rates[k]);
+            k += 1;
+            restore(outer);
+            true
+        });
+        assert_eq!(tried, [T, T, T, F, F, F, T, F, T, F]);
         assert_eq!(decide(&cfg, "dgetrf", 4000), None, "tiles (best 1.25 against 1.15) win");
     }
 
     #[test]
-    fn a_timing_counts_only_for_the_routine_and_path_it_tried() {
+    fn a_timing_counts_only_for_the_routine_and_way_it_tried() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
-        let tiles_timings =
-            || lock().as_ref().unwrap().learned.routines["dgetrf"][&class_of(1000)].tiles.len();
-        // A tile trial that ran forwarded after all, or another routine's report: not kept.
-        assert!(decide(&cfg, "dgetrf", 1000).is_none());
-        record_path("dgetrf", false, 1e9, 1.0);
-        assert_eq!(tiles_timings(), 0);
-        assert!(decide(&cfg, "dgetrf", 1000).is_none());
-        record_path("dgels", true, 1e9, 1.0);
-        assert_eq!(tiles_timings(), 0);
-        assert!(decide(&cfg, "dgetrf", 1000).is_none());
-        record_path("dgetrf", true, 1e9, 1.0);
-        assert_eq!(tiles_timings(), 1);
+        let timings = || {
+            let g = lock();
+            let k = &g.as_ref().unwrap().learned.routines["dgetrf"][&class_of(1000)];
+            (k.tiles.len(), k.forward.len())
+        };
+        // Trials that report another way (a tile trial that ran forwarded after all) or another
+        // routine: nothing kept, the class stays undecided after a bounded number of runs.
+        let mut runs = 0;
+        trials(&cfg, "dgetrf", 1000, &mut || {
+            let outer = set_aside();
+            let tiles = decide(&cfg, "dgetrf", 1000).is_none();
+            record_path(if runs % 2 == 0 { "dgels" } else { "dgetrf" }, !tiles, 1e9, 1.0);
+            restore(outer);
+            runs += 1;
+            true
+        });
+        assert_eq!(runs, MAX_TRIALS);
+        assert_eq!(timings(), (0, 0));
+        assert!(wants_trials(&cfg, "dgetrf", 1000), "still undecided");
+        assert_eq!(decide(&cfg, "dgetrf", 1000), Some("small"), "the built-in break-even meanwhile");
+    }
+
+    #[test]
+    fn a_trial_that_did_not_finish_leaves_the_class_as_it_was() {
+        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let cfg = fresh(Learn::Memory);
+        // The copy is no positive definite matrix, say: the first trial stops early with INFO > 0,
+        // its timing (of a factorization that stopped) is dropped and no more trials run.
+        let mut runs = 0;
+        trials(&cfg, "dgetrf", 1000, &mut || {
+            let outer = set_aside();
+            let tiles = decide(&cfg, "dgetrf", 1000).is_none();
+            record_path("dgetrf", tiles, 1e9, 1e-6);
+            restore(outer);
+            runs += 1;
+            false
+        });
+        assert_eq!(runs, 1);
+        let g = lock();
+        let k = &g.as_ref().unwrap().learned.routines["dgetrf"][&class_of(1000)];
+        assert!(k.tiles.is_empty() && k.forward.is_empty(), "{k:?}");
     }
 
     #[test]
@@ -763,32 +934,38 @@ mod tests {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
         let n = 2000;
-        // A distributed class learns like a LAPACK one, but only through plan and arm.
-        let mut paths = Vec::new();
-        for _ in 0..8 {
-            let (why, probe) = decide_dist(&cfg, "pdgetrf", n, (1, 2), 32);
-            assert_eq!(why.is_none(), probe.is_none_or(|p| p.2 != Way::Forward), "reason and probe agree");
-            plan(probe);
+        let key = dist_key("pdgetrf", (1, 2), 32);
+        // Undecided: the built-in break-even, no probe.
+        assert!(wants_dist_trials(&cfg, "pdgetrf", n, (1, 2), 32));
+        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 32), (None, None));
+        // The grid's trials: process (0, 0) plans each (its plan says the way), the report arms it.
+        let mut tried = Vec::new();
+        run_trials(&cfg, key, n, Ways::Plain, &mut |probe| {
+            FORCED.with(|f| f.set(Some(probe)));
+            let (why, p) = decide_dist(&cfg, "pdgetrf", n, (1, 2), 32);
+            assert_eq!(p, Some(probe));
+            plan(p);
             let outer = set_aside();
             arm();
             let tiles = why.is_none();
-            paths.push(tiles);
+            tried.push(tiles);
             record_path("pdgetrf", tiles, 1e9, if tiles { 0.5 } else { 1.0 });
             restore(outer);
-        }
-        let (t, f) = (true, false);
-        assert_eq!(paths, [t, t, t, f, f, f, t, t]);
-        // Another grid or block size is another class: trials again.
-        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (2, 1), 32).1.map(|p| p.2), Some(Way::Tiles));
-        assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 64).1.map(|p| p.2), Some(Way::Tiles));
-        // The decided class gives no probe; a planned trial left unarmed by a call that never
-        // reported does not stick to another routine's report.
+            true
+        });
+        assert_eq!(tried, [T, T, T, F, F, F]);
         assert_eq!(decide_dist(&cfg, "pdgetrf", n, (1, 2), 32), (None, None));
-        plan(decide_dist(&cfg, "pdgeqrf", n, (1, 2), 32).1);
+        assert!(!wants_dist_trials(&cfg, "pdgetrf", n, (1, 2), 32));
+        // Another grid or block size is another class.
+        assert!(wants_dist_trials(&cfg, "pdgetrf", n, (2, 1), 32));
+        assert!(wants_dist_trials(&cfg, "pdgetrf", n, (1, 2), 64));
+        // A planned trial left unarmed by a call that never reported does not stick to another
+        // routine's report.
+        plan(Some((dist_key("pdgeqrf", (1, 2), 32), class_of(n), Way::Tiles)));
         arm();
         record_path("dgeqrf", true, 1e9, 1.0);
         let g = lock();
-        assert!(g.as_ref().unwrap().learned.routines["pdgeqrf:1x2:nb32"][&class_of(n)].tiles.is_empty());
+        assert!(!g.as_ref().unwrap().learned.routines.contains_key("pdgeqrf:1x2:nb32"));
     }
 
     #[test]
@@ -796,79 +973,40 @@ mod tests {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
         // Partial pivoting: tiles faster, learned.
-        assert_eq!(drive(&cfg, 1000, 7, 1.5).last(), Some(&true));
-        // CALU in the same size class starts its own trials, and here the backend wins.
+        assert_eq!(drive(&cfg, 1000, 1, 1.5).1, [T]);
+        // CALU in the same size class runs its own trials, and here the backend wins.
         let calu = Config { lu: crate::config::Pivoting::Calu, ..cfg.clone() };
-        assert_eq!(drive(&calu, 1000, 9, 0.5), [true, true, true, false, false, false, false, false, false]);
+        assert_eq!(drive(&calu, 1000, 2, 0.5), (vec![T, T, T, F, F, F], vec![F, F]));
         // Each keeps its own decision.
         assert_eq!(decide(&cfg, "dgetrf", 1000), None);
         assert_eq!(decide(&calu, "dgetrf", 1000), Some("learned"));
     }
 
     #[test]
-    fn a_call_inside_a_trial_keeps_both_trials() {
+    fn a_call_inside_a_trial_runs_no_trial_and_the_trial_keeps_its_timing() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = fresh(Learn::Memory);
-        for _ in 0..4 {
-            // The outer call (a forwarded or tiled DPOSV) ...
+        trials(&cfg, "dposv", 2000, &mut || {
+            // The trial's DPOSV ...
             let outer = set_aside();
             let posv_tiles = decide(&cfg, "dposv", 2000).is_none();
-            // ... runs an inner DPOTRF call through our export.
+            // ... runs an inner DPOTRF call through our export: no trials of its own, the
+            // built-in break-even, no probe.
+            assert!(!wants_trials(&cfg, "dpotrf", 2000));
             let inner = set_aside();
-            let potrf_tiles = decide(&cfg, "dpotrf", 2000).is_none();
-            record_path("dpotrf", potrf_tiles, 1e9, 1.0);
+            assert_eq!(decide(&cfg, "dpotrf", 2000), None);
+            assert!(PROBE.with(|p| p.get()).is_none());
+            record_path("dpotrf", true, 1e9, 1.0);
             restore(inner);
-            record_path("dposv", posv_tiles, 1e9, 1.0);
+            record_path("dposv", posv_tiles, 1e9, if posv_tiles { 0.5 } else { 1.0 });
             restore(outer);
-        }
+            true
+        });
         let guard = STATE.lock().unwrap();
         let learned = &guard.as_ref().unwrap().learned.routines;
-        for r in ["dposv", "dpotrf"] {
-            let k = &learned[r][&class_of(2000)];
-            // Three tile trials, then the first forward one.
-            assert_eq!((k.forward.len(), k.tiles.len()), (1, 3), "{r}: {k:?}");
-        }
-    }
-
-    #[test]
-    fn a_decided_class_is_rechecked_and_can_change() {
-        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let cfg = fresh(Learn::Memory);
-        // Tiles looked slower while the class was learned (a busy machine).
-        assert_eq!(drive(&cfg, 1000, 6, 0.5), [true, true, true, false, false, false]);
-        // Now tiles are twice as fast: every RECHECK-th call tries tiles once, and the first
-        // such timing beats the backend's best, so the class switches.
-        let paths = drive(&cfg, 1000, 4 * RECHECK as usize, 2.0);
-        let first_tiles = paths.iter().position(|&t| t).unwrap();
-        assert_eq!(first_tiles, RECHECK as usize - 1, "the first recheck comes at call {RECHECK}");
-        let r = RECHECK as usize;
-        assert!(paths[r - 1..2 * r - 1].iter().all(|&t| t), "switched to tiles: {paths:?}");
-        // The backend is checked again RECHECK calls later, and the class stays on tiles.
-        assert!(!paths[2 * r - 1], "forward is checked again: {paths:?}");
-        assert!(paths[2 * r..3 * r - 1].iter().all(|&t| t), "still tiles: {paths:?}");
-        let slow = paths.iter().filter(|&&t| !t).count();
-        assert!(slow <= RECHECK as usize + 2, "{slow} calls on the slower path");
-    }
-
-    /// Like [`drive`] with devices: `rates` are the flop/s of tiles with the devices, tiles on
-    /// the host alone and the backend; returns the ways taken, as the calls saw them.
-    fn drive3(cfg: &Config, n: usize, calls: usize, rates: [f64; 3]) -> Vec<Way> {
-        (0..calls)
-            .map(|_| {
-                let tiles = decide(cfg, "dgetrf", n).is_none();
-                let way = match (tiles, host_only()) {
-                    (false, h) => {
-                        assert_eq!(h, None, "a forwarded call has no host-only reason");
-                        Way::Forward
-                    }
-                    (true, None) => Way::Tiles,
-                    (true, Some(_)) => Way::Host,
-                };
-                let rate = rates[ways(Ways::Devices).iter().position(|&w| w == way).unwrap()];
-                record_path("dgetrf", tiles, 1e9, 1e9 / rate);
-                way
-            })
-            .collect()
+        let k = &learned["dposv"][&class_of(2000)];
+        assert_eq!((k.tiles.len(), k.forward.len()), (3, 3), "{k:?}");
+        assert!(!learned.contains_key("dpotrf"));
     }
 
     #[test]
@@ -876,43 +1014,28 @@ mod tests {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = Config { emulate_gpus: 1, solver: crate::config::Solver::Off, ..fresh(Learn::Memory) };
         let (t, h, f) = (Way::Tiles, Way::Host, Way::Forward);
+        let rates = |r: [f64; 3]| move |w: Way| r[ways(Ways::Devices).iter().position(|&x| x == w).unwrap()];
         // The H100 case: the host alone fastest, the devices slower than the backend.
-        let paths = drive3(&cfg, 3000, 12, [0.5e9, 1.5e9, 1.0e9]);
-        assert_eq!(paths, [t, t, t, h, h, h, f, f, f, h, h, h]);
+        let (tried, calls) = drive_ways(&cfg, "dgetrf", 3000, 3, &rates([0.5e9, 1.5e9, 1.0e9]));
+        assert_eq!(tried, [t, t, t, h, h, h, f, f, f]);
+        assert_eq!(calls, [h, h, h]);
         assert_eq!(decide(&cfg, "dgetrf", 3000), None);
         assert_eq!(host_only(), Some("learned"), "the decided class keeps off the devices");
         // Devices fastest: tiles with them.
-        assert_eq!(drive3(&cfg, 6000, 12, [3e9, 1.3e9, 1e9])[9..], [t, t, t]);
+        assert_eq!(drive_ways(&cfg, "dgetrf", 6000, 2, &rates([3e9, 1.3e9, 1e9])).1, [t, t]);
         // Neither tile way beats the backend.
-        assert_eq!(drive3(&cfg, 1000, 12, [0.5e9, 0.6e9, 1e9])[9..], [f, f, f]);
+        assert_eq!(drive_ways(&cfg, "dgetrf", 1000, 2, &rates([0.5e9, 0.6e9, 1e9])).1, [f, f]);
+        assert_eq!(decide(&cfg, "dgetrf", 1000), Some("learned"));
         assert_eq!(host_only(), None);
         // Host and devices close (within CLOSE): those two take five timings each, alternating,
         // before the class decides; the backend, far behind, is not timed again.
-        let paths = drive3(&cfg, 1500, 16, [1.2e9, 1.1e9, 0.5e9]);
-        assert_eq!(paths, [t, t, t, h, h, h, f, f, f, t, h, t, h, t, t, t]);
+        let (tried, calls) = drive_ways(&cfg, "dgetrf", 1500, 2, &rates([1.2e9, 1.1e9, 0.5e9]));
+        assert_eq!(tried, [t, t, t, h, h, h, f, f, f, t, h, t, h]);
+        assert_eq!(calls, [t, t]);
         // Without devices the third way is never tried.
         let host = fresh(Learn::Memory);
-        assert!(drive3(&host, 3000, 8, [1e9, 1e9, 0.5e9]).iter().all(|&w| w != h));
-    }
-
-    /// Like [`drive3`] with a device's solver as a fourth way: `rates` are the flop/s of tiles
-    /// with the devices, the host alone, the solver and the backend.
-    fn drive4(cfg: &Config, n: usize, calls: usize, rates: [f64; 4]) -> Vec<Way> {
-        (0..calls)
-            .map(|_| {
-                let forward = decide(cfg, "dgetrf", n).is_some();
-                let way = match (forward, solver(), host_only()) {
-                    (true, None, None) => Way::Forward,
-                    (false, Some(_), None) => Way::Solver,
-                    (false, None, Some(_)) => Way::Host,
-                    (false, None, None) => Way::Tiles,
-                    marks => panic!("contradictory marks {marks:?}"),
-                };
-                let rate = rates[ways(Ways::Solver).iter().position(|&w| w == way).unwrap()];
-                record("dgetrf", way, 1e9, 1e9 / rate);
-                way
-            })
-            .collect()
+        let (tried, calls) = drive_ways(&host, "dgetrf", 3000, 2, &rates([1e9, 1e9, 0.5e9]));
+        assert!(tried.iter().chain(&calls).all(|&w| w != h));
     }
 
     #[test]
@@ -920,47 +1043,27 @@ mod tests {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = Config { emulate_gpus: 1, ..fresh(Learn::Memory) };
         let (t, h, s, f) = (Way::Tiles, Way::Host, Way::Solver, Way::Forward);
+        let rates = |r: [f64; 4]| move |w: Way| r[ways(Ways::Solver).iter().position(|&x| x == w).unwrap()];
         // The H200 case at n = 4000: the solver with its copies 2.5x the backend, the tiles
         // with the GPU half of it, the host alone about even.
-        let paths = drive4(&cfg, 4000, 15, [0.5e9, 1.0e9, 2.5e9, 1.0e9]);
-        assert_eq!(paths, [t, t, t, h, h, h, s, s, s, f, f, f, s, s, s]);
+        let (tried, calls) = drive_ways(&cfg, "dgetrf", 4000, 3, &rates([0.5e9, 1.0e9, 2.5e9, 1.0e9]));
+        assert_eq!(tried, [t, t, t, h, h, h, s, s, s, f, f, f]);
+        assert_eq!(calls, [s, s, s]);
         assert_eq!(decide(&cfg, "dgetrf", 4000), None);
         assert_eq!((solver(), host_only()), (Some("learned"), None));
-        // Its rechecks take the three others in turn, every RECHECK calls (four calls of the
-        // class have passed since it was decided).
-        let r = RECHECK as usize;
-        let paths = drive4(&cfg, 4000, 3 * r, [0.5e9, 1.0e9, 2.5e9, 1.0e9]);
-        let tried: Vec<(usize, Way)> =
-            paths.iter().enumerate().filter(|(_, &w)| w != s).map(|(i, &w)| (i, w)).collect();
-        assert_eq!(tried, [(r - 5, t), (2 * r - 5, h), (3 * r - 5, f)], "{paths:?}");
         // A solver no faster than the host alone loses to it; neither beating the backend by
         // the margin forwards.
-        assert_eq!(drive4(&cfg, 8000, 15, [0.5e9, 2.0e9, 1.2e9, 1.0e9])[12..], [h, h, h]);
-        assert_eq!(drive4(&cfg, 1500, 20, [0.5e9, 0.8e9, 1.01e9, 1.0e9])[17..], [f, f, f]);
+        assert_eq!(drive_ways(&cfg, "dgetrf", 8000, 2, &rates([0.5e9, 2.0e9, 1.2e9, 1.0e9])).1, [h, h]);
+        assert_eq!(drive_ways(&cfg, "dgetrf", 1500, 2, &rates([0.5e9, 0.8e9, 1.01e9, 1.0e9])).1, [f, f]);
         // Only the three routines a solver runs have the fourth way, and HETLA_SOLVER=off
         // leaves it out.
         let off = Config { solver: crate::config::Solver::Off, ..cfg.clone() };
         *lock() = None;
-        assert!(drive4(&off, 4000, 12, [0.5e9, 1.0e9, 9.0e9, 1.0e9]).iter().all(|&w| w != s));
+        let (tried, calls) = drive_ways(&off, "dgetrf", 4000, 2, &rates([0.5e9, 1.0e9, 9.0e9, 1.0e9]));
+        assert!(tried.iter().chain(&calls).all(|&w| w != s));
         *lock() = None;
-        let outer = set_aside();
-        for _ in 0..12 {
-            decide(&cfg, "dgesv", 4000);
-            assert_eq!(solver(), None, "dgesv has no whole-call solver way");
-        }
-        restore(outer);
-    }
-
-    #[test]
-    fn a_class_decided_for_the_host_rechecks_the_other_ways_in_turn() {
-        let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let cfg = Config { emulate_gpus: 1, solver: crate::config::Solver::Off, ..fresh(Learn::Memory) };
-        drive3(&cfg, 3000, 9, [0.5e9, 2e9, 1e9]);
-        let r = RECHECK as usize;
-        let paths = drive3(&cfg, 3000, 2 * r, [0.5e9, 2e9, 1e9]);
-        let tried: Vec<(usize, Way)> =
-            paths.iter().enumerate().filter(|(_, &w)| w != Way::Host).map(|(i, &w)| (i, w)).collect();
-        assert_eq!(tried, [(r - 1, Way::Tiles), (2 * r - 1, Way::Forward)]);
+        let (tried, calls) = drive_ways(&cfg, "dgesv", 4000, 2, &rates([0.5e9, 1.0e9, 9.0e9, 1.0e9]));
+        assert!(tried.iter().chain(&calls).all(|&w| w != s), "dgesv has no whole-call solver way");
     }
 
     #[test]
@@ -972,15 +1075,17 @@ mod tests {
             solver: crate::config::Solver::Off,
             ..fresh(Learn::Memory)
         };
-        let paths = drive3(&cfg, 3000, 8, [1e9, 3e9, 0.5e9]);
-        assert!(paths.iter().all(|&w| w != Way::Host), "{paths:?}");
+        let rate = |w: Way| if w == Way::Forward { 0.5e9 } else { 1e9 };
+        let (tried, calls) = drive_ways(&cfg, "dgetrf", 3000, 2, &rate);
+        assert!(tried.iter().chain(&calls).all(|&w| w != Way::Host), "{tried:?} {calls:?}");
     }
 
     #[test]
     fn an_inner_call_starts_with_the_devices_allowed_and_the_outer_keeps_its_way() {
         let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let cfg = Config { emulate_gpus: 1, solver: crate::config::Solver::Off, ..fresh(Learn::Memory) };
-        drive3(&cfg, 3000, 9, [0.5e9, 2e9, 1e9]);
+        let rate = |w: Way| if w == Way::Host { 2e9 } else { 0.5e9 };
+        drive_ways(&cfg, "dgetrf", 3000, 1, &rate);
         let outer = set_aside();
         assert_eq!(decide(&cfg, "dgetrf", 3000), None);
         assert_eq!(host_only(), Some("learned"));
@@ -998,17 +1103,17 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("hetla-tune-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let cfg = fresh(Learn::Dir(dir.clone()));
-        assert_eq!(drive(&cfg, 1000, 7, 0.5), [true, true, true, false, false, false, false]);
+        assert_eq!(drive(&cfg, 1000, 1, 0.5), (vec![T, T, T, F, F, F], vec![F]));
         let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(files.len(), 1, "one cache file, no temporary left: {files:?}");
-        // A new process (fresh state) starts from the file: no probe.
+        // A new process (fresh state) starts from the file: no trial, the same way.
         let cfg = fresh(Learn::Dir(dir.clone()));
-        assert_eq!(drive(&cfg, 1000, 2, 10.0), [false, false]);
-        // A damaged file is ignored: learning starts again (a tile trial first).
+        assert_eq!(drive(&cfg, 1000, 2, 10.0), (vec![], vec![F, F]));
+        // A damaged file is ignored: learning starts again.
         let f = dir.join(&files[0]);
         std::fs::write(&f, "{ not json").unwrap();
         let cfg = fresh(Learn::Dir(dir.clone()));
-        assert_eq!(drive(&cfg, 1000, 1, 1.0), [true]);
+        assert_eq!(drive(&cfg, 1000, 1, 2.0), (vec![T, T, T, F, F, F], vec![T]));
         *lock() = None;
         std::fs::remove_dir_all(&dir).unwrap();
     }

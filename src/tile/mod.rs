@@ -32,7 +32,7 @@ mod part;
 mod raw;
 pub mod recycle;
 pub use part::Part;
-pub use raw::{ColMajor, Raw};
+pub use raw::{span, ColMajor, Raw, Snapshot};
 
 use std::marker::PhantomData;
 use std::ops::Range;

@@ -36,6 +36,54 @@ impl<T: Elem> Raw<T> {
     }
 }
 
+impl<T: Elem> Raw<T> {
+    /// A copy of the first `len` elements of the array, which the learner's trials run on
+    /// instead of the caller's data (`api::tune::trials`). `len` must not exceed what the
+    /// routine is documented to access given its (checked) arguments: for an m×n matrix with
+    /// leading dimension ld, [`span`].
+    pub fn snapshot(self, len: usize) -> Snapshot<T> {
+        let mut orig = Vec::with_capacity(len);
+        if len > 0 {
+            // SAFETY: `Raw::new`'s contract makes the first `len` elements valid for reads (the
+            // caller passes at most the routine's documented extent), and no task of the call
+            // runs yet: trials come before the call itself.
+            orig.extend_from_slice(unsafe { std::slice::from_raw_parts(self.0, len) });
+        }
+        let work = orig.clone();
+        Snapshot { orig, work }
+    }
+}
+
+/// The elements an m×n column-major matrix with leading dimension `ld` spans, from its first
+/// element to its last (0 when it is empty).
+pub fn span(m: usize, n: usize, ld: usize) -> usize {
+    if m == 0 || n == 0 {
+        0
+    } else {
+        (n - 1) * ld + m
+    }
+}
+
+/// A caller's array as it was at the start of a call, and a working copy of it: each trial of
+/// the learner gets the working copy reset to the original ([`Snapshot::fresh`]), so every trial
+/// sees the caller's input and none writes the caller's memory.
+pub struct Snapshot<T> {
+    orig: Vec<T>,
+    work: Vec<T>,
+}
+
+impl<T: Elem> Snapshot<T> {
+    /// The working copy, reset to the caller's input, as the array argument of a call. An empty
+    /// snapshot (a zero-sized argument) still gives a non-null pointer, as a caller would.
+    pub fn fresh(&mut self) -> Raw<T> {
+        self.work.copy_from_slice(&self.orig);
+        if self.work.is_empty() {
+            return Raw(std::ptr::NonNull::dangling().as_ptr());
+        }
+        Raw(self.work.as_mut_ptr())
+    }
+}
+
 /// An m×n column-major matrix in caller memory.
 #[derive(Clone, Copy, Debug)]
 pub struct ColMajor<T> {
