@@ -62,8 +62,13 @@
 #                 built with pkg-config's flags, a LAPACK-only program and an MPI job via hetla-run
 #   nompi         tests/nompi/run.sh: libhetla.so needs no MPI library; a LAPACK-only program
 #                 runs preloaded with a libmpi on its path whose constructor exits
-#   tune          tests/tune/run.sh: break-even sizes learned from a program's own dgetrf_ calls
-#                 (probes, the decision, the cache file a second process starts from, =off)
+#   tune          tests/tune/run.sh: break-even sizes learned on the machine for a program's dgetrf_
+#                 calls (trials on copies before the first answer, the decision, the cache file a
+#                 second process starts from, =off)
+#   repeat        tests/repeat/run.sh: identical calls give identical bits with learning on, from an
+#                 empty cache: every LAPACK routine hetla runs, 10 calls each, on the host and on 2
+#                 emulated accelerators, and a second process; pdpotrf/pdgetrf/pdgeqrf under mpirun
+#                 on 1x2 and 2x2 grids, and a second job
 # Counting: cargo test contributes its own test counts, the shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
@@ -219,11 +224,12 @@ if [ $build_ok = 1 ]; then
     runner install tests/install.sh
     runner nompi tests/nompi/run.sh
     runner tune tests/tune/run.sh
+    runner repeat tests/repeat/run.sh
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 bt-tests bt-mpi lapack-suite fakecuda-sites \
         lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite \
         scalapack-suite-calu scalapack-suite-calu-grid scalapack-suite-split-grid scalapack-suite-poison sim valgrind \
-        install nompi tune; do
+        install nompi tune repeat; do
         record "$s" 0 1 0
     done
 fi

@@ -269,6 +269,47 @@ thread_local! {
     /// Whether this thread is running the learner's trials ([`trials`]): calls made meanwhile
     /// start no trials of their own, and their verbose lines say `trial`.
     static IN_TRIAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set while a distributed call that has just run its trials runs for the caller
+    /// ([`without_trials`]): it starts none, decided or not.
+    static NO_TRIALS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` as one of the learner's trials on this thread (a process of a grid whose trials
+/// process (0, 0) leads, [`dist_trials_root`]).
+pub(crate) fn as_trial<R>(f: impl FnOnce() -> R) -> R {
+    let was = IN_TRIAL.with(|t| t.replace(true));
+    let r = f();
+    IN_TRIAL.with(|t| t.set(was));
+    r
+}
+
+/// Runs `f`, a call whose trials have just run, without starting trials again: where they could
+/// not decide its class (a trial stopped early), it takes the built-in break-even.
+pub(crate) fn without_trials<R>(f: impl FnOnce() -> R) -> R {
+    let was = NO_TRIALS.with(|t| t.replace(true));
+    let r = f();
+    NO_TRIALS.with(|t| t.set(was));
+    r
+}
+
+/// [`trials`] for a distributed class, on process (0, 0) of a `grid` whose caller blocks are
+/// `caller_nb`: `run` tells the other processes to run the next trial with it, then runs it
+/// (the trial's plan, which process (0, 0) makes, carries the way to every process).
+pub(crate) fn dist_trials_root(
+    cfg: &Config,
+    routine: &'static str,
+    size: usize,
+    grid: (i32, i32),
+    caller_nb: i32,
+    run: &mut dyn FnMut() -> bool,
+) {
+    let key = dist_key(routine, grid, caller_nb);
+    run_trials(cfg, key, size, Ways::Plain, &mut |probe| {
+        FORCED.with(|f| f.set(Some(probe)));
+        let ok = run();
+        FORCED.with(|f| f.set(None));
+        ok
+    });
 }
 
 /// Whether this thread is running one of the learner's trials (on copies of a call's arrays).
@@ -404,7 +445,7 @@ pub(crate) fn wants_dist_trials(
 }
 
 fn undecided(cfg: &Config, routine: &'static str, base: usize, size: usize, device_ways: bool) -> bool {
-    if matches!(cfg.learn, Learn::Off) || size < base / BAND || in_trial() {
+    if matches!(cfg.learn, Learn::Off) || size < base / BAND || in_trial() || NO_TRIALS.with(|t| t.get()) {
         return false;
     }
     let set = if device_ways { ways_for(cfg, routine) } else { Ways::Plain };

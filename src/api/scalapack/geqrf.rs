@@ -56,6 +56,16 @@ pub fn pdgeqrf(
     if lquery || m == 0 || n == 0 {
         return Ok(());
     }
+    if plan.trials {
+        let mut ac = a.snapshot(super::local_span(desca, &g, ja + n - 1));
+        let mut tc = tau.snapshot(super::local_cols(desca, &g, ja + m.min(n) - 1));
+        let mut wc = work.snapshot(lwork as usize);
+        let size = m.min(n) as usize;
+        super::dist_trials(cfg, "pdgeqrf", size, &g, desca.ctxt(), caller_nb, &mut || {
+            pdgeqrf(cfg, m, n, ac.fresh(), ia, ja, desca, tc.fresh(), wc.fresh(), lwork).is_ok()
+        });
+        return crate::api::tune::without_trials(|| pdgeqrf(cfg, m, n, a, ia, ja, desca, tau, work, lwork));
+    }
     let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);

@@ -59,6 +59,16 @@ pub fn pdgetrf(
     if m == 0 || n == 0 {
         return Ok(());
     }
+    if plan.trials {
+        let mut ac = a.snapshot(super::local_span(desca, &g, ja + n - 1));
+        let rows = super::numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow);
+        let mut pc = ipiv.snapshot((rows + desca.mb()).max(0) as usize);
+        let size = m.min(n) as usize;
+        super::dist_trials(cfg, "pdgetrf", size, &g, desca.ctxt(), desca.nb(), &mut || {
+            pdgetrf(cfg, m, n, ac.fresh(), ia, ja, desca, pc.fresh()).is_ok()
+        });
+        return crate::api::tune::without_trials(|| pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv));
+    }
     let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);

@@ -283,6 +283,51 @@ pub fn pchkmat(
     }
 }
 
+/// The learner's trials of a distributed call's class, on every process of the grid `g` of
+/// context `ctxt` (collective): `run` runs the call once on copies of this process's local
+/// arrays and says whether it finished (INFO = 0). Process (0, 0) leads
+/// ([`crate::api::tune::dist_trials_root`]): before each trial it tells the others to run one,
+/// and when they are over, that they are; each trial call's plan is its, as for any call.
+pub fn dist_trials(
+    cfg: &Config,
+    routine: &'static str,
+    size: usize,
+    g: &GridInfo,
+    ctxt: i32,
+    caller_nb: i32,
+    run: &mut dyn FnMut() -> bool,
+) {
+    const OVER: i32 = 0;
+    const NEXT: i32 = 1;
+    if g.myrow == 0 && g.mycol == 0 {
+        crate::api::tune::dist_trials_root(cfg, routine, size, (g.nprow, g.npcol), caller_nb, &mut || {
+            blacs::igebs2d_all(ctxt, &mut [NEXT]);
+            run()
+        });
+        blacs::igebs2d_all(ctxt, &mut [OVER]);
+    } else {
+        loop {
+            let mut x = [OVER];
+            blacs::igebr2d_all(ctxt, &mut x, 0, 0);
+            if x[0] == OVER {
+                break;
+            }
+            crate::api::tune::as_trial(&mut *run);
+        }
+    }
+}
+
+/// The elements of this process's local array of a matrix with descriptor `d` that a routine
+/// on columns up to global column `last` (1-based) may touch: LLD·LOCc(last).
+pub fn local_span(d: &Desc, g: &GridInfo, last: i32) -> usize {
+    d.lld().max(1) as usize * local_cols(d, g, last)
+}
+
+/// LOCc(last): this process's columns of global columns 1..=last of a matrix with descriptor `d`.
+pub fn local_cols(d: &Desc, g: &GridInfo, last: i32) -> usize {
+    numroc(last.max(0), d.nb(), g.mycol, d.csrc(), g.npcol).max(0) as usize
+}
+
 /// The common first step of every routine: the grid of descriptor A's context. A process outside
 /// the grid gets the reference's error, -(descpos·100 + CTXT_).
 pub fn grid_or_error(desca: &Desc, descpos: i32) -> Result<GridInfo, Error> {
@@ -318,6 +363,9 @@ pub struct Plan {
     pub split: bool,
     /// The break-even trial this call is, on process (0, 0) only ([`Plan::learned`]; not sent).
     pub probe: Option<crate::api::tune::Probe>,
+    /// The call's class is undecided: before the call, the grid runs the learner's trials on
+    /// copies of its local arrays ([`dist_trials`]).
+    pub trials: bool,
 }
 
 /// Every reason a distributed call can be forwarded for, by code.
@@ -337,7 +385,7 @@ impl Plan {
     /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
     pub fn local(cfg: &Config, routine: &'static str, size: usize, nb: usize) -> Plan {
         let forward = crate::api::forward_reason(cfg, routine, size).or_else(crate::dist::unsupported_reason);
-        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu, split: false, probe: None }
+        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu, split: false, probe: None, trials: false }
     }
 
     /// [`Plan::local`] with the break-even size learned on this machine, as for a LAPACK call
@@ -367,10 +415,12 @@ impl Plan {
                 crate::api::tune::decide_dist(cfg, routine, size, (g.nprow, g.npcol), caller_nb);
             plan.forward = why;
             plan.probe = probe;
+            plan.trials =
+                crate::api::tune::wants_dist_trials(cfg, routine, size, (g.nprow, g.npcol), caller_nb);
         }
         plan
     }
-    fn encode(&self) -> [i32; 5] {
+    fn encode(&self) -> [i32; 6] {
         let code = match self.forward {
             None => 0,
             Some(r) => {
@@ -382,7 +432,14 @@ impl Plan {
             Shape::OneRow => 1,
             Shape::OneCol => 2,
         };
-        [code, self.nb as i32, shape, (self.pivot == Pivoting::Calu) as i32, self.split as i32]
+        [
+            code,
+            self.nb as i32,
+            shape,
+            (self.pivot == Pivoting::Calu) as i32,
+            self.split as i32,
+            self.trials as i32,
+        ]
     }
     fn decode(v: &[i32]) -> Plan {
         let forward = match v[0] {
@@ -395,7 +452,15 @@ impl Plan {
             _ => Shape::Grid,
         };
         let pivot = if v[3] == 1 { Pivoting::Calu } else { Pivoting::Gepp };
-        Plan { forward, nb: v[1].max(1) as usize, shape, pivot, split: v[4] == 1, probe: None }
+        Plan {
+            forward,
+            nb: v[1].max(1) as usize,
+            shape,
+            pivot,
+            split: v[4] == 1,
+            probe: None,
+            trials: v[5] == 1,
+        }
     }
 }
 
@@ -659,6 +724,7 @@ mod tests {
             pivot: Pivoting::Calu,
             split: true,
             probe: None,
+            trials: true,
         };
         assert_eq!(Plan::decode(&plan.encode()), plan);
     }

@@ -76,6 +76,13 @@ pub fn pdpotrf(
     if n == 0 {
         return Ok(());
     }
+    if plan.trials {
+        let mut ac = a.snapshot(super::local_span(desca, &g, ja + n - 1));
+        super::dist_trials(cfg, "pdpotrf", n as usize, &g, desca.ctxt(), desca.nb(), &mut || {
+            pdpotrf(cfg, uplo, n, ac.fresh(), ia, ja, desca).is_ok()
+        });
+        return crate::api::tune::without_trials(|| pdpotrf(cfg, uplo, n, a, ia, ja, desca));
+    }
     let rep = Report::start(cfg);
     let uc = uplo.to_ascii_uppercase() as char;
     let flops = (n as f64).powi(3) / 3.0;
