@@ -19,6 +19,7 @@
 //! waits in `early`.
 
 use crate::backend::mpi::{waitall, Comm, Request};
+use crate::graph::Failure;
 use crate::runtime::{Held, Releaser};
 use crate::tile::{TiledMatrix, Workspace};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -137,6 +138,19 @@ pub fn post(outbox: &Outbox, dest: usize, tag: i32, data: Vec<f64>) {
 /// Key of a local copy of a remote tile: (tile index, version).
 pub type CopyKey = (usize, u32);
 
+/// The values ahead of a tile's values in its message (and all of a notice): the tile's version
+/// and id, then the earliest step whose task failed on the sender (−1: none) and its INFO, so that
+/// the receiver's tasks of that step and later ones skip their math as the sender's do (a rank that
+/// read a failed Cholesky's diagonal tile would otherwise divide by its zero pivot and spread
+/// Inf and NaN where the reference leaves numbers).
+pub const HEADER: usize = 4;
+
+/// The header of version `key.1` of tile `key.0` sent by a rank whose failures are `fail`.
+pub fn header(key: CopyKey, fail: &Failure) -> Vec<f64> {
+    let (step, info) = fail.failed().map_or((-1.0, 0.0), |(s, i)| (s as f64, i as f64));
+    vec![key.1 as f64, key.0 as f64, step, info]
+}
+
 /// The MPI tag of tile `id`'s messages. A message carries its tile's version and id as its first
 /// two values, and the receiver routes it by those, so the tag need not be unique: it is kept
 /// below 32768, the smallest `MPI_TAG_UB` the MPI standard allows (tile ids of large problems
@@ -172,8 +186,8 @@ struct Slot {
 }
 
 /// The notice that version `key.1` of tile `key.0` is ready in its owner's storage.
-pub fn notice(key: CopyKey) -> Vec<f64> {
-    vec![key.1 as f64, key.0 as f64]
+pub fn notice(key: CopyKey, fail: &Failure) -> Vec<f64> {
+    header(key, fail)
 }
 
 /// The acknowledgement that a reader's tasks have read version `key.1` of tile `key.0` in place.
@@ -195,6 +209,8 @@ pub struct Engine {
     slots: HashMap<CopyKey, Slot>,
     /// The buffer every message is received into before its values go to their copy.
     inbox: Vec<f64>,
+    /// This rank's failures, which the headers of received tiles add to ([`HEADER`]).
+    pub fail: Arc<Failure>,
     /// Tiles sent and received by this rank, values or notices (for the verbose line and tests).
     pub sent: usize,
     pub received: usize,
@@ -219,6 +235,7 @@ impl Engine {
             stores: Vec::new(),
             slots: HashMap::new(),
             inbox: Vec::new(),
+            fail: Arc::new(Failure::default()),
             sent: 0,
             received: 0,
             in_place: 0,
@@ -293,11 +310,14 @@ impl Engine {
             key.1
         );
         self.received += 1;
+        if data[2] >= 0.0 {
+            self.fail.record(data[2] as usize, data[3] as i32);
+        }
         let Some(s) = self.slots.get(&key) else {
             // Read in place: the values stay in the owner's storage.
             assert_eq!(
                 data.len(),
-                2,
+                HEADER,
                 "hetla: tile {} arrived with values where a notice was expected",
                 key.0
             );
@@ -305,7 +325,7 @@ impl Engine {
             return;
         };
         let dst = self.stores[s.store].as_mut_slice();
-        let vals = &data[2..];
+        let vals = &data[HEADER..];
         assert!(
             s.rows == 0 || vals.len().is_multiple_of(s.rows),
             "hetla: tile {} arrived with {} values",
@@ -382,8 +402,8 @@ mod tests {
         let mut world = LocalTransport::world(2);
         let mut tr1 = world.pop().unwrap();
         let mut tr0 = world.pop().unwrap();
-        tr1.send(0, tag_of(b), vec![0.0, b as f64, 2.0, 2.5]);
-        tr1.send(0, tag_of(a), vec![0.0, a as f64, 1.0, 1.5]);
+        tr1.send(0, tag_of(b), vec![0.0, b as f64, -1.0, 0.0, 2.0, 2.5]);
+        tr1.send(0, tag_of(a), vec![0.0, a as f64, -1.0, 0.0, 1.0, 1.5]);
 
         let seq = Seq::new(&Config::with_threads(1));
         let rel = seq.releaser();

@@ -236,7 +236,7 @@ pub fn run_on(
     generate: impl FnOnce(&mut DistSeq),
 ) -> SeqRun {
     let engine = RefCell::new(Engine::new());
-    let fail = Arc::new(Failure::default());
+    let fail = engine.borrow().fail.clone();
     let mut buffers = HashMap::new();
     let (result, devices) = {
         let _blas = BlasThreadsGuard::new();
@@ -379,13 +379,13 @@ impl<'a> DistSeq<'a> {
         let in_place = self.in_place(ri);
         if ro == self.me && self.sent.insert((ri, v, owner)) {
             let h = self.local(ri).expect("the owner holds its tile");
-            let outbox = self.outbox.clone();
+            let (outbox, fail) = (self.outbox.clone(), self.fail.clone());
             // Sends go first, whatever the urgency of the reader that asked for the tile first:
             // another rank may be idle until it arrives, and a send is one tile's copy.
             if in_place {
                 let t = Task::new("notice").prio(SEND_PRIO).read(&h.m, h.i, h.j);
                 self.seq.submit(t, move |_| {
-                    let data = super::comm::notice((ri, v));
+                    let data = super::comm::notice((ri, v), &fail);
                     super::comm::post(&outbox, owner, tag, data);
                     Ok(())
                 });
@@ -394,9 +394,8 @@ impl<'a> DistSeq<'a> {
                 let t = Task::new("send").prio(SEND_PRIO).dims(rows, cols, 0).read(&h.m, h.i, h.j);
                 self.seq.submit(t, move |c| {
                     let tile = c.tile(&h.m, h.i, h.j);
-                    let mut data = Vec::with_capacity(2 + tile.m * tile.n);
-                    data.push(v as f64);
-                    data.push(ri as f64);
+                    let mut data = super::comm::header((ri, v), &fail);
+                    data.reserve(tile.m * tile.n);
                     for j in 0..tile.n {
                         data.extend_from_slice(tile.column(j));
                     }
@@ -685,7 +684,7 @@ mod tests {
             assert_ne!(lone.m.id(), run[0].m.id());
             // The messages arrive; every held task is released.
             for id in 0..4 {
-                tr0.send(1, tag_of(id), vec![0.0, id as f64, 1.0, 2.0, 3.0, 4.0]);
+                tr0.send(1, tag_of(id), vec![0.0, id as f64, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0]);
             }
             engine.borrow_mut().progress(&mut tr1, &ds.rel);
         }

@@ -13,7 +13,8 @@
 //!
 //! Failures follow one rule, kept by the runtimes: an op that reports INFO > 0 (a Cholesky pivot
 //! that is not positive) records the whole-matrix INFO; the tasks of its step and later steps do
-//! not compute (earlier steps finish), and the smallest INFO is the call's.
+//! not compute (earlier steps finish), and the smallest INFO is the call's. On ranks the failure travels
+//! with the tiles: a tile message carries its sender's earliest failed step (`dist::comm::HEADER`).
 
 pub mod op;
 
@@ -169,6 +170,11 @@ impl Failure {
     /// Whether a task of step `step` still computes.
     pub fn live(&self, step: usize) -> bool {
         step < self.step.load(std::sync::atomic::Ordering::SeqCst)
+    }
+    /// The earliest failed step and the smallest INFO recorded, if any.
+    pub fn failed(&self) -> Option<(usize, i32)> {
+        let s = self.step.load(std::sync::atomic::Ordering::SeqCst);
+        (s != usize::MAX).then(|| (s, self.info.load(std::sync::atomic::Ordering::SeqCst)))
     }
     /// The smallest INFO recorded, if any.
     pub fn info(&self) -> Option<i32> {

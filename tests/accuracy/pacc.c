@@ -2,6 +2,7 @@
  * ScaLAPACK's on the same input, in one program under mpirun.
  *
  * Usage: mpirun -np P*Q pacc P Q [N] [NB] [SEEDS]
+ *        (PACC_ONLY=<routine prefix> runs one routine; PACC_VERBOSE=1 prints every measure)
  *
  * For each routine, input class and seed, the same global matrix (made on every rank from the seed,
  * then dealt block-cyclically with NB×NB blocks) goes through the routine as the program resolves
@@ -19,8 +20,11 @@
  * Input classes: well conditioned; condition 1e6, 1e10, 1e14 (Q₁·Σ·Q₂ᵀ with Q from a Householder QR
  * of a random matrix, Σ geometric; symmetric ones Q·Σ·Qᵀ); rows and columns graded over 1e±100;
  * entries near overflow (×2^1000) and near underflow (×2^-1000); an exact zero (a zero column, or a
- * zero diagonal element of a factor); a NaN. For the last two only INFO is compared, and every entry
- * that is NaN in the reference's output must be NaN in hetla's.
+ * zero diagonal element of a factor); a NaN. For the last two only INFO is compared, and whether the
+ * output holds a NaN: which entries do depends on the blocking, not only on the mathematics (a
+ * block reflector or a block product multiplies a NaN by an exact zero that an unblocked code never
+ * forms: the reference's pdgeqrf with blocks of 16 leaves R(32,48) NaN for a NaN in A(65,43), where
+ * R(32,48) does not depend on that entry), so entry-by-entry agreement is asked of no library.
  * A ratio is hetla's measure over the reference's, each taken at least FLOOR = 0.01 (a hundredth
  * of one rounding error of the problem's scale: below that both are exact to working precision,
  * and a ratio of two such values is noise; the suites' own thresholds are 30·N in these units).
@@ -525,8 +529,10 @@ int main(int argc, char **argv) {
     Cblacs_gridinit(&ctxt, "R", p, q);
     Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
     int cases = 0, failures = 0;
+    const char *only = getenv("PACC_ONLY"); /* a routine name's prefix, to run it alone */
     for (int r = 0; r < NROUTINE; r++)
         for (int cls = 0; cls < NCLASS; cls++) {
+            if (only && strncmp(routine_name[r], only, strlen(only))) continue;
             double ratio[2][16];
             int measured = 0, bad = 0, two = 0;
             char why[160] = "";
@@ -541,13 +547,14 @@ int main(int argc, char **argv) {
                     bad = 1;
                     snprintf(why, sizeof why, "seed %d: INFO %d, reference %d", s + 1, hr.info, rr.info);
                 }
-                for (size_t i = 0; i < rr.len && i < hr.len; i++)
-                    if (isnan(rr.out[i]) && !isnan(hr.out[i])) {
-                        bad = 1;
-                        snprintf(why, sizeof why, "seed %d: entry %zu NaN in the reference's output, %g in hetla's",
-                                 s + 1, i, hr.out[i]);
-                        break;
-                    }
+                size_t nan_h = 0, nan_r = 0;
+                for (size_t i = 0; i < hr.len; i++) nan_h += isnan(hr.out[i]) != 0;
+                for (size_t i = 0; i < rr.len; i++) nan_r += isnan(rr.out[i]) != 0;
+                if ((nan_h > 0) != (nan_r > 0)) {
+                    bad = 1;
+                    snprintf(why, sizeof why, "seed %d: %zu NaN in hetla's output, %zu in the reference's", s + 1,
+                             nan_h, nan_r);
+                }
                 for (int k = 0; k < 2; k++)
                     if (!isnan(rr.m[k])) {
                         double h1 = isnan(hr.m[k]) ? INFINITY : fmax(hr.m[k], FLOOR);
