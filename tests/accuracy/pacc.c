@@ -125,15 +125,15 @@ static double *make(int m, int n, int cls, int spd, unsigned seed) {
     int k = m < n ? m : n;
     double cond = cls == COND6 ? 1e6 : cls == COND10 ? 1e10 : cls == COND14 ? 1e14 : 0;
     if (cond > 0) {
-        double *q1 = orthogonal(m), *q2 = spd ? q1 : orthogonal(n);
+        double *q1 = orthogonal(m), *q2 = spd ? q1 : orthogonal(n), *sigma = malloc(sizeof(double) * k);
+        for (int l = 0; l < k; l++) sigma[l] = pow(cond, -(double)l / (k - 1));
         for (int j = 0; j < n; j++)
             for (int i = 0; i < m; i++) {
                 long double s = 0;
-                for (int l = 0; l < k; l++)
-                    s += (long double)G(q1, m, i, l) * pow(cond, -(double)l / (k - 1)) * G(q2, n, j, l);
+                for (int l = 0; l < k; l++) s += (long double)G(q1, m, i, l) * sigma[l] * G(q2, n, j, l);
                 G(a, m, i, j) = (double)s;
             }
-        free(q1);
+        free(q1), free(sigma);
         if (!spd) free(q2);
         return a;
     }
