@@ -286,7 +286,7 @@ pub fn pchkmat(
 /// The learner's trials of a distributed call's class, on every process of the grid `g` of
 /// context `ctxt` (collective): `run` runs the call once on copies of this process's local
 /// arrays and says whether it finished (INFO = 0). Process (0, 0) leads
-/// ([`crate::api::tune::dist_trials_root`]): before each trial it tells the others to run one,
+/// (`api::tune::dist_trials_root`): before each trial it tells the others to run one,
 /// and when they are over, that they are; each trial call's plan is its, as for any call.
 pub fn dist_trials(
     cfg: &Config,
