@@ -47,8 +47,8 @@ mpicc -O2 -std=gnu11 -Wall -Wextra bench/scalapack_driver.c -L"$rel" -Wl,--no-as
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 comma() { tr -s ' ' ',' <<<"$*" | sed 's/^,//; s/,$//'; }
-# Break-even sizes are learned from an empty cache in each run (as bench/run.sh is run in the
-# README), unless the caller names a cache folder; the driver's warm-up calls are the trials.
+# Break-even sizes are learned from an empty cache in each run (as bench/run.sh is run in
+# docs/speed.md), unless the caller names a cache folder; the driver's warm-up calls are the trials.
 if [ -z "${HETLA_CACHE_DIR:-}" ]; then
     HETLA_CACHE_DIR=$(mktemp -d)
     export HETLA_CACHE_DIR

@@ -7,5 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+# A toolchain installed by rustup is found by deps.sh through ~/.cargo/env; use it here too.
+[ -f "$HOME/.cargo/env" ] && ! command -v cargo >/dev/null 2>&1 && . "$HOME/.cargo/env"
 cargo build --release
 bash demo/run.sh "$@"

@@ -10,7 +10,7 @@
 #   DIR/lib/pkgconfig/hetla.pc     `pkg-config --cflags --libs hetla`: -I, -L, an rpath and -lhetla
 #                                  (put the system LAPACK/ScaLAPACK after it: hetla forwards to them)
 #   DIR/bin/hetla-run              runs a command with hetla preloaded: `hetla-run ./prog`,
-#                                  `hetla-run mpirun -np 4 ./prog`
+#                                  `hetla-run mpirun -np 4 ./prog` (`hetla-run --help`)
 # Needs: cargo (for the build), strip (binutils), patchelf.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --prefix) prefix=${2:?--prefix needs a directory}; shift 2 ;;
     --prefix=*) prefix=${1#--prefix=}; shift ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -62,10 +62,30 @@ cat >"$prefix/bin/hetla-run" <<EOF
 #!/bin/sh
 # Runs a command with hetla preloaded (installed by hetla's scripts/install.sh). Under a local
 # mpirun the ranks inherit the setting: hetla-run mpirun -np 4 ./prog
-if [ \$# -eq 0 ]; then
-    echo "usage: hetla-run COMMAND [ARGS...]" >&2
-    exit 2
-fi
+usage() {
+    cat <<'USAGE'
+hetla-run: run a command with hetla preloaded, the program unchanged.
+
+usage: hetla-run COMMAND [ARGS...]
+       hetla-run -h | --help
+
+The command, and every process it starts, loads hetla ahead of the libraries it was linked
+with: its LAPACK and ScaLAPACK calls that hetla runs (dpotrf, dgetrf, dgeqrf, ...) go to hetla's
+tile algorithms on every core and GPU, and every other call to the system's LAPACK as before.
+Under a local mpirun every rank inherits it. An LD_PRELOAD already set is kept, after hetla.
+
+examples:
+  hetla-run ./my_solver
+  hetla-run mpirun -np 4 ./my_pd_solver
+  HETLA_VERBOSE=1 hetla-run ./my_solver    one line per call on stderr: path, time, GFLOP/s
+
+Settings are HETLA_* environment variables (docs/configuration.md in hetla's sources).
+USAGE
+}
+case "\${1:-}" in
+-h | --help) usage; exit 0 ;;
+"") usage >&2; exit 2 ;;
+esac
 LD_PRELOAD="$prefix/lib/libhetla.so.0\${LD_PRELOAD:+:\$LD_PRELOAD}"
 export LD_PRELOAD
 exec "\$@"

@@ -26,7 +26,7 @@
 #   bt-mpi        tests/bt/mpi.sh: pdbtsv_/pdbttrf_/pdbttrs_ from C under mpirun -np 1..4 (1-D and
 #                 2-D grids, ranks holding one row or none, a process outside the grid, 1 emulated
 #                 accelerator per rank) against the serial dbttrf_/dbttrs_
-#   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS) under hetla, on
+#   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS, DTR) under hetla, on
 #                 the host, with CALU (HETLA_LU=calu) on the host and 2 emulated accelerators, and
 #                 with 1, 2 and 3 emulated accelerators
 #   fakecuda-sites tests/fakecuda/sites.sh: the C and Fortran call sites on 1 fake GPU and on 2
@@ -69,6 +69,10 @@
 #                 empty cache: every LAPACK routine hetla runs, 10 calls each, on the host and on 2
 #                 emulated accelerators, and a second process; pdpotrf/pdgetrf/pdgeqrf under mpirun
 #                 on 1x2 and 2x2 grids, and a second job
+#   docs          tests/docs/run.sh: the documentation stays true: every HETLA_* variable the library
+#                 reads is in docs/configuration.md and every one there is read; every exported
+#                 symbol is in the README's routine table and docs/routines.md; hetla-sim --help,
+#                 hetla-run --help and the README's C example run; every path and link they name exists
 # Counting: cargo test contributes its own test counts, the shell runners one count per
 # [PASS]/[FAIL] line they print, every other step one. A step that cannot run because the build
 # failed counts as failed. The last line is `N passed, M failed`; the exit status is non-zero
@@ -225,11 +229,12 @@ if [ $build_ok = 1 ]; then
     runner nompi tests/nompi/run.sh
     runner tune tests/tune/run.sh
     runner repeat tests/repeat/run.sh
+    runner docs tests/docs/run.sh
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 bt-tests bt-mpi lapack-suite fakecuda-sites \
         lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite \
         scalapack-suite-calu scalapack-suite-calu-grid scalapack-suite-split-grid scalapack-suite-poison sim valgrind \
-        install nompi tune repeat; do
+        install nompi tune repeat docs; do
         record "$s" 0 1 0
     done
 fi

@@ -27,7 +27,7 @@ pub fn laf_needed(n: i32, m: i32) -> i64 {
 /// block Thomas on tasks for up to 3 threads (its two chains keep two cores busy with Thomas's
 /// flops); block cyclic reduction on tasks with 4 threads or more (the only order with more
 /// than two-way parallelism; it costs 2.7× the flops). Thresholds measured by `bench/bt.sh` on
-/// the 2-core development machine (README, block tridiagonal table); the 4-thread rule is not
+/// the 2-core development machine (docs/speed.md, block tridiagonal table); the 4-thread rule is not
 /// measured (no machine with more cores was available).
 pub fn method(cfg: &Config, n: usize, m: usize) -> Method {
     cfg.bt.unwrap_or(if m < THOMAS_BELOW_M || n < THOMAS_BELOW_N {

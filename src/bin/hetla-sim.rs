@@ -5,8 +5,9 @@
 //!           [--emulated-gpus G] [--machine FILE] [--trace FILE] [--comm-thread]
 //! hetla-sim dbttrf --n BLOCKROWS --m BLOCKSIZE [--method thomas|twisted|cyclic] [--cores C]
 //! hetla-sim calibrate [--out FILE]
+//! hetla-sim --help
 //! ```
-//! See the README's "Simulator" section.
+//! See docs/simulator.md.
 
 use hetla::algo::bt;
 use hetla::algo::geqrf::{self, Panel};
@@ -30,12 +31,35 @@ use hetla::tile::Part;
 use std::collections::HashMap;
 use std::process::exit;
 
-const USAGE: &str = "usage: hetla-sim ROUTINE --n N [--nb NB] [--grid PxQ] [--user-nb NB] [--cores C] [--gpus G] [--emulated-gpus G] [--lu gepp|calu] [--lu-panel gather|split] [--machine FILE] [--trace FILE] [--comm-thread]
-       hetla-sim calibrate [--out FILE]
-ROUTINE: dpotrf, dgetrf, dgeqrf, dtrtri, dpotri or dgetri (shared memory, one node), or pdpotrf, pdgetrf or pdgeqrf (a
-PxQ grid of ranks, one per node), or dbttrf --n BLOCKROWS --m BLOCKSIZE [--method thomas|twisted|cyclic] (one node); --lu gepp|calu: the LU's pivoting (HETLA_LU); --lu-panel gather|split: where pdgetrf factors a panel on several process rows (HETLA_LU_PANEL); --emulated-gpus G: G of the library's emulated accelerators (HETLA_EMULATE_GPUS),
-which share the cores; --comm-thread: what if a thread of its own drove MPI on each rank (one
-core fewer computes); the other routines are not simulated yet.";
+/// `hetla-sim --help`: what it does, its usage and options, in one screen (at most 24 lines).
+const HELP: &str =
+    "hetla-sim: predicts how long a hetla call takes, by scheduling hetla's own task graph on a
+modelled machine (kernel rates from a calibration of this one, or from a machine file).
+
+usage: hetla-sim ROUTINE --n N [options]
+       hetla-sim dbttrf --n BLOCKROWS --m BLOCKSIZE [--method thomas|twisted|cyclic] [--cores C]
+       hetla-sim calibrate [--out FILE]     measure this machine, write its machine file
+       hetla-sim --help
+ROUTINE: dpotrf dgetrf dgeqrf dtrtri dpotri dgetri (one node), pdpotrf pdgetrf pdgeqrf (a grid)
+options:
+  --n N                  matrix order (required)
+  --nb NB                tile size (default: the library's choice)
+  --grid PxQ             process grid of a pd routine, one rank per node (default 1x1)
+  --user-nb NB           the ScaLAPACK caller's block size (conversion to tiles included)
+  --cores C              cores per rank, also the library's threads (default: the machine's)
+  --gpus G               GPUs per rank (needs a machine file with GPU rates)
+  --emulated-gpus G      G of the library's emulated accelerators, sharing the cores (one node)
+  --lu gepp|calu         the LU's pivoting (HETLA_LU)
+  --lu-panel gather|split  where pdgetrf factors a panel on several process rows
+  --comm-thread          what if a thread of its own drove MPI on each rank
+  --machine FILE         machine file (default: this machine's, in $XDG_CACHE_HOME/hetla or
+                         ~/.cache/hetla, calibrated first if missing)
+  --trace FILE           write the simulated run as a Chrome trace
+prints: hetla-sim: ROUTINE n=N nb=NB grid=PxQ ... predicted_time=T s gflops=G";
+
+/// Printed after an error.
+const USAGE: &str = "usage: hetla-sim ROUTINE --n N [options] | hetla-sim calibrate [--out FILE]
+(hetla-sim --help lists the routines and options)";
 
 /// The routines simulated on one node (shared memory).
 const SHARED: [&str; 6] = ["dpotrf", "dgetrf", "dgeqrf", "dtrtri", "dpotri", "dgetri"];
@@ -60,6 +84,10 @@ fn cores_here() -> usize {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") || args.first().is_some_and(|a| a == "help") {
+        println!("{HELP}");
+        return;
+    }
     let Some(routine) = args.first().cloned() else { fail("no routine") };
     let mut opt: HashMap<String, String> = HashMap::new();
     let mut it = args[1..].iter();

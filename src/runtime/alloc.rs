@@ -92,7 +92,7 @@ impl Allocation {
         device_half_perimeters(&self.owner, self.mt, self.nt, nodes)
     }
     /// One line per tile row, a character per tile: `H` for the host, `0`-`9`, `a`-`z` for
-    /// devices (the README's picture).
+    /// devices (the picture in docs/gpus.md).
     pub fn picture(&self) -> String {
         let mut s = String::new();
         for i in 0..self.mt {

@@ -1,6 +1,6 @@
 //! The modelled machine: a node (cores, GPUs, their kernel rates, the host↔GPU links) and the
-//! network between nodes. Read from and written to JSON machine files (format in the README's
-//! "Simulator" section); [`calibrate`] measures this machine.
+//! network between nodes. Read from and written to JSON machine files (format in
+//! docs/simulator.md); [`calibrate`] measures this machine.
 
 use crate::backend::BlasThreadsGuard;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
