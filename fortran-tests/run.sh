@@ -8,6 +8,14 @@
 # passes when the program exits 0, printed a PASS line for each of its checks and no FAIL line,
 # nothing panicked, and stderr shows hetla handled each routine (dpotrf with path=tiles).
 #
+# Then the README's demo program (demo/legacy_solver.f, built as demo/run.sh builds it) runs
+# preloaded, twice: on tiles (mode demo-tiles: HETLA_MIN_N=0, HETLA_NB=32, HETLA_CACHE_DIR=off) and
+# learning its break-even sizes from a fresh cache (mode demo-learning, N = 1000: its first calls
+# are tile trials). Its STOP makes gfortran report the floating-point exceptions left signalling
+# (`Note: The following floating-point exceptions are signalling: ...`); a run passes when that
+# note is the one the same binary prints without hetla (none), its residuals are O(1) with INFO 0,
+# and hetla's verbose lines show it was preloaded.
+#
 # Prints `[PASS] fortran <mode>` or `[FAIL] ...` and `fortran-tests: N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +80,38 @@ if [ $ok = 1 ]; then
             pass $mode
         fi
     done
+fi
+
+# The demo program: gfortran's IEEE note as without hetla.
+DEMO_N=${DEMO_N:-1000}
+if ! "$FC" -O2 demo/legacy_solver.f -o "$BUILD/legacy_solver" -llapack -lblas >"$BUILD/cc-demo.log" 2>&1; then
+    fail demo "does not compile" "$BUILD/cc-demo.log"
+else
+    note() { grep -m 1 'floating-point exceptions are signalling' "$1" || echo "(no IEEE note)"; }
+    env -u LD_PRELOAD timeout "$TIMEOUT" "$BUILD/legacy_solver" 300 >"$BUILD/demo-plain.log" 2>&1
+    want=$(note "$BUILD/demo-plain.log")
+    cache=$(mktemp -d)
+    for mode in demo-tiles demo-learning; do
+        log="$BUILD/$mode.log"
+        if [ $mode = demo-tiles ]; then
+            env LD_PRELOAD="$PWD/$LIB" HETLA_VERBOSE=1 HETLA_MIN_N=0 HETLA_NB=32 HETLA_CACHE_DIR=off \
+                timeout "$TIMEOUT" "$BUILD/legacy_solver" 300 >"$log" 2>&1
+        else
+            env -u HETLA_MIN_N -u HETLA_NB LD_PRELOAD="$PWD/$LIB" HETLA_VERBOSE=1 HETLA_CACHE_DIR="$cache" \
+                timeout "$TIMEOUT" "$BUILD/legacy_solver" "$DEMO_N" >"$log" 2>&1
+        fi
+        rc=$?
+        why=""
+        [ $rc -ne 0 ] && why="exit status $rc"
+        got=$(note "$log")
+        [ "$got" != "$want" ] && why="${why:+$why; }gfortran says '$got', without hetla '$want'"
+        awk '$2 == "time=" && $1 != "TOTAL" && ($5 + 0 > 100 || $5 + 0 < 0 || $7 != 0) { bad = 1 } END { exit bad }' \
+            "$log" || why="${why:+$why; }a residual or INFO is wrong"
+        grep -q '^hetla: .*path=tiles' "$log" || why="${why:+$why; }no call ran on tiles"
+        grep -qE "panicked at|panic caught at the library boundary" "$log" && why="${why:+$why; }the library panicked"
+        if [ -n "$why" ]; then fail $mode "$why" "$log"; else pass $mode; fi
+    done
+    rm -rf "$cache"
 fi
 
 echo "fortran-tests: $passed passed, $failed failed"

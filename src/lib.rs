@@ -13,6 +13,7 @@ pub mod config;
 pub mod device;
 pub mod dist;
 pub mod error;
+pub mod fenv;
 mod fork;
 pub mod graph;
 pub mod kernels;

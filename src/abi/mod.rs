@@ -1,6 +1,8 @@
 //! The exported symbols, and nothing else: each reads its by-reference arguments, calls one `api`
 //! function under `catch_unwind`, reports a bad argument through `xerbla_` and writes INFO.
-//! No panic crosses the C boundary (ARCHITECTURE.md, decision 6).
+//! No panic crosses the C boundary (ARCHITECTURE.md, decision 6), and no floating-point flag that
+//! hetla's own bookkeeping raised: each call runs inside a [`fenv::Boundary`] (ARCHITECTURE.md,
+//! "The caller's floating-point environment").
 
 mod blas;
 mod lapack;
@@ -12,13 +14,22 @@ pub use scalapack::*;
 
 use crate::backend::lapack::xerbla;
 use crate::error::Error;
+use crate::fenv;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs `f` for routine `name` (LAPACK's upper-case name, as `xerbla_` expects) and returns INFO.
+/// The caller's floating-point flags afterwards are its own and those the call's numerical work
+/// raised; its control settings are untouched ([`fenv::Boundary`]).
 pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
+    let _fp = fenv::Boundary::enter();
     crate::fork::install();
     let _entered = crate::api::Entered::new();
-    match catch_unwind(AssertUnwindSafe(f)) {
+    result(name, catch_unwind(AssertUnwindSafe(f)))
+}
+
+/// A caught call's outcome as INFO (a bad argument reported through `xerbla_`).
+fn result(name: &str, r: std::thread::Result<Result<(), Error>>) -> i32 {
+    match r {
         Ok(Ok(())) => 0,
         Ok(Err(Error::Arg(pos))) => {
             xerbla(name, pos);
@@ -45,6 +56,7 @@ pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
 /// [`crate::dist::abort_job`]: the other processes of the grid may be waiting for messages from
 /// this one, and a distributed call must never hang.
 pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(), Error>) -> i32 {
+    let _fp = fenv::Boundary::enter();
     crate::fork::install();
     crate::dist::set_call(name);
     let entered = crate::api::Entered::new();
@@ -65,13 +77,7 @@ pub(crate) fn pguard(ctxt: i32, name: &'static str, f: impl FnOnce() -> Result<(
             crate::backend::blacs::pxerbla(ctxt, name, pos);
             -pos
         }
-        Ok(r) => guard(name, || r),
-        Err(_) => {
-            crate::error::say(format_args!(
-                "hetla: {name}: internal error (panic caught at the library boundary)"
-            ));
-            crate::error::info_of(&Err(Error::Runtime(String::new())))
-        }
+        r => result(name, r),
     }
 }
 

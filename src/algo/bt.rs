@@ -556,12 +556,17 @@ pub fn solve_inline_two_chains(
     let Some([top, bottom, tail]) = twisted_chains(sch) else {
         return solve_inline(sch, trans, s, b);
     };
+    // The other chain runs under this thread's floating-point control settings, and the flags
+    // its arithmetic raises are this call's (`crate::fenv`), as a task's are.
+    let ctl = crate::fenv::control();
     let both = |phase: Phase, second: &Schedule| {
         std::thread::scope(|scope| {
-            let other = scope.spawn(|| inline_phases(second, &[phase], trans, s, b));
+            let other =
+                scope.spawn(|| crate::fenv::under(ctl, || inline_phases(second, &[phase], trans, s, b)));
             let mine = inline_phases(&top, &[phase], trans, s, b);
             // The other thread's panic, if any, goes on to the caller's thread.
-            let theirs = other.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            let (theirs, raised) = other.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            crate::fenv::note(raised);
             mine.and(theirs)
         })
     };

@@ -179,8 +179,9 @@ pub(crate) unsafe fn solve_whole(
         return None;
     };
     let blk = device::HostBlock { ptr: a as *mut u8, m, n, ld, elem: 8 };
-    // SAFETY: the caller's guarantees, passed on.
-    match unsafe { dev.factor(f, &blk, aux) } {
+    // SAFETY: the caller's guarantees, passed on. The factorization is the caller's numerical
+    // work (`fenv::numeric`), wherever the device runs its host side.
+    match crate::fenv::numeric(|| unsafe { dev.factor(f, &blk, aux) }) {
         device::Solve::Done => {
             set_fields(format!("dev={}", dev.name()));
             Some(Ok(()))

@@ -4,9 +4,12 @@
 //! (scaled inputs, zeroed outputs, workspace sizes) match LAPACK's bit for bit.
 //!
 //! These are safe functions because the pointers arrive as [`Raw`], whose creator vouched for
-//! them under LAPACK's calling convention, and the api layer has checked the dimensions.
+//! them under LAPACK's calling convention, and the api layer has checked the dimensions. The
+//! norm, the scaling and the zeroing are numerical work of the caller's ([`numeric`]), as in the
+//! reference driver.
 
 use super::lapack::{self as bk, ch};
+use crate::fenv::numeric;
 use crate::tile::Raw;
 
 /// `DLANGE('M')`: the largest absolute value of the m×n matrix (NaN if one is NaN).
@@ -14,7 +17,7 @@ pub fn max_abs(m: i32, n: i32, a: Raw<f64>, lda: i32) -> f64 {
     // The 'M' norm needs no workspace; LAPACK passes a dummy of one element.
     let mut rwork = [0.0f64; 1];
     // SAFETY: Raw's contract covers the m×n block with leading dimension lda.
-    unsafe { bk::dlange(ch(b'M'), &m, &n, a.ptr(), &lda, rwork.as_mut_ptr(), 1) }
+    numeric(|| unsafe { bk::dlange(ch(b'M'), &m, &n, a.ptr(), &lda, rwork.as_mut_ptr(), 1) })
 }
 
 /// `DLASCL('G')`: multiplies the m×n matrix by `cto / cfrom`, in steps that neither overflow
@@ -22,14 +25,14 @@ pub fn max_abs(m: i32, n: i32, a: Raw<f64>, lda: i32) -> f64 {
 pub fn scale(cfrom: f64, cto: f64, m: i32, n: i32, a: Raw<f64>, lda: i32) {
     let mut info = 0;
     // SAFETY: Raw's contract covers the m×n block.
-    unsafe { bk::dlascl(ch(b'G'), &0, &0, &cfrom, &cto, &m, &n, a.ptr(), &lda, &mut info, 1) };
+    numeric(|| unsafe { bk::dlascl(ch(b'G'), &0, &0, &cfrom, &cto, &m, &n, a.ptr(), &lda, &mut info, 1) });
     debug_assert_eq!(info, 0, "dlascl rejected checked arguments");
 }
 
 /// `DLASET('F', m, n, 0, 0)`: zeroes the m×n matrix.
 pub fn zero(m: i32, n: i32, a: Raw<f64>, lda: i32) {
     // SAFETY: Raw's contract covers the m×n block.
-    unsafe { bk::dlaset(ch(b'F'), &m, &n, &0.0, &0.0, a.ptr(), &lda, 1) };
+    numeric(|| unsafe { bk::dlaset(ch(b'F'), &m, &n, &0.0, &0.0, a.ptr(), &lda, 1) });
 }
 
 /// `DLAMCH(c)`.

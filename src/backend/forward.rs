@@ -2,36 +2,38 @@
 //! in `HETLA_DISABLE`, and calls made from inside one of our own tasks.
 //!
 //! These are safe functions because the pointers arrive as [`Raw`], whose creator vouched for them
-//! under LAPACK's calling convention.
+//! under LAPACK's calling convention. Each call is numerical work of the caller's
+//! ([`crate::fenv::numeric`]): the flags the backend raises are the call's.
 
 use super::lapack::{self as bk, ch};
+use crate::fenv::numeric;
 use crate::tile::Raw;
 
 pub fn dpotrf(uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract; the backend checks the arguments itself.
-    unsafe { bk::dpotrf(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) };
+    numeric(|| unsafe { bk::dpotrf(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) });
     info
 }
 
 pub fn dpotrs(uplo: u8, n: i32, nrhs: i32, a: Raw<f64>, lda: i32, b: Raw<f64>, ldb: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dpotrs(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info, 1) };
+    numeric(|| unsafe { bk::dpotrs(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info, 1) });
     info
 }
 
 pub fn dposv(uplo: u8, n: i32, nrhs: i32, a: Raw<f64>, lda: i32, b: Raw<f64>, ldb: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dposv(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info, 1) };
+    numeric(|| unsafe { bk::dposv(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info, 1) });
     info
 }
 
 pub fn dgetrf(m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dgetrf(&m, &n, a.ptr(), &lda, ipiv.ptr(), &mut info) };
+    numeric(|| unsafe { bk::dgetrf(&m, &n, a.ptr(), &lda, ipiv.ptr(), &mut info) });
     info
 }
 
@@ -48,14 +50,16 @@ pub fn dgetrs(
 ) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dgetrs(ch(trans), &n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info, 1) };
+    numeric(|| unsafe {
+        bk::dgetrs(ch(trans), &n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info, 1)
+    });
     info
 }
 
 pub fn dgesv(n: i32, nrhs: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>, b: Raw<f64>, ldb: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dgesv(&n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info) };
+    numeric(|| unsafe { bk::dgesv(&n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info) });
     info
 }
 
@@ -63,7 +67,7 @@ pub fn dgesv(n: i32, nrhs: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>, b: Raw<f6
 pub fn dgeqrf(m: i32, n: i32, a: Raw<f64>, lda: i32, tau: Raw<f64>, work: Raw<f64>, lwork: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dgeqrf(&m, &n, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) };
+    numeric(|| unsafe { bk::dgeqrf(&m, &n, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) });
     info
 }
 
@@ -82,9 +86,9 @@ pub fn dgels(
 ) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe {
+    numeric(|| unsafe {
         bk::dgels(ch(trans), &m, &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, work.ptr(), &lwork, &mut info, 1)
-    };
+    });
     info
 }
 
@@ -123,7 +127,7 @@ pub fn dorgqr(
 ) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract; the backend checks the arguments itself.
-    unsafe { bk::dorgqr(&m, &n, &k, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) };
+    numeric(|| unsafe { bk::dorgqr(&m, &n, &k, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) });
     info
 }
 
@@ -144,7 +148,7 @@ pub fn dormqr(
 ) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe {
+    numeric(|| unsafe {
         bk::dormqr(
             ch(side),
             ch(trans),
@@ -162,28 +166,28 @@ pub fn dormqr(
             1,
             1,
         )
-    };
+    });
     info
 }
 
 pub fn dgetri(n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>, work: Raw<f64>, lwork: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dgetri(&n, a.ptr(), &lda, ipiv.ptr(), work.ptr(), &lwork, &mut info) };
+    numeric(|| unsafe { bk::dgetri(&n, a.ptr(), &lda, ipiv.ptr(), work.ptr(), &lwork, &mut info) });
     info
 }
 
 pub fn dtrtri(uplo: u8, diag: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dtrtri(ch(uplo), ch(diag), &n, a.ptr(), &lda, &mut info, 1, 1) };
+    numeric(|| unsafe { bk::dtrtri(ch(uplo), ch(diag), &n, a.ptr(), &lda, &mut info, 1, 1) });
     info
 }
 
 pub fn dpotri(uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    unsafe { bk::dpotri(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) };
+    numeric(|| unsafe { bk::dpotri(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) });
     info
 }
 
@@ -206,7 +210,7 @@ pub fn dgemm(
     ldc: i32,
 ) {
     // SAFETY: Raw's contract: the arrays are as large as DGEMM documents for these arguments.
-    unsafe {
+    numeric(|| unsafe {
         bk::dgemm(
             ch(ta),
             ch(tb),
@@ -224,5 +228,5 @@ pub fn dgemm(
             1,
             1,
         )
-    }
+    })
 }

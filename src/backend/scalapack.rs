@@ -82,7 +82,10 @@ macro_rules! scalapack_fns {
                 let mut info = 0;
                 // SAFETY: the arrays come as `Raw`, whose creator vouched for them under
                 // ScaLAPACK's calling convention; the reference checks the arguments itself.
-                unsafe { f($(scalapack_fns!(@pass $kind $arg),)* &mut info $(, scalapack_fns!(@len $flag))*) };
+                // The reference's arithmetic is the caller's numerical work (`fenv::numeric`).
+                crate::fenv::numeric(|| unsafe {
+                    f($(scalapack_fns!(@pass $kind $arg),)* &mut info $(, scalapack_fns!(@len $flag))*)
+                });
                 info
             }
         )*

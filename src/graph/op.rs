@@ -470,8 +470,13 @@ impl Op {
     /// Whether the op reads its output's old value (a GEMM with β = 0 does not: its C is only
     /// written, so no runtime needs to bring C's current value to where it runs, and NaN in C
     /// does not propagate, as in the reference BLAS).
+    ///
+    /// β = ±0 is tested on its bits, not as `beta == 0.0`: the master asks this of every task it
+    /// generates, and the compiler evaluated that comparison before the variant test, on the
+    /// bytes of whatever op it was (for most, a pointer, which as a double is subnormal), so the
+    /// caller's thread got x86's denormal-operand flag (DE) from every tiled call.
     pub fn reads_output(&self) -> bool {
-        !matches!(*self, Op::Gemm { beta, .. } if beta == 0.0)
+        !matches!(*self, Op::Gemm { beta, .. } if beta.to_bits() << 1 == 0)
     }
 
     /// Floating-point operations of the op for a task of dims (m, n, k) as in [`super::Spec`]

@@ -179,9 +179,13 @@ fn run_on_device<'a>(
     let tracing = st.events.is_some();
     let dev = st.dev.as_ref().expect("a sequence with devices");
     let (dir, device) = (dev.dir.clone(), dev.devices[d].clone());
+    let ctl = st.control;
     drop(g);
 
     let mut result = Ok(());
+    // The floating-point flags of the task's arithmetic (an emulated device's host kernels, a
+    // host body), under the sequence's control settings as on any host worker.
+    let mut raised = crate::fenv::Flags::NONE;
     let mut ev = None;
     if !skip {
         let t0 = trace::now_us();
@@ -208,11 +212,14 @@ fn run_on_device<'a>(
                                 break;
                             }
                         }
-                        let r = catch_unwind(AssertUnwindSafe(|| {
-                            let info = device.execute(&op, &tiles)?;
-                            device.sync()?;
-                            Ok::<i32, Error>(info)
-                        }));
+                        let (r, fl) = crate::fenv::under(ctl, || {
+                            catch_unwind(AssertUnwindSafe(|| {
+                                let info = device.execute(&op, &tiles)?;
+                                device.sync()?;
+                                Ok::<i32, Error>(info)
+                            }))
+                        });
+                        raised = raised.union(fl);
                         dir.release(d, &accesses);
                         if let Ok(Err(e)) = &r {
                             if crate::device::is_out_of_memory(e) {
@@ -249,7 +256,9 @@ fn run_on_device<'a>(
         if !on_device && result.is_ok() {
             result = dir.prepare_host(&accesses);
             if let (Ok(()), Some(job)) = (&result, job) {
-                result = run_job(job, &accesses, name);
+                let fl;
+                (result, fl) = run_job(job, &accesses, name, ctl);
+                raised = raised.union(fl);
             }
         }
         // Whatever path a device failure took (the copies in `acquire`, the kernel, a panic),
@@ -263,7 +272,7 @@ fn run_on_device<'a>(
             ev = Some(Event { name, tid: tid(), ts: t0, dur: trace::now_us() - t0, dims, device });
         }
     }
-    finish(p, sid, id, &accesses, result, ev)
+    finish(p, sid, id, &accesses, (result, raised), ev)
 }
 
 /// Tasks at the head of each worker's queue that count as prefetched (their inputs are on their

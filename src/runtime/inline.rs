@@ -86,7 +86,9 @@ impl Graph for InlineGraph {
             "a task names a tile twice"
         );
         let out = out_block(&pos, t.op.output());
-        match t.op.compute(&mut InlineOperands { pos: &pos }, out) {
+        // The op's arithmetic is the caller's numerical work (`fenv::numeric`).
+        let info = crate::fenv::numeric(|| t.op.compute(&mut InlineOperands { pos: &pos }, out));
+        match info {
             0 => {}
             i => self.failed = Some(Error::Numerical(t.op.info_base() + i)),
         }

@@ -367,6 +367,57 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn tasks_run_under_the_callers_fp_control_and_their_flags_reach_the_caller() {
+        use crate::fenv;
+        // The caller's MXCSR: round toward zero, flush-to-zero, denormals-are-zero, all masked.
+        const CALLER: u32 = 0x1f80 | (3 << 13) | 0x8000 | 0x40;
+        const PE: u32 = 0x20;
+        let saved = fenv::raw_mxcsr();
+        let me = std::thread::current().id();
+        let w = Workspace::<f64>::new(2, 1, 1, 1);
+        let a = w.tiles();
+        let started = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        fenv::load_mxcsr(CALLER);
+        let boundary = fenv::Boundary::enter();
+        let seq = Seq::new(&cfg());
+        for i in 0..2 {
+            let (s, seen) = (started.clone(), seen.clone());
+            seq.submit(Task::new("fp").rw(&a, i, 0), move |c| {
+                // Both tasks wait for each other (bounded): two threads run them, one a worker.
+                s.fetch_add(1, Ordering::SeqCst);
+                let t0 = Instant::now();
+                while s.load(Ordering::SeqCst) < 2 && t0.elapsed() < Duration::from_secs(60) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let mx = crate::fenv::raw_mxcsr();
+                // INEXACT, raised on a worker only.
+                let worker = std::thread::current().id() != me;
+                let x = if worker { std::hint::black_box(1.0) / std::hint::black_box(3.0) } else { 0.0 };
+                c.tile_mut(&a, i, 0).set(0, 0, x);
+                seen.lock().unwrap().push((worker, mx));
+                Ok(())
+            });
+        }
+        seq.wait().unwrap();
+        drop(boundary);
+        let after = fenv::raw_mxcsr();
+        fenv::load_mxcsr(saved);
+        let seen = seen.lock().unwrap();
+        assert!(seen.iter().any(|&(worker, _)| worker), "no task ran on a worker: {seen:?}");
+        for &(worker, mx) in seen.iter() {
+            assert_eq!(
+                mx & !0x3f,
+                CALLER,
+                "a task (worker: {worker}) ran under MXCSR {mx:#x}, not {CALLER:#x}"
+            );
+        }
+        assert_eq!(after & !0x3f, CALLER, "the caller's control settings changed");
+        assert_eq!(after & 0x3f, PE, "the caller's flags are not exactly the worker's INEXACT");
+    }
+
+    #[test]
     fn window_bound_holds_with_many_tasks() {
         // More tasks than the window on one chain: the master must work while generating.
         let w = Workspace::<f64>::new(1, 1, 1, 1);

@@ -12,6 +12,12 @@
 //! their tiles current in host memory through the sequence's coherence directory
 //! ([`crate::device::memory`]). A sequence without devices has none of this: no directory, no
 //! device queues, and the host path is the same as before devices existed.
+//!
+//! Every task body runs under its sequence's floating-point control settings, those of the thread
+//! that created the sequence (the caller: its rounding mode, FTZ/DAZ), whichever thread runs it;
+//! the exception flags it raises are gathered in the sequence and handed to that thread when the
+//! sequence drains ([`crate::fenv`]). A worker's own settings and flags are the same after a task
+//! as before it.
 
 use super::deps::TileLists;
 use super::devwork::{self, DevState};
@@ -21,6 +27,7 @@ use crate::config::Config;
 use crate::device::memory::{Directory, TileUse};
 use crate::device::{DevStats, DeviceOp, Plan};
 use crate::error::Error;
+use crate::fenv;
 use std::cell::Cell;
 use std::collections::{BinaryHeap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -113,6 +120,10 @@ pub(super) struct SeqState {
     trace_path: Option<String>,
     /// Device queues and the coherence directory; `None` for a host-only sequence.
     pub dev: Option<DevState>,
+    /// The floating-point control settings every task runs under: the creating thread's.
+    pub control: fenv::Control,
+    /// The floating-point exception flags the sequence's tasks have raised so far.
+    raised: fenv::Flags,
 }
 
 impl SeqState {
@@ -234,16 +245,21 @@ fn steal_for_host(p: &Pool, sh: &mut Shared, only: Option<u64>) -> Option<(u64, 
     })
 }
 
-/// Runs a task body with the tracing, panic catching and in-task flag every host execution gets.
-pub(super) fn run_job(job: Job, accesses: &[TileUse], name: &'static str) -> Result<(), Error> {
+/// Runs a task body with the tracing, panic catching and in-task flag every host execution gets,
+/// under the floating-point control `ctl` (its sequence's); returns its result and the exception
+/// flags it raised ([`fenv::under`]: this thread's own settings and flags are kept).
+pub(super) fn run_job(
+    job: Job,
+    accesses: &[TileUse],
+    name: &'static str,
+    ctl: fenv::Control,
+) -> (Result<(), Error>, fenv::Flags) {
     IN_TASK.with(|c| c.set(true));
     let ctx = Ctx { accesses };
-    let r = match catch_unwind(AssertUnwindSafe(|| job(&ctx))) {
-        Ok(r) => r,
-        Err(e) => Err(panic_error(name, e)),
-    };
+    let (r, raised) = fenv::under(ctl, || catch_unwind(AssertUnwindSafe(|| job(&ctx))));
+    let r = r.unwrap_or_else(|e| Err(panic_error(name, e)));
     IN_TASK.with(|c| c.set(false));
-    r
+    (r, raised)
 }
 
 /// A caught panic as the runtime error it becomes.
@@ -267,9 +283,11 @@ fn run_one<'a>(p: &'a Pool, mut g: MutexGuard<'a, Shared>, sid: u64, id: u64) ->
     let skip = st.skips(step);
     let tracing = st.events.is_some();
     let dir: Option<Arc<Directory>> = st.dev.as_ref().map(|d| d.dir.clone());
+    let ctl = st.control;
     drop(g);
 
     let mut result = Ok(());
+    let mut raised = fenv::Flags::NONE;
     let mut ev = None;
     if let (Some(job), false) = (job, skip) {
         // With devices, the tiles must be current in host memory before the body runs.
@@ -278,27 +296,28 @@ fn run_one<'a>(p: &'a Pool, mut g: MutexGuard<'a, Shared>, sid: u64, id: u64) ->
         }
         if result.is_ok() {
             let t0 = trace::now_us();
-            result = run_job(job, &accesses, name);
+            (result, raised) = run_job(job, &accesses, name, ctl);
             if tracing {
                 ev = Some(Event { name, tid: tid(), ts: t0, dur: trace::now_us() - t0, dims, device: "cpu" });
             }
         }
     }
-    finish(p, sid, id, &accesses, result, ev)
+    finish(p, sid, id, &accesses, (result, raised), ev)
 }
 
-/// Records a finished task's result and trace event, releases its tiles (FIRE) and wakes
-/// whoever may proceed. Returns with the lock held.
+/// Records a finished task's result, the floating-point flags it raised and its trace event,
+/// releases its tiles (FIRE) and wakes whoever may proceed. Returns with the lock held.
 pub(super) fn finish<'a>(
     p: &'a Pool,
     sid: u64,
     id: u64,
     accesses: &[TileUse],
-    result: Result<(), Error>,
+    (result, raised): (Result<(), Error>, fenv::Flags),
     ev: Option<Event>,
 ) -> MutexGuard<'a, Shared> {
     let mut g = lock(p);
     let st = g.seqs.get_mut(&sid).expect("sequence outlives its tasks");
+    st.raised = st.raised.union(raised);
     if let Err(e) = result {
         let step = match (&e, st.nodes.get(&id).and_then(|n| n.step)) {
             (Error::Numerical(_), Some(k)) => k,
@@ -327,6 +346,9 @@ pub(super) fn finish<'a>(
 
 fn worker_loop(p: &'static Pool) {
     let _ = tid();
+    // A worker's own floating-point environment is the default one, not whatever the thread that
+    // happened to start the pool had set; tasks run under their own sequence's ([`run_job`]).
+    fenv::reset_thread();
     let mut g = lock(p);
     loop {
         if let Some((sid, id)) = pop(&mut g, None).or_else(|| steal_for_host(p, &mut g, None)) {
@@ -367,6 +389,8 @@ impl SeqHandle {
             events: trace::enabled(cfg).then(Vec::new),
             trace_path: cfg.trace.clone(),
             dev,
+            control: fenv::control(),
+            raised: fenv::Flags::NONE,
         };
         lock(pool).seqs.insert(id, st);
         let dev_threads = (0..ndev).map(|d| devwork::spawn(pool, id, d)).collect();
@@ -497,6 +521,8 @@ impl SeqHandle {
         let st = g.seqs.remove(&self.id).expect("own sequence");
         debug_assert!(st.lists.is_empty() && st.nodes.is_empty());
         self.done = true;
+        // The tasks' flags are the call's, as if this thread had done their arithmetic itself.
+        fenv::note(st.raised);
         let events = st.events.map(|mut e| {
             e.extend(dev_events);
             e
