@@ -566,15 +566,16 @@ static int default_batch(int r, fint n) {
  * without a gap the library timed next would share the cores with them. */
 static double gap_s = 0.25;
 
-/* Untimed hetla calls before the samples (and before the path is read). Where hetla has not yet
- * learned whether a size runs faster forwarded or on tiles (src/api/tune.rs), its first six
- * calls of that size try each path three times, and where the two are within 25% its first ten
- * try each five times; the samples then show the path it settles on, as a program making many
- * calls sees it. Each warm-up call gets the samples' idle gap too: the first
- * one follows the driver's own OpenBLAS calls (the DGEMM rate, the previous size's reference
- * samples), whose spinning threads hetla cannot see, and a learning trial slowed by them would
- * settle the size on what the samples do not measure. */
-static int warm_calls = 10;
+/* Untimed hetla calls before the samples (and before the path is read): thread pools started,
+ * code paged in. Where hetla has not yet decided whether a size runs faster forwarded or on tiles
+ * (src/api/tune.rs), the first call of that size runs the learner's trials on copies of its
+ * arrays (three per path, five where the two are within 25%) before it answers, and every later
+ * call takes the decided path; the samples show that path, as a program making many calls sees
+ * it. Each warm-up call gets the samples' idle gap too: the first one follows the driver's own
+ * OpenBLAS calls (the DGEMM rate, the previous size's reference samples), whose spinning threads
+ * hetla cannot see, and a trial slowed by them would settle the size on what the samples do not
+ * measure. */
+static int warm_calls = 2;
 
 static void idle_gap(void) {
     struct timespec ts = {(time_t)gap_s, (long)((gap_s - (time_t)gap_s) * 1e9)};
@@ -792,8 +793,8 @@ static void usage(void) {
             "  LIST: comma or space separated. Environment defaults: BENCH_ROUTINES, BENCH_SIZES,\n"
             "  BENCH_REPS, BENCH_BATCH, BENCH_NRHS, BENCH_DGEMM_N, BENCH_GAP_MS (idle ms before each\n"
             "  sample, default 250: OpenBLAS's pool threads spin for a while after a threaded call),\n"
-            "  BENCH_WARM (untimed hetla calls per size before its samples, default 10: where hetla is\n"
-            "  still learning a size's break-even its first 6 calls try both paths, 10 when close).\n"
+            "  BENCH_WARM (untimed hetla calls per size before its samples, default 2: the first call of\n"
+            "  a size hetla has not decided runs its trials on copies first).\n"
             "  defaults: all of dpotrf,dgetrf,dgeqrf,dposv,dgesv,dgels,dtrtri,dpotri,dgetri,dorgqr,dormqr; sizes 64 500 1000 2000\n"
             "  3000 4000 6000 8000; reps 5 (n <= 2000) or 3; batch 200 calls for n <= 64, else\n"
             "  enough calls for a few ms per sample; nrhs 1; dgemm-n 4000 (0 skips the DGEMM rate)\n"
@@ -851,7 +852,7 @@ int main(int argc, char **argv) {
     int reps_opt = atoi(opt(argc, argv, "--reps", "BENCH_REPS", "0"));
     int batch_opt = atoi(opt(argc, argv, "--batch", "BENCH_BATCH", "0"));
     gap_s = atof(opt(argc, argv, "--gap-ms", "BENCH_GAP_MS", "250")) * 1e-3;
-    warm_calls = atoi(opt(argc, argv, "--warm", "BENCH_WARM", "10"));
+    warm_calls = atoi(opt(argc, argv, "--warm", "BENCH_WARM", "2"));
     fint nrhs = atoi(opt(argc, argv, "--nrhs", "BENCH_NRHS", "1"));
     fint dgemm_n = atoi(opt(argc, argv, "--dgemm-n", "BENCH_DGEMM_N", "4000"));
     const char *outpath = opt(argc, argv, "--out", NULL, NULL);

@@ -119,16 +119,17 @@ static orgqr_fn ref_orgqr;
 static ormqr_fn ref_ormqr;
 static int nrhs = 1;
 static int ccols = 0; /* pdormqr: columns of C (--cols; 0: N) */
-/* Untimed hetla calls before each configuration's samples, 250 ms apart (BENCH_WARM, default 10;
- * 0 when HETLA_MIN_N is set or HETLA_CACHE_DIR=off). Without HETLA_MIN_N, hetla learns each
- * size class's break-even per grid and caller block size from its first calls (three or five on
- * tiles, as many forwarded, src/api/tune.rs); the samples then show the path it settles on, as
- * a program making many calls sees it. The gap keeps a tile trial from starting while the
- * backend's threads may still spin after a forwarded one (such a trial is not timed). */
+/* Untimed hetla calls before each configuration's samples, 250 ms apart (BENCH_WARM, default 2;
+ * 0 when HETLA_MIN_N is set or HETLA_CACHE_DIR=off). Without HETLA_MIN_N, hetla decides each
+ * size class per grid and caller block size before the class's first call answers, by trials on
+ * copies of the local arrays (three or five on tiles, as many forwarded, src/api/tune.rs); the
+ * samples then show the path it settled on, as a program making many calls sees it. The gap
+ * keeps the first trial from starting while the driver's own reference calls may still have
+ * threads spinning. */
 static int warm_calls(void) {
     const char *w = getenv("BENCH_WARM"), *m = getenv("HETLA_MIN_N"), *c = getenv("HETLA_CACHE_DIR");
     if (w && *w) return atoi(w);
-    return (m && *m) || (c && !strcmp(c, "off")) ? 0 : 10;
+    return (m && *m) || (c && !strcmp(c, "off")) ? 0 : 2;
 }
 
 /* A reproducible uniform number in [-0.5, 0.5) for global element (i, j): independent of the grid. */
