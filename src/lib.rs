@@ -6,6 +6,7 @@
 //! `kernels` (tile operations on the `backend` BLAS).
 
 pub mod abi;
+pub mod accuracy;
 pub mod algo;
 pub mod api;
 pub mod backend;

@@ -464,6 +464,8 @@ pub(crate) fn flag(c: u8, want: u8) -> bool {
 }
 
 #[cfg(test)]
+mod accuracy_tests;
+#[cfg(test)]
 mod solver_tests;
 #[cfg(test)]
 mod update_tests;

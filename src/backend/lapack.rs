@@ -64,6 +64,9 @@ backend_fns! {
     dgesv = "dgesv_"(n: I, nrhs: I, a: M, lda: I, ipiv: IM, b: M, ldb: I, info: IM);
     dgbsv = "dgbsv_"(n: I, kl: I, ku: I, nrhs: I, ab: M, ldab: I, ipiv: IM, b: M, ldb: I,
         info: IM);
+    dgbtrf = "dgbtrf_"(m: I, n: I, kl: I, ku: I, ab: M, ldab: I, ipiv: IM, info: IM);
+    dgbtrs = "dgbtrs_"(trans: C, n: I, kl: I, ku: I, nrhs: I, ab: R, ldab: I, ipiv: I, b: M, ldb: I,
+        info: IM, l1: usize);
     dgeqrf = "dgeqrf_"(m: I, n: I, a: M, lda: I, tau: M, work: M, lwork: I, info: IM);
     dgeqr2 = "dgeqr2_"(m: I, n: I, a: M, lda: I, tau: M, work: M, info: IM);
     dgetri = "dgetri_"(n: I, a: M, lda: I, ipiv: I, work: M, lwork: I, info: IM);

@@ -1,0 +1,447 @@
+//! Seeded inputs per class: general, symmetric positive definite, triangular and block
+//! tridiagonal matrices with a chosen condition number, grading or scale, and the corruptions
+//! (a zero column, a zero row, a NaN, an Inf) applied to whatever array a routine receives.
+
+use super::Class;
+use crate::backend::lapack as bk;
+use crate::backend::BlasThreadsGuard;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A small deterministic generator (splitmix64), with normal deviates by Box–Muller.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in (0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    /// A standard normal deviate.
+    pub fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform(), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+    /// `len` standard normal deviates.
+    pub fn normals(&mut self, len: usize) -> Vec<f64> {
+        (0..len).map(|_| self.normal()).collect()
+    }
+}
+
+/// Where in a routine's input array a corruption goes: the whole m×n array, both triangles of a
+/// symmetric matrix, or only the triangle the routine reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    Full,
+    Symmetric,
+    Upper,
+    Lower,
+}
+
+/// The column a `ZeroCol` input zeroes: inside the matrix and, for the tile sizes the tests use,
+/// not on a tile edge.
+pub fn zero_col(n: usize) -> usize {
+    (n / 3 + 1).min(n - 1)
+}
+
+/// The row a `ZeroRow` input zeroes.
+pub fn zero_row(m: usize) -> usize {
+    (2 * m / 3).min(m - 1)
+}
+
+/// The position of the NaN or Inf of a `Nan` or `Inf` input (row, column), off the diagonal.
+fn bad_entry(m: usize, n: usize) -> (usize, usize) {
+    ((m / 2).min(m - 1), (n / 3).min(n - 1))
+}
+
+/// Applies `class`'s corruption (if it is one) to the m×n array `a` (leading dimension `ld`),
+/// inside `region`: a zero column [`zero_col`], a zero row [`zero_row`] (row and column of a
+/// symmetric matrix; inside the triangle of a triangular one, so its diagonal entry is zero), or
+/// one NaN or Inf off the diagonal (mirrored in a symmetric matrix).
+pub fn corrupt(class: Class, a: &mut [f64], m: usize, n: usize, ld: usize, region: Region) {
+    let in_region = |i: usize, j: usize| match region {
+        Region::Full | Region::Symmetric => true,
+        Region::Upper => i <= j,
+        Region::Lower => i >= j,
+    };
+    let zero_line = |a: &mut [f64], col: Option<usize>, row: Option<usize>| {
+        for j in 0..n {
+            for i in 0..m {
+                if (Some(j) == col || Some(i) == row) && in_region(i, j) {
+                    a[i + j * ld] = 0.0;
+                }
+            }
+        }
+    };
+    match class {
+        Class::ZeroCol => {
+            let j = zero_col(n);
+            let row = (region == Region::Symmetric).then_some(j);
+            zero_line(a, Some(j), row);
+        }
+        Class::ZeroRow => {
+            let i = zero_row(m);
+            let col = (region == Region::Symmetric).then_some(i);
+            zero_line(a, col, Some(i));
+        }
+        Class::Nan | Class::Inf => {
+            let v = if class == Class::Nan { f64::NAN } else { f64::INFINITY };
+            let (p, q) = bad_entry(m, n);
+            let (i, j) = match region {
+                Region::Upper => (p.min(q), p.max(q)),
+                _ => (p.max(q), p.min(q)),
+            };
+            a[i + j * ld] = v;
+            if region == Region::Symmetric {
+                a[j + i * ld] = v;
+            }
+        }
+        _ => {}
+    }
+}
+
+type Cache = Mutex<HashMap<(usize, u64), Arc<Vec<f64>>>>;
+
+/// The orthogonal matrices [`orthogonal`] made, by size and seed.
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// A random n×n orthogonal matrix (Q of the QR of a normal matrix), kept until
+/// [`forget_orthogonal`]: the conditioned inputs of every routine and class at this size and seed
+/// share it.
+pub fn orthogonal(n: usize, seed: u64) -> Arc<Vec<f64>> {
+    if let Some(q) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&(n, seed)) {
+        return q.clone();
+    }
+    let mut q = Rng::new(seed.wrapping_mul(1_000_003) ^ n as u64).normals(n * n);
+    let mut tau = vec![0.0; n];
+    geqrf(n, n, &mut q, &mut tau);
+    orgqr(n, n, n, &mut q, &tau);
+    let q = Arc::new(q);
+    cache().lock().unwrap_or_else(|e| e.into_inner()).insert((n, seed), q.clone());
+    q
+}
+
+/// Drops the matrices [`orthogonal`] keeps (the benchmark, between sizes).
+pub fn forget_orthogonal() {
+    cache().lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// The backend's DGEQRF on the m×n matrix `a` (leading dimension m), one BLAS thread.
+pub fn geqrf(m: usize, n: usize, a: &mut [f64], tau: &mut [f64]) {
+    let (mi, ni) = (m as i32, n as i32);
+    let ld = m.max(1) as i32;
+    let (mut info, mut q) = (0, 0.0);
+    let _one = BlasThreadsGuard::new();
+    // SAFETY: a workspace query writes one element of `q`.
+    unsafe { bk::dgeqrf(&mi, &ni, a.as_mut_ptr(), &ld, tau.as_mut_ptr(), &mut q, &-1, &mut info) };
+    let mut work = vec![0.0; (q as usize).max(1)];
+    // SAFETY: `a` holds m×n, `tau` min(m, n), `work` the size the query asked for.
+    unsafe {
+        bk::dgeqrf(
+            &mi,
+            &ni,
+            a.as_mut_ptr(),
+            &ld,
+            tau.as_mut_ptr(),
+            work.as_mut_ptr(),
+            &(work.len() as i32),
+            &mut info,
+        )
+    };
+    assert_eq!(info, 0, "reference dgeqrf");
+}
+
+/// The backend's DORGQR: the first n columns of Q from k reflectors in `a` (m×n, leading
+/// dimension m), one BLAS thread.
+pub fn orgqr(m: usize, n: usize, k: usize, a: &mut [f64], tau: &[f64]) {
+    let (mi, ni, ki) = (m as i32, n as i32, k as i32);
+    let ld = m.max(1) as i32;
+    let (mut info, mut q) = (0, 0.0);
+    let _one = BlasThreadsGuard::new();
+    // SAFETY: a workspace query writes one element of `q`.
+    unsafe { bk::dorgqr(&mi, &ni, &ki, a.as_mut_ptr(), &ld, tau.as_ptr(), &mut q, &-1, &mut info) };
+    let mut work = vec![0.0; (q as usize).max(1)];
+    // SAFETY: `a` holds m×n, `tau` k scalars, `work` the size the query asked for.
+    unsafe {
+        bk::dorgqr(
+            &mi,
+            &ni,
+            &ki,
+            a.as_mut_ptr(),
+            &ld,
+            tau.as_ptr(),
+            work.as_mut_ptr(),
+            &(work.len() as i32),
+            &mut info,
+        )
+    };
+    assert_eq!(info, 0, "reference dorgqr");
+}
+
+/// C ← A·op(B) for A m×k and op(B) k×n (`bt`: B is n×k), all with leading dimension their rows,
+/// by the backend, one BLAS thread.
+fn product(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], bt: bool) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    let (mi, ni, ki) = (m as i32, n as i32, k as i32);
+    let ldb = if bt { n } else { k }.max(1) as i32;
+    let _one = BlasThreadsGuard::new();
+    // SAFETY: a is m×k (ld m), b is k×n or n×k (ld ldb), c is m×n (ld m).
+    unsafe {
+        bk::dgemm(
+            bk::ch(b'N'),
+            bk::ch(if bt { b'T' } else { b'N' }),
+            &mi,
+            &ni,
+            &ki,
+            &1.0,
+            a.as_ptr(),
+            &(m.max(1) as i32),
+            b.as_ptr(),
+            &ldb,
+            &0.0,
+            c.as_mut_ptr(),
+            &(m.max(1) as i32),
+            1,
+            1,
+        )
+    };
+    c
+}
+
+/// Singular values from 1 down to 1/κ, geometrically.
+fn graded_values(k: usize, kappa: f64) -> Vec<f64> {
+    (0..k).map(|i| if k == 1 { 1.0 } else { kappa.powf(-(i as f64) / (k - 1) as f64) }).collect()
+}
+
+/// 10^(−100 + 200·i/(len−1)): the row or column scales of a graded input.
+pub fn grading(i: usize, len: usize) -> f64 {
+    let t = if len > 1 { i as f64 / (len - 1) as f64 } else { 0.5 };
+    10f64.powf(-100.0 + 200.0 * t)
+}
+
+/// The scale of a `Big` or `Tiny` input, else 1.
+fn magnitude(class: Class) -> f64 {
+    match class {
+        Class::Big => 1e300,
+        Class::Tiny => 1e-300,
+        _ => 1.0,
+    }
+}
+
+/// What [`recent`] keeps a matrix under: (general or symmetric, class, m, n, seed).
+type Key = (bool, Class, usize, usize, u64);
+
+/// `make()`, or the copy kept from the last time it was asked for with `key`: the last few
+/// inputs are kept, since the routines of one class and seed (cases run class after class) start
+/// from the same matrix, whose making (a product of order n) costs as much as a routine.
+fn recent(key: Key, make: impl FnOnce() -> Vec<f64>) -> Vec<f64> {
+    static KEPT: Mutex<Vec<(Key, Arc<Vec<f64>>)>> = Mutex::new(Vec::new());
+    let found =
+        KEPT.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|k| k.0 == key).map(|k| k.1.clone());
+    if let Some(a) = found {
+        return a.to_vec();
+    }
+    let a = Arc::new(make());
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.len() == 6 {
+        kept.remove(0);
+    }
+    kept.push((key, a.clone()));
+    a.to_vec()
+}
+
+/// The m×n general input of `class` (leading dimension m), seeded: a normal matrix (`Well`, and
+/// the base of the corruptions, `Big` and `Tiny`); U·diag(σ)·Vᵀ with random orthogonal U, V and
+/// σ from 1 to 1/κ (the condition classes); D₁·A·D₂ with rows and columns graded from 1e-100 to
+/// 1e100 (`Graded`).
+pub fn general(class: Class, m: usize, n: usize, seed: u64) -> Vec<f64> {
+    recent((false, class, m, n, seed), || make_general(class, m, n, seed))
+}
+
+fn make_general(class: Class, m: usize, n: usize, seed: u64) -> Vec<f64> {
+    let mut a = match class.kappa() {
+        Some(kappa) => {
+            let k = m.min(n);
+            let (u, v) = (orthogonal(m, seed), orthogonal(n, seed + 7777));
+            let s = graded_values(k, kappa);
+            let sj = |j: usize| s[j];
+            let us: Vec<f64> =
+                (0..k).flat_map(|j| u[j * m..(j + 1) * m].iter().map(move |x| x * sj(j))).collect();
+            product(m, n, k, &us, &v[..n * k], true)
+        }
+        None => Rng::new(seed).normals(m * n),
+    };
+    if class == Class::Graded {
+        for j in 0..n {
+            for i in 0..m {
+                a[i + j * m] *= grading(i, m) * grading(j, n);
+            }
+        }
+    }
+    let s = magnitude(class);
+    a.iter_mut().for_each(|x| *x *= s);
+    corrupt(class, &mut a, m, n, m, Region::Full);
+    a
+}
+
+/// The n×n symmetric positive definite input of `class` (both triangles, leading dimension n):
+/// Q·diag(σ)·Qᵀ with σ from 1 to 1/κ (κ = 10 for `Well`), D·A·D graded over 1e±100, scaled by
+/// 1e±300, or corrupted in both triangles.
+pub fn spd(class: Class, n: usize, seed: u64) -> Vec<f64> {
+    recent((true, class, n, n, seed), || make_spd(class, n, seed))
+}
+
+fn make_spd(class: Class, n: usize, seed: u64) -> Vec<f64> {
+    let q = orthogonal(n, seed + 31);
+    let s: Vec<f64> = graded_values(n, class.kappa().unwrap_or(10.0)).iter().map(|x| x.sqrt()).collect();
+    let sj = |j: usize| s[j];
+    let qs: Vec<f64> = (0..n).flat_map(|j| q[j * n..(j + 1) * n].iter().map(move |x| x * sj(j))).collect();
+    let mut a = product(n, n, n, &qs, &qs, true);
+    for j in 0..n {
+        for i in j + 1..n {
+            a[j + i * n] = a[i + j * n];
+        }
+    }
+    let mag = magnitude(class);
+    for j in 0..n {
+        for i in 0..n {
+            let d = if class == Class::Graded { grading(i, n) * grading(j, n) } else { 1.0 };
+            a[i + j * n] *= d * mag;
+        }
+    }
+    corrupt(class, &mut a, n, n, n, Region::Symmetric);
+    a
+}
+
+/// A block tridiagonal matrix: `nb` block rows of m×m blocks, stored as `dbtsv` takes them.
+#[derive(Clone)]
+pub struct Blocks {
+    pub nb: usize,
+    pub m: usize,
+    pub dl: Vec<f64>,
+    pub d: Vec<f64>,
+    pub du: Vec<f64>,
+}
+
+impl Blocks {
+    pub fn order(&self) -> usize {
+        self.nb * self.m
+    }
+    /// The array and index holding entry (i, j) of the whole matrix, if it is in a block.
+    fn at(&self, i: usize, j: usize) -> Option<(usize, usize)> {
+        let (m, mm) = (self.m, self.m * self.m);
+        let (x, y, r, c) = (i / m, j / m, i % m, j % m);
+        let k = r + c * m;
+        if x == y {
+            Some((1, x * mm + k))
+        } else if x == y + 1 {
+            Some((0, y * mm + k))
+        } else if y == x + 1 {
+            Some((2, x * mm + k))
+        } else {
+            None
+        }
+    }
+    /// Entry (i, j) of the whole matrix.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        match self.at(i, j) {
+            Some((0, k)) => self.dl[k],
+            Some((1, k)) => self.d[k],
+            Some((_, k)) => self.du[k],
+            None => 0.0,
+        }
+    }
+    fn set(&mut self, i: usize, j: usize, v: f64) {
+        match self.at(i, j) {
+            Some((0, k)) => self.dl[k] = v,
+            Some((1, k)) => self.d[k] = v,
+            Some((_, k)) => self.du[k] = v,
+            None => {}
+        }
+    }
+    /// The rows of column j inside the band of blocks.
+    pub fn rows(&self, j: usize) -> std::ops::Range<usize> {
+        let y = j / self.m;
+        y.saturating_sub(1) * self.m..((y + 2) * self.m).min(self.order())
+    }
+
+    /// The input of `class` with `nb` block rows of m×m blocks: random blocks whose diagonal
+    /// blocks are made block diagonally dominant and then need row interchanges (rows reversed,
+    /// diagonal shrunk; the blocks the solver's tests use), since the block eliminations pivot
+    /// only inside diagonal blocks. Condition classes: columns scaled from 1 down to 1/κ (the
+    /// block structure kept); `Graded`: rows and columns over 1e±100; `ZeroRow` zeroes the last
+    /// row (a zero row elsewhere makes the block LU of that row's diagonal block singular at its
+    /// last local row, an INFO that depends on the elimination order, where DGBSV's is the last
+    /// column).
+    pub fn random(class: Class, nb: usize, m: usize, seed: u64) -> Blocks {
+        let mut rng = Rng::new(seed ^ 0xB7);
+        let mm = m * m;
+        let off = nb.saturating_sub(1) * mm;
+        let (dl, du) = (rng.normals(off), rng.normals(off));
+        let mut d = rng.normals(nb * mm);
+        for blk in d.chunks_mut(mm) {
+            for j in 0..m {
+                blk[j + j * m] += 3.0 * m as f64;
+            }
+            for j in 0..m {
+                for i in 0..m / 2 {
+                    blk.swap(i + j * m, m - 1 - i + j * m);
+                }
+                if 2 * j + 1 != m {
+                    blk[j + j * m] *= 1e-3;
+                }
+            }
+        }
+        let mut a = Blocks { nb, m, dl, d, du };
+        let n = a.order();
+        let mag = magnitude(class);
+        for j in 0..n {
+            let cs = match class.kappa() {
+                Some(kappa) => kappa.powf(-(j as f64) / (n - 1).max(1) as f64),
+                None if class == Class::Graded => grading(j, n),
+                None => 1.0,
+            };
+            for i in a.rows(j) {
+                let rs = if class == Class::Graded { grading(i, n) } else { 1.0 };
+                a.set(i, j, a.get(i, j) * cs * rs * mag);
+            }
+        }
+        match class {
+            Class::ZeroCol => (0..n).for_each(|i| a.set(i, zero_col(n), 0.0)),
+            Class::ZeroRow => (0..n).for_each(|j| a.set(n - 1, j, 0.0)),
+            Class::Nan | Class::Inf => {
+                let x = nb / 2;
+                let v = if class == Class::Nan { f64::NAN } else { f64::INFINITY };
+                a.set(x * m + (m - 1), x * m, v);
+            }
+            _ => {}
+        }
+        a
+    }
+
+    /// The whole matrix in LAPACK's band storage for DGBTRF, kl = ku = 2m − 1: (AB, kl, LDAB).
+    pub fn band(&self) -> (Vec<f64>, usize, usize) {
+        let n = self.order();
+        let k = (2 * self.m).saturating_sub(1);
+        let ldab = 3 * k + 1;
+        let mut ab = vec![0.0; ldab * n];
+        for j in 0..n {
+            for i in j.saturating_sub(k)..(j + k + 1).min(n) {
+                ab[2 * k + i - j + j * ldab] = self.get(i, j);
+            }
+        }
+        (ab, k, ldab)
+    }
+}

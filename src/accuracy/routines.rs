@@ -1,0 +1,1047 @@
+//! The routine families: each builds a case's inputs once, calls the reference or hetla on a
+//! fresh copy of them ([`Problem::run`]), lists the output entries LAPACK defines for the INFO
+//! returned ([`Problem::defined`], where NaN must match) and measures an output
+//! ([`Problem::measure`], the measures of [`Routine::measures`] in that order).
+//!
+//! Inputs whose routine takes a factorization (DPOTRS, DGETRS, the inverses, DORGQR, DORMQR)
+//! get the reference's factorization of the class's matrix, so both sides solve, invert or form
+//! Q from the same factors; for the corruption classes the factorization is the well-conditioned
+//! matrix's, corrupted. The solves' residuals and the inverses' ‖AX − I‖, ‖XA − I‖ are taken
+//! against the product of those factors (applied in double-double), which isolates the routine
+//! from the factorization's own error.
+
+use super::dd::{self, apply_q, swap_rows, Dd, Mat, Shape};
+use super::gen::{self, Blocks, Region, Rng};
+use super::{Case, Class, Routine};
+use crate::algo::bt::Method;
+use crate::api;
+use crate::backend::{forward, lapack as bk, BlasThreadsGuard};
+use crate::config::{Config, Pivoting};
+use crate::error::{info_of, Error};
+use crate::tile::{Elem, Raw};
+use std::ops::{Add, Mul, Sub};
+
+/// Right-hand sides of the solves.
+const NRHS: usize = 3;
+/// Probe vectors per measure.
+const PROBES: usize = 4;
+/// The unit roundoff (LAPACK's DLAMCH('E')).
+const EPS: f64 = f64::EPSILON / 2.0;
+
+/// One side's outputs: INFO and the arrays the call wrote (those it did not write are empty).
+pub(crate) struct Out {
+    pub info: i32,
+    pub a: Vec<f64>,
+    pub b: Vec<f64>,
+    pub aux: Vec<f64>,
+    pub ipiv: Vec<i32>,
+}
+
+impl Out {
+    fn new(info: i32) -> Out {
+        Out { info, a: vec![], b: vec![], aux: vec![], ipiv: vec![] }
+    }
+}
+
+/// `out` with every entry of its arrays multiplied by 1 + t·ε·`scale`, t uniform in [−1, 1),
+/// seeded (the pivots as they are).
+pub(crate) fn perturbed(out: &Out, seed: u64, scale: f64) -> Out {
+    let mut rng = Rng::new(seed ^ 0xF100);
+    let mut round = |v: &[f64]| -> Vec<f64> {
+        v.iter().map(|&x| x * (1.0 + (2.0 * rng.uniform() - 1.0) * EPS * scale)).collect()
+    };
+    Out { info: out.info, a: round(&out.a), b: round(&out.b), aux: round(&out.aux), ipiv: out.ipiv.clone() }
+}
+
+pub(crate) trait Problem {
+    /// The call on a fresh copy of the inputs: the reference's (`None`) or hetla's.
+    fn run(&self, hetla: Option<&Config>) -> Out;
+    /// The output entries LAPACK defines for `out.info`.
+    fn defined(&self, out: &Out) -> Vec<f64>;
+    /// The measures of `out`, or `None` where its INFO leaves nothing to measure.
+    fn measure(&self, out: &Out) -> Option<Vec<f64>>;
+}
+
+fn raw<T: Elem>(v: &mut [T]) -> Raw<T> {
+    // SAFETY: every vector handed to a routine here is built at least as large as the routine
+    // documents for the arguments passed with it, and nothing else uses it during the call.
+    unsafe { Raw::new(v.as_mut_ptr()) }
+}
+
+/// The reference's INFO, with one BLAS thread (as the unit tests run the reference: OpenBLAS
+/// 0.3.21's threaded DGETRF was seen writing out of bounds; see `testutil::reference_getrf`).
+fn reference(call: impl FnOnce() -> i32) -> i32 {
+    let _one = BlasThreadsGuard::new();
+    call()
+}
+
+/// INFO of a hetla call.
+fn info(r: Result<(), Error>) -> i32 {
+    info_of(&r)
+}
+
+/// The optimal LWORK a workspace query of `call` answers.
+fn lwork(call: impl FnOnce(Raw<f64>, i32) -> i32) -> usize {
+    let mut w = [0.0f64];
+    call(raw(&mut w), -1);
+    (w[0] as usize).max(1)
+}
+
+/// `PROBES` normal vectors of length `len`, the same for both sides of a case.
+fn probes(len: usize, seed: u64) -> Vec<Vec<Dd>> {
+    let mut rng = Rng::new(seed ^ 0x9E0B);
+    (0..PROBES).map(|_| rng.normals(len).into_iter().map(Dd::new).collect()).collect()
+}
+
+/// ‖lhs(p) − rhs(p)‖_F over the probes p, / ‖P‖_F / each of `scales` / ε.
+fn probe_gap(
+    ps: &[Vec<Dd>],
+    lhs: impl Fn(&[Dd]) -> Vec<Dd>,
+    rhs: impl Fn(&[Dd]) -> Vec<Dd>,
+    scales: &[f64],
+) -> f64 {
+    let gaps: Vec<Vec<Dd>> =
+        ps.iter().map(|p| lhs(p).iter().zip(rhs(p)).map(|(x, y)| x.sub(y)).collect()).collect();
+    scales.iter().fold(dd::dd_norm(&gaps) / dd::dd_norm(ps), |g, s| g / s) / EPS
+}
+
+/// Columns `0..cols` of an array with `rows` rows used and leading dimension `ld`.
+fn columns(v: &[f64], rows: usize, cols: usize, ld: usize) -> Vec<Vec<Dd>> {
+    (0..cols).map(|c| v[c * ld..c * ld + rows].iter().map(|&x| Dd::new(x)).collect()).collect()
+}
+
+/// The residual ‖B − op(A)·X‖_F / (‖A‖_F·‖X‖_F + ‖B‖_F) / ε of a solve, op(A) applied by `a`.
+fn residual(a: impl Fn(&[Dd]) -> Vec<Dd>, anorm: f64, b: &[Vec<Dd>], x: &[Vec<Dd>]) -> f64 {
+    let r: Vec<Vec<Dd>> =
+        b.iter().zip(x).map(|(b, x)| b.iter().zip(a(x)).map(|(u, v)| u.sub(v)).collect()).collect();
+    let (xn, bn) = (dd::dd_norm(x), dd::dd_norm(b));
+    // ‖R‖/‖A‖/(‖X‖ + ‖B‖/‖A‖): no product of norms, which overflows for graded inputs.
+    dd::dd_norm(&r) / anorm / (xn + bn / anorm) / EPS
+}
+
+/// The entries of the leading k×k `lower` (or upper) triangle of an n×n array.
+fn triangle(a: &[f64], n: usize, k: usize, lower: bool) -> Vec<f64> {
+    (0..k).flat_map(|j| if lower { j..k } else { 0..j + 1 }.map(move |i| a[i + j * n])).collect()
+}
+
+/// The Cholesky factor of `uplo` in `f` (n×n) applied as the matrix it factors: L·Lᵀ or Uᵀ·U.
+fn chol_product(f: &[f64], n: usize, lower: bool) -> impl Fn(&[Dd]) -> Vec<Dd> + '_ {
+    move |x| {
+        if lower {
+            let l = Mat::new(f, n, n, n, Shape::Lower { unit: false });
+            l.apply(false, &l.apply(true, x))
+        } else {
+            let u = Mat::new(f, n, n, n, Shape::Upper { unit: false });
+            u.apply(true, &u.apply(false, x))
+        }
+    }
+}
+
+/// DGETRF's factors (n×n, pivots `ipiv`) applied as the matrix they factor, A = P·L·U, or its
+/// transpose.
+fn lu_product<'a>(f: &'a [f64], ipiv: &'a [i32], n: usize, trans: bool) -> impl Fn(&[Dd]) -> Vec<Dd> + 'a {
+    move |x| {
+        let l = Mat::new(f, n, n, n, Shape::Lower { unit: true });
+        let u = Mat::new(f, n, n, n, Shape::Upper { unit: false });
+        if trans {
+            let mut y = x.to_vec();
+            swap_rows(&mut y, ipiv, true);
+            u.apply(true, &l.apply(true, &y))
+        } else {
+            let mut y = l.apply(false, &u.apply(false, x));
+            swap_rows(&mut y, ipiv, false);
+            y
+        }
+    }
+}
+
+/// The reference's factorization of the class's matrix (of the well-conditioned one, corrupted,
+/// for a corruption class): `factor` returns INFO; a failure means the case cannot be run.
+fn factored(
+    class: Class,
+    make: impl Fn(Class) -> Vec<f64>,
+    factor: impl FnOnce(&mut Vec<f64>) -> i32,
+    (n, region): (usize, Region),
+) -> Result<Vec<f64>, String> {
+    let mut f = make(if class.is_corruption() { Class::Well } else { class });
+    let info = factor(&mut f);
+    if info != 0 {
+        return Err(format!("the reference's factorization of the input failed (INFO {info})"));
+    }
+    let m = f.len() / n;
+    gen::corrupt(class, &mut f, m, n, m, region);
+    Ok(f)
+}
+
+pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
+    use Routine::*;
+    let (n, seed, class) = (case.n, case.seed, case.class);
+    let tall = n + n / 3;
+    let wide = n - n / 4;
+    Ok(match case.routine {
+        PotrfL => chol(case, Chol::Potrf, true)?,
+        PotrfU => chol(case, Chol::Potrf, false)?,
+        PotrsL => chol(case, Chol::Potrs, true)?,
+        PosvU => chol(case, Chol::Posv, false)?,
+        Getrf => lu(case, LuOp::Getrf, false)?,
+        GetrfCalu => lu(case, LuOp::Getrf, true)?,
+        GetrsN => lu(case, LuOp::Getrs(b'N'), false)?,
+        GetrsT => lu(case, LuOp::Getrs(b'T'), false)?,
+        Gesv => lu(case, LuOp::Gesv, false)?,
+        GesvCalu => lu(case, LuOp::Gesv, true)?,
+        Geqrf => Box::new(Qr::new(class, tall, n, seed)),
+        GeqrfWide => Box::new(Qr::new(class, wide, n, seed)),
+        GelsNTall => Box::new(Gels::new(class, b'N', tall, n, seed)),
+        GelsTTall => Box::new(Gels::new(class, b'T', tall, n, seed)),
+        GelsNWide => Box::new(Gels::new(class, b'N', wide, n, seed)),
+        GelsTWide => Box::new(Gels::new(class, b'T', wide, n, seed)),
+        TrtriU => inv(case, Inv::Trtri { lower: false, unit: false })?,
+        TrtriLUnit => inv(case, Inv::Trtri { lower: true, unit: true })?,
+        PotriL => inv(case, Inv::Potri)?,
+        Getri => inv(case, Inv::Getri)?,
+        Orgqr => Box::new(Q::new(class, tall, n, seed, None)),
+        OrmqrLN => Box::new(Q::new(class, tall, n, seed, Some((b'L', b'N')))),
+        OrmqrLT => Box::new(Q::new(class, tall, n, seed, Some((b'L', b'T')))),
+        OrmqrRN => Box::new(Q::new(class, tall, n, seed, Some((b'R', b'N')))),
+        OrmqrRT => Box::new(Q::new(class, tall, n, seed, Some((b'R', b'T')))),
+        BtsvThomas => Box::new(Bt::new(case, Method::Thomas, false)),
+        BtsvTwisted => Box::new(Bt::new(case, Method::Twisted, false)),
+        BtsvCyclic => Box::new(Bt::new(case, Method::Cyclic, false)),
+        BttrsTThomas => Box::new(Bt::new(case, Method::Thomas, true)),
+        BttrsTTwisted => Box::new(Bt::new(case, Method::Twisted, true)),
+        BttrsTCyclic => Box::new(Bt::new(case, Method::Cyclic, true)),
+        GemmNN => Box::new(Gemm::new(case, b'N', b'N')),
+        GemmTN => Box::new(Gemm::new(case, b'T', b'N')),
+        GemmNT => Box::new(Gemm::new(case, b'N', b'T')),
+        GemmTT => Box::new(Gemm::new(case, b'T', b'T')),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// DPOTRF, DPOTRS, DPOSV
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Chol {
+    Potrf,
+    Potrs,
+    Posv,
+}
+
+struct Cholesky {
+    op: Chol,
+    lower: bool,
+    n: usize,
+    /// The class's matrix (both triangles).
+    a: Vec<f64>,
+    /// DPOTRS's factor.
+    f: Vec<f64>,
+    b: Vec<f64>,
+    anorm: f64,
+    seed: u64,
+}
+
+fn chol(case: &Case, op: Chol, lower: bool) -> Result<Box<dyn Problem>, String> {
+    let (n, seed) = (case.n, case.seed);
+    let uplo = if lower { b'L' } else { b'U' };
+    let a = gen::spd(case.class, n, seed);
+    let f = if op == Chol::Potrs {
+        let region = if lower { Region::Lower } else { Region::Upper };
+        let make = |c| gen::spd(c, n, seed);
+        factored(
+            case.class,
+            make,
+            |f| reference(|| forward::dpotrf(uplo, n as i32, raw(f), n as i32)),
+            (n, region),
+        )?
+    } else {
+        vec![]
+    };
+    let base = if case.class.is_corruption() { gen::spd(Class::Well, n, seed) } else { a.clone() };
+    let anorm = Mat::new(&base, n, n, n, Shape::Full).fnorm();
+    let b = Rng::new(seed + 5).normals(n * NRHS);
+    Ok(Box::new(Cholesky { op, lower, n, a, f, b, anorm, seed }))
+}
+
+impl Problem for Cholesky {
+    fn run(&self, hetla: Option<&Config>) -> Out {
+        let (n, r) = (self.n as i32, NRHS as i32);
+        let uplo = if self.lower { b'L' } else { b'U' };
+        let (mut a, mut b) =
+            (if self.op == Chol::Potrs { self.f.clone() } else { self.a.clone() }, self.b.clone());
+        let info = match (self.op, hetla) {
+            (Chol::Potrf, None) => reference(|| forward::dpotrf(uplo, n, raw(&mut a), n)),
+            (Chol::Potrf, Some(c)) => info(api::potrf::dpotrf(c, uplo, n, raw(&mut a), n)),
+            (Chol::Potrs, None) => reference(|| forward::dpotrs(uplo, n, r, raw(&mut a), n, raw(&mut b), n)),
+            (Chol::Potrs, Some(c)) => info(api::potrf::dpotrs(c, uplo, n, r, raw(&mut a), n, raw(&mut b), n)),
+            (Chol::Posv, None) => reference(|| forward::dposv(uplo, n, r, raw(&mut a), n, raw(&mut b), n)),
+            (Chol::Posv, Some(c)) => info(api::potrf::dposv(c, uplo, n, r, raw(&mut a), n, raw(&mut b), n)),
+        };
+        Out { a, b, ..Out::new(info) }
+    }
+
+    fn defined(&self, out: &Out) -> Vec<f64> {
+        let k = if out.info > 0 { out.info as usize - 1 } else { self.n };
+        let mut v = if self.op == Chol::Potrs { vec![] } else { triangle(&out.a, self.n, k, self.lower) };
+        if out.info == 0 && self.op != Chol::Potrf {
+            v.extend(&out.b);
+        }
+        v
+    }
+
+    fn measure(&self, out: &Out) -> Option<Vec<f64>> {
+        if out.info != 0 {
+            return None;
+        }
+        let n = self.n;
+        let a = Mat::new(&self.a, n, n, n, Shape::Full);
+        let (b, x) = (columns(&self.b, n, NRHS, n), columns(&out.b, n, NRHS, n));
+        Some(vec![match self.op {
+            Chol::Potrf => {
+                let ps = probes(n, self.seed);
+                probe_gap(&ps, |p| a.apply(false, p), chol_product(&out.a, n, self.lower), &[self.anorm])
+            }
+            Chol::Potrs => residual(chol_product(&self.f, n, self.lower), self.anorm, &b, &x),
+            Chol::Posv => residual(|p| a.apply(false, p), self.anorm, &b, &x),
+        }])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DGETRF, DGETRS, DGESV (GEPP and CALU)
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LuOp {
+    Getrf,
+    Getrs(u8),
+    Gesv,
+}
+
+struct Lu {
+    op: LuOp,
+    calu: bool,
+    n: usize,
+    a: Vec<f64>,
+    /// DGETRS's factors and pivots.
+    f: Vec<f64>,
+    ipiv: Vec<i32>,
+    b: Vec<f64>,
+    anorm: f64,
+    seed: u64,
+}
+
+fn lu(case: &Case, op: LuOp, calu: bool) -> Result<Box<dyn Problem>, String> {
+    let (n, seed) = (case.n, case.seed);
+    let a = gen::general(case.class, n, n, seed);
+    let base = gen::general(if case.class.is_corruption() { Class::Well } else { case.class }, n, n, seed);
+    let mut ipiv = vec![0i32; n];
+    let f = if matches!(op, LuOp::Getrs(_)) {
+        let getrf = |f: &mut Vec<f64>| {
+            reference(|| forward::dgetrf(n as i32, n as i32, raw(f), n as i32, raw(&mut ipiv)))
+        };
+        factored(case.class, |c| gen::general(c, n, n, seed), getrf, (n, Region::Full))?
+    } else {
+        vec![]
+    };
+    let anorm = Mat::new(&base, n, n, n, Shape::Full).fnorm();
+    let b = Rng::new(seed + 5).normals(n * NRHS);
+    Ok(Box::new(Lu { op, calu, n, a, f, ipiv, b, anorm, seed }))
+}
+
+/// max|U| / max|A|: the growth factor of LU factors `f` of `a` (both n×n).
+fn growth(a: &[f64], f: &[f64], n: usize) -> f64 {
+    let amax = a.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    triangle(f, n, n, false).iter().fold(0.0f64, |m, x| m.max(x.abs())) / amax
+}
+
+impl Problem for Lu {
+    fn run(&self, hetla: Option<&Config>) -> Out {
+        let (n, r) = (self.n as i32, NRHS as i32);
+        let (mut a, mut b) =
+            (if self.f.is_empty() { self.a.clone() } else { self.f.clone() }, self.b.clone());
+        let mut ipiv = if self.f.is_empty() { vec![0; self.n] } else { self.ipiv.clone() };
+        let calu;
+        let hetla = match hetla {
+            Some(c) if self.calu => {
+                calu = Config { lu: Pivoting::Calu, ..c.clone() };
+                Some(&calu)
+            }
+            h => h,
+        };
+        let (pa, pp, pb) = (raw(&mut a), raw(&mut ipiv), raw(&mut b));
+        let info = match (self.op, hetla) {
+            (LuOp::Getrf, None) => reference(|| forward::dgetrf(n, n, pa, n, pp)),
+            (LuOp::Getrf, Some(c)) => info(api::getrf::dgetrf(c, n, n, pa, n, pp)),
+            (LuOp::Getrs(t), None) => reference(|| forward::dgetrs(t, n, r, pa, n, pp, pb, n)),
+            (LuOp::Getrs(t), Some(c)) => info(api::getrf::dgetrs(c, t, n, r, pa, n, pp, pb, n)),
+            (LuOp::Gesv, None) => reference(|| forward::dgesv(n, r, pa, n, pp, pb, n)),
+            (LuOp::Gesv, Some(c)) => info(api::getrf::dgesv(c, n, r, pa, n, pp, pb, n)),
+        };
+        Out { a, b, ipiv, ..Out::new(info) }
+    }
+
+    fn defined(&self, out: &Out) -> Vec<f64> {
+        // DGETRF completes the factorization whatever INFO says; DGESV leaves B when INFO > 0.
+        let n = self.n;
+        let mut v = match self.op {
+            LuOp::Getrs(_) => vec![],
+            // CALU's rows are in its own pivot order: per column, whether it holds a NaN.
+            _ if self.calu => (0..n)
+                .map(|j| if out.a[j * n..(j + 1) * n].iter().any(|x| x.is_nan()) { f64::NAN } else { 0.0 })
+                .collect(),
+            _ => out.a.clone(),
+        };
+        if out.info == 0 && self.op != LuOp::Getrf {
+            v.extend(&out.b);
+        }
+        v
+    }
+
+    fn measure(&self, out: &Out) -> Option<Vec<f64>> {
+        let n = self.n;
+        let a = Mat::new(&self.a, n, n, n, Shape::Full);
+        let (b, x) = (columns(&self.b, n, NRHS, n), columns(&out.b, n, NRHS, n));
+        let mut v = match self.op {
+            LuOp::Getrf => {
+                let ps = probes(n, self.seed);
+                let pa = |p: &[Dd]| {
+                    let mut y = a.apply(false, p);
+                    swap_rows(&mut y, &out.ipiv, true);
+                    y
+                };
+                let lu = |p: &[Dd]| {
+                    let l = Mat::new(&out.a, n, n, n, Shape::Lower { unit: true });
+                    l.apply(false, &Mat::new(&out.a, n, n, n, Shape::Upper { unit: false }).apply(false, p))
+                };
+                vec![probe_gap(&ps, pa, lu, &[self.anorm])]
+            }
+            _ if out.info != 0 => return None,
+            LuOp::Getrs(t) => {
+                vec![residual(lu_product(&self.f, &self.ipiv, n, t == b'T'), self.anorm, &b, &x)]
+            }
+            LuOp::Gesv => vec![residual(|p| a.apply(false, p), self.anorm, &b, &x)],
+        };
+        if self.calu {
+            v.push(growth(&self.a, &out.a, n));
+        }
+        Some(v)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DGEQRF
+
+struct Qr {
+    m: usize,
+    n: usize,
+    a: Vec<f64>,
+    anorm: f64,
+    seed: u64,
+}
+
+impl Qr {
+    fn new(class: Class, m: usize, n: usize, seed: u64) -> Qr {
+        let a = gen::general(class, m, n, seed);
+        let anorm = Mat::new(&a, m, n, m, Shape::Full).fnorm();
+        Qr { m, n, a, anorm, seed }
+    }
+}
+
+impl Problem for Qr {
+    fn run(&self, hetla: Option<&Config>) -> Out {
+        let (m, n) = (self.m as i32, self.n as i32);
+        let mut a = self.a.clone();
+        let mut tau = vec![0.0; self.m.min(self.n)];
+        let (pa, pt) = (raw(&mut a), raw(&mut tau));
+        let mut work = vec![0.0; lwork(|w, l| forward::dgeqrf(m, n, pa, m, pt, w, l))];
+        let (pw, lw) = (raw(&mut work), work.len() as i32);
+        let info = match hetla {
+            None => reference(|| forward::dgeqrf(m, n, pa, m, pt, pw, lw)),
+            Some(c) => info(api::geqrf::dgeqrf(c, m, n, pa, m, pt, pw, lw)),
+        };
+        Out { a, aux: tau, ..Out::new(info) }
+    }
+
+    fn defined(&self, out: &Out) -> Vec<f64> {
+        [&out.a[..], &out.aux[..]].concat()
+    }
+
+    fn measure(&self, out: &Out) -> Option<Vec<f64>> {
+        let (m, n) = (self.m, self.n);
+        let k = m.min(n);
+        let a = Mat::new(&self.a, m, n, m, Shape::Full);
+        let r = Mat::new(&out.a, k, n, m, Shape::Upper { unit: false });
+        let q = |trans: bool, mut y: Vec<Dd>| {
+            apply_q(&out.a, m, m, &out.aux, trans, &mut y);
+            y
+        };
+        let qr = |p: &[Dd]| {
+            let mut y = r.apply(false, p);
+            y.resize(m, Dd::ZERO);
+            q(false, y)
+        };
+        let backward = probe_gap(&probes(n, self.seed), |p| a.apply(false, p), qr, &[self.anorm]);
+        let ortho =
+            probe_gap(&probes(m, self.seed + 1), |p| q(true, q(false, p.to_vec())), |p| p.to_vec(), &[]);
+        Some(vec![backward, ortho])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DGELS
+
+struct Gels {
+    trans: u8,
+    m: usize,
+    n: usize,
+    a: Vec<f64>,
+    /// B: rows of op(A) filled, max(m, n) rows.
+    b: Vec<f64>,
+    anorm: f64,
+    /// For a minimum-norm problem: the backend's QR of op(A)ᵀ with its rows reversed
+    /// (reflectors, tau), whose Q's first columns span (reversed) the row space a minimum-norm X
+    /// lies in.
+    range: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Gels {
+    fn new(class: Class, trans: u8, m: usize, n: usize, seed: u64) -> Gels {
+        let a = gen::general(class, m, n, seed);
+        let (p, q) = if trans == b'N' { (m, n) } else { (n, m) };
+        let ldb = m.max(n);
+        let mut rng = Rng::new(seed + 5);
+        let mut b = vec![0.0; ldb * NRHS];
+        for c in 0..NRHS {
+            for i in 0..p {
+                b[i + c * ldb] = rng.normal();
+            }
+        }
+        let range = (p < q).then(|| {
+            // op(A)ᵀ (q×p) with its rows in reverse order: its QR's rounding is not that of the
+            // QR the reference's DGELS computes of op(A)ᵀ itself, which would measure the
+            // reference's X against its own basis.
+            let mut t: Vec<f64> = (0..p)
+                .flat_map(|j| (0..q).map(move |i| (q - 1 - i, j)))
+                .map(|(i, j)| op_entry(&a, m, trans, j, i))
+                .collect();
+            let mut tau = vec![0.0; p];
+            if t.iter().all(|x| x.is_finite()) {
+                gen::geqrf(q, p, &mut t, &mut tau);
+            }
+            (t, tau)
+        });
+        let anorm = Mat::new(&a, m, n, m, Shape::Full).fnorm();
+        Gels { trans, m, n, a, b, anorm, range }
+    }
+
+    /// (rows, columns) of op(A).
+    fn op_dims(&self) -> (usize, usize) {
+        if self.trans == b'N' {
+            (self.m, self.n)
+        } else {
+            (self.n, self.m)
+        }
+    }
+}
+
+/// Entry (i, j) of op(A) for A m×n (leading dimension m).
+fn op_entry(a: &[f64], m: usize, trans: u8, i: usize, j: usize) -> f64 {
+    if trans == b'N' {
+        a[i + j * m]
+    } else {
+        a[j + i * m]
+    }
+}
+
+impl Problem for Gels {
+    fn run(&self, hetla: Option<&Config>) -> Out {
+        let (m, n, r, t) = (self.m as i32, self.n as i32, NRHS as i32, self.trans);
+        let ldb = self.m.max(self.n) as i32;
+        let (mut a, mut b) = (self.a.clone(), self.b.clone());
+        let (pa, pb) = (raw(&mut a), raw(&mut b));
+        let mut work = vec![0.0; lwork(|w, l| forward::dgels(t, m, n, r, pa, m, pb, ldb, w, l))];
+        let (pw, lw) = (raw(&mut work), work.len() as i32);
+        let info = match hetla {
+            None => reference(|| forward::dgels(t, m, n, r, pa, m, pb, ldb, pw, lw)),
+            Some(c) => info(api::gels::dgels(c, t, m, n, r, pa, m, pb, ldb, pw, lw)),
+        };
+        Out { b, ..Out::new(info) }
+    }
+
+    fn defined(&self, out: &Out) -> Vec<f64> {
+        if out.info != 0 {
+            return vec![];
+        }
+        let (ldb, q) = (self.m.max(self.n), self.op_dims().1);
+        columns(&out.b, q, NRHS, ldb).iter().flatten().map(|d| d.hi).collect()
+    }
+
+    fn measure(&self, out: &Out) -> Option<Vec<f64>> {
+        if out.info != 0 {
+            return None;
+        }
+        let ((p, q), ldb) = (self.op_dims(), self.m.max(self.n));
+        let a = Mat::new(&self.a, self.m, self.n, self.m, Shape::Full);
+        let tr = self.trans == b'T';
+        let (b, x) = (columns(&self.b, p, NRHS, ldb), columns(&out.b, q, NRHS, ldb));
+        let Some((v, tau)) = &self.range else {
+            // Least squares: the normal equations' residual ‖op(A)ᵀ·(B − op(A)·X)‖ /
+            // (‖A‖·(‖A‖·‖X‖ + ‖B‖)) / ε.
+            let r: Vec<Vec<Dd>> = b
+                .iter()
+                .zip(&x)
+                .map(|(b, x)| {
+                    let res: Vec<Dd> = b.iter().zip(a.apply(tr, x)).map(|(u, v)| u.sub(v)).collect();
+                    a.apply(!tr, &res)
+                })
+                .collect();
+            let (xn, bn) = (dd::dd_norm(&x), dd::dd_norm(&b));
+            return Some(vec![dd::dd_norm(&r) / self.anorm / self.anorm / (xn + bn / self.anorm) / EPS]);
+        };
+        let res = residual(|x| a.apply(tr, x), self.anorm, &b, &x);
+        // Minimum norm: X in the row space of op(A), as a backward error: X = op(A)ᵀ·Y₀ + S with
+        // Y₀ the least-squares coefficients and S the part outside; S is in the row space of
+        // op(A + E) for ‖E‖ = ‖S‖/‖Y₀‖, so the measure is ‖S‖_F / (‖A‖_F·‖Y₀‖_F) / ε. (Relative to
+        // ‖X‖ it would be κ(A)·ε for any X, since a computed basis of the row space is only that
+        // accurate.) The basis: the QR of op(A)ᵀ with its rows reversed (`Gels::new`).
+        let (mut off, mut coef) = (Vec::new(), Vec::new());
+        for xc in &x {
+            let mut y: Vec<Dd> = xc.iter().rev().copied().collect();
+            apply_q(v, q, q, tau, true, &mut y);
+            let c: Vec<f64> = y[..p].iter().map(|d| d.value()).collect();
+            y[p..].iter_mut().for_each(|d| *d = Dd::ZERO);
+            apply_q(v, q, q, tau, false, &mut y);
+            off.push(xc.iter().rev().zip(y).map(|(u, w)| u.sub(w)).collect());
+            // Y₀ = R⁻¹·c by back substitution (only its norm is used).
+            let mut y0 = c;
+            for i in (0..p).rev() {
+                let s: f64 = (i + 1..p).map(|j| v[i + j * q] * y0[j]).sum();
+                y0[i] = (y0[i] - s) / v[i + i * q];
+            }
+            coef.extend(y0);
+        }
+        Some(vec![res, dd::dd_norm(&off) / self.anorm / dd::norm(coef.into_iter()) / EPS])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DTRTRI, DPOTRI, DGETRI
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Inv {
+    Trtri { lower: bool, unit: bool },
+    Potri,
+    Getri,
+}
+
+struct Inverse {
+    op: Inv,
+    n: usize,
+    /// The input: a triangle (R of the class's matrix), a Cholesky factor (lower), or LU factors.
+    t: Vec<f64>,
+    ipiv: Vec<i32>,
+    anorm: f64,
+    seed: u64,
+}
+
+fn inv(case: &Case, op: Inv) -> Result<Box<dyn Problem>, String> {
+    let (n, seed, class) = (case.n, case.seed, case.class);
+    let mut ipiv = vec![0i32; n];
+    let base = if class.is_corruption() { Class::Well } else { class };
+    let (t, anorm) = match op {
+        Inv::Trtri { lower, unit } => {
+            // R of the QR of the class's matrix: a triangle with its condition number (the
+            // reflectors left in the other triangle, which DTRTRI must not read).
+            let mut t = gen::general(base, n, n, seed);
+            gen::geqrf(n, n, &mut t, &mut vec![0.0; n]);
+            if unit {
+                for j in 0..n {
+                    for i in 0..j {
+                        t[i + j * n] /= t[j + j * n];
+                    }
+                }
+            }
+            if lower {
+                t = (0..n).flat_map(|j| (0..n).map(move |i| (i, j))).map(|(i, j)| t[j + i * n]).collect();
+            }
+            gen::corrupt(class, &mut t, n, n, n, if lower { Region::Lower } else { Region::Upper });
+            let anorm = Mat::new(&t, n, n, n, tri_shape(lower, unit)).fnorm();
+            (t, anorm)
+        }
+        Inv::Potri => {
+            let potrf = |f: &mut Vec<f64>| reference(|| forward::dpotrf(b'L', n as i32, raw(f), n as i32));
+            let f = factored(class, |c| gen::spd(c, n, seed), potrf, (n, Region::Lower))?;
+            (f, Mat::new(&gen::spd(base, n, seed), n, n, n, Shape::Full).fnorm())
+        }
+        Inv::Getri => {
+            let getrf = |f: &mut Vec<f64>| {
+                reference(|| forward::dgetrf(n as i32, n as i32, raw(f), n as i32, raw(&mut ipiv)))
+            };
+            let f = factored(class, |c| gen::general(c, n, n, seed), getrf, (n, Region::Full))?;
+            (f, Mat::new(&gen::general(base, n, n, seed), n, n, n, Shape::Full).fnorm())
+        }
+    };
+    Ok(Box::new(Inverse { op, n, t, ipiv, anorm, seed }))
+}
+
+/// A matrix applied to a vector in double-double.
+type Apply<'a> = Box<dyn Fn(&[Dd]) -> Vec<Dd> + 'a>;
+
+fn tri_shape(lower: bool, unit: bool) -> Shape {
+    if lower {
+        Shape::Lower { unit }
+    } else {
+        Shape::Upper { unit }
+    }
+}
+
+impl Problem for Inverse {
+    fn run(&self, hetla: Option<&Config>) -> Out {
+        let n = self.n as i32;
+        let (mut a, mut ipiv) = (self.t.clone(), self.ipiv.clone());
+        let (pa, pp) = (raw(&mut a), raw(&mut ipiv));
+        let info = match (self.op, hetla) {
+            (Inv::Trtri { lower, unit }, h) => {
+                let (u, d) = (if lower { b'L' } else { b'U' }, if unit { b'U' } else { b'N' });
+                match h {
+                    None => reference(|| forward::dtrtri(u, d, n, pa, n)),
+                    Some(c) => info(api::inverse::dtrtri(c, u, d, n, pa, n)),
+                }
+            }
+            (Inv::Potri, None) => reference(|| forward::dpotri(b'L', n, pa, n)),
+            (Inv::Potri, Some(c)) => info(api::inverse::dpotri(c, b'L', n, pa, n)),
+            (Inv::Getri, h) => {
+                let mut work = vec![0.0; lwork(|w, l| forward::dgetri(n, pa, n, pp, w, l))];
+                let (pw, lw) = (raw(&mut work), work.len() as i32);
+                match h {
+                    None => reference(|| forward::dgetri(n, pa, n, pp, pw, lw)),
+                    Some(c) => info(api::inverse::dgetri(c, n, pa, n, pp, pw, lw)),
+                }
+            }
+        };
+        Out { a, ..Out::new(info) }
+    }
+
+    fn defined(&self, out: &Out) -> Vec<f64> {
+        match self.op {
+            _ if out.info != 0 => vec![],
+            Inv::Trtri { lower, .. } => triangle(&out.a, self.n, self.n, lower),
+            Inv::Potri => triangle(&out.a, self.n, self.n, true),
+            Inv::Getri => out.a.clone(),
+        }
+    }
+
+    fn measure(&self, out: &Out) -> Option<Vec<f64>> {
+        if out.info != 0 {
+            return None;
+        }
+        let n = self.n;
+        let xshape = match self.op {
+            Inv::Trtri { lower, unit } => tri_shape(lower, unit),
+            Inv::Potri => Shape::Sym { lower: true },
+            Inv::Getri => Shape::Full,
+        };
+        let x = Mat::new(&out.a, n, n, n, xshape);
+        let a: Apply = match self.op {
+            Inv::Trtri { lower, unit } => {
+                let t = Mat::new(&self.t, n, n, n, tri_shape(lower, unit));
+                Box::new(move |p| t.apply(false, p))
+            }
+            Inv::Potri => Box::new(chol_product(&self.t, n, true)),
+            Inv::Getri => Box::new(lu_product(&self.t, &self.ipiv, n, false)),
+        };
+        let ps = probes(n, self.seed);
+        let scales = [self.anorm, x.fnorm()];
+        let ax = probe_gap(&ps, |p| a(&x.apply(false, p)), |p| p.to_vec(), &scales);
+        let xa = probe_gap(&ps, |p| x.apply(false, &a(p)), |p| p.to_vec(), &scales);
+        Some(vec![ax, xa])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DORGQR, DORMQR
+
+struct Q {
+    /// `None`: DORGQR; else DORMQR's SIDE and TRANS.
+    op: Option<(u8, u8)>,
+    m: usize,
+    n: usize,
+    /// The class's matrix and the reference's DGEQRF of it: reflectors (corrupted for a
+    /// corruption class) and tau.
+    a: Vec<f64>,
+    v: Vec<f64>,
+    tau: Vec<f64>,
+    /// DORMQR's C: m×nc (side L) or nc×m (side R).
+    c: Vec<f64>,
+    nc: usize,
+    anorm: f64,
+    seed: u64,
+}
+
+impl Q {
+    fn new(class: Class, m: usize, n: usize, seed: u64, op: Option<(u8, u8)>) -> Q {
+        let a = gen::general(if class.is_corruption() { Class::Well } else { class }, m, n, seed);
+        let (mut v, mut tau) = (a.clone(), vec![0.0; n]);
+        gen::geqrf(m, n, &mut v, &mut tau);
+        gen::corrupt(class, &mut v, m, n, m, Region::Full);
+        let nc = n / 2 + 3;
+        let c = Rng::new(seed + 9).normals(m * nc);
+        let anorm = Mat::new(&a, m, n, m, Shape::Full).fnorm();
+        Q { op, m, n, a, v, tau, c, nc, anorm, seed }
+    }
+
+    /// (rows, columns) of C.
+    fn c_dims(&self, side: u8) -> (usize, usize) {
+        if side == b'L' {
+            (self.m, self.nc)
+        } else {
+            (self.nc, self.m)
+        }
+    }
+}
+
+impl Problem for Q {
+    fn run(&self, hetla: Option<&Config>) -> Out {
+        let (m, n) = (self.m as i32, self.n as i32);
+        let (mut v, mut tau, mut c) = (self.v.clone(), self.tau.clone(), self.c.clone());
+        let (pv, pt, pc) = (raw(&mut v), raw(&mut tau), raw(&mut c));
+        let info = match self.op {
+            None => {
+                let mut work = vec![0.0; lwork(|w, l| forward::dorgqr(m, n, n, pv, m, pt, w, l))];
+                let (pw, lw) = (raw(&mut work), work.len() as i32);
+                match hetla {
+                    None => reference(|| forward::dorgqr(m, n, n, pv, m, pt, pw, lw)),
+                    Some(cf) => info(api::orgqr::dorgqr(cf, m, n, n, pv, m, pt, pw, lw)),
+                }
+            }
+            Some((side, trans)) => {
+                let (cm, cn) = self.c_dims(side);
+                let (cm, cn) = (cm as i32, cn as i32);
+                let call = |w, l| forward::dormqr(side, trans, cm, cn, n, pv, m, pt, pc, cm, w, l);
+                let mut work = vec![0.0; lwork(call)];
+                let (pw, lw) = (raw(&mut work), work.len() as i32);
+                match hetla {
+                    None => reference(|| forward::dormqr(side, trans, cm, cn, n, pv, m, pt, pc, cm, pw, lw)),
+                    Some(cf) => {
+                        info(api::orgqr::dormqr(cf, side, trans, cm, cn, n, pv, m, pt, pc, cm, pw, lw))
+                    }
+                }
+            }
+        };
+        Out { a: v, b: c, ..Out::new(info) }
+    }
+
+    fn defined(&self, out: &Out) -> Vec<f64> {
+        if self.op.is_none() {
+            out.a.clone()
+        } else {
+            out.b.clone()
+        }
+    }
+
+    fn measure(&self, out: &Out) -> Option<Vec<f64>> {
+        let (m, n) = (self.m, self.n);
+        let q = |trans: bool, mut y: Vec<Dd>| {
+            apply_q(&self.v, m, m, &self.tau, trans, &mut y);
+            y
+        };
+        let Some((side, trans)) = self.op else {
+            // DORGQR: Q's orthogonality and A − Q·R with the reference's R.
+            let qm = Mat::new(&out.a, m, n, m, Shape::Full);
+            let ortho = probe_gap(
+                &probes(n, self.seed),
+                |p| qm.apply(true, &qm.apply(false, p)),
+                |p| p.to_vec(),
+                &[],
+            );
+            let r = Mat::new(&self.v, n, n, m, Shape::Upper { unit: false });
+            let a = Mat::new(&self.a, m, n, m, Shape::Full);
+            let ps = probes(n, self.seed + 1);
+            let backward =
+                probe_gap(&ps, |p| a.apply(false, p), |p| qm.apply(false, &r.apply(false, p)), &[self.anorm]);
+            return Some(vec![ortho, backward]);
+        };
+        // DORMQR: C′ against op(Q)·C or C·op(Q) with Q applied from the reflectors.
+        let (cm, cn) = self.c_dims(side);
+        let (c, c1) = (Mat::new(&self.c, cm, cn, cm, Shape::Full), Mat::new(&out.b, cm, cn, cm, Shape::Full));
+        let t = trans == b'T';
+        let want =
+            |p: &[Dd]| if side == b'L' { q(t, c.apply(false, p)) } else { c.apply(false, &q(t, p.to_vec())) };
+        Some(vec![probe_gap(&probes(cn, self.seed), |p| c1.apply(false, p), want, &[c.fnorm()])])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DBTSV, DBTTRF + DBTTRS (against DGBSV, i.e. DGBTRF and DGBTRS, on the same band matrix)
+
+struct Bt {
+    method: Method,
+    trans: bool,
+    a: Blocks,
+    b: Vec<f64>,
+    anorm: f64,
+}
+
+impl Bt {
+    /// N block rows of M×M blocks with N·M close to n, M = ⌊√n⌋ + seed mod 3 (blocks are the
+    /// tiles here; the case's tile size is not used).
+    fn new(case: &Case, method: Method, trans: bool) -> Bt {
+        let m = ((case.n as f64).sqrt() as usize + case.seed as usize % 3).max(2);
+        let nb = (case.n / m).max(2);
+        let a = Blocks::random(case.class, nb, m, case.seed);
+        let b = Rng::new(case.seed + 5).normals(a.order() * NRHS);
+        let anorm =
+            dd::norm((0..a.order()).flat_map(|j| a.rows(j).map(move |i| (i, j))).map(|(i, j)| a.get(i, j)));
+        Bt { method, trans, a, b, anorm }
+    }
+}
+
+impl Problem for Bt {
+    fn run(&self, hetla: Option<&Config>) -> Out {
+        let (nb, m, r) = (self.a.nb as i32, self.a.m as i32, NRHS as i32);
+        let n = self.a.order() as i32;
+        let mut x = self.b.clone();
+        let info = match hetla {
+            None => {
+                // DGBSV's factorization of A (DGBTRF), then DGBTRS with A or Aᵀ.
+                let (mut ab, k, ldab) = self.a.band();
+                let mut ipiv = vec![0i32; n as usize];
+                let (k, ldab, t) = (k as i32, ldab as i32, if self.trans { b'T' } else { b'N' });
+                let (mut info, mut solved) = (0, 0);
+                let _one = BlasThreadsGuard::new();
+                // SAFETY: ab is ldab×n band storage with kl = ku = k (and k more rows for the
+                // fill-in), ipiv n entries, x n×nrhs with leading dimension n.
+                unsafe {
+                    bk::dgbtrf(&n, &n, &k, &k, ab.as_mut_ptr(), &ldab, ipiv.as_mut_ptr(), &mut info);
+                    if info == 0 {
+                        let (pa, pp, px) = (ab.as_ptr(), ipiv.as_ptr(), x.as_mut_ptr());
+                        bk::dgbtrs(bk::ch(t), &n, &k, &k, &r, pa, &ldab, pp, px, &n, &mut solved, 1);
+                    }
+                }
+                info
+            }
+            Some(c) => {
+                let c = Config { bt: Some(self.method), ..c.clone() };
+                let (mut dl, mut d, mut du) = (self.a.dl.clone(), self.a.d.clone(), self.a.du.clone());
+                let (pl, pd, pu, px) = (raw(&mut dl), raw(&mut d), raw(&mut du), raw(&mut x));
+                if self.trans {
+                    let laf = api::bt::laf_needed(nb, m);
+                    let mut af = vec![0.0; laf as usize];
+                    let mut ipiv = vec![0i32; n as usize];
+                    let (pf, pp) = (raw(&mut af), raw(&mut ipiv));
+                    let f = api::bt::dbttrf(&c, nb, m, pl, pd, pu, pf, laf as i32, pp);
+                    info(f.and_then(|_| {
+                        api::bt::dbttrs(&c, b'T', nb, m, r, pl, pd, pu, pf, laf as i32, pp, px, n)
+                    }))
+                } else {
+                    info(api::bt::dbtsv(&c, nb, m, r, pl, pd, pu, px, n))
+                }
+            }
+        };
+        Out { b: x, ..Out::new(info) }
+    }
+
+    fn defined(&self, out: &Out) -> Vec<f64> {
+        if out.info == 0 {
+            out.b.clone()
+        } else {
+            vec![]
+        }
+    }
+
+    fn measure(&self, out: &Out) -> Option<Vec<f64>> {
+        if out.info != 0 {
+            return None;
+        }
+        let n = self.a.order();
+        let (b, x) = (columns(&self.b, n, NRHS, n), columns(&out.b, n, NRHS, n));
+        let a = |p: &[Dd]| dd::apply((n, n), self.trans, p, |j| self.a.rows(j), |i, j| self.a.get(i, j));
+        Some(vec![residual(a, self.anorm, &b, &x)])
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DGEMM (against the product in double-double)
+
+struct Gemm {
+    ta: u8,
+    tb: u8,
+    /// C is m×n, the inner dimension k.
+    dims: (usize, usize, usize),
+    a: Vec<f64>,
+    b: Vec<f64>,
+    c: Vec<f64>,
+    /// The columns measured, and on them α·op(A)·op(B) + β·C in double-double and
+    /// |α|·|op(A)|·|op(B)| + |β|·|C|, column after column.
+    cols: Vec<usize>,
+    exact: Vec<Dd>,
+    scale: Vec<f64>,
+}
+
+const ALPHA: f64 = 1.5;
+const BETA: f64 = -0.75;
+
+impl Gemm {
+    /// C (n × n − n/5) ← 1.5·op(A)·op(B) − 0.75·C with inner dimension n + n/7; A is the class's
+    /// input (its corruption included), B and C normal. The error is measured on 16 columns
+    /// spread over C (all when fewer).
+    fn new(case: &Case, ta: u8, tb: u8) -> Gemm {
+        let (m, n, k) = (case.n, case.n - case.n / 5, case.n + case.n / 7);
+        let (ar, ac) = if ta == b'N' { (m, k) } else { (k, m) };
+        let a = gen::general(case.class, ar, ac, case.seed);
+        let mut rng = Rng::new(case.seed + 3);
+        let (b, c) = (rng.normals(k * n), rng.normals(m * n));
+        let ldb = if tb == b'N' { k } else { n };
+        let cols: Vec<usize> = (0..n).step_by(n.div_ceil(16).max(1)).collect();
+        let am = Mat::new(&a, ar, ac, ar, Shape::Full);
+        let abs: Vec<f64> = a.iter().map(|x| x.abs()).collect();
+        let a_abs = Mat::new(&abs, ar, ac, ar, Shape::Full);
+        let (mut exact, mut scale) = (Vec::new(), Vec::new());
+        for &j in &cols {
+            let col: Vec<f64> =
+                (0..k).map(|l| if tb == b'N' { b[l + j * ldb] } else { b[j + l * ldb] }).collect();
+            let prod = am.apply(ta == b'T', &col.iter().map(|&x| Dd::new(x)).collect::<Vec<_>>());
+            let bound = a_abs.apply(ta == b'T', &col.iter().map(|&x| Dd::new(x.abs())).collect::<Vec<_>>());
+            for i in 0..m {
+                exact.push(prod[i].mul(ALPHA).add(Dd::new(c[i + j * m]).mul(BETA)));
+                scale.push(bound[i].value() * ALPHA.abs() + c[i + j * m].abs() * BETA.abs());
+            }
+        }
+        Gemm { ta, tb, dims: (m, n, k), a, b, c, cols, exact, scale }
+    }
+    /// (rows of A, rows of B): the leading dimensions.
+    fn lds(&self) -> (usize, usize) {
+        let (m, n, k) = self.dims;
+        (if self.ta == b'N' { m } else { k }, if self.tb == b'N' { k } else { n })
+    }
+}
+
+impl Problem for Gemm {
+    fn run(&self, hetla: Option<&Config>) -> Out {
+        let (m, n, k) = (self.dims.0 as i32, self.dims.1 as i32, self.dims.2 as i32);
+        let (lda, ldb) = (self.lds().0 as i32, self.lds().1 as i32);
+        let (mut a, mut b, mut c) = (self.a.clone(), self.b.clone(), self.c.clone());
+        let (pa, pb, pc) = (raw(&mut a), raw(&mut b), raw(&mut c));
+        let (ta, tb) = (self.ta, self.tb);
+        let info = match hetla {
+            None => reference(|| {
+                forward::dgemm(ta, tb, m, n, k, ALPHA, pa, lda, pb, ldb, BETA, pc, m);
+                0
+            }),
+            Some(cf) => info(api::gemm::dgemm(cf, ta, tb, m, n, k, ALPHA, pa, lda, pb, ldb, BETA, pc, m)),
+        };
+        Out { b: c, ..Out::new(info) }
+    }
+
+    fn defined(&self, out: &Out) -> Vec<f64> {
+        out.b.clone()
+    }
+
+    /// ‖C′ − (α·op(A)·op(B) + β·C)‖_F / ‖|α|·|op(A)|·|op(B)| + |β|·|C|‖_F / ε on the columns
+    /// measured.
+    fn measure(&self, out: &Out) -> Option<Vec<f64>> {
+        let m = self.dims.0;
+        let got = self.cols.iter().flat_map(|&j| out.b[j * m..(j + 1) * m].iter());
+        let err: Vec<Dd> = got.zip(&self.exact).map(|(&g, e)| Dd::new(g).sub(*e)).collect();
+        Some(vec![dd::dd_norm(&[err]) / dd::norm(self.scale.iter().copied()) / EPS])
+    }
+}
