@@ -413,3 +413,149 @@ pub fn lu_growth(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize) -> f64 {
     let umax = (0..n).flat_map(|j| (0..=j.min(m - 1)).map(move |i| f[i + j * ld].abs())).fold(0.0, f64::max);
     umax / amax.max(f64::MIN_POSITIVE)
 }
+
+/// X·Y − I of the n×n matrices `x` and `y` (leading dimension n), formed in twice the
+/// working precision (Ogita, Rump and Oishi's Dot2: each product split exactly by Dekker's
+/// TwoProduct, each sum by TwoSum, the errors summed apart). An inverse's residual formed in
+/// plain double carries rounding of the size it measures, correlated with the inverse's own
+/// where the same kernel formed both (the backend's DTRTRI measured by its own DGEMM looked twice
+/// as good as it is). With `tri`, X is that triangle (zero outside it, which is then not read).
+/// [`norm1`] of it is what the inverses' tests compare.
+pub fn inverse_residual(n: usize, x: &[f64], y: &[f64], tri: Option<Uplo>) -> Vec<f64> {
+    // Veltkamp's split: v = hi + lo exactly, each with at most 26 significant bits, so that
+    // products of halves are exact.
+    let split = |v: f64| {
+        let c = 134_217_729.0 * v; // 2^27 + 1
+        let hi = c - (c - v);
+        (hi, v - hi)
+    };
+    let (xh, xl): (Vec<f64>, Vec<f64>) = x[..n * n].iter().map(|&v| split(v)).unzip();
+    let (mut hi, mut lo) = (vec![0.0; n], vec![0.0; n]);
+    let mut r = vec![0.0; n * n];
+    for j in 0..n {
+        hi.fill(0.0);
+        lo.fill(0.0);
+        for k in 0..n {
+            let t = y[k + j * n];
+            if t == 0.0 {
+                continue;
+            }
+            let (th, tl) = split(t);
+            let rows = match tri {
+                Some(Uplo::Upper) => 0..k + 1,
+                Some(Uplo::Lower) => k..n,
+                None => 0..n,
+            };
+            let c = k * n;
+            let (xs, xhs, xls) = (&x[c + rows.start..c + rows.end], &xh[c..c + n], &xl[c..c + n]);
+            let (xhs, xls) = (&xhs[rows.clone()], &xls[rows.clone()]);
+            let (h, l) = (&mut hi[rows.clone()], &mut lo[rows]);
+            for i in 0..xs.len() {
+                let p = xs[i] * t;
+                let pe = ((xhs[i] * th - p) + xhs[i] * tl + xls[i] * th) + xls[i] * tl;
+                let s = h[i] + p;
+                let z = s - h[i];
+                l[i] += ((h[i] - (s - z)) + (p - z)) + pe;
+                h[i] = s;
+            }
+        }
+        for i in 0..n {
+            r[i + j * n] = (hi[i] - if i == j { 1.0 } else { 0.0 }) + lo[i];
+        }
+    }
+    r
+}
+
+/// ‖A‖₁ (the largest column sum) of the n×n matrix `a` (leading dimension n).
+pub fn norm1(n: usize, a: &[f64]) -> f64 {
+    (0..n).map(|j| a[j * n..(j + 1) * n].iter().map(|x| x.abs()).sum::<f64>()).fold(0.0, f64::max)
+}
+
+/// ‖A‖∞ (the largest row sum) of the n×n matrix `a` (leading dimension n).
+pub fn norm_inf(n: usize, a: &[f64]) -> f64 {
+    (0..n).map(|i| (0..n).map(|j| a[i + j * n].abs()).sum::<f64>()).fold(0.0, f64::max)
+}
+
+/// An n×n orthogonal matrix (leading dimension n): Q of the backend's QR of a random matrix.
+pub fn orthogonal(n: usize, rng: &mut Rng) -> Vec<f64> {
+    let mut q = rng.matrix(n, n, n);
+    let mut tau = vec![0.0; n];
+    reference_geqrf(n, n, &mut q, n, &mut tau);
+    let mut work = vec![0.0; 64 * n.max(1)];
+    let raw = |v: &mut [f64]| {
+        // SAFETY: the arrays below are as large as DORGQR reads and writes for these arguments.
+        unsafe { crate::tile::Raw::new(v.as_mut_ptr()) }
+    };
+    let (ni, lw) = (n as i32, work.len() as i32);
+    let info =
+        crate::backend::forward::dorgqr(ni, ni, ni, raw(&mut q), ni, raw(&mut tau), raw(&mut work), lw);
+    assert_eq!(info, 0);
+    q
+}
+
+/// Q₁·diag(σ)·Q₂ᵀ (leading dimension n), σ from 1 down to 1/κ geometrically: a matrix of
+/// condition κ; symmetric positive definite when `spd` (Q₂ = Q₁).
+pub fn with_condition(n: usize, kappa: f64, spd: bool, rng: &mut Rng) -> Vec<f64> {
+    use crate::kernels::{gemm, Trans};
+    use crate::tile::{View, ViewMut};
+    let q1 = orthogonal(n, rng);
+    let q2 = if spd { q1.clone() } else { orthogonal(n, rng) };
+    let mut qs = q1.clone();
+    for j in 0..n {
+        let s = kappa.powf(-(j as f64) / (n.max(2) - 1) as f64);
+        qs[j * n..(j + 1) * n].iter_mut().for_each(|x| *x *= s);
+    }
+    let mut a = vec![0.0; n * n];
+    gemm(
+        Trans::No,
+        Trans::Yes,
+        1.0,
+        View::from_slice(&qs, n, n, n),
+        View::from_slice(&q2, n, n, n),
+        0.0,
+        ViewMut::from_slice(&mut a, n, n, n),
+    );
+    if spd {
+        for j in 0..n {
+            for i in j + 1..n {
+                a[j + i * n] = a[i + j * n];
+            }
+        }
+    }
+    a
+}
+
+/// Accuracy parity with the backend: per case, hetla's residual over the backend's on the same
+/// input, one ratio per seed. [`Parity::check`] asserts what the inverses promise: the median
+/// over seeds at most 2 and no ratio above 4.
+#[derive(Default)]
+pub struct Parity(Vec<(String, Vec<(f64, f64)>)>);
+
+impl Parity {
+    /// One seed's residuals of `case`: hetla's and the backend's.
+    pub fn add(&mut self, case: String, hetla: f64, backend: f64) {
+        match self.0.iter_mut().find(|(c, _)| *c == case) {
+            Some((_, v)) => v.push((hetla, backend)),
+            None => self.0.push((case, vec![(hetla, backend)])),
+        }
+    }
+
+    pub fn check(&self) {
+        let mut bad = Vec::new();
+        for (case, v) in &self.0 {
+            // A floor of ε: a residual that rounds to nothing is no worse than one of ε.
+            let mut r: Vec<f64> = v.iter().map(|&(h, b)| h.max(f64::EPSILON) / b.max(f64::EPSILON)).collect();
+            r.sort_by(f64::total_cmp);
+            let (med, max) = (r[r.len() / 2], r[r.len() - 1]);
+            assert!(med.is_finite() && max.is_finite(), "{case}: residuals {v:?}");
+            if med > 2.0 || max > 4.0 {
+                let pairs: Vec<String> = v.iter().map(|(h, b)| format!("{h:.2e}/{b:.2e}")).collect();
+                bad.push(format!(
+                    "{case}: median ratio {med:.2}, largest {max:.2} (hetla/backend: {})",
+                    pairs.join(", ")
+                ));
+            }
+        }
+        assert!(bad.is_empty(), "less accurate than the backend:\n{}", bad.join("\n"));
+    }
+}
