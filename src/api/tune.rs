@@ -86,7 +86,7 @@ pub const KEEP: usize = CLOSE_SAMPLES;
 /// the tile path on three trials each and then ran at 0.94x), and forwarding is never slower
 /// than the library hetla replaces.
 pub const MARGIN: f64 = 0.03;
-/// The band learned in: [default / BAND, default · BAND).
+/// Sizes below default / BAND are forwarded unlearned; every size above is learned (no upper end).
 const BAND: usize = 4;
 /// How long after a forwarded call a tile trial is not timed: the backend's threads keep
 /// spinning for more work after a multithreaded call (OpenBLAS: 2^28 cycles by default, about
@@ -448,14 +448,17 @@ fn undecided(cfg: &Config, routine: &'static str, base: usize, size: usize, devi
     if matches!(cfg.learn, Learn::Off) || size < base / BAND || in_trial() || NO_TRIALS.with(|t| t.get()) {
         return false;
     }
+    decided(cfg, routine, size, device_ways).is_none()
+}
+
+/// The way the class of `size` of class key `routine` has decided on, if it has (the devices'
+/// ways are learned only with `device_ways`). Asked only above the band: calls forwarded as
+/// small never start the CUDA driver.
+fn decided(cfg: &Config, routine: &'static str, size: usize, device_ways: bool) -> Option<Way> {
     let set = if device_ways { ways_for(cfg, routine) } else { Ways::Plain };
-    let mut guard = state(cfg);
-    let st = guard.as_mut().expect("state() fills the state");
-    st.learned
-        .routines
-        .get(routine)
-        .and_then(|r| r.get(&class_of(size)))
-        .is_none_or(|k| k.decision(set).is_none())
+    let guard = state(cfg);
+    let st = guard.as_ref().expect("state() fills the state");
+    st.learned.routines.get(routine).and_then(|r| r.get(&class_of(size))).and_then(|k| k.decision(set))
 }
 
 /// The most trials one class runs before it is answered: every way to [`CLOSE_SAMPLES`], and a
@@ -591,12 +594,7 @@ fn choose(cfg: &Config, routine: &'static str, base: usize, size: usize, device_
         FORCED.with(|f| f.set(None));
         return pick(probe.2, Some(probe), "probe");
     }
-    // Asked only here: calls forwarded as small never start the CUDA driver.
-    let set = if device_ways { ways_for(cfg, routine) } else { Ways::Plain };
-    let guard = state(cfg);
-    let st = guard.as_ref().expect("state() fills the state");
-    match st.learned.routines.get(routine).and_then(|r| r.get(&class_of(size))).and_then(|k| k.decision(set))
-    {
+    match decided(cfg, routine, size, device_ways) {
         Some(best) => pick(best, None, "learned"),
         None => prior,
     }
