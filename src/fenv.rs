@@ -66,6 +66,14 @@ pub fn control() -> Control {
     Control(arch::get_control())
 }
 
+/// Whether the calling thread's arithmetic is an accelerator's: round to nearest, subnormals kept
+/// (no flush-to-zero, no denormals-are-zero). A CUDA device computes that way whatever the host
+/// thread says, so a call made under another rounding mode or FTZ/DAZ keeps off such devices
+/// (`device::open`): its work runs on host threads, under the caller's settings.
+pub fn device_arithmetic() -> bool {
+    arch::ieee_default()
+}
+
 /// The exception flags raised on the calling thread.
 pub fn flags() -> Flags {
     arch::get_flags()
@@ -270,6 +278,17 @@ mod x86 {
         Ctl { mxcsr: stmxcsr() & !MX_FLAGS, cw: fnstcw() }
     }
 
+    /// MXCSR's rounding (bits 13-14), FTZ (15) and DAZ (6); the x87 rounding (bits 10-11).
+    const MX_ARITH: u32 = 0xe040;
+    const CW_ROUND: u16 = 0x0c00;
+
+    /// Whether the calling thread rounds to nearest and keeps subnormals, as an accelerator's
+    /// double arithmetic does.
+    pub fn ieee_default() -> bool {
+        let c = get_control();
+        c.mxcsr & MX_ARITH == 0 && c.cw & CW_ROUND == 0
+    }
+
     /// Loads `c`, keeping MXCSR's flags as they are.
     pub fn set_control(c: Ctl) {
         ldmxcsr(c.mxcsr | (stmxcsr() & MX_FLAGS));
@@ -366,6 +385,15 @@ mod portable {
         fn fetestexcept(excepts: c_int) -> c_int;
         fn feclearexcept(excepts: c_int) -> c_int;
         fn feraiseexcept(excepts: c_int) -> c_int;
+        fn fegetround() -> c_int;
+    }
+
+    /// Whether the calling thread rounds to nearest, as an accelerator's double arithmetic does
+    /// (only `fegetround` reads the rounding mode portably; FE_TONEAREST is 0 on the targets
+    /// Rust supports).
+    pub fn ieee_default() -> bool {
+        // SAFETY: fegetround only reads the floating-point control.
+        unsafe { fegetround() == 0 }
     }
 
     pub fn get_control() -> Ctl {
@@ -536,6 +564,33 @@ mod tests {
             inexact();
             portable::reset();
             assert_eq!(portable::get_flags(), Flags::NONE);
+        });
+    }
+
+    /// A device computes as a thread that rounds to nearest and keeps subnormals: any other
+    /// rounding mode, FTZ or DAZ, or x87 rounding, says no.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn device_arithmetic_is_nearest_without_ftz_or_daz() {
+        keeping_env(|| {
+            let base = x86::raw_mxcsr();
+            assert!(device_arithmetic() && portable::ieee_default());
+            for (bits, what) in
+                [(1 << 13, "down"), (2 << 13, "up"), (3 << 13, "zero"), (1 << 15, "FTZ"), (1 << 6, "DAZ")]
+            {
+                x86::load_mxcsr(base | bits);
+                assert!(!device_arithmetic(), "{what}");
+                x86::load_mxcsr(base);
+            }
+            assert!(device_arithmetic());
+            // C's fesetround sets both units; glibc's fegetround reads the x87 one.
+            extern "C" {
+                fn fesetround(mode: std::ffi::c_int) -> std::ffi::c_int;
+            }
+            const FE_DOWNWARD: std::ffi::c_int = 0x400;
+            // SAFETY: fesetround only changes the rounding mode, restored by `keeping_env`.
+            unsafe { fesetround(FE_DOWNWARD) };
+            assert!(!device_arithmetic() && !portable::ieee_default(), "x87 and MXCSR round down");
         });
     }
 }

@@ -707,11 +707,15 @@ pub struct Work {
 
 /// The devices `cfg` asks for, opened for one sequence: the CUDA devices `cfg.gpus` selects
 /// (none when CUDA is unavailable: [`cuda::open`] says why under `HETLA_VERBOSE` and the call runs
-/// on the CPU), then `cfg.emulate_gpus` emulated accelerators of `cfg.emulate_gpu_mem` bytes
+/// on the CPU; none either when the calling thread rounds otherwise than to nearest or flushes
+/// subnormals, see [`crate::fenv::device_arithmetic`]), then `cfg.emulate_gpus` emulated accelerators of `cfg.emulate_gpu_mem` bytes
 /// each. Each sequence gets fresh device sessions, so a device's memory table never outlives a
 /// call (CUDA contexts, streams and measured rates are kept per process).
 pub fn open(cfg: &Config) -> Vec<Arc<dyn Device>> {
-    let mut devs = cuda::open(cfg);
+    // A GPU rounds to nearest and keeps subnormals whatever the calling thread asks for: under
+    // another rounding mode or FTZ/DAZ the call keeps to host threads, which compute under the
+    // caller's settings (`fenv`). Emulated devices run on host threads and stay.
+    let mut devs = if crate::fenv::device_arithmetic() { cuda::open(cfg) } else { Vec::new() };
     devs.extend(
         (0..cfg.emulate_gpus)
             .map(|i| Arc::new(emulated::Emulated::new(i, cfg.emulate_gpu_mem)) as Arc<dyn Device>),

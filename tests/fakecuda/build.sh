@@ -8,7 +8,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 CC=${CC:-gcc}
 FLAGS=(-std=gnu11 -O2 -g -fPIC -shared -Wall -Wextra -Werror -fvisibility=hidden -pthread)
-"$CC" "${FLAGS[@]}" -Wl,-soname,libcuda.so -o "$dir/libcuda.so" "$here/cuda.c" -ldl
+"$CC" "${FLAGS[@]}" -Wl,-soname,libcuda.so -o "$dir/libcuda.so" "$here/cuda.c" -ldl -lm
 for lib in cublas cusolver; do
     "$CC" "${FLAGS[@]}" -Wl,-soname,lib$lib.so -o "$dir/lib$lib.so" "$here/$lib.c" \
         -L"$dir" -lcuda -Wl,-rpath,'$ORIGIN'

@@ -10,6 +10,7 @@
 #include "fakecuda.h"
 
 #include <dlfcn.h>
+#include <fenv.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_STREAMS 1024
@@ -982,6 +986,12 @@ static void *stream_main(void *arg)
 {
     struct fc_stream *s = arg;
     unsigned seed = (unsigned)s->id * 2654435761u ^ (unsigned)time(NULL);
+    /* A GPU's double arithmetic rounds to nearest and keeps subnormals, whatever the host thread
+     * that made the stream had set (a new thread inherits its creator's floating-point settings). */
+    fesetround(FE_TONEAREST);
+#if defined(__x86_64__)
+    _mm_setcsr(_mm_getcsr() & ~0x8040u); /* FTZ (bit 15) and DAZ (bit 6) off */
+#endif
     pthread_mutex_lock(&G);
     for (;;) {
         while (!s->head && !s->destroyed)
