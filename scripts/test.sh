@@ -67,9 +67,14 @@
 #                 second process starts from, =off)
 #   accuracy-mpi  tests/accuracy/run.sh: every ScaLAPACK routine hetla runs against the reference
 #                 ScaLAPACK on the same inputs (well conditioned, condition 1e6-1e14, graded, near
-#                 overflow and underflow, zeros, NaN), forced on tiles, 1x2 and 2x2 (with one
-#                 emulated accelerator a rank): hetla's backward error, residual, inverse residuals
-#                 and orthogonality within 2x the reference's (median of 3 seeds; 4x each)
+#                 overflow and underflow, zeros, NaN), forced on tiles, 1x2 and 2x2 on the host:
+#                 hetla's backward error, residual, inverse residuals and orthogonality within 2x
+#                 the reference's (median of 3 seeds; 4x each)
+#   backends      tests/backends/run.sh: hetla preloaded into programs linked with OpenBLAS, BLIS
+#                 (with the reference LAPACK) and MKL (from PyPI, into target/mkl-venv): it names
+#                 the backend and its thread control, the program's thread count is its own after
+#                 each call, and a spy between hetla and the backend sees every tile kernel at 1
+#                 thread
 #   repeat        tests/repeat/run.sh: identical calls give identical bits with learning on, from an
 #                 empty cache: every LAPACK routine hetla runs, 10 calls each, on the host and on 2
 #                 emulated accelerators, and a second process; pdpotrf/pdgetrf/pdgeqrf under mpirun
@@ -235,12 +240,13 @@ if [ $build_ok = 1 ]; then
     runner tune tests/tune/run.sh
     runner repeat tests/repeat/run.sh
     runner accuracy-mpi tests/accuracy/run.sh
+    runner backends tests/backends/run.sh
     runner docs tests/docs/run.sh
 else
     for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 bt-tests bt-mpi lapack-suite fakecuda-sites \
         lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite \
         scalapack-suite-calu scalapack-suite-calu-grid scalapack-suite-split-grid scalapack-suite-poison sim valgrind \
-        install nompi tune repeat accuracy-mpi docs; do
+        install nompi tune repeat accuracy-mpi backends docs; do
         record "$s" 0 1 0
     done
 fi

@@ -423,6 +423,15 @@ impl<'a> Report<'a> {
         if !self.cfg.verbose {
             return;
         }
+        // Once per process: which LAPACK the calls forward to and whose thread count the tiles set.
+        static BACKEND: std::sync::Once = std::sync::Once::new();
+        BACKEND.call_once(|| {
+            let threads = crate::backend::threads::flavor().map_or("none", |f| f.name());
+            crate::error::say(format_args!(
+                "hetla: backend {} (thread control: {threads})",
+                crate::backend::describe()
+            ));
+        });
         let gf = if t > 0.0 { flops / t * 1e-9 } else { 0.0 };
         let path = match (path, why) {
             (Path::Tiles, _) => format!("path=tiles threads={}", self.cfg.threads),
