@@ -10,7 +10,7 @@
 # fresh process making one call. Medians per side; the ratio is the backend's time over hetla's
 # (above 1: hetla is faster). hetla's path is read from its verbose line.
 #
-# Backends: openblas (-lopenblas), mkl (libmkl_rt from `pip install mkl`, or BENCH_MKL_LIB=dir),
+# Backends: openblas (-lopenblas), mkl (libmkl_rt from PyPI via scripts/mkl.sh, or MKL_LIB_DIR=dir),
 # blis (BLIS with the reference LAPACK, Debian's libblis-pthread-dev and liblapack3), flexiblas (-lflexiblas, Debian's
 # libflexiblas-dev). Missing ones are reported and skipped. Writes bench/out/backends.md.
 set -euo pipefail
@@ -35,13 +35,6 @@ LIB=$ROOT/target/release/libhetla.so
 OUT=bench/out
 mkdir -p "$OUT"
 
-mkl_dir() {
-    if [ -n "${BENCH_MKL_LIB:-}" ]; then echo "$BENCH_MKL_LIB"; return; fi
-    local p
-    p=$(python3 -c 'import sys; print(sys.prefix)' 2>/dev/null)/lib
-    ls "$p"/libmkl_rt.so.* >/dev/null 2>&1 && echo "$p"
-}
-
 # link BACKEND: builds $OUT/onecall-BACKEND; prints the LD_LIBRARY_PATH it needs (may be empty).
 link() {
     local b=$1 exe=$OUT/onecall-$1 cc=(${CC:-gcc} -O2 -std=gnu11 -o "$OUT/onecall-$1" bench/onecall.c)
@@ -49,8 +42,7 @@ link() {
     openblas) "${cc[@]}" -lopenblas -lm ;;
     mkl)
         local d
-        d=$(mkl_dir) || return 1
-        [ -n "$d" ] || return 1
+        d=$(bash scripts/mkl.sh) || return 1
         "${cc[@]}" -L"$d" -l:"$(basename "$(ls "$d"/libmkl_rt.so.* | head -1)")" -Wl,-rpath,"$d" -lm
         echo "$d"
         ;;

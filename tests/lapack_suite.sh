@@ -18,7 +18,9 @@
 #   emu1..3   the same with 1, 2 and 3 emulated accelerators, every call sent to them
 #             (HETLA_DEVICE_FORCE=1), the last with 16K of device memory so tiles get evicted;
 #   fake1, fake2 (only, with the baseline, when LAPACK_SUITE_FAKECUDA=DIR is set): hetla's CUDA
-#             device on 1 and 2 fake GPUs (tests/fakecuda), described further down.
+#             device on 1 and 2 fake GPUs (tests/fakecuda), described further down;
+#   mkl, blis (only, each with its own baseline, when LAPACK_SUITE_BACKENDS=1 is set): hetla over
+#             Intel MKL and over BLIS with the reference LAPACK, described further down.
 # Each hetla run fails when xlintstd crashes or times out, when its output has a failure line
 # (`***` messages: wrong INFO, illegal value not detected, failed error exits; `failed to pass
 # the threshold`) that the baseline does not have, when its per-path summary lines differ from
@@ -102,21 +104,28 @@ summaries() { grep -E 'tests run|error exits|tests failed' "$1" | sed 's/^ *//; 
 
 echo "lapack-suite: input $OUT/input.in (paths $PATHS, from $DTEST_IN)"
 
-# --- baseline: xlintstd on the system LAPACK alone ---
-t0=$(date +%s)
-run_suite baseline -u LD_PRELOAD
-rc=$(cat "$OUT/baseline.rc")
-echo "lapack-suite: baseline run (no hetla) took $(($(date +%s) - t0))s, exit status $rc"
-failures "$OUT/baseline.out" >"$OUT/baseline.failures"
-summaries "$OUT/baseline.out" >"$OUT/baseline.summary"
-if [ "$rc" -ne 0 ] || ! grep -q 'End of tests' "$OUT/baseline.out"; then
-    fail "baseline: xlintstd does not complete without hetla (exit $rc); see $OUT/baseline.out"
-    finish
-fi
-if [ -s "$OUT/baseline.failures" ]; then
-    echo "lapack-suite: NOTE: the system LAPACK alone already fails these (kept as the baseline):"
-    sed 's/^/    | /' "$OUT/baseline.failures"
-fi
+# baseline NAME ENV...: xlintstd on a LAPACK alone (no hetla), the comparison for the hetla runs
+# that follow (BASE).
+baseline() {
+    local b=$1 t0 rc
+    shift
+    t0=$(date +%s)
+    run_suite "$b" "$@"
+    rc=$(cat "$OUT/$b.rc")
+    echo "lapack-suite: $b run (no hetla; $*) took $(($(date +%s) - t0))s, exit status $rc"
+    failures "$OUT/$b.out" >"$OUT/$b.failures"
+    summaries "$OUT/$b.out" >"$OUT/$b.summary"
+    if [ "$rc" -ne 0 ] || ! grep -q 'End of tests' "$OUT/$b.out"; then
+        fail "$b: xlintstd does not complete without hetla (exit $rc); see $OUT/$b.out"
+        finish
+    fi
+    if [ -s "$OUT/$b.failures" ]; then
+        echo "lapack-suite: NOTE: the LAPACK of $b alone already fails these (kept as its baseline):"
+        sed 's/^/    | /' "$OUT/$b.failures"
+    fi
+    BASE=$b
+}
+
 
 # --- hetla preloaded, tile path forced: on the host, then with 1, 2 and 3 emulated accelerators ---
 # check_variant NAME ENV...: one xlintstd run under hetla with the given extra environment, and
@@ -138,10 +147,10 @@ check_variant() {
     fi
 
     failures "$OUT/$v.out" >"$OUT/$v.failures"
-    comm -13 "$OUT/baseline.failures" "$OUT/$v.failures" >"$OUT/$v.new.failures"
+    comm -13 "$OUT/$BASE.failures" "$OUT/$v.failures" >"$OUT/$v.new.failures"
     # What xlintstd printed under hetla and not in the baseline (its timing line aside): the
     # failing tests' parameters and ratios, which is what one needs to start debugging.
-    diff <(grep -v 'Total time' "$OUT/baseline.out") <(grep -v 'Total time' "$OUT/$v.out") |
+    diff <(grep -v 'Total time' "$OUT/$BASE.out") <(grep -v 'Total time' "$OUT/$v.out") |
         sed -n 's/^> //p' >"$OUT/$v.new.lines"
     if [ -s "$OUT/$v.new.failures" ]; then
         fail "$v: new failures under hetla ($(wc -l <"$OUT/$v.new.failures") failure lines; output beyond the baseline's:)"
@@ -152,12 +161,12 @@ check_variant() {
 
     summaries "$OUT/$v.out" >"$OUT/$v.summary"
     for p in $PATHS; do
-        if diff -q <(grep "$p" "$OUT/baseline.summary") <(grep "$p" "$OUT/$v.summary") >/dev/null; then
+        if diff -q <(grep "$p" "$OUT/$BASE.summary") <(grep "$p" "$OUT/$v.summary") >/dev/null; then
             pass "$v $p: same summary as the baseline ($(grep "$p" "$OUT/$v.summary" | grep -o '[0-9]* tests run' |
                 awk '{ print $1 }' | paste -sd+ -) tests, error exits passed)"
         else
             fail "$v $p: summary differs from the baseline"
-            diff <(grep "$p" "$OUT/baseline.summary") <(grep "$p" "$OUT/$v.summary") | sed 's/^/    | /'
+            diff <(grep "$p" "$OUT/$BASE.summary") <(grep "$p" "$OUT/$v.summary") | sed 's/^/    | /'
         fi
     done
 
@@ -209,6 +218,48 @@ check_devices() {
         fi
     done
 }
+
+# LAPACK_SUITE_BACKENDS=1 runs only the suite over other backends than the system's, each against
+# its own baseline, every tile call forced:
+#   mkl   Intel MKL from PyPI (scripts/mkl.sh) preloaded after hetla: every BLAS and LAPACK name
+#         the tester calls is MKL's, and hetla's tiles run on MKL's kernels;
+#   blis  BLIS preloaded after hetla, with the reference LAPACK (its own directory first on the
+#         library path, not the alternatives link): BLIS's kernels, the reference's LAPACK.
+# Besides check_variant's checks, hetla's verbose output must name the backend and its thread
+# control.
+if [ "${LAPACK_SUITE_BACKENDS:-0}" = 1 ]; then
+    lapackdir=$LAPACK_TEST_DIR
+    if mkl=$(bash scripts/mkl.sh); then
+        mklrt=$(ls "$mkl"/libmkl_rt.so.* | head -1)
+        baseline baseline-mkl LD_PRELOAD="$mklrt"
+        check_variant mkl LD_PRELOAD="$LIB $mklrt"
+        backend_lib=libmkl_rt flavor=mkl
+        if grep -q "^hetla: backend .*/$backend_lib[^/]* (thread control: $flavor)" "$OUT/mkl.err"; then
+            pass "mkl: hetla forwards to $backend_lib and sets its thread count"
+        else
+            fail "mkl: hetla's verbose output does not name $backend_lib with thread control $flavor"
+        fi
+    else
+        fail "mkl: MKL could not be installed (scripts/mkl.sh; see target/mkl-venv.log)"
+    fi
+    blis=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libblis.so.4
+    if [ -e "$blis" ]; then
+        ref=(LD_LIBRARY_PATH="$lapackdir" OPENBLAS_NUM_THREADS=1)
+        baseline baseline-blis LD_PRELOAD="$blis" "${ref[@]}"
+        check_variant blis LD_PRELOAD="$LIB $blis" "${ref[@]}"
+        if grep -q "^hetla: backend .*/libblis[^/]* (thread control: blis)" "$OUT/blis.err"; then
+            pass "blis: hetla forwards to libblis and sets its thread count"
+        else
+            fail "blis: hetla's verbose output does not name libblis with thread control blis"
+        fi
+    else
+        fail "blis: $blis is missing (scripts/deps.sh installs libblis-pthread-dev)"
+    fi
+    finish
+fi
+
+# --- baseline: xlintstd on the system LAPACK alone ---
+baseline baseline -u LD_PRELOAD
 
 # LAPACK_SUITE_FAKECUDA=DIR runs only the variants on the fake CUDA libraries of tests/fakecuda
 # (built into DIR by tests/fakecuda/build.sh): hetla's real CUDA device code, every call sent to

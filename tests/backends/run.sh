@@ -5,9 +5,9 @@
 #           thread control, and the program's thread count (2) is its own after every call;
 #   spy:    LD_PRELOAD="libhetla.so spy.so" (tests/backends/spy.c between hetla and the backend):
 #           every BLAS kernel hetla's tiles call finds the backend at 1 thread.
-# Tiled calls are forced (HETLA_MIN_N=0). MKL comes from PyPI (`pip install mkl`) into a virtual
-# environment under target/ (BACKENDS_MKL_LIB=dir uses an MKL already there); a backend that cannot
-# be had fails the run, unless BACKENDS_SKIP lists it (comma-separated), which is then reported.
+# Tiled calls are forced (HETLA_MIN_N=0). MKL comes from PyPI into target/mkl-venv (scripts/mkl.sh;
+# MKL_LIB_DIR=dir uses an MKL already there); a backend that cannot be had fails the run, unless
+# BACKENDS_SKIP lists it (comma-separated), which is then reported.
 # Needs target/release/libhetla.so.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,15 +20,6 @@ failed=0
 pass() { echo "[PASS] backends $1"; passed=$((passed + 1)); }
 fail() { echo "[FAIL] backends $1"; failed=$((failed + 1)); }
 skipped() { [[ ",${BACKENDS_SKIP:-}," == *",$1,"* ]]; }
-
-mkl_lib() {
-    if [ -n "${BACKENDS_MKL_LIB:-}" ]; then echo "$BACKENDS_MKL_LIB"; return 0; fi
-    local venv=$ROOT/target/mkl-venv
-    if ! ls "$venv"/lib/libmkl_rt.so.* >/dev/null 2>&1; then
-        { python3 -m venv "$venv" && "$venv/bin/python" -m pip install -q mkl; } >"$B/mkl-install.log" 2>&1 || return 1
-    fi
-    ls "$venv"/lib/libmkl_rt.so.* >/dev/null 2>&1 && echo "$venv/lib"
-}
 
 # flags BACKEND: the link flags for threads.c, or failure when the backend is not here.
 flags() {
@@ -43,7 +34,7 @@ flags() {
         ;;
     mkl)
         local d
-        d=$(mkl_lib) || return 1
+        d=$(bash scripts/mkl.sh) || return 1
         echo "-L$d -l:$(basename "$(ls "$d"/libmkl_rt.so.* | head -1)") -Wl,-rpath,$d"
         ;;
     esac
@@ -55,7 +46,7 @@ for b in openblas blis mkl; do
         continue
     fi
     if ! f=$(flags "$b"); then
-        fail "$b: not available (openblas: libopenblas-dev; blis: libblis-pthread-dev and liblapack3; mkl: pip install mkl, see $B/mkl-install.log)"
+        fail "$b: not available (openblas: libopenblas-dev; blis: libblis-pthread-dev and liblapack3; mkl: scripts/mkl.sh, see target/mkl-venv.log)"
         continue
     fi
     B_UP=$(echo "$b" | tr a-z A-Z)
