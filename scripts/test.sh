@@ -76,8 +76,8 @@
 #   backends      tests/backends/run.sh: hetla preloaded into programs linked with OpenBLAS, BLIS
 #                 (with the reference LAPACK) and MKL (from PyPI, into target/mkl-venv): it names
 #                 the backend and its thread control, the program's thread count is its own after
-#                 each call, and a spy between hetla and the backend sees every tile kernel at 1
-#                 thread
+#                 each call, a spy between hetla and the backend sees every tile kernel at 1
+#                 thread, and each backend's learned decisions go to a cache file of its own
 #   repeat        tests/repeat/run.sh: identical calls give identical bits with learning on, from an
 #                 empty cache: every LAPACK routine hetla runs, 10 calls each, on the host and on 2
 #                 emulated accelerators, and a second process; pdpotrf/pdgetrf/pdgeqrf under mpirun

@@ -4,7 +4,9 @@
 #   plain:  LD_PRELOAD=libhetla.so: hetla's verbose line names the backend's library and its
 #           thread control, and the program's thread count (2) is its own after every call;
 #   spy:    LD_PRELOAD="libhetla.so spy.so" (tests/backends/spy.c between hetla and the backend):
-#           every BLAS kernel hetla's tiles call finds the backend at 1 thread.
+#           every BLAS kernel hetla's tiles call finds the backend at 1 thread;
+#   learn:  the learner on (n = 500), one cache folder for all backends: each backend's decisions
+#           go to a file of their own (the file's key names the backend's library).
 # Tiled calls are forced (HETLA_MIN_N=0). MKL comes from PyPI into target/mkl-venv (scripts/mkl.sh;
 # MKL_LIB_DIR=dir uses an MKL already there); a backend that cannot be had fails the run, unless
 # BACKENDS_SKIP lists it (comma-separated), which is then reported.
@@ -15,6 +17,9 @@ ROOT=$PWD
 LIB=$ROOT/target/release/libhetla.so
 B=target/backends
 mkdir -p "$B"
+rm -rf "$B/cache"
+mkdir -p "$B/cache"
+ran=0
 passed=0
 failed=0
 pass() { echo "[PASS] backends $1"; passed=$((passed + 1)); }
@@ -87,6 +92,16 @@ for b in openblas blis mkl; do
     else
         fail "$b: with the spy, exit $rc"
         grep -v '^ok' "$B/$b-spy.out" | sed 's/^/    | /'
+    fi
+    # The learner on (no HETLA_MIN_N), n = 500, one cache folder for every backend: each
+    # backend's decisions go to a file of its own.
+    before=$(ls "$B/cache" 2>/dev/null | wc -l)
+    env HETLA_CACHE_DIR="$ROOT/$B/cache" OPENBLAS_NUM_THREADS=1 LD_PRELOAD="$LIB" "$B/threads-$b" 500 >"$B/$b-learn.out" 2>&1
+    after=$(ls "$B/cache" 2>/dev/null | wc -l)
+    if grep -q '^PASS' "$B/$b-learn.out" && [ "$after" = $((before + 1)) ]; then
+        pass "$b: the learner's decisions in a file of this backend's own ($after files for $((++ran)) backends)"
+    else
+        fail "$b: learning under $b did not start a cache file of its own ($before files before, $after after)"
     fi
 done
 echo "backends: $passed passed, $failed failed"

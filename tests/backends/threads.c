@@ -4,6 +4,7 @@
  * one, and checks after each that the count is still its 2 (hetla sets 1 while its workers run
  * and must give the program its own setting back) and that each result is right (a randomized
  * residual). run.sh checks hetla's verbose output for the backend it found and its thread control.
+ * Usage: threads [N] (default 301).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -62,8 +63,8 @@ static double uniform(void) {
     return (double)(state >> 11) * 0x1p-53 * 2.0 - 1.0;
 }
 
-int main(void) {
-    fint n = 301, info = -1, lwork = 64 * 301;
+int main(int argc, char **argv) {
+    fint n = argc > 1 ? atoi(argv[1]) : 301, info = -1, lwork = 64 * n;
     double *a = malloc(sizeof(double) * n * n), *a0 = malloc(sizeof(double) * n * n), *v = malloc(sizeof(double) * n),
            *w = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *work = malloc(sizeof(double) * lwork);
     fint *ipiv = malloc(sizeof(fint) * n);
