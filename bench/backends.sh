@@ -8,7 +8,8 @@
 # and size: one untimed hetla run (the learner decides the size class and keeps it in a cache
 # directory of this run's own), then REPS rounds of (the backend alone, hetla preloaded), each a
 # fresh process making one call. Medians per side; the ratio is the backend's time over hetla's
-# (above 1: hetla is faster). hetla's path is read from its verbose line.
+# (above 1: hetla is faster); "slowest hetla" is the backend's median time over hetla's slowest
+# process. hetla's path is read from its verbose line.
 #
 # Backends: openblas (-lopenblas), mkl (libmkl_rt from PyPI via scripts/mkl.sh, or MKL_LIB_DIR=dir),
 # blis (BLIS with the reference LAPACK, Debian's libblis-pthread-dev and liblapack3), flexiblas (-lflexiblas, Debian's
@@ -61,8 +62,8 @@ link() {
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 {
-    echo "| backend | routine | n | backend GFLOP/s | hetla GFLOP/s | ratio | hetla path |"
-    echo "|---|---|---:|---:|---:|---:|---|"
+    echo "| backend | routine | n | backend GFLOP/s | hetla GFLOP/s | ratio | slowest hetla | hetla path |"
+    echo "|---|---|---:|---:|---:|---:|---:|---|"
 } >"$OUT/backends.md"
 for b in ${backends//,/ }; do
     if ! libpath=$(link "$b"); then
@@ -93,9 +94,10 @@ for b in ${backends//,/ }; do
             done
             tp=$(printf '%s\n' "${plain[@]}" | median)
             th=$(printf '%s\n' "${hetla[@]}" | median)
+            slowest=$(printf '%s\n' "${hetla[@]}" | sort -g | tail -1)
             flops=$(echo "$line" | awk '{print $3 * $4}')
-            row=$(awk -v b="$b" -v r="$r" -v n="$n" -v tp="$tp" -v th="$th" -v f="$flops" -v p="$path" \
-                'BEGIN {printf "| %s | %s | %d | %.1f | %.1f | %.2f | %s |", b, r, n, f/tp, f/th, tp/th, p}')
+            row=$(awk -v b="$b" -v r="$r" -v n="$n" -v tp="$tp" -v th="$th" -v ts="$slowest" -v f="$flops" -v p="$path" \
+                'BEGIN {printf "| %s | %s | %d | %.1f | %.1f | %.2f | %.2f | %s |", b, r, n, f/tp, f/th, tp/th, tp/ts, p}')
             echo "$row" | tee -a "$OUT/backends.md"
         done
     done
