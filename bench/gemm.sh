@@ -15,8 +15,9 @@
 #    devices compute with the host's cores (they share the 2 cores with the host's workers), so
 #    the times say nothing about GPUs: only the bytes are the allocation's figure of merit.
 # 2. Overhead (PARTS=overhead): no device; per-call time of OpenBLAS's DGEMM and of hetla's
-#    dgemm_ (which forwards) at n = 16, 64, 256, 1024, SAMPLES (11) interleaved samples of about
-#    30 ms each, medians; ratio = hetla / OpenBLAS (1.00: no overhead).
+#    dgemm_ (which forwards) at n = 4, 8, 16, 32, 64, 256, 1024 (OVERHEAD_SIZES), SAMPLES (11)
+#    interleaved samples of about 30 ms each, medians; ratio = hetla / OpenBLAS (1.00: no
+#    overhead).
 #
 # Writes bench/out/gemm.md (tables, the machine's load average, the allocation pictures) and
 # bench/out/gemm_alloc.png (which node owns which C tile) when matplotlib is there.
@@ -52,7 +53,7 @@ if [[ " $PARTS " == *" alloc "* ]]; then
     done
 fi
 if [[ " $PARTS " == *" overhead "* ]]; then
-    for n in 16 64 256 1024; do
+    for n in ${OVERHEAD_SIZES:-4 8 16 32 64 256 1024}; do
         echo "# overhead n=$n load $(cut -d' ' -f1 /proc/loadavg)" >>"$LOG"
         env LD_PRELOAD="$LIB" "$OUT/gemm_driver" overhead "$n" "$SAMPLES" >>"$LOG"
         echo "gemm.sh: overhead n=$n done"

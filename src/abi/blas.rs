@@ -2,9 +2,10 @@
 //! the two CHARACTER lengths appended as `size_t`).
 //!
 //! Every DGEMM of the process arrives here once hetla is loaded ahead of the BLAS, so the path to
-//! the backend is kept to the reference's argument checks, a load and a branch when no device is
-//! configured ([`api::gemm::tiles_possible`]), and a thread-local test when one is (a call from
-//! inside a task or another hetla call forwards); no allocation, lock or environment read. hetla's
+//! the backend is kept to a load and a branch when no device is configured
+//! ([`api::gemm::tiles_possible`]: the backend then checks the arguments itself), and to the
+//! reference's argument checks and a thread-local test when one is (a call from inside a task or
+//! another hetla call forwards); no allocation, lock or environment read. hetla's
 //! own tile kernels call the backend's DGEMM directly (`backend::lapack`), never this symbol.
 
 #![allow(clippy::missing_safety_doc)]
@@ -40,6 +41,12 @@ pub unsafe extern "C" fn dgemm_(
     _transa_len: usize,
     _transb_len: usize,
 ) {
+    if !gemm::tiles_possible() {
+        // No device: the backend's DGEMM as the program would call it without hetla, its own
+        // argument checks included, and not counted for a fork (the program's own thread).
+        bk::direct::dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+        return;
+    }
     let (ta, tb, mv, nv, kv) = (*transa as u8, *transb as u8, *m, *n, *k);
     let (ldav, ldbv, ldcv) = (*lda, *ldb, *ldc);
     if let Err(Error::Arg(pos)) = gemm::check(ta, tb, mv, nv, kv, ldav, ldbv, ldcv) {
@@ -50,7 +57,7 @@ pub unsafe extern "C" fn dgemm_(
     if gemm::nothing_to_do(mv, nv, kv, alv, bev) {
         return;
     }
-    if !gemm::tiles_possible() || crate::runtime::in_task() || crate::api::inside_entry_point() {
+    if crate::runtime::in_task() || crate::api::inside_entry_point() {
         // The caller's own argument pointers go on to the backend unchanged.
         bk::dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
         return;

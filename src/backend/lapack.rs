@@ -26,17 +26,31 @@ fn resolve(sym: &str) -> usize {
 
 macro_rules! backend_fns {
     ($( $name:ident = $sym:literal ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)? ;)*) => {
+        /// The same entry points, not counted for [`crate::fork`]: for a call of the program's
+        /// own passed straight on, on its own thread (the `dgemm_` export without devices), which
+        /// without hetla would not be counted either; a counted call costs two atomic
+        /// read-modify-writes, a tenth of a 16×16×16 product's time.
+        pub mod direct {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[doc = concat!("The backend's `", $sym, "`, not counted.")]
+                pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+                    static P: OnceLock<usize> = OnceLock::new();
+                    let p = *P.get_or_init(|| resolve($sym));
+                    // SAFETY: `p` is the address of the named Fortran routine, whose ABI is the
+                    // one spelled out in this declaration (LP64 integers, hidden lengths as usize).
+                    let f: unsafe extern "C" fn($($ty),*) $(-> $ret)? = std::mem::transmute(p);
+                    f($($arg),*)
+                }
+            )*
+        }
         $(
             #[doc = concat!("The backend's `", $sym, "`.")]
             pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
-                static P: OnceLock<usize> = OnceLock::new();
-                let p = *P.get_or_init(|| resolve($sym));
-                // SAFETY: `p` is the address of the named Fortran routine, whose ABI is the one
-                // spelled out in this declaration (LP64 integers, hidden lengths as usize).
-                let f: unsafe extern "C" fn($($ty),*) $(-> $ret)? = std::mem::transmute(p);
                 // Counted, so that a fork waits for it ([`crate::fork`]).
                 let _call = crate::fork::BackendCall::enter();
-                f($($arg),*)
+                direct::$name($($arg),*)
             }
         )*
     };
