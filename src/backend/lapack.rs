@@ -26,7 +26,7 @@ fn resolve(sym: &str) -> usize {
 
 macro_rules! backend_fns {
     ($( $name:ident = $sym:literal ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)? ;)*) => {
-        /// The same entry points, not counted for [`crate::fork`]: for a call of the program's
+        /// The same entry points, not counted for a fork (`crate::fork`): for a call of the program's
         /// own passed straight on, on its own thread (the `dgemm_` export without devices), which
         /// without hetla would not be counted either; a counted call costs two atomic
         /// read-modify-writes, a tenth of a 16×16×16 product's time.
