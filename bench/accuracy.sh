@@ -10,12 +10,14 @@
 # Builds examples/accuracy.rs (the unit tests' harness, src/accuracy/), runs it with
 # HETLA_VERBOSE unset, and writes bench/out/accuracy.md: a header (date, machine, commit, the
 # command, the load average before and after) and the table; progress goes to
-# bench/out/accuracy.log. The reference is the OpenBLAS the program finds (it links no LAPACK:
-# hetla's backend lookup opens libopenblas.so.0, whose LAPACK calls its own routines).
+# bench/out/accuracy.log. The references are the OpenBLAS the program finds (it links no LAPACK:
+# hetla's backend lookup opens libopenblas.so.0, whose LAPACK calls its own routines) and netlib's
+# reference LAPACK over netlib's BLAS (Debian's liblapack3 and libblas3, opened in a namespace of
+# their own: src/backend/reference.rs); the build needs the netlib-reference feature for that.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-[ "${BENCH_SKIP_CARGO:-0}" = 1 ] || cargo build --release --example accuracy
+[ "${BENCH_SKIP_CARGO:-0}" = 1 ] || cargo build --release --example accuracy --features netlib-reference
 unset HETLA_VERBOSE HETLA_TRACE
 OUT=bench/out
 mkdir -p "$OUT"
@@ -31,8 +33,9 @@ target/release/examples/accuracy "$@" --out "$OUT/accuracy.table.md" 2> >(tee "$
     echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src examples 2>/dev/null || echo +dirty)"
     echo "- $(tail -n 1 "$OUT/accuracy.log")"
     echo
-    echo "Measures in units of the unit roundoff ε times their scale (src/accuracy/mod.rs); \`reference\`,"
-    echo "\`hetla\`, \`floor\`: medians over the seeds; ratio = hetla / max(reference, floor); the rule:"
+    echo "Measures in units of the unit roundoff ε times their scale (src/accuracy/mod.rs); \`reference\`"
+    echo "(the backend's), \`2nd reference\` (netlib's reference LAPACK and BLAS), \`hetla\`, \`floor\`: medians"
+    echo "over the seeds; ratio = hetla / max(reference, 2nd reference, floor); the rule:"
     echo "ratio median ≤ 2 and every ratio ≤ 4 (CALU: 4 and 4 against GEPP), the same INFO, NaN exactly"
     echo "where the reference's output has NaN."
     echo

@@ -11,7 +11,7 @@ set -euo pipefail
 
 PACKAGES=(
     gcc g++ libc6-dev gfortran pkg-config binutils patchelf valgrind
-    libopenblas-dev liblapack-dev liblapack-test libblis-pthread-dev python3-venv
+    libopenblas-dev liblapack-dev liblapack-test libblas3 libblis-pthread-dev python3-venv
     openmpi-bin libopenmpi-dev libscalapack-openmpi-dev scalapack-mpi-test
     python3-matplotlib
 )

@@ -16,36 +16,23 @@ const SEEDS: u64 = 3;
 
 /// Comparisons that fail today, by the start of their line (routine and class): open defects, each
 /// to be fixed, not tolerances. A failure of any other comparison fails the test; one of these
-/// that passes is printed, so that it can leave the list.
-/// * dbtsv / dbttrf with a NaN in the input: INFO 0 where DGBTRF/DGBSV report a zero pivot (62):
-///   the block elimination does not report a NaN pivot as singular.
-/// * dbttrf+dbttrs with block cyclic reduction, condition 1e10 and 1e14: the residual 2-5x
-///   DGBSV's (cyclic reduction is less stable than elimination in order).
+/// that passes is printed, so that it can leave the list. (The rule holds hetla to the larger of
+/// two references' measures, the backend's and netlib's reference LAPACK's, and its INFO to
+/// either's: `crate::accuracy`. Against those two, the graded QR, the band solves with a NaN, and
+/// the graded triangular inverses on host tiles, on this list while the backend was the only
+/// reference, hold.)
+/// * dtrtri U N on a graded triangle with the fake CUDA's hybrid tiles (unit-fakecuda runs):
+///   ‖T·X − I‖ 5.9x both references' in one seed of three (median 1.9), where the two references
+///   agree with each other (2.6e-199 and 2.2e-199): a defect of that tiling, not summation order.
+/// * dbttrf+dbttrs with block cyclic reduction, condition 1e10: the residual 2-5x DGBSV's
+///   (cyclic reduction is less stable than elimination in order); at 1e14 it holds in these seeds.
 /// * dgels TRANS='T' on a tall graded matrix (rows and columns over 1e±100): the minimum-norm
-///   residual 200-17000x the reference's.
-/// * dgeqrf on a tall graded matrix: the backward error 4.6x the reference's in one seed of
-///   three (median 1.3).
-/// * dtrtri on a graded triangle (upper and unit lower): ‖T·X − I‖ and ‖X·T − I‖ 0.4-7.6x the
-///   reference's depending on the tiling (5.9x with the fake CUDA's hybrid tiles; medians over
-///   tilings about 1). The rule cannot tell a defect from summation order here: two LAPACKs
-///   running the same blocked algorithm on the same input, OpenBLAS's and the reference netlib
-///   DTRTRI over one BLAS, differ by up to 3.6x (T·X − I) and 70x (X·T − I) at n = 79 and 113
-///   (six seeds each, 2026-11-28). Open until the rule has a second reference to measure that
-///   spread against.
-const KNOWN_OPEN: &[&str] = &[
-    "dbtsv thomas NaN",
-    "dbtsv twisted NaN",
-    "dbtsv cyclic NaN",
-    "dbttrf+dbttrs T thomas NaN",
-    "dbttrf+dbttrs T twisted NaN",
-    "dbttrf+dbttrs T cyclic NaN",
-    "dbttrf+dbttrs T cyclic cond 1e10",
-    "dbttrf+dbttrs T cyclic cond 1e14",
-    "dgels T tall graded",
-    "dgeqrf tall graded",
-    "dtrtri U N graded",
-    "dtrtri L U graded",
-];
+///   problem is numerically singular there (both references' and hetla's residuals are 1e199-1e201
+///   for a right side of norm 20), and the normwise backward error ‖r‖/(‖A‖·‖X‖ + ‖B‖) then ranks
+///   answers by ‖X‖: hetla's X is 1e10-1e13 times smaller than the references', with the same
+///   residual, and measures 200-17000x theirs. Open until the measure is one that such a problem
+///   gives meaning to.
+const KNOWN_OPEN: &[&str] = &["dbttrf+dbttrs T cyclic cond 1e10", "dgels T tall graded", "dtrtri U N graded"];
 
 /// Every class of `routines` at [`SIZES`] with `cfg`: asserts the rule and returns the outcomes.
 fn check_with(cfg: &Config, routines: &[Routine]) -> Vec<Outcome> {
@@ -60,6 +47,12 @@ fn check_with(cfg: &Config, routines: &[Routine]) -> Vec<Outcome> {
         accuracy::failures(&rows).into_iter().partition(|f| KNOWN_OPEN.iter().any(|k| f.starts_with(k)));
     for f in &open {
         eprintln!("known open: {f}");
+    }
+    for k in KNOWN_OPEN {
+        let here = rows.iter().any(|r| format!("{} {}", r.routine.name(), r.class.name()).starts_with(k));
+        if here && !open.iter().any(|f| f.starts_with(k)) {
+            eprintln!("known open, holds now: {k}");
+        }
     }
     assert!(
         failed.is_empty(),

@@ -50,6 +50,14 @@ macro_rules! backend_fns {
             pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
                 // Counted, so that a fork waits for it ([`crate::fork`]).
                 let _call = crate::fork::BackendCall::enter();
+                // The accuracy comparisons' second reference (`super::reference`); release
+                // builds without the feature never look.
+                #[cfg(any(test, feature = "netlib-reference"))]
+                if let Some(p) = super::reference::active_symbol($sym) {
+                    // SAFETY: as in `direct`: the reference LAPACK's routine of this name.
+                    let f: unsafe extern "C" fn($($ty),*) $(-> $ret)? = std::mem::transmute(p);
+                    return f($($arg),*);
+                }
                 direct::$name($($arg),*)
             }
         )*

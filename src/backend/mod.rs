@@ -12,6 +12,7 @@ pub mod blacs;
 pub mod forward;
 pub mod lapack;
 pub mod mpi;
+pub mod reference;
 pub mod scalapack;
 pub(crate) mod threads;
 
