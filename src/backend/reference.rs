@@ -19,7 +19,7 @@ use std::ffi::{c_void, CString};
 use std::sync::OnceLock;
 
 /// The directories Debian's multiarch layout puts `lapack/liblapack.so.3` and
-/// `blas/libblas.so.3` in (`HETLA_NETLIB_DIR` names another).
+/// `blas/libblas.so.3` in.
 const DIRS: &[&str] = &["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"];
 
 /// The reference LAPACK, opened.
@@ -54,15 +54,10 @@ fn open() -> Result<Netlib, String> {
     }
     // The backend first, so that its own lookups are settled before another libblas.so.3 exists.
     super::lookup("dgemm_");
-    let dirs: Vec<String> = match std::env::var("HETLA_NETLIB_DIR") {
-        Ok(d) => vec![d],
-        Err(_) => DIRS.iter().map(|d| d.to_string()).collect(),
-    };
-    let Some(dir) =
-        dirs.iter().find(|d| std::path::Path::new(&format!("{d}/lapack/liblapack.so.3")).exists())
-    else {
+    let found = DIRS.iter().find(|d| std::path::Path::new(&format!("{d}/lapack/liblapack.so.3")).exists());
+    let Some(dir) = found else {
         return Err(format!(
-            "no reference LAPACK: lapack/liblapack.so.3 in none of {dirs:?} (Debian: liblapack3 libblas3)"
+            "no reference LAPACK: lapack/liblapack.so.3 in none of {DIRS:?} (Debian: liblapack3 libblas3)"
         ));
     };
     let (lapack, blas) = (format!("{dir}/lapack/liblapack.so.3"), format!("{dir}/blas/libblas.so.3"));
