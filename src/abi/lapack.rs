@@ -11,6 +11,7 @@
 use super::guard;
 use crate::api;
 use crate::config;
+use crate::scalar::{c32, c64};
 use crate::tile::Raw;
 use std::ffi::c_char;
 
@@ -24,6 +25,42 @@ pub unsafe extern "C" fn dpotrf_(
     _uplo_len: usize,
 ) {
     *info = guard("DPOTRF", || api::potrf::dpotrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn spotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("SPOTRF", || api::potrf::potrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cpotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("CPOTRF", || api::potrf::potrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zpotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("ZPOTRF", || api::potrf::potrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
 }
 
 #[no_mangle]

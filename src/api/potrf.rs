@@ -1,16 +1,18 @@
 //! DPOTRF (Cholesky), DPOTRS and DPOSV, with LAPACK 3.11's checks.
 
 use super::{
-    check_args, flag, forward_reason, learns, run_factorization_on_devices, run_tiles_on_devices, tune, Path,
-    Report,
+    check_args, flag, forward_reason, learns, run_factorization_on_devices, run_tiles, run_tiles_on_devices,
+    tune, Path, Report,
 };
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
-use crate::device::{Factor, Work};
+use crate::device::{self, Factor, Work};
 use crate::error::Error;
+use crate::graph::op::OpElem;
 use crate::kernels::Uplo;
 use crate::runtime::alloc::UpdateShape;
+use crate::scalar;
 use crate::tile::{span, Raw};
 
 pub(crate) fn parse_uplo(c: u8) -> Option<Uplo> {
@@ -60,6 +62,40 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
         algo::potrf::potrf(seq, ul, &t)
     });
     rep.finish("dpotrf", format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
+    r
+}
+
+/// SPOTRF, CPOTRF, ZPOTRF: the Cholesky factor of the `uplo` triangle of the n×n symmetric
+/// (complex: Hermitian) matrix A, with DPOTRF's checks and INFO, on tiles on the host
+/// (`algo::potrf`, the generator DPOTRF runs). Calls that would involve devices forward: only
+/// f64 ops go to devices so far (`graph::op::OpElem`), and the whole-matrix solver is f64 only.
+pub fn potrf<T: OpElem>(cfg: &Config, uplo: u8, n: i32, a: Raw<T>, lda: i32) -> Result<(), Error> {
+    let name = scalar::name::<T>("potrf");
+    let Some(ul) = parse_uplo(uplo) else { return Err(Error::Arg(1)) };
+    check_args(&[(n < 0, 2), (lda < n.max(1), 4)])?;
+    if n == 0 {
+        return Ok(());
+    }
+    let (nu, ld) = (n as usize, lda as usize);
+    // Devices in the process: the call forwards (before any learning, whose trials would time
+    // the same forwarding).
+    let devices = !(crate::runtime::in_task() || cfg.is_disabled(name)) && !device::open(cfg).is_empty();
+    if !devices && learns(cfg, name, nu) {
+        let mut ac = a.snapshot(span(nu, nu, ld));
+        tune::trials(cfg, name, nu, &mut || potrf(cfg, uplo, n, ac.fresh(), lda).is_ok());
+    }
+    let rep = Report::start(cfg);
+    let flops = (nu as f64).powi(3) / 3.0 * T::FLOPS;
+    let uc = uplo.to_ascii_uppercase() as char;
+    if let Some(why) = forward_reason(cfg, name, nu).or(devices.then_some("devices")) {
+        let info = forward::potrf(uplo, n, a, lda);
+        rep.finish(name, format_args!("uplo={uc} n={n}"), Path::Forward, Some(why), flops);
+        return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
+    }
+    let nb = cfg.nb_for(name, nu);
+    let a = a.matrix(nu, nu, ld);
+    let r = run_tiles(cfg, |seq| algo::potrf::potrf(seq, ul, &a.tiled(nb, nb)));
+    rep.finish(name, format_args!("uplo={uc} n={n} nb={nb}"), Path::Tiles, None, flops);
     r
 }
 

@@ -16,6 +16,14 @@ pub fn dpotrf(uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
     info
 }
 
+/// The backend's `?potrf_` for element type `T` (SPOTRF, DPOTRF, CPOTRF, ZPOTRF).
+pub fn potrf<T: crate::scalar::Scalar>(uplo: u8, n: i32, a: Raw<T>, lda: i32) -> i32 {
+    let mut info = 0;
+    // SAFETY: Raw's contract; the backend checks the arguments itself.
+    numeric(|| unsafe { bk::potrf::<T>(ch(uplo), &n, a.ptr(), &lda, &mut info) });
+    info
+}
+
 pub fn dpotrs(uplo: u8, n: i32, nrhs: i32, a: Raw<f64>, lda: i32, b: Raw<f64>, ldb: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
