@@ -10,6 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ Single complex: Fortran COMPLEX, C `float _Complex`.
+ */
+typedef struct hetla_complex_float {
+  float re;
+  float im;
+} hetla_complex_float;
+
+/*
+ Double complex: Fortran COMPLEX*16, C `double _Complex`.
+ */
+typedef struct hetla_complex_double {
+  double re;
+  double im;
+} hetla_complex_double;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -55,6 +71,27 @@ void dgemm_(const char *transa,
 void dpotrf_(const char *uplo,
              const int32_t *n,
              double *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
+void spotrf_(const char *uplo,
+             const int32_t *n,
+             float *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
+void cpotrf_(const char *uplo,
+             const int32_t *n,
+             struct hetla_complex_float *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
+void zpotrf_(const char *uplo,
+             const int32_t *n,
+             struct hetla_complex_double *a,
              const int32_t *lda,
              int32_t *info,
              size_t _uplo_len);

@@ -79,7 +79,7 @@ pub fn potrf<T: OpElem>(cfg: &Config, uplo: u8, n: i32, a: Raw<T>, lda: i32) -> 
     let (nu, ld) = (n as usize, lda as usize);
     // Devices in the process: the call forwards (before any learning, whose trials would time
     // the same forwarding).
-    let devices = !(crate::runtime::in_task() || cfg.is_disabled(name)) && !device::open(cfg).is_empty();
+    let devices = !(crate::runtime::in_task() || cfg.is_disabled(name) || device::open(cfg).is_empty());
     if !devices && learns(cfg, name, nu) {
         let mut ac = a.snapshot(span(nu, nu, ld));
         tune::trials(cfg, name, nu, &mut || potrf(cfg, uplo, n, ac.fresh(), lda).is_ok());
@@ -293,6 +293,79 @@ mod tests {
         // SAFETY: `a` holds n·n elements.
         let got = dpotrf(&tiles(4), b'L', n as i32, unsafe { Raw::new(a.as_mut_ptr()) }, n as i32);
         assert_eq!(got, Err(Error::Numerical(want)));
+    }
+
+    /// SPOTRF, CPOTRF, ZPOTRF through the entry: tiles, the backend's factor and INFO, LAPACK's
+    /// argument errors, and forwarding when devices are present.
+    fn other_type_entry<T: OpElem>() {
+        let name = std::any::type_name::<T>();
+        let host = |nb| {
+            let mut c = Config::with_threads(3);
+            c.min_n = Some(0);
+            c.nb = Some(nb);
+            c
+        };
+        let (n, lda) = (45usize, 47usize);
+        for uplo in [b'L', b'u'] {
+            let mut rng = Rng::new(3);
+            let mut a0 = vec![T::from_parts(55.5, -1.0); lda * n];
+            for j in 0..n {
+                for i in 0..n {
+                    let lower = uplo == b'L';
+                    if i == j {
+                        a0[i + j * lda] = T::from_f64(n as f64 + rng.next());
+                    } else if (lower && i > j) || (!lower && i < j) {
+                        let re = rng.next();
+                        a0[i + j * lda] = T::from_parts(re, rng.next());
+                    }
+                }
+            }
+            let mut want = a0.clone();
+            // SAFETY (every Raw here): the vector holds the lda·n (or 2×2) array the call reads.
+            let info = forward::potrf(uplo, n as i32, unsafe { Raw::new(want.as_mut_ptr()) }, lda as i32);
+            assert_eq!(info, 0);
+            let mut a = a0.clone();
+            // SAFETY: `a` holds lda·n elements.
+            potrf(&host(8), uplo, n as i32, unsafe { Raw::new(a.as_mut_ptr()) }, lda as i32).unwrap();
+            assert_eq!(crate::api::last_path(), "tiles", "{name}");
+            let (mut d, mut s) = (0.0f64, 0.0f64);
+            for (x, y) in a.iter().zip(&want) {
+                let (xr, xi, yr, yi): (f64, f64, f64, f64) =
+                    (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+                d += (xr - yr).powi(2) + (xi - yi).powi(2);
+                s += yr * yr + yi * yi;
+            }
+            // Everything outside the triangle holds the same on both sides: the backend's untouched.
+            assert!((d / s).sqrt() <= 8.0 * T::eps(), "{name} {}: {}", uplo as char, (d / s).sqrt());
+
+            // INFO of a matrix that is not positive definite at 17.
+            let mut bad = a0.clone();
+            bad[17 + 17 * lda] = T::from_parts(-2.0, 0.25);
+            let r = potrf(&host(8), uplo, n as i32, unsafe { Raw::new(bad.as_mut_ptr()) }, lda as i32);
+            assert_eq!(r, Err(Error::Numerical(18)), "{name}");
+
+            // With a device in the process the call forwards, with the backend's result.
+            let mut dev = host(8);
+            dev.emulate_gpus = 1;
+            let mut a = a0.clone();
+            potrf(&dev, uplo, n as i32, unsafe { Raw::new(a.as_mut_ptr()) }, lda as i32).unwrap();
+            assert_eq!(crate::api::last_path(), "forward:devices", "{name}");
+            assert!(a == want, "{name}: a forwarded call is the backend's");
+        }
+        let mut a = vec![T::one(); 4];
+        let p = unsafe { Raw::new(a.as_mut_ptr()) };
+        assert_eq!(potrf(&host(8), b'X', 2, p, 2), Err(Error::Arg(1)));
+        assert_eq!(potrf(&host(8), b'L', -1, p, 2), Err(Error::Arg(2)));
+        assert_eq!(potrf(&host(8), b'U', 2, p, 1), Err(Error::Arg(4)));
+        assert_eq!(potrf(&host(8), b'U', 0, p, 1), Ok(()));
+        assert!(a.iter().all(|&x| x == T::one()), "{name}: nothing written on an error");
+    }
+
+    #[test]
+    fn spotrf_cpotrf_zpotrf_entries() {
+        other_type_entry::<f32>();
+        other_type_entry::<crate::scalar::c32>();
+        other_type_entry::<crate::scalar::c64>();
     }
 
     #[test]
