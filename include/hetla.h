@@ -116,6 +116,66 @@ void dposv_(const char *uplo,
             int32_t *info,
             size_t _uplo_len);
 
+void spotrs_(const char *uplo,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const float *a,
+             const int32_t *lda,
+             float *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _uplo_len);
+
+void cpotrs_(const char *uplo,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const struct hetla_complex_float *a,
+             const int32_t *lda,
+             struct hetla_complex_float *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _uplo_len);
+
+void zpotrs_(const char *uplo,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const struct hetla_complex_double *a,
+             const int32_t *lda,
+             struct hetla_complex_double *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _uplo_len);
+
+void sposv_(const char *uplo,
+            const int32_t *n,
+            const int32_t *nrhs,
+            float *a,
+            const int32_t *lda,
+            float *b,
+            const int32_t *ldb,
+            int32_t *info,
+            size_t _uplo_len);
+
+void cposv_(const char *uplo,
+            const int32_t *n,
+            const int32_t *nrhs,
+            struct hetla_complex_float *a,
+            const int32_t *lda,
+            struct hetla_complex_float *b,
+            const int32_t *ldb,
+            int32_t *info,
+            size_t _uplo_len);
+
+void zposv_(const char *uplo,
+            const int32_t *n,
+            const int32_t *nrhs,
+            struct hetla_complex_double *a,
+            const int32_t *lda,
+            struct hetla_complex_double *b,
+            const int32_t *ldb,
+            int32_t *info,
+            size_t _uplo_len);
+
 void dgetrf_(const int32_t *m,
              const int32_t *n,
              double *a,

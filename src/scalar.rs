@@ -233,7 +233,11 @@ impl Elem for c64 {
 pub fn name<T: Scalar>(stem: &'static str) -> &'static str {
     // A fixed table: the names are keys of the learner and of `HETLA_DISABLE`, so they must be
     // `'static` without allocating per call.
-    const NAMES: &[(&str, [&str; 4])] = &[("potrf", ["spotrf", "dpotrf", "cpotrf", "zpotrf"])];
+    const NAMES: &[(&str, [&str; 4])] = &[
+        ("potrf", ["spotrf", "dpotrf", "cpotrf", "zpotrf"]),
+        ("potrs", ["spotrs", "dpotrs", "cpotrs", "zpotrs"]),
+        ("posv", ["sposv", "dposv", "cposv", "zposv"]),
+    ];
     let i = match T::LETTER {
         b's' => 0,
         b'd' => 1,
@@ -269,6 +273,8 @@ mod tests {
         assert_eq!(name::<f64>("potrf"), "dpotrf");
         assert_eq!(name::<c32>("potrf"), "cpotrf");
         assert_eq!(name::<c64>("potrf"), "zpotrf");
+        assert_eq!(name::<f32>("potrs"), "spotrs");
+        assert_eq!(name::<c64>("posv"), "zposv");
         assert_eq!(<c32 as Scalar>::eps(), 2f64.powi(-24));
     }
 }

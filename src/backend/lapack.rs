@@ -137,10 +137,12 @@ pub enum Routine {
     Herk,
     Trsm,
     Potrf,
+    Potrs,
+    Posv,
 }
 
 impl Routine {
-    const COUNT: usize = 4;
+    const COUNT: usize = 6;
     fn stem(self, complex: bool) -> &'static str {
         match self {
             Routine::Gemm => "gemm",
@@ -148,6 +150,8 @@ impl Routine {
             Routine::Herk => "syrk",
             Routine::Trsm => "trsm",
             Routine::Potrf => "potrf",
+            Routine::Potrs => "potrs",
+            Routine::Posv => "posv",
         }
     }
 }
@@ -288,6 +292,60 @@ pub unsafe fn trsm<T: crate::scalar::Scalar>(
 /// The backend's `?potrf_` for `T`.
 pub unsafe fn potrf<T: crate::scalar::Scalar>(uplo: C, n: I, a: *mut T, lda: I, info: IM) {
     call_typed!(T, Routine::Potrf, fn(C, I, *mut T, I, IM, usize), uplo, n, a, lda, info, 1)
+}
+
+/// The backend's `?potrs_` for `T`.
+pub unsafe fn potrs<T: crate::scalar::Scalar>(
+    uplo: C,
+    n: I,
+    nrhs: I,
+    a: *const T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Potrs,
+        fn(C, I, I, *const T, I, *mut T, I, IM, usize),
+        uplo,
+        n,
+        nrhs,
+        a,
+        lda,
+        b,
+        ldb,
+        info,
+        1
+    )
+}
+
+/// The backend's `?posv_` for `T`.
+pub unsafe fn posv<T: crate::scalar::Scalar>(
+    uplo: C,
+    n: I,
+    nrhs: I,
+    a: *mut T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Posv,
+        fn(C, I, I, *mut T, I, *mut T, I, IM, usize),
+        uplo,
+        n,
+        nrhs,
+        a,
+        lda,
+        b,
+        ldb,
+        info,
+        1
+    )
 }
 
 /// The process's `ilaenv_`: the application's own when it defines one (ILAENV is LAPACK's

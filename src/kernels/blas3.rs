@@ -101,7 +101,7 @@ pub fn trsm<T: TileTrsm>(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: T
 }
 
 /// The tile TRSM of an element type: f64 splits the triangle and solves the leaves itself
-/// ([`trsm`]'s method, [`super::trsm_leaf`] is f64 only), the other types call the backend.
+/// ([`trsm`]'s method, `kernels::trsm_leaf` is f64 only), the other types call the backend.
 pub trait TileTrsm: Scalar {
     fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: Self, a: View<Self>, b: ViewMut<Self>);
 }

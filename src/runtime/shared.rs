@@ -42,7 +42,7 @@ impl<T: Elem + Default> Buffers<T> {
 
 /// A generator's view of one tiled matrix in this process (and of its buffers, when it has a
 /// [`Buffers`] to put them in), of element type `T`: the generator is the same for every type,
-/// the ops' math runs in `T` ([`crate::graph::op::Op::compute`]).
+/// the ops' math runs in `T` ([`crate::graph::Op::compute`]).
 pub struct SharedGraph<'s, T: OpElem = f64> {
     seq: &'s Seq,
     a: TiledMatrix<T>,
