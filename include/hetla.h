@@ -10,6 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ Single complex: Fortran COMPLEX, C `float _Complex`.
+ */
+typedef struct hetla_complex_float {
+  float re;
+  float im;
+} hetla_complex_float;
+
+/*
+ Double complex: Fortran COMPLEX*16, C `double _Complex`.
+ */
+typedef struct hetla_complex_double {
+  double re;
+  double im;
+} hetla_complex_double;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -59,6 +75,27 @@ void dpotrf_(const char *uplo,
              int32_t *info,
              size_t _uplo_len);
 
+void spotrf_(const char *uplo,
+             const int32_t *n,
+             float *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
+void cpotrf_(const char *uplo,
+             const int32_t *n,
+             struct hetla_complex_float *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
+void zpotrf_(const char *uplo,
+             const int32_t *n,
+             struct hetla_complex_double *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
 void dpotrs_(const char *uplo,
              const int32_t *n,
              const int32_t *nrhs,
@@ -75,6 +112,66 @@ void dposv_(const char *uplo,
             double *a,
             const int32_t *lda,
             double *b,
+            const int32_t *ldb,
+            int32_t *info,
+            size_t _uplo_len);
+
+void spotrs_(const char *uplo,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const float *a,
+             const int32_t *lda,
+             float *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _uplo_len);
+
+void cpotrs_(const char *uplo,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const struct hetla_complex_float *a,
+             const int32_t *lda,
+             struct hetla_complex_float *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _uplo_len);
+
+void zpotrs_(const char *uplo,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const struct hetla_complex_double *a,
+             const int32_t *lda,
+             struct hetla_complex_double *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _uplo_len);
+
+void sposv_(const char *uplo,
+            const int32_t *n,
+            const int32_t *nrhs,
+            float *a,
+            const int32_t *lda,
+            float *b,
+            const int32_t *ldb,
+            int32_t *info,
+            size_t _uplo_len);
+
+void cposv_(const char *uplo,
+            const int32_t *n,
+            const int32_t *nrhs,
+            struct hetla_complex_float *a,
+            const int32_t *lda,
+            struct hetla_complex_float *b,
+            const int32_t *ldb,
+            int32_t *info,
+            size_t _uplo_len);
+
+void zposv_(const char *uplo,
+            const int32_t *n,
+            const int32_t *nrhs,
+            struct hetla_complex_double *a,
+            const int32_t *lda,
+            struct hetla_complex_double *b,
             const int32_t *ldb,
             int32_t *info,
             size_t _uplo_len);

@@ -29,6 +29,9 @@
 #   lapack-suite  tests/lapack_suite.sh: LAPACK's xlintstd (DGE, DPO, DQR, DLS, DTR) under hetla, on
 #                 the host, with CALU (HETLA_LU=calu) on the host and 2 emulated accelerators, and
 #                 with 1, 2 and 3 emulated accelerators
+#   lapack-suite-types tests/lapack_suite.sh with LAPACK_SUITE_TYPES: xlintsts, xlintstc, xlintstz
+#                 on their PO paths (?POTRF, ?POTRS, ?POSV on tiles; and forwarded beside 1
+#                 emulated accelerator), each against its own baseline (seconds)
 #   lapack-suite-backends tests/lapack_suite.sh with LAPACK_SUITE_BACKENDS: the same xlintstd paths
 #                 under hetla over Intel MKL (from PyPI, scripts/mkl.sh) and over BLIS with the
 #                 reference LAPACK, each against that backend's own baseline
@@ -215,6 +218,7 @@ if [ $build_ok = 1 ]; then
     runner bt-tests tests/bt/run.sh
     runner bt-mpi tests/bt/mpi.sh
     runner lapack-suite tests/lapack_suite.sh
+    LAPACK_SUITE_TYPES=1 runner lapack-suite-types tests/lapack_suite.sh
     LAPACK_SUITE_BACKENDS=1 runner lapack-suite-backends tests/lapack_suite.sh
     runner fakecuda-sites tests/fakecuda/sites.sh "$FAKE"
     LAPACK_SUITE_FAKECUDA=$FAKE runner lapack-suite-fakecuda tests/lapack_suite.sh
@@ -247,7 +251,7 @@ if [ $build_ok = 1 ]; then
     runner backends tests/backends/run.sh
     runner docs tests/docs/run.sh
 else
-    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 bt-tests bt-mpi lapack-suite lapack-suite-backends fakecuda-sites \
+    for s in ffi-tests fortran-tests ffi-tests-emu2 fortran-tests-emu3 bt-tests bt-mpi lapack-suite lapack-suite-types lapack-suite-backends fakecuda-sites \
         lapack-suite-fakecuda fakecuda-faults fakecuda-mpi mpi-tests mpi-fortran scalapack-suite \
         scalapack-suite-calu scalapack-suite-calu-grid scalapack-suite-split-grid scalapack-suite-poison sim valgrind \
         install nompi tune repeat accuracy-mpi backends docs; do

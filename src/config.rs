@@ -7,9 +7,10 @@ use std::sync::OnceLock;
 
 /// Routines that have a tile path; `HETLA_DISABLE` names them in lower case.
 pub const ROUTINES: &[&str] = &[
-    "dpotrf", "dpotrs", "dposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri",
-    "dgetri", "dorgqr", "dormqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv",
-    "pdgeqrf", "pdtrtri", "pdpotri", "pdgetri", "pdorgqr", "pdormqr",
+    "dpotrf", "spotrf", "cpotrf", "zpotrf", "dpotrs", "spotrs", "cpotrs", "zpotrs", "dposv", "sposv",
+    "cposv", "zposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri", "dgetri", "dorgqr",
+    "dormqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri",
+    "pdpotri", "pdgetri", "pdorgqr", "pdormqr",
 ];
 
 #[derive(Clone, Debug)]

@@ -19,5 +19,6 @@ mod fork;
 pub mod graph;
 pub mod kernels;
 pub mod runtime;
+pub mod scalar;
 pub mod sim;
 pub mod tile;

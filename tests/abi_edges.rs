@@ -546,3 +546,137 @@ fn four_threads_at_once() {
         h.join().expect("a calling thread panicked");
     }
 }
+
+/// `?potrs_` as exported (A read-only).
+type PotrsFn<T> = unsafe extern "C" fn(
+    *const c_char,
+    *const i32,
+    *const i32,
+    *const T,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut i32,
+    usize,
+);
+/// `?posv_` as exported.
+type PosvFn<T> = unsafe extern "C" fn(
+    *const c_char,
+    *const i32,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut i32,
+    usize,
+);
+
+/// SPOTRS/SPOSV, CPOTRS/CPOSV, ZPOTRS/ZPOSV through the exports on 5×5 tiles: the solution as
+/// the backend's within a few n·eps (complex A Hermitian), rows past N untouched, A untouched by
+/// ?POTRS, INFO of a matrix that is not positive definite (a negative real pivot) and of each
+/// bad argument, in LAPACK's order, as LAPACK gives them.
+fn other_type_solves<T: hetla::scalar::Scalar>(potrs: PotrsFn<T>, posv: PosvFn<T>) {
+    let name = std::any::type_name::<T>();
+    let pad = T::from_parts(GUARD, -GUARD);
+    let rel = |x: &[T], y: &[T]| {
+        let (mut d, mut s) = (0.0f64, 0.0f64);
+        for (x, y) in x.iter().zip(y) {
+            let (xr, xi, yr, yi): (f64, f64, f64, f64) =
+                (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+            d += (xr - yr).powi(2) + (xi - yi).powi(2);
+            s += yr * yr + yi * yi;
+        }
+        (d / s).sqrt()
+    };
+    let mut rng = Rng(7);
+    for (n, nrhs) in [(17usize, 2usize), (11, 6)] {
+        let (lda, ldb) = (n + 2, n + 3);
+        let (ni, ri, lai, lbi) = (n as i32, nrhs as i32, lda as i32, ldb as i32);
+        let mut a = vec![pad; lda * n];
+        for j in 0..n {
+            a[j + j * lda] = T::from_f64(n as f64 + rng.next());
+            for i in j + 1..n {
+                let re = rng.next();
+                let x = T::from_parts(re, rng.next());
+                a[i + j * lda] = x;
+                a[j + i * lda] = x.conj();
+            }
+        }
+        let mut b = vec![pad; ldb * nrhs];
+        for j in 0..nrhs {
+            for i in 0..n {
+                let re = rng.next();
+                b[i + j * ldb] = T::from_parts(re, rng.next());
+            }
+        }
+        for uplo in [b'L', b'U'] {
+            let (mut fa, mut xb, mut info) = (a.clone(), b.clone(), -99);
+            // SAFETY (every call here): `fa`/`f` lda×n, `xb`/`x` ldb×nrhs elements.
+            unsafe {
+                bk::posv::<T>(c(uplo), &ni, &ri, fa.as_mut_ptr(), &lai, xb.as_mut_ptr(), &lbi, &mut info)
+            };
+            assert_eq!(info, 0);
+            let (mut f, mut x) = (a.clone(), b.clone());
+            unsafe { posv(c(uplo), &ni, &ri, f.as_mut_ptr(), &lai, x.as_mut_ptr(), &lbi, &mut info, 1) };
+            assert_eq!(info, 0, "{name} posv");
+            assert_eq!(hetla::api::last_path(), "tiles", "{name} posv");
+            let tol = 4.0 * n as f64 * T::eps();
+            assert!(
+                rel(&f, &fa) <= tol && rel(&x, &xb) <= tol,
+                "{name} posv {}: {} {}",
+                uplo as char,
+                rel(&f, &fa),
+                rel(&x, &xb)
+            );
+            let past_n = |v: &[T], ld: usize| v.iter().enumerate().all(|(p, &y)| p % ld < n || y == pad);
+            assert!(past_n(&f, lda) && past_n(&x, ldb), "{name} posv: rows past N written");
+            let mut want = b.clone();
+            unsafe {
+                bk::potrs::<T>(c(uplo), &ni, &ri, fa.as_ptr(), &lai, want.as_mut_ptr(), &lbi, &mut info)
+            };
+            let mut x = b.clone();
+            let f0 = fa.clone();
+            unsafe { potrs(c(uplo), &ni, &ri, fa.as_ptr(), &lai, x.as_mut_ptr(), &lbi, &mut info, 1) };
+            assert_eq!(info, 0, "{name} potrs");
+            assert_eq!(hetla::api::last_path(), "tiles", "{name} potrs");
+            assert!(fa == f0, "{name} potrs wrote A");
+            assert!(
+                rel(&x, &want) <= tol && past_n(&x, ldb),
+                "{name} potrs {}: {}",
+                uplo as char,
+                rel(&x, &want)
+            );
+            // Not positive definite at 5.
+            let mut bad = a.clone();
+            bad[4 + 4 * lda] = T::from_parts(-1.0, 3.0);
+            let (mut f, mut x) = (bad.clone(), b.clone());
+            unsafe { posv(c(uplo), &ni, &ri, f.as_mut_ptr(), &lai, x.as_mut_ptr(), &lbi, &mut info, 1) };
+            assert_eq!(info, 5, "{name} posv on a matrix not positive definite");
+            assert!(x == b, "{name} posv wrote B after a failed factorization");
+        }
+    }
+    let (mut a, mut b) = (vec![pad; 64], vec![pad; 64]);
+    for (uplo, n, nrhs, lda, ldb, want) in [
+        (b'?', -1, -1, 0, 0, -1),
+        (b'L', -1, -1, 0, 0, -2),
+        (b'U', 2, -1, 1, 1, -3),
+        (b'L', 4, 1, 3, 3, -5),
+        (b'L', 4, 1, 4, 3, -7),
+    ] {
+        let mut info = -99;
+        unsafe { potrs(c(uplo), &n, &nrhs, a.as_ptr(), &lda, b.as_mut_ptr(), &ldb, &mut info, 1) };
+        assert_eq!(info, want, "{name} potrs {}", uplo as char);
+        unsafe { posv(c(uplo), &n, &nrhs, a.as_mut_ptr(), &lda, b.as_mut_ptr(), &ldb, &mut info, 1) };
+        assert_eq!(info, want, "{name} posv {}", uplo as char);
+    }
+    assert!(a.iter().chain(&b).all(|&x| x == pad), "{name}: a rejected call wrote memory");
+}
+
+#[test]
+fn single_and_complex_cholesky_solves() {
+    setup();
+    other_type_solves::<f32>(abi::spotrs_, abi::sposv_);
+    other_type_solves::<hetla::scalar::c32>(abi::cpotrs_, abi::cposv_);
+    other_type_solves::<hetla::scalar::c64>(abi::zpotrs_, abi::zposv_);
+}

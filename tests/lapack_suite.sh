@@ -20,13 +20,17 @@
 #   fake1, fake2 (only, with the baseline, when LAPACK_SUITE_FAKECUDA=DIR is set): hetla's CUDA
 #             device on 1 and 2 fake GPUs (tests/fakecuda), described further down;
 #   mkl, blis (only, each with its own baseline, when LAPACK_SUITE_BACKENDS=1 is set): hetla over
-#             Intel MKL and over BLIS with the reference LAPACK, described further down.
+#             Intel MKL and over BLIS with the reference LAPACK, described further down;
+#   host-s, host-c, host-z, emu1-s, ... (only, each type with its own baseline, when
+#             LAPACK_SUITE_TYPES=1 is set): xlintsts, xlintstc, xlintstz on their PO paths
+#             (?POTRF, ?POTRS, ?POSV of single real, single and double complex), described further
+#             down.
 # Each hetla run fails when xlintstd crashes or times out, when its output has a failure line
 # (`***` messages: wrong INFO, illegal value not detected, failed error exits; `failed to pass
 # the threshold`) that the baseline does not have, when its per-path summary lines differ from
 # the baseline's (the same tests must have run), or when hetla's dpotrf, dtrtri, dpotri, dgetri,
-# dorgqr or dormqr never took the tile path (counted from HETLA_VERBOSE=1 lines). Baseline
-# failures, if any, are printed, not hidden.
+# dorgqr or dormqr (in the types' run: ?potrf, ?potrs, ?posv) never took the tile path (counted
+# from HETLA_VERBOSE=1 lines). Baseline failures, if any, are printed, not hidden.
 #
 # Prints `[PASS] lapack-suite ...`/`[FAIL] ...` lines and `lapack-suite: N passed, M failed`.
 # Outputs are kept under target/lapack-suite/.
@@ -60,40 +64,51 @@ for f in "$XLINTSTD" "$DTEST_IN" "$LIB"; do
 done
 mkdir -p "$OUT"
 
-# The reduced input: every line up to the first path line (title, sizes, NB/NX, ranks,
-# threshold, the three T/F switches) with the error-exit switch forced to T, then the wanted
-# path lines, each followed by its list of types when it asks for one (0 < NTYPES < max).
-awk -v want="$PATHS" '
-    BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
-    !inpaths && $1 ~ /^[A-Z][A-Z0-9][A-Z0-9]$/ { inpaths = 1 }
-    !inpaths {
-        if ($0 ~ /error exits/) sub(/^ *[TF]/, "T")
-        print
-        next
-    }
-    listnext { if (take) print; listnext = 0; next }
-    {
-        take = ($1 in keep)
-        if (take) print
-        # "List types on next line if 0 < NTYPES < K": a types line follows.
-        if (NF >= 2 && $2 + 0 > 0 && match($0, /< *[0-9]+ *$/)) {
-            max = substr($0, RSTART + 1) + 0
-            if ($2 + 0 < max) listnext = 1
+# make_input SRC PATHS DEST: the reduced input: every line of SRC up to the first path line
+# (title, sizes, NB/NX, ranks, threshold, the three T/F switches) with the error-exit switch
+# forced to T, then the wanted path lines, each followed by its list of types when it asks for
+# one (0 < NTYPES < max).
+make_input() {
+    local src=$1 paths=$2 dest=$3 p
+    awk -v want="$paths" '
+        BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+        !inpaths && $1 ~ /^[A-Z][A-Z0-9][A-Z0-9]$/ { inpaths = 1 }
+        !inpaths {
+            if ($0 ~ /error exits/) sub(/^ *[TF]/, "T")
+            print
+            next
         }
-    }
-' "$DTEST_IN" >"$OUT/input.in"
-for p in $PATHS; do
-    if ! grep -q "^$p" "$OUT/input.in"; then
-        fail "setup: path $p is not in $DTEST_IN"
-        finish
-    fi
-done
+        listnext { if (take) print; listnext = 0; next }
+        {
+            take = ($1 in keep)
+            if (take) print
+            # "List types on next line if 0 < NTYPES < K": a types line follows.
+            if (NF >= 2 && $2 + 0 > 0 && match($0, /< *[0-9]+ *$/)) {
+                max = substr($0, RSTART + 1) + 0
+                if ($2 + 0 < max) listnext = 1
+            }
+        }
+    ' "$src" >"$dest"
+    for p in $paths; do
+        if ! grep -q "^$p" "$dest"; then
+            fail "setup: path $p is not in $src"
+            finish
+        fi
+    done
+}
 
-# One run of xlintstd: $1 = name, then environment assignments.
+# The tester, its input, its paths and the routines that must have run on tiles in each run (the
+# types' run below sets its own).
+TESTER=$XLINTSTD
+INPUT=$OUT/input.in
+TILED="dpotrf dtrtri dpotri dgetri dorgqr dormqr"
+make_input "$DTEST_IN" "$PATHS" "$INPUT"
+
+# One run of the tester: $1 = name, then environment assignments.
 run_suite() {
     local name=$1
     shift
-    env "$@" timeout "$TIMEOUT" "$XLINTSTD" <"$OUT/input.in" >"$OUT/$name.out" 2>"$OUT/$name.err"
+    env "$@" timeout "$TIMEOUT" "$TESTER" <"$INPUT" >"$OUT/$name.out" 2>"$OUT/$name.err"
     echo $? >"$OUT/$name.rc"
 }
 # Failure lines of an output file, with sizes kept so that baseline and hetla compare exactly.
@@ -116,7 +131,7 @@ baseline() {
     failures "$OUT/$b.out" >"$OUT/$b.failures"
     summaries "$OUT/$b.out" >"$OUT/$b.summary"
     if [ "$rc" -ne 0 ] || ! grep -q 'End of tests' "$OUT/$b.out"; then
-        fail "$b: xlintstd does not complete without hetla (exit $rc); see $OUT/$b.out"
+        fail "$b: $(basename "$TESTER") does not complete without hetla (exit $rc); see $OUT/$b.out"
         finish
     fi
     if [ -s "$OUT/$b.failures" ]; then
@@ -140,9 +155,9 @@ check_variant() {
     echo "lapack-suite: $v run (HETLA_MIN_N=0 HETLA_NB=${HETLA_NB:-8} $*) took $(($(date +%s) - t0))s, exit status $rc"
 
     if [ "$rc" -eq 0 ] && grep -q 'End of tests' "$OUT/$v.out"; then
-        pass "$v: xlintstd completes under hetla"
+        pass "$v: $(basename "$TESTER") completes under hetla"
     else
-        fail "$v: xlintstd did not complete under hetla (exit status $rc; 124 = timeout); last lines:"
+        fail "$v: $(basename "$TESTER") did not complete under hetla (exit status $rc; 124 = timeout); last lines:"
         tail -n 15 "$OUT/$v.out" "$OUT/$v.err" | sed 's/^/    | /'
     fi
 
@@ -181,7 +196,7 @@ check_variant() {
     echo "lapack-suite: $v: HETLA_VERBOSE calls seen (routine, path, count):"
     sed -n 's/^hetla: \([a-z0-9]*\) .*path=\([a-z]*\).*/\1 \2/p' "$OUT/$v.err" | sort | uniq -c |
         awk '{ printf "    %-8s %-8s %8d\n", $2, $3, $1 }'
-    for r in dpotrf dtrtri dpotri dgetri dorgqr dormqr; do
+    for r in $TILED; do
         tiles=$(grep -c "^hetla: $r .*path=tiles" "$OUT/$v.err")
         if [ "$tiles" -gt 0 ]; then
             pass "$v: $r ran on tiles ($tiles calls)"
@@ -255,6 +270,42 @@ if [ "${LAPACK_SUITE_BACKENDS:-0}" = 1 ]; then
     else
         fail "blis: $blis is missing (scripts/deps.sh installs libblis-pthread-dev)"
     fi
+    finish
+fi
+
+# LAPACK_SUITE_TYPES=1 runs only the other types' Cholesky: xlintsts, xlintstc and xlintstz on
+# their PO paths (SPO, CPO, ZPO: ?POTRF, ?POTRS and ?POSV, and what the path tests with them,
+# ?POTRI, ?POCON, ?PORFS, which hetla leaves to the backend), each against its own baseline on
+# the shipped stest.in, ctest.in, ztest.in reduced to that path (N up to 50, seconds a run):
+#   host-s, host-c, host-z  every ?potrf, ?potrs, ?posv call on tiles;
+#   emu1-s, emu1-c, emu1-z  with an emulated accelerator in the process, where those calls go to
+#           the backend (reason=devices: only f64 runs on devices so far).
+if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
+    for t in s c z; do
+        TESTER=$LAPACK_TEST_DIR/xlintst$t
+        PATHS=$(echo "$t" | tr 'a-z' 'A-Z')PO
+        INPUT=$OUT/input-$t.in
+        for f in "$TESTER" "$LAPACK_TEST_DIR/${t}test.in"; do
+            if [ ! -e "$f" ]; then
+                fail "setup: $f is missing (scripts/deps.sh installs liblapack-test)"
+                finish
+            fi
+        done
+        make_input "$LAPACK_TEST_DIR/${t}test.in" "$PATHS" "$INPUT"
+        echo "lapack-suite: input $INPUT (path $PATHS, for $TESTER)"
+        baseline "baseline-$t" -u LD_PRELOAD
+        TILED="${t}potrf ${t}potrs ${t}posv"
+        check_variant "host-$t"
+        TILED=""
+        check_variant "emu1-$t" HETLA_EMULATE_GPUS=1
+        calls=$(grep -cE "^hetla: ${t}po(trf|trs|sv) " "$OUT/emu1-$t.err")
+        if [ "$calls" -gt 0 ] && ! grep -E "^hetla: ${t}po(trf|trs|sv) " "$OUT/emu1-$t.err" |
+            grep -qv 'path=forward reason=\(devices\|nested\)'; then
+            pass "emu1-$t: ${t}potrf, ${t}potrs, ${t}posv went to the backend beside the device ($calls calls)"
+        else
+            fail "emu1-$t: a ${t}potrf, ${t}potrs or ${t}posv call did not forward with a device present (or none was seen)"
+        fi
+    done
     finish
 fi
 

@@ -11,6 +11,7 @@
 use super::guard;
 use crate::api;
 use crate::config;
+use crate::scalar::{c32, c64};
 use crate::tile::Raw;
 use std::ffi::c_char;
 
@@ -24,6 +25,42 @@ pub unsafe extern "C" fn dpotrf_(
     _uplo_len: usize,
 ) {
     *info = guard("DPOTRF", || api::potrf::dpotrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn spotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("SPOTRF", || api::potrf::potrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cpotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("CPOTRF", || api::potrf::potrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zpotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("ZPOTRF", || api::potrf::potrf(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
 }
 
 #[no_mangle]
@@ -66,6 +103,135 @@ pub unsafe extern "C" fn dposv_(
 ) {
     *info = guard("DPOSV ", || {
         api::potrf::dposv(config::get(), *uplo as u8, *n, *nrhs, Raw::new(a), *lda, Raw::new(b), *ldb)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn spotrs_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const f32,
+    lda: *const i32,
+    b: *mut f32,
+    ldb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("SPOTRS", || {
+        api::potrf::potrs(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut f32),
+            *lda,
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cpotrs_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const c32,
+    lda: *const i32,
+    b: *mut c32,
+    ldb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("CPOTRS", || {
+        api::potrf::potrs(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut c32),
+            *lda,
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zpotrs_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const c64,
+    lda: *const i32,
+    b: *mut c64,
+    ldb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("ZPOTRS", || {
+        api::potrf::potrs(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut c64),
+            *lda,
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sposv_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    b: *mut f32,
+    ldb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("SPOSV ", || {
+        api::potrf::posv(config::get(), *uplo as u8, *n, *nrhs, Raw::new(a), *lda, Raw::new(b), *ldb)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cposv_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    b: *mut c32,
+    ldb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("CPOSV ", || {
+        api::potrf::posv(config::get(), *uplo as u8, *n, *nrhs, Raw::new(a), *lda, Raw::new(b), *ldb)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zposv_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    b: *mut c64,
+    ldb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("ZPOSV ", || {
+        api::potrf::posv(config::get(), *uplo as u8, *n, *nrhs, Raw::new(a), *lda, Raw::new(b), *ldb)
     });
 }
 

@@ -19,6 +19,7 @@
 //! Every task of step k belongs to step k: a failed POTRF of diagonal tile k (whole-matrix INFO
 //! `col_offset(k)` + the tile's INFO) stops what the runtime's failure rule says.
 
+use crate::graph::op::OpElem;
 use crate::graph::{prio, Graph, Op, Spec, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::SharedGraph;
@@ -61,8 +62,9 @@ impl Granularity {
 
 /// The shared-memory Cholesky of `a`: the lower factor on the host alone in stacks of tile rows
 /// ([`Granularity::on_host`]), otherwise one task per tile (a device's tiles are placed one by
-/// one).
-pub fn potrf(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
+/// one). Any element type: for complex `T` the factor is Hermitian's, A = L·Lᴴ or Uᴴ·U (the
+/// generator's transposes are adjoints, its SYRK a HERK: `graph::op`).
+pub fn potrf<T: OpElem>(seq: &Seq, uplo: Uplo, a: &TiledMatrix<T>) {
     let gran = match uplo {
         Uplo::Lower if !seq.has_devices() => Granularity::on_host(a.n, a.rows.big(), seq.workers()),
         _ => Granularity::Tiles,
@@ -311,6 +313,223 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The four element types: factors against the backend's own `?potrf_` (kernels::potrf on
+    /// the whole matrix), INFO, the other triangle, and bitwise repeatability.
+    mod types {
+        use super::*;
+        use crate::config::Config;
+        use crate::graph::op::OpElem;
+        use crate::runtime::shared::SharedGraph;
+        use crate::scalar::{c32, c64, Scalar};
+        use crate::tile::{Part, ViewMut};
+
+        /// What the other triangle and the padding rows hold (never NaN, so `==` compares it).
+        fn sentinel<T: Scalar>() -> T {
+            T::from_parts(-4321.5, 98.25)
+        }
+
+        fn in_triangle(uplo: Uplo, i: usize, j: usize) -> bool {
+            match uplo {
+                Uplo::Lower => i >= j,
+                Uplo::Upper => i <= j,
+            }
+        }
+
+        /// The `uplo` triangle of a Hermitian positive definite n×n matrix (random entries with
+        /// parts in [-1, 1), real diagonal n + [-1, 1)), the sentinel everywhere else of the ld×n
+        /// array.
+        fn hpd<T: Scalar>(uplo: Uplo, n: usize, ld: usize, seed: u64) -> Vec<T> {
+            let mut rng = Rng::new(seed);
+            let mut a = vec![sentinel::<T>(); ld * n];
+            for j in 0..n {
+                for i in 0..n {
+                    if i == j {
+                        a[i + j * ld] = T::from_f64(n as f64 + rng.next());
+                    } else if in_triangle(uplo, i, j) {
+                        let re = rng.next();
+                        a[i + j * ld] = T::from_parts(re, rng.next());
+                    }
+                }
+            }
+            a
+        }
+
+        /// The backend's factor of `a` and its INFO.
+        fn backend<T: Scalar>(uplo: Uplo, n: usize, ld: usize, a: &[T]) -> (Vec<T>, i32) {
+            let mut f = a.to_vec();
+            let info = crate::kernels::potrf(uplo, ViewMut::from_slice(&mut f, n, n, ld));
+            (f, info)
+        }
+
+        /// hetla's tile Cholesky of `a` on 3 threads in tiles of `nb`, with `gran` (None: what
+        /// `potrf` picks).
+        fn tiled<T: OpElem>(
+            uplo: Uplo,
+            n: usize,
+            ld: usize,
+            nb: usize,
+            gran: Option<Granularity>,
+            a: &[T],
+        ) -> (Vec<T>, Result<(), Error>) {
+            let mut f = a.to_vec();
+            let p = Part::uniform(nb);
+            // SAFETY: `f` holds the ld×n array, alive and unshared until the sequence is waited for.
+            let t = unsafe { TiledMatrix::from_raw_parts(f.as_mut_ptr(), n, n, ld, p, p) };
+            let seq = Seq::new(&Config::with_threads(3));
+            match gran {
+                None => potrf(&seq, uplo, &t),
+                Some(g) => generate(&mut SharedGraph::new(&seq, &t), uplo, g),
+            }
+            let r = seq.wait();
+            (f, r)
+        }
+
+        fn sq<T: Scalar>(x: T) -> f64 {
+            let (re, im): (f64, f64) = (x.re().into(), x.im().into());
+            re * re + im * im
+        }
+
+        /// ‖X − Y‖_F / ‖Y‖_F over the first `k` columns of L (lower) or rows of U (upper).
+        fn rel_diff<T: Scalar>(uplo: Uplo, n: usize, ld: usize, k: usize, x: &[T], y: &[T]) -> f64 {
+            let (mut d, mut s) = (0.0, 0.0);
+            for j in 0..n {
+                for i in (0..n)
+                    .filter(|&i| in_triangle(uplo, i, j) && (if uplo == Uplo::Lower { j } else { i }) < k)
+                {
+                    let (p, q) = (x[i + j * ld], y[i + j * ld]);
+                    let (pr, pi): (f64, f64) = (p.re().into(), p.im().into());
+                    let (qr, qi): (f64, f64) = (q.re().into(), q.im().into());
+                    d += (pr - qr).powi(2) + (pi - qi).powi(2);
+                    s += sq(q);
+                }
+            }
+            (d / s).sqrt()
+        }
+
+        fn untouched<T: Scalar>(uplo: Uplo, n: usize, ld: usize, before: &[T], after: &[T], what: &str) {
+            for j in 0..n {
+                for i in 0..ld {
+                    if i >= n || !in_triangle(uplo, i, j) {
+                        assert_eq!(after[i + j * ld], before[i + j * ld], "{what}: ({i}, {j}) written");
+                    }
+                }
+            }
+        }
+
+        fn bits<T: Scalar>(v: &[T]) -> Vec<(u64, u64)> {
+            v.iter()
+                .map(|x| {
+                    let (re, im): (f64, f64) = (x.re().into(), x.im().into());
+                    (re.to_bits(), im.to_bits())
+                })
+                .collect()
+        }
+
+        /// Relative Frobenius distance allowed between hetla's factor and the backend's, in
+        /// units of the type's ε: both are backward stable Choleskys of a well-conditioned
+        /// matrix (diagonally dominant: κ₂ ≤ about 3), whose factors differ by rounding only.
+        const TOL_EPS: f64 = 8.0;
+
+        fn factor_matches_the_backend<T: OpElem>() {
+            let name = std::any::type_name::<T>();
+            for (n, nb) in [(53, 8), (79, 12), (53, 12), (79, 8)] {
+                for uplo in [Uplo::Lower, Uplo::Upper] {
+                    let ld = n + 3;
+                    let a0 = hpd::<T>(uplo, n, ld, (n * nb) as u64);
+                    let (want, info) = backend(uplo, n, ld, &a0);
+                    assert_eq!(info, 0, "{name}: the test matrix is positive definite");
+                    let grans: &[Option<Granularity>] = match uplo {
+                        Uplo::Lower => &[None, Some(Granularity::Tiles), Some(Granularity::Columns)],
+                        Uplo::Upper => &[None],
+                    };
+                    for &g in grans {
+                        let what = format!("{name} {uplo:?} n {n} nb {nb} {g:?}");
+                        let (got, r) = tiled(uplo, n, ld, nb, g, &a0);
+                        r.unwrap();
+                        let d = rel_diff(uplo, n, ld, n, &got, &want);
+                        assert!(
+                            d <= TOL_EPS * T::eps(),
+                            "{what}: relative difference {d:e} = {} ε",
+                            d / T::eps()
+                        );
+                        untouched(uplo, n, ld, &a0, &got, &what);
+                        let (again, r) = tiled(uplo, n, ld, nb, g, &a0);
+                        r.unwrap();
+                        assert!(bits(&got) == bits(&again), "{what}: two identical calls differ");
+                    }
+                }
+            }
+        }
+
+        /// A matrix that is not positive definite at `bad`: a negative real diagonal (complex:
+        /// with an imaginary part, which LAPACK ignores on the diagonal), or row/column `bad` of
+        /// the triangle zero before the diagonal and a zero diagonal, so its pivot is exactly 0.
+        fn info_matches_the_backend<T: OpElem>() {
+            let name = std::any::type_name::<T>();
+            let (n, nb) = (53, 8);
+            for (bad, zero) in
+                [(0, true), (0, false), (7, false), (8, true), (17, true), (30, false), (52, false)]
+            {
+                for uplo in [Uplo::Lower, Uplo::Upper] {
+                    let what = format!("{name} {uplo:?} bad {bad} zero {zero}");
+                    let ld = n + 2;
+                    let mut a0 = hpd::<T>(uplo, n, ld, 11 + bad as u64);
+                    if zero {
+                        for k in 0..bad {
+                            let (i, j) = if uplo == Uplo::Lower { (bad, k) } else { (k, bad) };
+                            a0[i + j * ld] = T::zero();
+                        }
+                        a0[bad + bad * ld] = T::from_parts(0.0, 0.5);
+                    } else {
+                        a0[bad + bad * ld] = T::from_parts(-3.0, 0.75);
+                    }
+                    let (_, info) = backend(uplo, n, ld, &a0);
+                    assert_eq!(info, bad as i32 + 1, "{what}: the backend's INFO");
+                    let (got, r) = tiled(uplo, n, ld, nb, None, &a0);
+                    assert_eq!(r, Err(Error::Numerical(info)), "{what}");
+                    untouched(uplo, n, ld, &a0, &got, &what);
+                    // The columns of L (rows of U) of the tiles before the failing one are
+                    // finished: those of the factor of the matrix with a good pivot at `bad`,
+                    // which they do not depend on (LAPACK's own partial factor leaves some of
+                    // them unfinished: DPOTRF2 stops before its TRSM of the block below).
+                    let done = bad / nb * nb;
+                    let mut good = a0.clone();
+                    good[bad + bad * ld] = T::from_f64(n as f64);
+                    let (want, info) = backend(uplo, n, ld, &good);
+                    assert_eq!(info, 0, "{what}: the repaired matrix is positive definite");
+                    if done > 0 {
+                        let d = rel_diff(uplo, n, ld, done, &got, &want);
+                        assert!(d <= TOL_EPS * T::eps(), "{what}: finished columns differ by {d:e}");
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn spotrf_tiles() {
+            factor_matches_the_backend::<f32>();
+            info_matches_the_backend::<f32>();
+        }
+
+        #[test]
+        fn cpotrf_tiles() {
+            factor_matches_the_backend::<c32>();
+            info_matches_the_backend::<c32>();
+        }
+
+        #[test]
+        fn zpotrf_tiles() {
+            factor_matches_the_backend::<c64>();
+            info_matches_the_backend::<c64>();
+        }
+
+        #[test]
+        fn dpotrf_tiles_by_the_same_test() {
+            factor_matches_the_backend::<f64>();
+            info_matches_the_backend::<f64>();
         }
     }
 

@@ -10,6 +10,7 @@
 //! follows the step that will solve its target, so the update into the next diagonal tile and
 //! that tile's solve run before the rest of the trailing updates.
 
+use crate::graph::op::OpElem;
 use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::SharedGraph;
@@ -90,8 +91,9 @@ pub fn generate(g: &mut impl Graph, passes: &[Pass], b: &[TileId], bcols: &[usiz
     }
 }
 
-/// The shared-memory solves of the passes with A = `a` on `b`.
-pub fn solve(seq: &Seq, passes: &[Pass], a: &TiledMatrix<f64>, b: &TiledMatrix<f64>) {
+/// The shared-memory solves of the passes with A = `a` on `b`, in any element type (a
+/// transposed pass is the adjoint for complex types).
+pub fn solve<T: OpElem>(seq: &Seq, passes: &[Pass], a: &TiledMatrix<T>, b: &TiledMatrix<T>) {
     assert_eq!(b.rows, a.cols, "B's row tiles must match A's tiles");
     assert_eq!(a.n, b.m);
     let mut g = SharedGraph::new(seq, a);

@@ -18,6 +18,7 @@ use crate::backend::BlasThreadsGuard;
 use crate::config::{Config, Pivoting};
 use crate::device::{self, DevStats, Plan, Work};
 use crate::error::Error;
+use crate::graph::op::OpElem;
 use crate::runtime::alloc::{Pattern, UpdatePolicy, UpdateShape};
 use crate::runtime::{placement, Seq};
 use crate::tile::Part;
@@ -136,6 +137,20 @@ pub(crate) fn forward_reason(cfg: &Config, routine: &'static str, size: usize) -
     } else {
         tune::decide(cfg, routine, size)
     }
+}
+
+/// Whether a call of `routine` in element type `T` forwards because the process has devices
+/// (`reason=devices`): only f64 ops run on devices so far ([`OpElem::ON_DEVICES`]), and what
+/// decides a call's way where devices are (the learner's device ways, the cost model, the hybrid
+/// partition of [`run_tiles_on_devices`]) is f64's, so such a call goes to the backend whole.
+/// Asked before learning, whose trials would only time that forwarding; never for f64, nor
+/// where [`forward_reason`] forwards before looking at sizes (nested calls, `HETLA_DISABLE`).
+pub(crate) fn forwards_for_devices<T: OpElem>(cfg: &Config, routine: &str) -> bool {
+    !(T::ON_DEVICES
+        || crate::runtime::in_task()
+        || called_back()
+        || cfg.is_disabled(routine)
+        || device::open(cfg).is_empty())
 }
 
 /// Whether a LAPACK call of `routine` on a problem of `size` is first to decide its class by

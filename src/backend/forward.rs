@@ -7,26 +7,45 @@
 
 use super::lapack::{self as bk, ch};
 use crate::fenv::numeric;
+use crate::scalar::Scalar;
 use crate::tile::Raw;
 
+/// The backend's DPOTRF ([`potrf`] in f64).
 pub fn dpotrf(uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
+    potrf(uplo, n, a, lda)
+}
+
+/// The backend's `?potrf_` for element type `T` (SPOTRF, DPOTRF, CPOTRF, ZPOTRF).
+pub fn potrf<T: Scalar>(uplo: u8, n: i32, a: Raw<T>, lda: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract; the backend checks the arguments itself.
-    numeric(|| unsafe { bk::dpotrf(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) });
+    numeric(|| unsafe { bk::potrf::<T>(ch(uplo), &n, a.ptr(), &lda, &mut info) });
     info
 }
 
+/// The backend's DPOTRS ([`potrs`] in f64).
 pub fn dpotrs(uplo: u8, n: i32, nrhs: i32, a: Raw<f64>, lda: i32, b: Raw<f64>, ldb: i32) -> i32 {
+    potrs(uplo, n, nrhs, a, lda, b, ldb)
+}
+
+/// The backend's `?potrs_` for element type `T`.
+pub fn potrs<T: Scalar>(uplo: u8, n: i32, nrhs: i32, a: Raw<T>, lda: i32, b: Raw<T>, ldb: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    numeric(|| unsafe { bk::dpotrs(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info, 1) });
+    numeric(|| unsafe { bk::potrs::<T>(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info) });
     info
 }
 
+/// The backend's DPOSV ([`posv`] in f64).
 pub fn dposv(uplo: u8, n: i32, nrhs: i32, a: Raw<f64>, lda: i32, b: Raw<f64>, ldb: i32) -> i32 {
+    posv(uplo, n, nrhs, a, lda, b, ldb)
+}
+
+/// The backend's `?posv_` for element type `T`.
+pub fn posv<T: Scalar>(uplo: u8, n: i32, nrhs: i32, a: Raw<T>, lda: i32, b: Raw<T>, ldb: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    numeric(|| unsafe { bk::dposv(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info, 1) });
+    numeric(|| unsafe { bk::posv::<T>(ch(uplo), &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, &mut info) });
     info
 }
 

@@ -121,6 +121,233 @@ backend_fns! {
     dlamch = "dlamch_"(cmach: C, l1: usize) -> f64;
 }
 
+/// The backend routines of one element type that the generic kernels call
+/// ([`crate::scalar::Scalar::routines`]), each resolved on first use by the type's letter and
+/// the routine's stem (`z` + `herk` = `zherk_`).
+pub struct Routines {
+    letter: u8,
+    cells: [OnceLock<usize>; Routine::COUNT],
+}
+
+/// A routine of [`Routines`].
+#[derive(Clone, Copy, Debug)]
+pub enum Routine {
+    Gemm,
+    /// SYRK for the real types, HERK for the complex ones.
+    Herk,
+    Trsm,
+    Potrf,
+    Potrs,
+    Posv,
+}
+
+impl Routine {
+    const COUNT: usize = 6;
+    fn stem(self, complex: bool) -> &'static str {
+        match self {
+            Routine::Gemm => "gemm",
+            Routine::Herk if complex => "herk",
+            Routine::Herk => "syrk",
+            Routine::Trsm => "trsm",
+            Routine::Potrf => "potrf",
+            Routine::Potrs => "potrs",
+            Routine::Posv => "posv",
+        }
+    }
+}
+
+impl Routines {
+    pub const fn new(letter: u8) -> Self {
+        Routines { letter, cells: [const { OnceLock::new() }; Routine::COUNT] }
+    }
+    /// The address of routine `r` of this type.
+    fn addr(&self, r: Routine) -> usize {
+        *self.cells[r as usize].get_or_init(|| {
+            let complex = matches!(self.letter, b'c' | b'z');
+            resolve(&format!("{}{}_", self.letter as char, r.stem(complex)))
+        })
+    }
+}
+
+/// Calls routine `r` of `T`'s backend routines as a Fortran routine of signature `$sig`.
+macro_rules! call_typed {
+    ($t:ty, $r:expr, fn($($ty:ty),*), $($arg:expr),*) => {{
+        let p = <$t as crate::scalar::Scalar>::routines().addr($r);
+        // SAFETY: `p` is the address of the backend's routine of that name for element type
+        // `$t`, whose Fortran ABI is the one spelled out here (the reference BLAS/LAPACK's, LP64
+        // integers, hidden CHARACTER lengths as usize): the same for all four types with the
+        // element type substituted, and real α, β for HERK.
+        let f: unsafe extern "C" fn($($ty),*) = std::mem::transmute::<usize, unsafe extern "C" fn($($ty),*)>(p);
+        let _call = crate::fork::BackendCall::enter();
+        f($($arg),*)
+    }};
+}
+
+/// The backend's `?gemm_` for `T`.
+pub unsafe fn gemm<T: crate::scalar::Scalar>(
+    ta: C,
+    tb: C,
+    m: I,
+    n: I,
+    k: I,
+    alpha: *const T,
+    a: *const T,
+    lda: I,
+    b: *const T,
+    ldb: I,
+    beta: *const T,
+    c: *mut T,
+    ldc: I,
+) {
+    call_typed!(
+        T,
+        Routine::Gemm,
+        fn(C, C, I, I, I, *const T, *const T, I, *const T, I, *const T, *mut T, I, usize, usize),
+        ta,
+        tb,
+        m,
+        n,
+        k,
+        alpha,
+        a,
+        lda,
+        b,
+        ldb,
+        beta,
+        c,
+        ldc,
+        1,
+        1
+    )
+}
+
+/// The backend's `?syrk_` (real `T`) or `?herk_` (complex `T`, real α and β).
+pub unsafe fn herk<T: crate::scalar::Scalar>(
+    uplo: C,
+    trans: C,
+    n: I,
+    k: I,
+    alpha: *const T::Real,
+    a: *const T,
+    lda: I,
+    beta: *const T::Real,
+    c: *mut T,
+    ldc: I,
+) {
+    call_typed!(
+        T,
+        Routine::Herk,
+        fn(C, C, I, I, *const T::Real, *const T, I, *const T::Real, *mut T, I, usize, usize),
+        uplo,
+        trans,
+        n,
+        k,
+        alpha,
+        a,
+        lda,
+        beta,
+        c,
+        ldc,
+        1,
+        1
+    )
+}
+
+/// The backend's `?trsm_` for `T`.
+pub unsafe fn trsm<T: crate::scalar::Scalar>(
+    side: C,
+    uplo: C,
+    ta: C,
+    diag: C,
+    m: I,
+    n: I,
+    alpha: *const T,
+    a: *const T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+) {
+    call_typed!(
+        T,
+        Routine::Trsm,
+        fn(C, C, C, C, I, I, *const T, *const T, I, *mut T, I, usize, usize, usize, usize),
+        side,
+        uplo,
+        ta,
+        diag,
+        m,
+        n,
+        alpha,
+        a,
+        lda,
+        b,
+        ldb,
+        1,
+        1,
+        1,
+        1
+    )
+}
+
+/// The backend's `?potrf_` for `T`.
+pub unsafe fn potrf<T: crate::scalar::Scalar>(uplo: C, n: I, a: *mut T, lda: I, info: IM) {
+    call_typed!(T, Routine::Potrf, fn(C, I, *mut T, I, IM, usize), uplo, n, a, lda, info, 1)
+}
+
+/// The backend's `?potrs_` for `T`.
+pub unsafe fn potrs<T: crate::scalar::Scalar>(
+    uplo: C,
+    n: I,
+    nrhs: I,
+    a: *const T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Potrs,
+        fn(C, I, I, *const T, I, *mut T, I, IM, usize),
+        uplo,
+        n,
+        nrhs,
+        a,
+        lda,
+        b,
+        ldb,
+        info,
+        1
+    )
+}
+
+/// The backend's `?posv_` for `T`.
+pub unsafe fn posv<T: crate::scalar::Scalar>(
+    uplo: C,
+    n: I,
+    nrhs: I,
+    a: *mut T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Posv,
+        fn(C, I, I, *mut T, I, *mut T, I, IM, usize),
+        uplo,
+        n,
+        nrhs,
+        a,
+        lda,
+        b,
+        ldb,
+        info,
+        1
+    )
+}
+
 /// The process's `ilaenv_`: the application's own when it defines one (ILAENV is LAPACK's
 /// documented tuning hook, and LAPACK's test programs replace it), else the backend's. LAPACK
 /// routines reach ILAENV through the global symbol table, so this is the ILAENV whose answers a

@@ -471,7 +471,7 @@ pub(crate) mod tests {
                     let (pa, pc) = (ptr(a, args, &mut slots), ptr(c, args, &mut slots));
                     // SAFETY: as above.
                     unsafe {
-                        crate::kernels::syrk(
+                        crate::kernels::herk(
                             uplo,
                             trans,
                             alpha,

@@ -6,29 +6,70 @@
 use super::{Op, Tiles};
 use crate::device::{ColSrc, LuSrc};
 use crate::kernels::{self, Diag, Dir, Perm, Side, Trans, Uplo};
+use crate::scalar::{c32, c64, Scalar};
 use crate::tile::{View, ViewMut};
 
 /// How a runtime hands an op its inputs. An operand ([`Tiles`]: declared positions) comes as one
 /// or more blocks stacked vertically: one when its tiles are adjacent in memory, else one per
 /// adjacent group (tiles received from other ranks one by one, for instance).
-pub trait Operands<'a> {
+pub trait Operands<'a, T: Scalar = f64> {
     /// Operand `t`, read-only, as vertically stacked pieces (together `t`'s rows).
-    fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>>;
+    fn input(&mut self, t: Tiles) -> Vec<View<'a, T>>;
     /// Operand `t`, writable, as one block: a second output of an op that writes two
     /// ([`Op::QrPanel`]'s `tt`), declared written by the task and distinct from its output.
-    fn output(&mut self, t: Tiles) -> ViewMut<'a, f64>;
+    fn output(&mut self, t: Tiles) -> ViewMut<'a, T>;
 }
+
+/// The element types ops run on. The Cholesky family's ops (`Gemm`, `Syrk`, `Trsm`, `Potrf`)
+/// are stated once for every [`Scalar`] in [`Op::compute`]; the others are f64 only so far
+/// ([`OpElem::compute_rest`]), and only f64 ops go to devices.
+pub trait OpElem: kernels::TileTrsm {
+    /// Whether a task of this type may take its op to a device (`DeviceOp` lowers f64 only).
+    const ON_DEVICES: bool;
+    /// The ops [`Op::compute`] does not state generically.
+    fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, Self>, out: ViewMut<Self>) -> i32;
+    /// `p` as an array of f64, for the paths that exist in f64 only (a device's whole-matrix
+    /// solver, `api::solve_whole`): `Some` for f64 alone.
+    fn as_f64(p: *mut Self) -> Option<*mut f64>;
+}
+
+impl OpElem for f64 {
+    const ON_DEVICES: bool = true;
+    fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, f64>, out: ViewMut<f64>) -> i32 {
+        op.compute_f64(ins, out)
+    }
+    #[inline(always)]
+    fn as_f64(p: *mut f64) -> Option<*mut f64> {
+        Some(p)
+    }
+}
+
+macro_rules! f64_only_ops {
+    ($($t:ty),*) => {$(
+        impl OpElem for $t {
+            const ON_DEVICES: bool = false;
+            fn compute_rest<'a>(op: &Op, _: &mut impl Operands<'a, $t>, _: ViewMut<$t>) -> i32 {
+                panic!("op {} runs on f64 only so far, not on {}", op.name(), stringify!($t))
+            }
+            #[inline(always)]
+            fn as_f64(_: *mut $t) -> Option<*mut f64> {
+                None
+            }
+        }
+    )*};
+}
+f64_only_ops!(f32, c32, c64);
 
 /// Vertically stacked pieces as one block: the piece itself when there is one, else a copy in
 /// `buf`.
-fn whole<'b>(pieces: &[View<'b, f64>], buf: &'b mut Vec<f64>) -> View<'b, f64> {
+fn whole<'b, T: Scalar>(pieces: &[View<'b, T>], buf: &'b mut Vec<T>) -> View<'b, T> {
     if let [one] = pieces {
         return *one;
     }
     let m: usize = pieces.iter().map(|p| p.m).sum();
     let n = pieces[0].n;
     buf.clear();
-    buf.resize(m * n, 0.0);
+    buf.resize(m * n, T::zero());
     let mut r0 = 0;
     for p in pieces {
         assert_eq!(p.n, n, "stacked pieces of different widths");
@@ -46,7 +87,11 @@ impl Op {
     /// Runs the op with `out` (the whole output operand, one block) and the other operands from
     /// `ins`; returns the kernel's INFO (0 unless a POTRF meets a non-positive pivot: then the
     /// local column, which `info_base` turns into the whole matrix's).
-    pub fn compute<'a>(&self, ins: &mut impl Operands<'a>, out: ViewMut<f64>) -> i32 {
+    ///
+    /// An op's α and β are real numbers (f64), exact in every type (the generators' −1, 0, 1),
+    /// taken into `T` by [`Scalar::from_f64`] (the identity for f64); a transposed operand is
+    /// the adjoint; `Syrk` is the Hermitian rank-k update for complex types.
+    pub fn compute<'a, T: OpElem>(&self, ins: &mut impl Operands<'a, T>, out: ViewMut<T>) -> i32 {
         let (mut b1, mut b2) = (Vec::new(), Vec::new());
         match *self {
             Op::Gemm { ta, tb, alpha, a, b, beta, k, .. } => {
@@ -64,10 +109,10 @@ impl Op {
                             kernels::gemm(
                                 ta,
                                 tb,
-                                alpha,
+                                T::from_f64(alpha),
                                 p.sub(0, 0, rows, k),
                                 bv,
-                                beta,
+                                T::from_f64(beta),
                                 out.sub_mut(r0, 0, rows, cn),
                             );
                         }
@@ -76,18 +121,31 @@ impl Op {
                 } else {
                     let (am, an) = if ta == Trans::No { (cm, k) } else { (k, cm) };
                     let av = whole(&ap, &mut b2).sub(0, 0, am, an);
-                    kernels::gemm(ta, tb, alpha, av, bv, beta, out);
+                    kernels::gemm(ta, tb, T::from_f64(alpha), av, bv, T::from_f64(beta), out);
                 }
             }
             Op::Syrk { uplo, trans, alpha, a, beta, .. } => {
-                kernels::syrk(uplo, trans, alpha, whole(&ins.input(a), &mut b1), beta, out);
+                let (alpha, beta) = (T::Real::from_f64(alpha), T::Real::from_f64(beta));
+                kernels::herk(uplo, trans, alpha, whole(&ins.input(a), &mut b1), beta, out);
             }
             Op::Trsm { side, uplo, trans, diag, alpha, a, .. } => {
                 let s = if side == Side::Left { out.m } else { out.n };
                 let av = whole(&ins.input(a), &mut b1).sub(0, 0, s, s);
-                kernels::trsm(side, uplo, trans, diag, alpha, av, out);
+                kernels::trsm(side, uplo, trans, diag, T::from_f64(alpha), av, out);
             }
             Op::Potrf { uplo, .. } => return kernels::potrf(uplo, out),
+            _ => return T::compute_rest(self, ins, out),
+        }
+        0
+    }
+
+    /// [`Op::compute`] of the ops that are f64 only so far.
+    fn compute_f64<'a>(&self, ins: &mut impl Operands<'a>, out: ViewMut<f64>) -> i32 {
+        let (mut b1, mut b2) = (Vec::new(), Vec::new());
+        match *self {
+            Op::Gemm { .. } | Op::Syrk { .. } | Op::Trsm { .. } | Op::Potrf { .. } => {
+                unreachable!("Op::compute states the Cholesky family's ops")
+            }
             Op::Laswp { ipiv, ipiv_base, count, dir, .. } => {
                 let pv = whole(&ins.input(ipiv), &mut b1);
                 let piv: Vec<i32> = (0..count).map(|t| pv.get(t, 0) as i32 - ipiv_base).collect();
@@ -536,6 +594,12 @@ impl Op {
             // dims [rows, columns, k]: DLARFB's leading term.
             Op::QrOrg { .. } => 4.0 * m * n * k,
         }
+    }
+
+    /// [`Op::flops`] in element type `T`'s real flops: four times the real count for the
+    /// complex types (LAPACK Working Note 41), what the simulator and a call's report use.
+    pub fn flops_of<T: Scalar>(&self, dims: [usize; 3]) -> f64 {
+        self.flops(dims) * T::FLOPS
     }
 
     /// The tournament-pivoting ops (CALU's panel). Returns 0: INFO travels in the pivot buffer.

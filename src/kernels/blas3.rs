@@ -1,11 +1,23 @@
-//! BLAS-3 tile kernels: GEMM (C = αop(A)op(B) + βC), SYRK (C = αop(A)op(A)ᵀ + βC on one
-//! triangle) and TRSM (B = α op(A)⁻¹ B or B op(A)⁻¹).
+//! BLAS-3 tile kernels, generic over the element type ([`Scalar`]): GEMM (C = αop(A)op(B) + βC),
+//! HERK (C = αop(A)op(A)ᴴ + βC on one triangle; SYRK for the real types) and TRSM
+//! (B = α op(A)⁻¹ B or B op(A)⁻¹). op(A) is A or its adjoint (Aᵀ for the real types).
 
 use super::{fi, Diag, Side, Trans, Uplo};
 use crate::backend::lapack::{self as bk, ch};
+use crate::scalar::{c32, c64, Scalar};
 use crate::tile::{View, ViewMut};
 
-pub fn gemm(ta: Trans, tb: Trans, alpha: f64, a: View<f64>, b: View<f64>, beta: f64, mut c: ViewMut<f64>) {
+/// The TRANS character of `t` for element type `T`: `Trans::Yes` is the adjoint ('T' for the
+/// real types, 'C' for the complex ones).
+pub(crate) fn tr<T: Scalar>(t: Trans) -> u8 {
+    match t {
+        Trans::No => b'N',
+        Trans::Yes => T::ADJOINT,
+    }
+}
+
+/// C ← α·op(A)·op(B) + β·C by the backend's `?gemm_` (op = adjoint for `Trans::Yes`).
+pub fn gemm<T: Scalar>(ta: Trans, tb: Trans, alpha: T, a: View<T>, b: View<T>, beta: T, mut c: ViewMut<T>) {
     let k = if ta == Trans::No { a.n } else { a.m };
     debug_assert_eq!(c.m, if ta == Trans::No { a.m } else { a.n });
     debug_assert_eq!(c.n, if tb == Trans::No { b.n } else { b.m });
@@ -16,9 +28,9 @@ pub fn gemm(ta: Trans, tb: Trans, alpha: f64, a: View<f64>, b: View<f64>, beta: 
     // SAFETY: the views describe valid blocks of the stated shapes (runtime::Ctx), and the
     // shapes agree as asserted above.
     unsafe {
-        bk::dgemm(
-            ch(ta.ch()),
-            ch(tb.ch()),
+        bk::gemm::<T>(
+            ch(tr::<T>(ta)),
+            ch(tr::<T>(tb)),
             &fi(c.m),
             &fi(c.n),
             &fi(k),
@@ -30,13 +42,20 @@ pub fn gemm(ta: Trans, tb: Trans, alpha: f64, a: View<f64>, b: View<f64>, beta: 
             &beta,
             c.as_mut_ptr(),
             &fi(c.ld),
-            1,
-            1,
         )
     }
 }
 
-pub fn syrk(uplo: Uplo, trans: Trans, alpha: f64, a: View<f64>, beta: f64, mut c: ViewMut<f64>) {
+/// The rank-k update of one triangle of a Hermitian (for real types: symmetric) C:
+/// C ← α·op(A)·op(A)ᴴ + β·C, α and β real, by the backend's `?syrk_` / `?herk_`.
+pub fn herk<T: Scalar>(
+    uplo: Uplo,
+    trans: Trans,
+    alpha: T::Real,
+    a: View<T>,
+    beta: T::Real,
+    mut c: ViewMut<T>,
+) {
     let k = if trans == Trans::No { a.n } else { a.m };
     debug_assert_eq!(c.m, c.n);
     if c.n == 0 {
@@ -44,9 +63,9 @@ pub fn syrk(uplo: Uplo, trans: Trans, alpha: f64, a: View<f64>, beta: f64, mut c
     }
     // SAFETY: valid views of the stated shapes.
     unsafe {
-        bk::dsyrk(
+        bk::herk::<T>(
             ch(uplo.ch()),
-            ch(trans.ch()),
+            ch(tr::<T>(trans)),
             &fi(c.n),
             &fi(k),
             &alpha,
@@ -55,8 +74,6 @@ pub fn syrk(uplo: Uplo, trans: Trans, alpha: f64, a: View<f64>, beta: f64, mut c
             &beta,
             c.as_mut_ptr(),
             &fi(c.ld),
-            1,
-            1,
         )
     }
 }
@@ -77,8 +94,37 @@ const TRSM_LEAF: usize = super::trsm_leaf::LEAF;
 /// X₁ = α·T₁₁⁻¹·B₁, B₂ ← α·B₂ − T₂₁·X₁, X₂ = T₂₂⁻¹·B₂; upper op(A) the same from the bottom
 /// (X₂ first, B₁ ← α·B₁ − T₁₂·X₂). Right, the mirror image over columns: upper op(A) solves X₁
 /// first (B₂ ← α·B₂ − X₁·T₁₂), lower op(A) X₂ first (B₁ ← α·B₁ − X₂·T₂₁).
-#[allow(clippy::too_many_arguments)]
-pub fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f64>, b: ViewMut<f64>) {
+///
+/// That is the f64 kernel; the other types take the backend's `?trsm_` whole ([`TileTrsm`]).
+pub fn trsm<T: TileTrsm>(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: T, a: View<T>, b: ViewMut<T>) {
+    T::trsm(side, uplo, ta, diag, alpha, a, b)
+}
+
+/// The tile TRSM of an element type: f64 splits the triangle and solves the leaves itself
+/// ([`trsm`]'s method, `kernels::trsm_leaf` is f64 only), the other types call the backend.
+pub trait TileTrsm: Scalar {
+    fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: Self, a: View<Self>, b: ViewMut<Self>);
+}
+
+impl TileTrsm for f64 {
+    #[inline]
+    fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f64>, b: ViewMut<f64>) {
+        trsm_split(side, uplo, ta, diag, alpha, a, b)
+    }
+}
+
+macro_rules! backend_trsm {
+    ($($t:ty),*) => {$(
+        impl TileTrsm for $t {
+            fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: $t, a: View<$t>, b: ViewMut<$t>) {
+                trsm_backend(side, uplo, ta, diag, alpha, a, b)
+            }
+        }
+    )*};
+}
+backend_trsm!(f32, c32, c64);
+
+fn trsm_split(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f64>, b: ViewMut<f64>) {
     let k = if side == Side::Left { b.m } else { b.n };
     debug_assert!(a.m == k && a.n == k, "trsm: a square triangle of B's order");
     if b.m == 0 || b.n == 0 {
@@ -97,34 +143,36 @@ pub fn trsm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f
     let first_is_1 = (side == Side::Left) != upper;
     let (t_first, t_second) = if first_is_1 { (a11, a22) } else { (a22, a11) };
     let (first, second) = if first_is_1 { (&mut b1, &mut b2) } else { (&mut b2, &mut b1) };
-    trsm(side, uplo, ta, diag, alpha, t_first, first.reborrow());
+    trsm_split(side, uplo, ta, diag, alpha, t_first, first.reborrow());
     let x = first.as_view();
     if side == Side::Left {
         gemm(ta, Trans::No, -1.0, off, x, alpha, second.reborrow());
     } else {
         gemm(Trans::No, ta, -1.0, x, off, alpha, second.reborrow());
     }
-    trsm(side, uplo, ta, diag, 1.0, t_second, second.reborrow());
+    trsm_split(side, uplo, ta, diag, 1.0, t_second, second.reborrow());
 }
 
-/// [`trsm`] by the backend's DTRSM (what the tests compare with).
-#[cfg(test)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn trsm_backend(
+/// B ← α·op(A)⁻¹·B or α·B·op(A)⁻¹ by the backend's `?trsm_` (the non-f64 tile TRSM, and what
+/// the f64 tests compare [`trsm`] with).
+pub(super) fn trsm_backend<T: Scalar>(
     side: Side,
     uplo: Uplo,
     ta: Trans,
     diag: Diag,
-    alpha: f64,
-    a: View<f64>,
-    mut b: ViewMut<f64>,
+    alpha: T,
+    a: View<T>,
+    mut b: ViewMut<T>,
 ) {
-    // SAFETY: valid views of the stated shapes.
+    if b.m == 0 || b.n == 0 {
+        return;
+    }
+    // SAFETY: valid views of the stated shapes (A of B's order on the given side).
     unsafe {
-        bk::dtrsm(
+        bk::trsm::<T>(
             ch(side.ch()),
             ch(uplo.ch()),
-            ch(ta.ch()),
+            ch(tr::<T>(ta)),
             ch(diag.ch()),
             &fi(b.m),
             &fi(b.n),
@@ -133,10 +181,6 @@ pub(super) fn trsm_backend(
             &fi(a.ld),
             b.as_mut_ptr(),
             &fi(b.ld),
-            1,
-            1,
-            1,
-            1,
         )
     }
 }
@@ -149,7 +193,7 @@ pub(crate) mod tests {
     #[test]
     fn recursive_trsm_equals_the_backends() {
         let cases = [(1, 3), (7, 100), (32, 70), (33, 5), (64, 64), (100, 17), (257, 40), (40, 1)];
-        compare_with_dtrsm("recursive", &trsm, &cases, 3);
+        compare_with_dtrsm("recursive", &trsm::<f64>, &cases, 3);
     }
 
     /// A solve with the [`trsm`] contract.

@@ -21,7 +21,7 @@ mod trsm_leaf;
 mod trtri;
 mod wy;
 
-pub use blas3::{gemm, syrk, trsm};
+pub use blas3::{gemm, herk, trsm, TileTrsm};
 pub use gemqrt::gemqrt;
 pub use geqrf::geqrf_panel;
 pub use geqrt::geqrt;
@@ -41,7 +41,8 @@ pub use transpose::transpose;
 pub use trtri::{lauum, trmm, trtri};
 pub use wy::{c_minus_vw, tt_w, vt_c};
 
-/// `op(A)`: A or Aᵀ.
+/// `op(A)`: A, or its adjoint Aᴴ (Aᵀ for the real types: the kernels pass `Yes` to the backend
+/// as [`crate::scalar::Scalar::ADJOINT`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trans {
     No,

@@ -8,18 +8,23 @@
 
 use super::{Ctx, Seq, Task};
 use crate::error::Error;
-use crate::graph::op::Operands;
+use crate::graph::op::{OpElem, Operands};
 use crate::graph::{Graph, Op, Spec, TileId, Tiles, Tiling};
-use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
+use crate::tile::{Elem, TiledMatrix, View, ViewMut, Workspace};
 use std::sync::Mutex;
 
 /// Storage for the extra buffers of shared-memory generators ([`Graph::buffer`]); it must
 /// outlive the sequences whose tasks use them.
-#[derive(Default)]
-pub struct Buffers(Mutex<Vec<Workspace<f64>>>);
+pub struct Buffers<T: Elem = f64>(Mutex<Vec<Workspace<T>>>);
 
-impl Buffers {
-    fn add(&self, rows: usize, cols: usize) -> TiledMatrix<f64> {
+impl<T: Elem> Default for Buffers<T> {
+    fn default() -> Self {
+        Buffers(Mutex::new(Vec::new()))
+    }
+}
+
+impl<T: Elem + Default> Buffers<T> {
+    fn add(&self, rows: usize, cols: usize) -> TiledMatrix<T> {
         let w = Workspace::new(rows, cols, rows.max(1), cols.max(1));
         let t = w.tiles();
         // The workspace's storage is on the heap: the handle stays valid when the list grows.
@@ -29,45 +34,46 @@ impl Buffers {
 
     /// The values of buffer `t` of this store (column-major), read once the sequences that use
     /// it have been waited for.
-    pub fn values(&self, t: &TiledMatrix<f64>) -> Vec<f64> {
+    pub fn values(&self, t: &TiledMatrix<T>) -> Vec<T> {
         let all = self.0.lock().unwrap_or_else(|e| e.into_inner());
         all.iter().find(|w| w.tiles().id() == t.id()).expect("a buffer of this store").as_slice().to_vec()
     }
 }
 
 /// A generator's view of one tiled matrix in this process (and of its buffers, when it has a
-/// [`Buffers`] to put them in).
-pub struct SharedGraph<'s> {
+/// [`Buffers`] to put them in), of element type `T`: the generator is the same for every type,
+/// the ops' math runs in `T` ([`crate::graph::Op::compute`]).
+pub struct SharedGraph<'s, T: OpElem = f64> {
     seq: &'s Seq,
-    a: TiledMatrix<f64>,
+    a: TiledMatrix<T>,
     tiling: Tiling,
-    store: Option<&'s Buffers>,
+    store: Option<&'s Buffers<T>>,
     /// The tiles named by ids from mt·nt on (buffers, each one tile of a matrix of its own, and
     /// tiles of other matrices the generator works on, [`SharedGraph::attach`]), by id − mt·nt.
-    extra: Vec<Pos>,
+    extra: Vec<Pos<T>>,
 }
 
-impl<'s> SharedGraph<'s> {
-    pub fn new(seq: &'s Seq, a: &TiledMatrix<f64>) -> Self {
+impl<'s, T: OpElem> SharedGraph<'s, T> {
+    pub fn new(seq: &'s Seq, a: &TiledMatrix<T>) -> Self {
         SharedGraph { seq, a: *a, tiling: Tiling::of(a), store: None, extra: Vec::new() }
     }
     /// A graph whose generator may ask for buffers, kept in `store`.
-    pub fn with_buffers(seq: &'s Seq, a: &TiledMatrix<f64>, store: &'s Buffers) -> Self {
+    pub fn with_buffers(seq: &'s Seq, a: &TiledMatrix<T>, store: &'s Buffers<T>) -> Self {
         SharedGraph { store: Some(store), ..Self::new(seq, a) }
     }
     /// Buffer `id` as a one-tile matrix (for tasks outside the generator).
-    pub fn buffer_matrix(&self, id: TileId) -> TiledMatrix<f64> {
+    pub fn buffer_matrix(&self, id: TileId) -> TiledMatrix<T> {
         self.extra[id - self.tiling.mt() * self.tiling.nt()].0
     }
     /// Names the tiles of another matrix `b` for the generator: tile (i, j) of `b` is id
     /// `ids[i + j·b.mt()]`.
-    pub fn attach(&mut self, b: &TiledMatrix<f64>) -> Vec<TileId> {
+    pub fn attach(&mut self, b: &TiledMatrix<T>) -> Vec<TileId> {
         let first = self.tiling.mt() * self.tiling.nt() + self.extra.len();
         self.extra.extend((0..b.nt()).flat_map(|j| (0..b.mt()).map(move |i| (*b, i, j))));
         (first..first + b.mt() * b.nt()).collect()
     }
     /// The matrix and tile that `id` names.
-    fn at(&self, id: TileId) -> (TiledMatrix<f64>, usize, usize) {
+    fn at(&self, id: TileId) -> Pos<T> {
         let mt = self.tiling.mt();
         match id.checked_sub(mt * self.tiling.nt()) {
             None => (self.a, id % mt, id / mt),
@@ -77,12 +83,12 @@ impl<'s> SharedGraph<'s> {
 }
 
 /// A task's tiles, by position: (matrix, i, j).
-pub(crate) type Pos = (TiledMatrix<f64>, usize, usize);
+pub(crate) type Pos<T = f64> = (TiledMatrix<T>, usize, usize);
 
 /// The blocks operand `t` covers: runs of consecutive tile rows of one tile column of one
 /// matrix, in order.
-pub(crate) fn blocks(pos: &[Pos], t: Tiles) -> Vec<(TiledMatrix<f64>, usize, usize, usize)> {
-    let mut out: Vec<(TiledMatrix<f64>, usize, usize, usize)> = Vec::new();
+pub(crate) fn blocks<T: Elem>(pos: &[Pos<T>], t: Tiles) -> Vec<(TiledMatrix<T>, usize, usize, usize)> {
+    let mut out: Vec<(TiledMatrix<T>, usize, usize, usize)> = Vec::new();
     for &(m, i, j) in &pos[t.first..t.first + t.count] {
         match out.last_mut() {
             Some((m0, i0, j0, n)) if m0.id() == m.id() && *j0 == j && *i0 + *n == i => *n += 1,
@@ -92,23 +98,23 @@ pub(crate) fn blocks(pos: &[Pos], t: Tiles) -> Vec<(TiledMatrix<f64>, usize, usi
     out
 }
 
-struct SharedOperands<'c, 'a> {
+struct SharedOperands<'c, 'a, T: Elem> {
     c: &'c Ctx<'a>,
-    pos: &'c [Pos],
+    pos: &'c [Pos<T>],
 }
 
-impl<'a> Operands<'a> for SharedOperands<'_, 'a> {
-    fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>> {
+impl<'a, T: OpElem> Operands<'a, T> for SharedOperands<'_, 'a, T> {
+    fn input(&mut self, t: Tiles) -> Vec<View<'a, T>> {
         blocks(self.pos, t).into_iter().map(|(m, i, j, n)| self.c.region(&m, i..i + n, j..j + 1)).collect()
     }
-    fn output(&mut self, t: Tiles) -> ViewMut<'a, f64> {
+    fn output(&mut self, t: Tiles) -> ViewMut<'a, T> {
         one_block(self.c, self.pos, t)
     }
 }
 
 /// Operand `t` as one writable block: the same tile rows of consecutive tile columns of one
 /// matrix, column by column (one tile column, or several side by side).
-fn one_block<'a>(c: &Ctx<'a>, pos: &[Pos], t: Tiles) -> ViewMut<'a, f64> {
+fn one_block<'a, T: Elem>(c: &Ctx<'a>, pos: &[Pos<T>], t: Tiles) -> ViewMut<'a, T> {
     let b = blocks(pos, t);
     let (m, i, j, n) = b[0];
     let side_by_side = b
@@ -119,13 +125,13 @@ fn one_block<'a>(c: &Ctx<'a>, pos: &[Pos], t: Tiles) -> ViewMut<'a, f64> {
     c.region_mut(&m, i..i + n, j..j + b.len())
 }
 
-impl Graph for SharedGraph<'_> {
+impl<T: OpElem> Graph for SharedGraph<'_, T> {
     fn tiling(&self) -> &Tiling {
         &self.tiling
     }
 
     fn submit(&mut self, t: Spec) {
-        let pos: Vec<Pos> = t.writes.iter().chain(t.reads).map(|&id| self.at(id)).collect();
+        let pos: Vec<Pos<T>> = t.writes.iter().chain(t.reads).map(|&id| self.at(id)).collect();
         debug_assert!(
             (1..pos.len())
                 .all(|p| !pos[..p].iter().any(|q| q.0.key(q.1, q.2) == pos[p].0.key(pos[p].1, pos[p].2))),
@@ -150,7 +156,7 @@ impl Graph for SharedGraph<'_> {
         let one_column = |t: Tiles| {
             pos[t.positions()].iter().all(|p| p.0.id() == pos[t.first].0.id() && p.2 == pos[t.first].2)
         };
-        if op.on_device() && op.operands().into_iter().all(one_column) {
+        if T::ON_DEVICES && op.on_device() && op.operands().into_iter().all(one_column) {
             task = task.device_op(op.clone());
         }
         self.seq.submit(task, move |c| {

@@ -357,7 +357,7 @@ fn one_core_rate(name: &str, e: usize, m: usize, flops: f64) -> f64 {
                 ViewMut::from_slice(&mut c, m, e, ld),
             )
         }
-        "syrk" => kernels::syrk(
+        "syrk" => kernels::herk(
             Uplo::Lower,
             Trans::No,
             -1.0,

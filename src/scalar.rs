@@ -1,0 +1,280 @@
+//! The four LAPACK element types (single and double, real and complex) and what the generic tile
+//! kernels need of each: arithmetic on one value, the type's letter, and its backend routines.
+//!
+//! [`c32`] and [`c64`] are Fortran's COMPLEX and COMPLEX*16 (and C's `float _Complex` /
+//! `double _Complex`): the real part then the imaginary part, `#[repr(C)]`. The backend routine
+//! of a kernel is named by the type's letter and the routine's stem (`sgemm_`, `dgemm_`,
+//! `cgemm_`, `zgemm_`), looked up once per type ([`crate::backend::lapack::Routines`]); a kernel
+//! written once over [`Scalar`] is monomorphized per type, so the f64 instance is the same call
+//! it always was, with no dispatch at run time.
+//!
+//! A transposed operand means the adjoint: `Trans::Yes` is passed as [`Scalar::ADJOINT`], `'T'`
+//! for the real types and `'C'` (conjugate transpose) for the complex ones, which is what the
+//! Cholesky family needs (A = L·Lᴴ). The symmetric rank-k update is the Hermitian one for complex
+//! types (`?herk`, real α and β).
+
+use crate::backend::lapack::Routines;
+use crate::tile::Elem;
+use std::fmt::Debug;
+
+/// Single complex: Fortran COMPLEX, C `float _Complex`.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct c32 {
+    pub re: f32,
+    pub im: f32,
+}
+
+/// Double complex: Fortran COMPLEX*16, C `double _Complex`.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct c64 {
+    pub re: f64,
+    pub im: f64,
+}
+
+/// An element type of LAPACK's four: `f32`, `f64`, [`c32`], [`c64`].
+pub trait Scalar: Elem + Default + PartialEq + Debug {
+    /// The type of the real and imaginary parts (and of HERK's α and β).
+    type Real: Scalar<Real = Self::Real> + PartialOrd + Into<f64>;
+    /// LAPACK's letter for the type: `b's'`, `b'd'`, `b'c'`, `b'z'`.
+    const LETTER: u8;
+    /// Whether the type is complex.
+    const COMPLEX: bool;
+    /// The TRANS character of an adjoint operand: `b'T'` for real types, `b'C'` for complex.
+    const ADJOINT: u8;
+    /// Real flops per flop of the real count of an op, LAPACK Working Note 41's convention: a
+    /// complex multiply-add is four real ones' work (6 flops for the multiply, 2 for the add).
+    const FLOPS: f64;
+
+    fn zero() -> Self {
+        Self::default()
+    }
+    fn one() -> Self {
+        Self::from_f64(1.0)
+    }
+    /// The real number `x` in this type (rounded to nearest in single precision).
+    fn from_f64(x: f64) -> Self {
+        Self::from_parts(x, 0.0)
+    }
+    /// re + i·im in this type; a real type takes `re` and ignores `im`.
+    fn from_parts(re: f64, im: f64) -> Self;
+    fn from_real(x: Self::Real) -> Self;
+    /// The real part.
+    fn re(self) -> Self::Real;
+    /// The imaginary part (0 for real types).
+    fn im(self) -> Self::Real;
+    /// The complex conjugate (the value itself for real types).
+    fn conj(self) -> Self;
+    /// |x|, the modulus for complex types.
+    fn abs(self) -> Self::Real;
+    /// The unit roundoff's double, ε = 2^-p (LAPACK's `?LAMCH('E')`) of the real type.
+    fn eps() -> f64;
+    /// The type's backend routines.
+    fn routines() -> &'static Routines;
+}
+
+impl Scalar for f64 {
+    type Real = f64;
+    const LETTER: u8 = b'd';
+    const COMPLEX: bool = false;
+    const ADJOINT: u8 = b'T';
+    const FLOPS: f64 = 1.0;
+    #[inline(always)]
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+    fn from_parts(re: f64, _im: f64) -> f64 {
+        re
+    }
+    fn from_real(x: f64) -> f64 {
+        x
+    }
+    fn re(self) -> f64 {
+        self
+    }
+    fn im(self) -> f64 {
+        0.0
+    }
+    fn conj(self) -> f64 {
+        self
+    }
+    fn abs(self) -> f64 {
+        f64::abs(self)
+    }
+    fn eps() -> f64 {
+        f64::EPSILON / 2.0
+    }
+    fn routines() -> &'static Routines {
+        static R: Routines = Routines::new(b'd');
+        &R
+    }
+}
+
+impl Scalar for f32 {
+    type Real = f32;
+    const LETTER: u8 = b's';
+    const COMPLEX: bool = false;
+    const ADJOINT: u8 = b'T';
+    const FLOPS: f64 = 1.0;
+    fn from_parts(re: f64, _im: f64) -> f32 {
+        re as f32
+    }
+    fn from_real(x: f32) -> f32 {
+        x
+    }
+    fn re(self) -> f32 {
+        self
+    }
+    fn im(self) -> f32 {
+        0.0
+    }
+    fn conj(self) -> f32 {
+        self
+    }
+    fn abs(self) -> f32 {
+        f32::abs(self)
+    }
+    fn eps() -> f64 {
+        f32::EPSILON as f64 / 2.0
+    }
+    fn routines() -> &'static Routines {
+        static R: Routines = Routines::new(b's');
+        &R
+    }
+}
+
+impl Scalar for c32 {
+    type Real = f32;
+    const LETTER: u8 = b'c';
+    const COMPLEX: bool = true;
+    const ADJOINT: u8 = b'C';
+    const FLOPS: f64 = 4.0;
+    fn from_parts(re: f64, im: f64) -> c32 {
+        c32 { re: re as f32, im: im as f32 }
+    }
+    fn from_real(x: f32) -> c32 {
+        c32 { re: x, im: 0.0 }
+    }
+    fn re(self) -> f32 {
+        self.re
+    }
+    fn im(self) -> f32 {
+        self.im
+    }
+    fn conj(self) -> c32 {
+        c32 { re: self.re, im: -self.im }
+    }
+    fn abs(self) -> f32 {
+        self.re.hypot(self.im)
+    }
+    fn eps() -> f64 {
+        f32::EPSILON as f64 / 2.0
+    }
+    fn routines() -> &'static Routines {
+        static R: Routines = Routines::new(b'c');
+        &R
+    }
+}
+
+impl Scalar for c64 {
+    type Real = f64;
+    const LETTER: u8 = b'z';
+    const COMPLEX: bool = true;
+    const ADJOINT: u8 = b'C';
+    const FLOPS: f64 = 4.0;
+    fn from_parts(re: f64, im: f64) -> c64 {
+        c64 { re, im }
+    }
+    fn from_real(x: f64) -> c64 {
+        c64 { re: x, im: 0.0 }
+    }
+    fn re(self) -> f64 {
+        self.re
+    }
+    fn im(self) -> f64 {
+        self.im
+    }
+    fn conj(self) -> c64 {
+        c64 { re: self.re, im: -self.im }
+    }
+    fn abs(self) -> f64 {
+        self.re.hypot(self.im)
+    }
+    fn eps() -> f64 {
+        f64::EPSILON / 2.0
+    }
+    fn routines() -> &'static Routines {
+        static R: Routines = Routines::new(b'z');
+        &R
+    }
+}
+
+impl Elem for f32 {
+    fn zeroed(len: usize) -> Vec<f32> {
+        vec![0.0; len]
+    }
+}
+impl Elem for c32 {
+    fn zeroed(len: usize) -> Vec<c32> {
+        vec![c32::default(); len]
+    }
+}
+impl Elem for c64 {
+    fn zeroed(len: usize) -> Vec<c64> {
+        vec![c64::default(); len]
+    }
+}
+
+/// The LAPACK name of routine `stem` (`"potrf"`) for element type `T` (`"zpotrf"`), lower case
+/// as `HETLA_DISABLE` and the learner name routines.
+pub fn name<T: Scalar>(stem: &'static str) -> &'static str {
+    // A fixed table: the names are keys of the learner and of `HETLA_DISABLE`, so they must be
+    // `'static` without allocating per call.
+    const NAMES: &[(&str, [&str; 4])] = &[
+        ("potrf", ["spotrf", "dpotrf", "cpotrf", "zpotrf"]),
+        ("potrs", ["spotrs", "dpotrs", "cpotrs", "zpotrs"]),
+        ("posv", ["sposv", "dposv", "cposv", "zposv"]),
+    ];
+    let i = match T::LETTER {
+        b's' => 0,
+        b'd' => 1,
+        b'c' => 2,
+        _ => 3,
+    };
+    NAMES.iter().find(|(s, _)| *s == stem).map(|(_, n)| n[i]).expect("a routine stem of the table")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn complex_layout_is_fortrans() {
+        assert_eq!(std::mem::size_of::<c32>(), 8);
+        assert_eq!(std::mem::align_of::<c32>(), 4);
+        assert_eq!(std::mem::size_of::<c64>(), 16);
+        assert_eq!(std::mem::align_of::<c64>(), 8);
+        let z = [c64 { re: 1.5, im: -2.0 }];
+        // SAFETY: a c64 is two f64s, real part first (repr(C)).
+        let parts = unsafe { std::slice::from_raw_parts(z.as_ptr() as *const f64, 2) };
+        assert_eq!(parts, [1.5, -2.0]);
+    }
+
+    #[test]
+    fn values_and_names() {
+        assert_eq!(c64::from_parts(3.0, 4.0).abs(), 5.0);
+        assert_eq!(c32::from_parts(1.0, 2.0).conj(), c32 { re: 1.0, im: -2.0 });
+        assert_eq!(<f32 as Scalar>::one(), 1.0f32);
+        assert_eq!(<c64 as Scalar>::zero(), c64 { re: 0.0, im: 0.0 });
+        assert_eq!(name::<f32>("potrf"), "spotrf");
+        assert_eq!(name::<f64>("potrf"), "dpotrf");
+        assert_eq!(name::<c32>("potrf"), "cpotrf");
+        assert_eq!(name::<c64>("potrf"), "zpotrf");
+        assert_eq!(name::<f32>("potrs"), "spotrs");
+        assert_eq!(name::<c64>("posv"), "zposv");
+        assert_eq!(<c32 as Scalar>::eps(), 2f64.powi(-24));
+    }
+}
