@@ -162,17 +162,23 @@ impl Routines {
     }
     /// The address of routine `r` of this type.
     fn addr(&self, r: Routine) -> usize {
-        *self.cells[r as usize].get_or_init(|| {
-            let complex = matches!(self.letter, b'c' | b'z');
-            resolve(&format!("{}{}_", self.letter as char, r.stem(complex)))
-        })
+        *self.cells[r as usize].get_or_init(|| resolve(&self.symbol(r)))
+    }
+    /// The Fortran symbol of routine `r` of this type (`zherk_`).
+    pub(crate) fn symbol(&self, r: Routine) -> String {
+        let complex = matches!(self.letter, b'c' | b'z');
+        format!("{}{}_", self.letter as char, r.stem(complex))
     }
 }
 
 /// Calls routine `r` of `T`'s backend routines as a Fortran routine of signature `$sig`.
 macro_rules! call_typed {
     ($t:ty, $r:expr, fn($($ty:ty),*), $($arg:expr),*) => {{
-        let p = <$t as crate::scalar::Scalar>::routines().addr($r);
+        let routines = <$t as crate::scalar::Scalar>::routines();
+        let p = routines.addr($r);
+        // The accuracy comparisons' second reference (`super::reference`), as in `backend_fns!`.
+        #[cfg(any(test, feature = "netlib-reference"))]
+        let p = super::reference::active_symbol_of(|| routines.symbol($r)).unwrap_or(p);
         // SAFETY: `p` is the address of the backend's routine of that name for element type
         // `$t`, whose Fortran ABI is the one spelled out here (the reference BLAS/LAPACK's, LP64
         // integers, hidden CHARACTER lengths as usize): the same for all four types with the

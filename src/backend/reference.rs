@@ -112,6 +112,74 @@ pub fn with<R>(lib: &'static Netlib, f: impl FnOnce() -> R) -> R {
 /// The reference LAPACK's `sym` while this thread is inside [`with`] (it must have it).
 #[cfg(any(test, feature = "netlib-reference"))]
 pub(crate) fn active_symbol(sym: &str) -> Option<usize> {
+    active_symbol_of(|| sym.to_string())
+}
+
+/// [`active_symbol`] with the name made only when this thread is inside [`with`].
+#[cfg(any(test, feature = "netlib-reference"))]
+pub(crate) fn active_symbol_of(sym: impl FnOnce() -> String) -> Option<usize> {
     let lib = ACTIVE.with(|a| a.get())?;
-    Some(lib.symbol(sym).unwrap_or_else(|| panic!("hetla: the reference LAPACK has no `{sym}`")))
+    let sym = sym();
+    Some(lib.symbol(&sym).unwrap_or_else(|| panic!("hetla: the reference LAPACK has no `{sym}`")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::forward;
+    use crate::tile::Raw;
+
+    fn raw<T: crate::tile::Elem>(v: &mut [T]) -> Raw<T> {
+        // SAFETY: each vector is n×n with leading dimension n, as passed.
+        unsafe { Raw::new(v.as_mut_ptr()) }
+    }
+
+    /// A symmetric positive definite n×n matrix in `T`.
+    fn spd<T: crate::scalar::Scalar>(n: usize) -> Vec<T> {
+        let mut a = vec![T::from_f64(0.0); n * n];
+        for j in 0..n {
+            for i in 0..n {
+                let x = ((i * 7 + j * 13) % 17) as f64 / 17.0 + ((i + j) % 5) as f64 * 0.01;
+                a[i + j * n] =
+                    T::from_f64(if i == j { n as f64 } else { x * 0.5 / (1.0 + i.abs_diff(j) as f64) });
+            }
+        }
+        a
+    }
+
+    /// The backend's and the reference LAPACK's Cholesky differ in their last bits (different
+    /// BLAS, different summation order), and [`with`] switches between them and back (the typed
+    /// entry points, `backend::lapack::potrf`).
+    fn switches<T: crate::scalar::Scalar + PartialEq + std::fmt::Debug>() {
+        let lib = Netlib::open().expect("the reference LAPACK (Debian: liblapack3 libblas3)");
+        let n = 300;
+        let run = |a: &mut Vec<T>| forward::potrf::<T>(b'L', n as i32, raw(a), n as i32);
+        let (mut x, mut y, mut z) = (spd::<T>(n), spd::<T>(n), spd::<T>(n));
+        assert_eq!(run(&mut x), 0);
+        assert_eq!(with(lib, || run(&mut y)), 0);
+        assert_eq!(run(&mut z), 0);
+        assert_eq!(x, z, "the backend again after `with`");
+        assert_ne!(x, y, "the reference LAPACK's factor is bit for bit the backend's: not switched");
+    }
+
+    #[test]
+    fn with_switches_to_the_reference_lapack() {
+        // One backend thread, as the accuracy harness calls it (OpenBLAS's threaded DGETRF
+        // overflows a test thread's stack).
+        let _one = crate::backend::BlasThreadsGuard::new();
+        switches::<f64>();
+        switches::<f32>();
+        // The entry points `backend_fns!` makes: DGETRF.
+        let lib = Netlib::open().expect("the reference LAPACK");
+        let n = 300;
+        let mut ipiv = vec![0i32; n];
+        let mut run =
+            |a: &mut Vec<f64>| forward::dgetrf(n as i32, n as i32, raw(a), n as i32, raw(&mut ipiv));
+        let (mut x, mut y, mut z) = (spd::<f64>(n), spd::<f64>(n), spd::<f64>(n));
+        assert_eq!(run(&mut x), 0);
+        assert_eq!(with(lib, || run(&mut y)), 0);
+        assert_eq!(run(&mut z), 0);
+        assert_eq!(x, z, "the backend again after `with`");
+        assert_ne!(x, y, "the reference LAPACK's LU is bit for bit the backend's: not switched");
+    }
 }
