@@ -550,11 +550,14 @@ impl Graph for DistSeq<'_> {
             // A device runs single-tile kernels; POTRF stays on the host, where its INFO is
             // recorded by the rule above.
             let op = t.op;
+            let (fail, step) = (self.fail.clone(), t.step);
             if op.on_device() && !matches!(op, Op::Potrf { .. }) && op.operands().iter().all(|o| o.count == 1)
             {
-                task = task.device_op(op.clone());
+                // The failure rule holds on a device too: after a failed step its kernels skip
+                // as the host bodies do (else a device divides by the failed pivot).
+                let f = fail.clone();
+                task = task.device_op(op.clone()).live_if(std::sync::Arc::new(move || f.live(step)));
             }
-            let (fail, step) = (self.fail.clone(), t.step);
             self.seq.submit(task, move |c| {
                 if !fail.live(step) {
                     return Ok(());

@@ -175,12 +175,15 @@ fn run_on_device<'a>(
     let op = node.op.take().expect("a device task has a device op");
     let accesses = std::mem::take(&mut node.accesses);
     let (name, dims, step) = (node.name, node.dims, node.step);
+    let live = node.live.clone();
     let skip = st.skips(step);
     let tracing = st.events.is_some();
     let dev = st.dev.as_ref().expect("a sequence with devices");
     let (dir, device) = (dev.dir.clone(), dev.devices[d].clone());
     let ctl = st.control;
     drop(g);
+    // The task's own rule, asked now that it starts (it may read state other threads change).
+    let skip = skip || live.is_some_and(|f| !f());
 
     let mut result = Ok(());
     // The floating-point flags of the task's arithmetic (an emulated device's host kernels, a

@@ -51,12 +51,16 @@ pub struct Task {
     pub(crate) accesses: Vec<TileUse>,
     pub(crate) op: Option<DeviceOp>,
     pub(crate) step: Option<usize>,
+    pub(crate) live: Option<Live>,
 }
+
+/// Whether a task still computes when it starts ([`Task::live_if`]).
+pub type Live = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
 
 impl Task {
     /// A task running kernel `name`. Priorities are relative: larger runs first.
     pub fn new(name: &'static str) -> Self {
-        Task { name, prio: 0, dims: [0; 3], accesses: Vec::new(), op: None, step: None }
+        Task { name, prio: 0, dims: [0; 3], accesses: Vec::new(), op: None, step: None, live: None }
     }
     /// The task's work as a device kernel whose operands are this task's declared tiles by
     /// position (see [`crate::device`]). When the runtime has devices and the owner of the
@@ -72,6 +76,14 @@ impl Task {
     /// failure of another kind.
     pub fn step(mut self, k: usize) -> Self {
         self.step = Some(k);
+        self
+    }
+    /// A failure rule of the task's own, asked when the task starts: where `live` says no, the
+    /// task's work is skipped, on a device as on the host (the distributed runtime's rule,
+    /// `graph::Failure`, which failures on other ranks reach by message). A host body still
+    /// runs; it asks the same rule itself.
+    pub fn live_if(mut self, live: Live) -> Self {
+        self.live = Some(live);
         self
     }
     pub fn prio(mut self, p: i64) -> Self {

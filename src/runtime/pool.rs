@@ -94,6 +94,8 @@ pub(super) struct Node {
     device: Option<usize>,
     /// The algorithm's step ([`crate::runtime::Task::step`]).
     pub step: Option<usize>,
+    /// The task's own failure rule ([`crate::runtime::Task::live_if`]).
+    pub live: Option<super::Live>,
 }
 
 impl SeqState {
@@ -452,6 +454,7 @@ impl SeqHandle {
                 op: task.op,
                 device,
                 step: task.step,
+                live: task.live,
             },
         );
         st.unfinished += 1;
