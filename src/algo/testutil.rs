@@ -2,6 +2,7 @@
 
 use crate::config::Config;
 use crate::kernels::Uplo;
+use crate::scalar::Scalar;
 use crate::tile::Part;
 
 /// `threads` workers, plus the emulated devices of [`on_devices`] when a test runs inside it.
@@ -124,6 +125,19 @@ impl Rng {
         }
         a
     }
+    /// [`Rng::matrix`] in element type `T`: one `next` per entry in the real types (so f64 gives
+    /// the same values), the real then the imaginary part in the complex ones; [`guard`] in
+    /// rows m..ld.
+    pub fn values<T: Scalar>(&mut self, m: usize, n: usize, ld: usize) -> Vec<T> {
+        let mut a = vec![guard::<T>(); ld.max(1) * n.max(1)];
+        for j in 0..n {
+            for i in 0..m {
+                let re = self.next();
+                a[i + j * ld] = if T::COMPLEX { T::from_parts(re, self.next()) } else { T::from_f64(re) };
+            }
+        }
+        a
+    }
     /// Symmetric positive definite n×n matrix (random symmetric plus n on the diagonal).
     pub fn spd(&mut self, n: usize, ld: usize) -> Vec<f64> {
         let mut a = vec![GUARD; ld.max(1) * n.max(1)];
@@ -139,16 +153,27 @@ impl Rng {
     }
 }
 
+/// [`GUARD`] in element type `T` (−[`GUARD`] as the imaginary part of a complex one).
+pub fn guard<T: Scalar>() -> T {
+    T::from_parts(GUARD, -GUARD)
+}
+
+/// The real and imaginary parts of `x` as f64s, for a test's own arithmetic in any type.
+pub fn parts<T: Scalar>(x: T) -> (f64, f64) {
+    (x.re().into(), x.im().into())
+}
+
 pub fn eps() -> f64 {
     f64::EPSILON / 2.0
 }
 
-/// ‖A‖_F of the m×n matrix in an ld array.
-pub fn fnorm(a: &[f64], m: usize, n: usize, ld: usize) -> f64 {
+/// ‖A‖_F of the m×n matrix in an ld array (any element type, in f64).
+pub fn fnorm<T: Scalar>(a: &[T], m: usize, n: usize, ld: usize) -> f64 {
     let mut s = 0.0;
     for j in 0..n {
         for i in 0..m {
-            s += a[i + j * ld] * a[i + j * ld];
+            let (re, im) = parts(a[i + j * ld]);
+            s += re * re + im * im;
         }
     }
     s.sqrt()
@@ -180,9 +205,9 @@ pub fn chol_residual(uplo: Uplo, n: usize, a: &[f64], f: &[f64], ld: usize) -> f
 
 /// Asserts that rows m..ld are unchanged and, when `tri` is given, that the triangle opposite it
 /// (strictly) is unchanged.
-pub fn assert_untouched_outside(
-    before: &[f64],
-    after: &[f64],
+pub fn assert_untouched_outside<T: Scalar>(
+    before: &[T],
+    after: &[T],
     m: usize,
     n: usize,
     ld: usize,
@@ -197,9 +222,10 @@ pub fn assert_untouched_outside(
                     None => false,
                 };
             if outside {
+                let ((br, bi), (ar, ai)) = (parts(before[i + j * ld]), parts(after[i + j * ld]));
                 assert_eq!(
-                    before[i + j * ld].to_bits(),
-                    after[i + j * ld].to_bits(),
+                    (br.to_bits(), bi.to_bits()),
+                    (ar.to_bits(), ai.to_bits()),
                     "element ({i},{j}) outside the matrix was written"
                 );
             }
@@ -339,7 +365,7 @@ pub fn qr_residuals(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, tau: &[
 }
 
 /// The backend's DGETRF on a copy: (factors, ipiv, info).
-pub fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, Vec<i32>, i32) {
+pub fn reference_getrf<T: Scalar>(m: usize, n: usize, a: &[T], ld: usize) -> (Vec<T>, Vec<i32>, i32) {
     // Single-threaded: OpenBLAS 0.3.21's threaded DGETRF was seen writing into a neighbouring
     // allocation here (m = n = 1000, ld = 1001, 2 threads).
     let _blas = crate::backend::BlasThreadsGuard::new();
@@ -349,7 +375,7 @@ pub fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, V
     // SAFETY: `f` holds an m×n matrix with leading dimension ld >= max(1, m), `ipiv` min(m,n)
     // entries.
     unsafe {
-        crate::backend::lapack::dgetrf(
+        crate::backend::lapack::getrf::<T>(
             &(m as i32),
             &(n as i32),
             f.as_mut_ptr(),

@@ -1,19 +1,21 @@
-//! DGETRF (LU with partial pivoting), DGETRS and DGESV, with LAPACK 3.11's checks, run as the
-//! tile algorithms of [`crate::algo::getrf`] on views of the caller's arrays.
+//! xGETRF (LU with partial pivoting), xGETRS and xGESV in the four types (S, D, C, Z), with
+//! LAPACK 3.11's checks, run as the tile algorithms of [`crate::algo::getrf`] on views of the
+//! caller's arrays.
 
 use super::{
-    check_args, flag, forward_reason, learns, run_factorization_on_devices, run_tiles_on_devices, tune, Path,
-    Report,
+    check_args, forward_reason, forwards_for_devices, learns, run_factorization_on_devices,
+    run_tiles_on_devices, tune, Path, Report,
 };
 use crate::algo;
-use crate::algo::getrf::ZeroPivot;
+use crate::algo::getrf::{Solve, ZeroPivot};
 use crate::backend::forward;
-use crate::config::Config;
+use crate::config::{Config, Pivoting};
 use crate::device::{Factor, Work};
 use crate::error::Error;
-use crate::kernels::Trans;
+use crate::graph::op::OpElem;
 use crate::runtime::alloc::UpdateShape;
 use crate::runtime::shared::Buffers;
+use crate::scalar;
 use crate::tile::{span, Part, Raw};
 
 fn numerical(info: i32) -> Result<(), Error> {
@@ -24,68 +26,91 @@ fn numerical(info: i32) -> Result<(), Error> {
     }
 }
 
-/// DGETRF: P·L·U of the m×n matrix A; `ipiv` receives LAPACK's row interchanges.
+/// The bytes of one element of `T`, for the devices' cost model ([`Work`]).
+fn elem_bytes<T>() -> f64 {
+    std::mem::size_of::<T>() as f64
+}
+
+/// The pivoting a call of type `T` runs: `HETLA_LU`'s in f64, partial pivoting in the other
+/// types (CALU's ops are f64 only, [`OpElem::CALU`]).
+fn pivoting<T: OpElem>(cfg: &Config) -> Pivoting {
+    if T::CALU {
+        cfg.lu
+    } else {
+        Pivoting::Gepp
+    }
+}
+
+/// DGETRF: [`getrf`] in f64.
 pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>) -> Result<(), Error> {
+    getrf(cfg, m, n, a, lda, ipiv)
+}
+
+/// SGETRF, DGETRF, CGETRF, ZGETRF: P·L·U of the m×n matrix A; `ipiv` receives LAPACK's row
+/// interchanges (partial pivoting by the backend's own choice of pivot in each column: the first
+/// largest |x| in the real types, |re| + |im| in the complex ones), INFO the first exactly zero
+/// pivot. One generator for the four types (`algo::getrf`); f64 also runs on devices, whole on
+/// a device's solver and with CALU, the other types run on the host's tiles with partial
+/// pivoting and forward where the process has devices (`api::forwards_for_devices`).
+pub fn getrf<T: OpElem>(
+    cfg: &Config,
+    m: i32,
+    n: i32,
+    a: Raw<T>,
+    lda: i32,
+    ipiv: Raw<i32>,
+) -> Result<(), Error> {
+    let name = scalar::name::<T>("getrf");
     check_args(&[(m < 0, 1), (n < 0, 2), (lda < m.max(1), 4)])?;
     if m == 0 || n == 0 {
         return Ok(());
     }
     let (mu, nu, ld) = (m as usize, n as usize, lda as usize);
     let kmin = mu.min(nu);
-    if learns(cfg, "dgetrf", kmin) {
+    let devices = forwards_for_devices::<T>(cfg, name);
+    if !devices && learns(cfg, name, kmin) {
         let (mut ac, mut pc) = (a.snapshot(span(mu, nu, ld)), ipiv.snapshot(kmin));
-        tune::trials(cfg, "dgetrf", kmin, &mut || dgetrf(cfg, m, n, ac.fresh(), lda, pc.fresh()).is_ok());
+        tune::trials(cfg, name, kmin, &mut || getrf(cfg, m, n, ac.fresh(), lda, pc.fresh()).is_ok());
     }
     let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
-    let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0);
-    if let Some(why) = forward_reason(cfg, "dgetrf", kmin) {
-        let info = forward::dgetrf(m, n, a, lda, ipiv);
-        rep.finish("dgetrf", format_args!("m={m} n={n} pivot=gepp"), Path::Forward, Some(why), flops);
+    let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0) * T::FLOPS;
+    if let Some(why) = forward_reason(cfg, name, kmin).or(devices.then_some("devices")) {
+        let info = forward::getrf(m, n, a, lda, ipiv);
+        rep.finish(name, format_args!("m={m} n={n} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
-    if cfg.lu == crate::config::Pivoting::Gepp {
-        // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and IPIV its
-        // min(m, n) pivots, which LAPACK's contract gives this call alone.
-        let whole =
-            unsafe { super::solve_whole(cfg, Factor::Getrf, (mu, nu, ld), a.ptr(), ipiv.ptr() as *mut u8) };
-        if let Some(r) = whole {
-            rep.finish("dgetrf", format_args!("m={m} n={n} pivot=gepp"), Path::Solver, None, flops);
-            return r;
+    let pivot = pivoting::<T>(cfg);
+    if pivot == Pivoting::Gepp {
+        if let Some(af) = T::as_f64(a.ptr()) {
+            // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and IPIV
+            // its min(m, n) pivots, which LAPACK's contract gives this call alone.
+            let whole =
+                unsafe { super::solve_whole(cfg, Factor::Getrf, (mu, nu, ld), af, ipiv.ptr() as *mut u8) };
+            if let Some(r) = whole {
+                rep.finish(name, format_args!("m={m} n={n} pivot=gepp"), Path::Solver, None, flops);
+                return r;
+            }
         }
     }
-    let nb = cfg.nb_for("dgetrf", kmin);
+    let nb = cfg.nb_for(name, kmin);
     let (a, ipiv) = (a.matrix(mu, nu, ld), ipiv.matrix(kmin, 1, kmin));
     let info = ZeroPivot::new();
     let store = Buffers::default();
-    let work = Work { flops, bytes: 8.0 * (mu * nu) as f64, cols: nu };
-    let r = run_factorization_on_devices(cfg, "dgetrf", nb, work, UpdateShape::Columns, |seq, p| {
+    let work = Work { flops, bytes: elem_bytes::<T>() * (mu * nu) as f64, cols: nu };
+    let r = run_factorization_on_devices(cfg, name, nb, work, UpdateShape::Columns, |seq, p| {
         info.clear();
         let t = a.tiled_parts(p, p);
         seq.allocate(&t);
-        algo::getrf::getrf(
-            seq,
-            cfg.lu,
-            cfg.threads,
-            &t,
-            &ipiv.tiled_parts(p, Part::uniform(1)),
-            &info,
-            &store,
-        )
+        algo::getrf::getrf(seq, pivot, cfg.threads, &t, &ipiv.tiled_parts(p, Part::uniform(1)), &info, &store)
     });
-    rep.finish(
-        "dgetrf",
-        format_args!("m={m} n={n} nb={nb} pivot={}", cfg.lu.name()),
-        Path::Tiles,
-        None,
-        flops,
-    );
+    rep.finish(name, format_args!("m={m} n={n} nb={nb} pivot={}", pivot.name()), Path::Tiles, None, flops);
     r?;
     numerical(info.get())
 }
 
-/// DGETRS: solves op(A)·X = B with the factors from DGETRF.
+/// DGETRS: [`getrs`] in f64.
 #[allow(clippy::too_many_arguments)]
 pub fn dgetrs(
     cfg: &Config,
@@ -98,45 +123,60 @@ pub fn dgetrs(
     b: Raw<f64>,
     ldb: i32,
 ) -> Result<(), Error> {
-    check_args(&[
-        (!(flag(trans, b'N') || flag(trans, b'T') || flag(trans, b'C')), 1),
-        (n < 0, 2),
-        (nrhs < 0, 3),
-        (lda < n.max(1), 5),
-        (ldb < n.max(1), 8),
-    ])?;
+    getrs(cfg, trans, n, nrhs, a, lda, ipiv, b, ldb)
+}
+
+/// SGETRS, DGETRS, CGETRS, ZGETRS: solves op(A)·X = B with the factors from [`getrf`], op(A) =
+/// A, Aᵀ or (TRANS = 'C') Aᴴ, with LAPACK 3.11's checks; f64 also on devices, the other types
+/// forward where the process has devices.
+#[allow(clippy::too_many_arguments)]
+pub fn getrs<T: OpElem>(
+    cfg: &Config,
+    trans: u8,
+    n: i32,
+    nrhs: i32,
+    a: Raw<T>,
+    lda: i32,
+    ipiv: Raw<i32>,
+    b: Raw<T>,
+    ldb: i32,
+) -> Result<(), Error> {
+    let name = scalar::name::<T>("getrs");
+    let solve = Solve::parse(trans);
+    check_args(&[(solve.is_none(), 1), (n < 0, 2), (nrhs < 0, 3), (lda < n.max(1), 5), (ldb < n.max(1), 8)])?;
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
-    if learns(cfg, "dgetrs", n as usize) {
-        let mut bc = b.snapshot(span(n as usize, nrhs as usize, ldb as usize));
-        tune::trials(cfg, "dgetrs", n as usize, &mut || {
-            dgetrs(cfg, trans, n, nrhs, a, lda, ipiv, bc.fresh(), ldb).is_ok()
+    let (nu, nr) = (n as usize, nrhs as usize);
+    let devices = forwards_for_devices::<T>(cfg, name);
+    if !devices && learns(cfg, name, nu) {
+        let mut bc = b.snapshot(span(nu, nr, ldb as usize));
+        tune::trials(cfg, name, nu, &mut || {
+            getrs(cfg, trans, n, nrhs, a, lda, ipiv, bc.fresh(), ldb).is_ok()
         });
     }
     let rep = Report::start(cfg);
-    let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
+    let flops = 2.0 * (n as f64).powi(2) * nrhs as f64 * T::FLOPS;
     let tc = trans.to_ascii_uppercase() as char;
-    if let Some(why) = forward_reason(cfg, "dgetrs", n as usize) {
-        let info = forward::dgetrs(trans, n, nrhs, a, lda, ipiv, b, ldb);
-        rep.finish("dgetrs", format_args!("trans={tc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
+    if let Some(why) = forward_reason(cfg, name, nu).or(devices.then_some("devices")) {
+        let info = forward::getrs(trans, n, nrhs, a, lda, ipiv, b, ldb);
+        rep.finish(name, format_args!("trans={tc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
-    let op = if flag(trans, b'N') { Trans::No } else { Trans::Yes };
-    let nb = cfg.nb_for("dgetrs", n as usize);
-    let (nu, nr) = (n as usize, nrhs as usize);
+    let solve = solve.expect("checked above");
+    let nb = cfg.nb_for(name, nu);
     let (a, ipiv, b) =
         (a.matrix(nu, nu, lda as usize), ipiv.matrix(nu, 1, nu), b.matrix(nu, nr, ldb as usize));
-    let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64, cols: nu };
-    let r = run_tiles_on_devices(cfg, "dgetrs", nb, work, |seq, p| {
+    let work = Work { flops, bytes: elem_bytes::<T>() * (nu * (nu + nr)) as f64, cols: nu };
+    let r = run_tiles_on_devices(cfg, name, nb, work, |seq, p| {
         let (ta, tp, tb) = (a.tiled_parts(p, p), ipiv.tiled_parts(p, Part::uniform(1)), b.tiled_parts(p, p));
-        algo::getrf::getrs(seq, op, &ta, &tp, &tb)
+        algo::getrf::getrs(seq, solve, &ta, &tp, &tb)
     });
-    rep.finish("dgetrs", format_args!("trans={tc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
+    rep.finish(name, format_args!("trans={tc} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r
 }
 
-/// DGESV: solves A·X = B by DGETRF and DGETRS.
+/// DGESV: [`gesv`] in f64.
 #[allow(clippy::too_many_arguments)]
 pub fn dgesv(
     cfg: &Config,
@@ -148,28 +188,47 @@ pub fn dgesv(
     b: Raw<f64>,
     ldb: i32,
 ) -> Result<(), Error> {
+    gesv(cfg, n, nrhs, a, lda, ipiv, b, ldb)
+}
+
+/// SGESV, DGESV, CGESV, ZGESV: solves A·X = B by [`getrf`]'s and [`getrs`]'s generators, with
+/// LAPACK 3.11's checks; f64 also on devices and with CALU, the other types forward where the
+/// process has devices.
+#[allow(clippy::too_many_arguments)]
+pub fn gesv<T: OpElem>(
+    cfg: &Config,
+    n: i32,
+    nrhs: i32,
+    a: Raw<T>,
+    lda: i32,
+    ipiv: Raw<i32>,
+    b: Raw<T>,
+    ldb: i32,
+) -> Result<(), Error> {
+    let name = scalar::name::<T>("gesv");
     check_args(&[(n < 0, 1), (nrhs < 0, 2), (lda < n.max(1), 4), (ldb < n.max(1), 7)])?;
     if n == 0 {
         return Ok(());
     }
-    if learns(cfg, "dgesv", n as usize) {
-        let (nu, ru) = (n as usize, nrhs as usize);
+    let (nu, nr) = (n as usize, nrhs as usize);
+    let devices = forwards_for_devices::<T>(cfg, name);
+    if !devices && learns(cfg, name, nu) {
         let (mut ac, mut pc) = (a.snapshot(span(nu, nu, lda as usize)), ipiv.snapshot(nu));
-        let mut bc = b.snapshot(span(nu, ru, ldb as usize));
-        tune::trials(cfg, "dgesv", nu, &mut || {
-            dgesv(cfg, n, nrhs, ac.fresh(), lda, pc.fresh(), bc.fresh(), ldb).is_ok()
+        let mut bc = b.snapshot(span(nu, nr, ldb as usize));
+        tune::trials(cfg, name, nu, &mut || {
+            gesv(cfg, n, nrhs, ac.fresh(), lda, pc.fresh(), bc.fresh(), ldb).is_ok()
         });
     }
     let rep = Report::start(cfg);
     let nf = n as f64;
-    let flops = 2.0 * nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64;
-    if let Some(why) = forward_reason(cfg, "dgesv", n as usize) {
-        let info = forward::dgesv(n, nrhs, a, lda, ipiv, b, ldb);
-        rep.finish("dgesv", format_args!("n={n} nrhs={nrhs} pivot=gepp"), Path::Forward, Some(why), flops);
+    let flops = (2.0 * nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64) * T::FLOPS;
+    if let Some(why) = forward_reason(cfg, name, nu).or(devices.then_some("devices")) {
+        let info = forward::gesv(n, nrhs, a, lda, ipiv, b, ldb);
+        rep.finish(name, format_args!("n={n} nrhs={nrhs} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
-    let nb = cfg.nb_for("dgesv", n as usize);
-    let (nu, nr) = (n as usize, nrhs as usize);
+    let pivot = pivoting::<T>(cfg);
+    let nb = cfg.nb_for(name, nu);
     let (a, ipiv, b) =
         (a.matrix(nu, nu, lda as usize), ipiv.matrix(nu, 1, nu), b.matrix(nu, nr, ldb as usize));
     // Two sequences: the solve may only start once INFO is known, because LAPACK leaves B
@@ -177,31 +236,23 @@ pub fn dgesv(
     // holds whole-matrix row indices, whatever the tiles).
     let info = ZeroPivot::new();
     let store = Buffers::default();
-    let work = Work { flops, bytes: 8.0 * (nu * (nu + nr)) as f64, cols: nu };
-    let mut r = run_factorization_on_devices(cfg, "dgesv", nb, work, UpdateShape::Columns, |seq, p| {
+    let work = Work { flops, bytes: elem_bytes::<T>() * (nu * (nu + nr)) as f64, cols: nu };
+    let mut r = run_factorization_on_devices(cfg, name, nb, work, UpdateShape::Columns, |seq, p| {
         info.clear();
         let t = a.tiled_parts(p, p);
         seq.allocate(&t);
-        algo::getrf::getrf(
-            seq,
-            cfg.lu,
-            cfg.threads,
-            &t,
-            &ipiv.tiled_parts(p, Part::uniform(1)),
-            &info,
-            &store,
-        )
+        algo::getrf::getrf(seq, pivot, cfg.threads, &t, &ipiv.tiled_parts(p, Part::uniform(1)), &info, &store)
     });
     if r.is_ok() && info.get() == 0 && nr > 0 {
-        r = run_tiles_on_devices(cfg, "dgesv", nb, work, |seq, p| {
+        r = run_tiles_on_devices(cfg, name, nb, work, |seq, p| {
             let (ta, tp, tb) =
                 (a.tiled_parts(p, p), ipiv.tiled_parts(p, Part::uniform(1)), b.tiled_parts(p, p));
-            algo::getrf::getrs(seq, Trans::No, &ta, &tp, &tb)
+            algo::getrf::getrs(seq, Solve::Plain, &ta, &tp, &tb)
         });
     }
     rep.finish(
-        "dgesv",
-        format_args!("n={n} nrhs={nrhs} nb={nb} pivot={}", cfg.lu.name()),
+        name,
+        format_args!("n={n} nrhs={nrhs} nb={nb} pivot={}", pivot.name()),
         Path::Tiles,
         None,
         flops,

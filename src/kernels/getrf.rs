@@ -1,18 +1,21 @@
 //! GETRF on one panel: P·A = L·U of an m×n block by LU with partial pivoting, run
-//! single-threaded inside one task (by recursive halves over our TRSM for a block at least as
-//! tall as wide, `getrf_recursive`; the backend's DGETRF for the leaves and wide blocks). `ipiv`
-//! receives the block-local row interchanges (1-based, LAPACK's convention) for the first
+//! single-threaded inside one task ([`TileGetrf`]: in f64 by recursive halves over our TRSM for a
+//! block at least as tall as wide, `getrf_recursive`, with the backend's DGETRF for the leaves
+//! and wide blocks; in the other types by the backend's `?getrf_` whole, whose pivots are
+//! LAPACK's: the first largest |re| + |im| of a complex column, as ICAMAX and IZAMAX choose).
+//! `ipiv` receives the block-local row interchanges (1-based, LAPACK's convention) for the first
 //! min(m, n) columns; the return value is LAPACK's INFO for the block: the 1-based index of the
 //! first exactly-zero pivot, or 0.
 //!
 //! A zero pivot does not stop the factorization (as in LAPACK): the remaining columns are still
 //! factored, so the tile algorithm carries on and reports INFO at the end.
 
-use super::fi;
+use super::{fi, TileTrsm};
 use crate::backend::lapack as bk;
+use crate::scalar::{c32, c64, Scalar};
 use crate::tile::{View, ViewMut};
 
-pub fn getrf(a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
+pub fn getrf<T: TileGetrf>(a: ViewMut<T>, mut ipiv: ViewMut<i32>) -> i32 {
     let k = a.m.min(a.n);
     // The pivot vector must hold one entry per factored column, stored contiguously.
     assert!(ipiv.m >= k && ipiv.n == 1, "pivot block too small for the panel");
@@ -20,13 +23,47 @@ pub fn getrf(a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
 }
 
 /// [`getrf`] with the pivots in a slice (the distributed LU keeps them in its panel buffer).
-pub fn getrf_slice(a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
+pub fn getrf_slice<T: TileGetrf>(a: ViewMut<T>, ipiv: &mut [i32]) -> i32 {
     let k = a.m.min(a.n);
     assert!(ipiv.len() >= k, "pivot slice too small for the panel");
     if k == 0 {
         return 0;
     }
-    getrf_recursive(a, &mut ipiv[..k])
+    T::getrf_block(a, &mut ipiv[..k])
+}
+
+/// GEPP of one block in an element type ([`getrf_slice`], k = min(m, n) ≥ 1 pivots): f64 by
+/// recursive halves over its own TRSM (`getrf_recursive`, measured faster than DGETRF on one
+/// thread), the other types by the backend's `?getrf_` on the whole block.
+pub trait TileGetrf: TileTrsm {
+    fn getrf_block(a: ViewMut<Self>, ipiv: &mut [i32]) -> i32;
+}
+
+impl TileGetrf for f64 {
+    #[inline]
+    fn getrf_block(a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
+        getrf_recursive(a, ipiv)
+    }
+}
+
+macro_rules! backend_getrf {
+    ($($t:ty),*) => {$(
+        impl TileGetrf for $t {
+            fn getrf_block(a: ViewMut<$t>, ipiv: &mut [i32]) -> i32 {
+                getrf_backend(a, ipiv)
+            }
+        }
+    )*};
+}
+backend_getrf!(f32, c32, c64);
+
+/// The backend's `?getrf_` on the block (k = min(m, n) pivots in `ipiv`).
+fn getrf_backend<T: Scalar>(mut a: ViewMut<T>, ipiv: &mut [i32]) -> i32 {
+    let mut info = 0;
+    // SAFETY: `a` is a valid m×n block with leading dimension a.ld >= m, and `ipiv` holds
+    // min(m, n) integers ([`getrf_slice`]'s assertion).
+    unsafe { bk::getrf::<T>(&fi(a.m), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
+    info
 }
 
 /// Columns up to which [`getrf_recursive`] hands a block to the backend's DGETRF.
@@ -80,7 +117,7 @@ fn getrf_recursive(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
 /// interchanges `piv` (block-local, 1-based) on `c` (its rows from the panel's top), then its top
 /// r rows ← L₁₁⁻¹·(them) (unit lower) and the rows below −= L₂₁·(top rows), with L the panel's
 /// rows (r = `piv.len()` columns used).
-pub fn lu_update(l: crate::tile::View<f64>, piv: &[i32], mut c: ViewMut<f64>) {
+pub fn lu_update<T: TileTrsm>(l: View<T>, piv: &[i32], mut c: ViewMut<T>) {
     use super::{Diag, Side, Trans, Uplo};
     let r = piv.len();
     let (m, n) = (c.m, c.n);
@@ -91,12 +128,20 @@ pub fn lu_update(l: crate::tile::View<f64>, piv: &[i32], mut c: ViewMut<f64>) {
         Uplo::Lower,
         Trans::No,
         Diag::Unit,
-        1.0,
+        T::one(),
         l.sub(0, 0, r, r),
         u.sub_mut(0, 0, r, n),
     );
     if below.m > 0 {
-        super::gemm(Trans::No, Trans::No, -1.0, l.sub(r, 0, below.m, r), u.as_view(), 1.0, below);
+        super::gemm(
+            Trans::No,
+            Trans::No,
+            T::from_f64(-1.0),
+            l.sub(r, 0, below.m, r),
+            u.as_view(),
+            T::one(),
+            below,
+        );
     }
 }
 
