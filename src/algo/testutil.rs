@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::kernels::Uplo;
 use crate::scalar::Scalar;
-use crate::tile::Part;
+use crate::tile::{Part, Raw};
 
 /// `threads` workers, plus the emulated devices of [`on_devices`] when a test runs inside it.
 pub fn cfg(threads: usize) -> Config {
@@ -584,4 +584,60 @@ impl Parity {
         }
         assert!(bad.is_empty(), "less accurate than the backend:\n{}", bad.join("\n"));
     }
+}
+
+/// A random m×n matrix in an ld×(n + 2) array, `pad` in rows m..ld and in the two columns
+/// after it (guard bands).
+pub fn rand<T: Scalar>(rng: &mut Rng, m: usize, n: usize, ld: usize, pad: T) -> Vec<T> {
+    let mut b = vec![pad; ld * (n + 2)];
+    for j in 0..n {
+        for i in 0..m {
+            let re = rng.next();
+            b[i + j * ld] = T::from_parts(re, rng.next());
+        }
+    }
+    b
+}
+
+/// ‖x − y‖_F / ‖y‖_F over whole arrays (entries equal on both sides add nothing).
+pub fn rel<T: Scalar>(x: &[T], y: &[T]) -> f64 {
+    let (mut d, mut s) = (0.0f64, 0.0f64);
+    for (x, y) in x.iter().zip(y) {
+        let (xr, xi, yr, yi): (f64, f64, f64, f64) =
+            (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+        d += (xr - yr).powi(2) + (xi - yi).powi(2);
+        s += yr * yr + yi * yi;
+    }
+    (d / s.max(f64::MIN_POSITIVE)).sqrt()
+}
+
+/// Every entry of `got` outside the n×cols matrix (rows n..ld, the columns after it) and,
+/// with `tri`, outside its `tri` triangle is the given one's, bit for bit.
+pub fn same_outside<T: Scalar>(
+    given: &[T],
+    got: &[T],
+    n: usize,
+    cols: usize,
+    ld: usize,
+    tri: Option<Uplo>,
+) -> bool {
+    (0..given.len()).all(|p| {
+        let (i, j) = (p % ld, p / ld);
+        let inside = i < n
+            && j < cols
+            && match tri {
+                None => true,
+                Some(Uplo::Lower) => i >= j,
+                Some(Uplo::Upper) => i <= j,
+            };
+        let ((gr, gi), (r, i)) = (parts(given[p]), parts(got[p]));
+        inside || (gr.to_bits(), gi.to_bits()) == (r.to_bits(), i.to_bits())
+    })
+}
+
+/// The vector as a caller's array for an api entry point (tests).
+pub fn raw<T: crate::tile::Elem>(v: &mut [T]) -> Raw<T> {
+    // SAFETY: the tests pass dimensions within the vector (the arrays plus their guard bands),
+    // which is `Raw::new`'s contract.
+    unsafe { Raw::new(v.as_mut_ptr()) }
 }
