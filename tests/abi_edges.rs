@@ -705,6 +705,9 @@ type GesvFn<T> =
 /// rows past M or N untouched, A and IPIV untouched by ?GETRS, INFO of an exactly singular
 /// matrix (B then untouched) and of each bad argument, in LAPACK's order, as LAPACK gives them.
 fn other_type_lu<T: hetla::scalar::Scalar>(getrf: GetrfFn<T>, getrs: GetrsFn<T>, gesv: GesvFn<T>) {
+    // One backend thread for the backend's own calls here: OpenBLAS 0.3.21's threaded xGETRF
+    // overflows a test thread's 2 MiB stack.
+    let _blas = hetla::backend::BlasThreadsGuard::new();
     let name = std::any::type_name::<T>();
     let pad = T::from_parts(GUARD, -GUARD);
     let rel = |x: &[T], y: &[T]| {
