@@ -1,8 +1,10 @@
 //! Tile LU with partial pivoting, right-looking, with LAPACK's GEPP semantics (the blocked
 //! DGETRF of LAPACK, run as tile tasks in the manner of seeds 000 §3 and PLASMA's pzgetrf; not
 //! the incremental or tournament pivoting of the tile-QR papers, whose pivots differ from
-//! LAPACK's): one task generator for every runtime (`dgetrf`/`dgesv` in shared memory, `pdgetrf`
-//! on every rank, `hetla-sim`).
+//! LAPACK's): one task generator for every runtime (`?getrf`/`?gesv` of the four types in shared
+//! memory, `pdgetrf` on every rank, `hetla-sim`). The generator names ops, not types: in shared
+//! memory the same tasks run in f32, f64, c32 or c64 ([`getrf`], [`getrs`]); the ops of tile
+//! columns on several places, split panels and CALU are f64's so far.
 //!
 //! Rows are cut like columns, so with o = `col_offset(k)` tile (k, k) starts at (o, o). For panel
 //! k (tile column k, w its width, mk = M − o rows, r = min(w, mk) pivots):
