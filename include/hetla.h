@@ -203,6 +203,87 @@ void dgesv_(const int32_t *n,
             const int32_t *ldb,
             int32_t *info);
 
+void sgetrf_(const int32_t *m,
+             const int32_t *n,
+             float *a,
+             const int32_t *lda,
+             int32_t *ipiv,
+             int32_t *info);
+
+void sgetrs_(const char *trans,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const float *a,
+             const int32_t *lda,
+             const int32_t *ipiv,
+             float *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _trans_len);
+
+void sgesv_(const int32_t *n,
+            const int32_t *nrhs,
+            float *a,
+            const int32_t *lda,
+            int32_t *ipiv,
+            float *b,
+            const int32_t *ldb,
+            int32_t *info);
+
+void cgetrf_(const int32_t *m,
+             const int32_t *n,
+             struct hetla_complex_float *a,
+             const int32_t *lda,
+             int32_t *ipiv,
+             int32_t *info);
+
+void cgetrs_(const char *trans,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const struct hetla_complex_float *a,
+             const int32_t *lda,
+             const int32_t *ipiv,
+             struct hetla_complex_float *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _trans_len);
+
+void cgesv_(const int32_t *n,
+            const int32_t *nrhs,
+            struct hetla_complex_float *a,
+            const int32_t *lda,
+            int32_t *ipiv,
+            struct hetla_complex_float *b,
+            const int32_t *ldb,
+            int32_t *info);
+
+void zgetrf_(const int32_t *m,
+             const int32_t *n,
+             struct hetla_complex_double *a,
+             const int32_t *lda,
+             int32_t *ipiv,
+             int32_t *info);
+
+void zgetrs_(const char *trans,
+             const int32_t *n,
+             const int32_t *nrhs,
+             const struct hetla_complex_double *a,
+             const int32_t *lda,
+             const int32_t *ipiv,
+             struct hetla_complex_double *b,
+             const int32_t *ldb,
+             int32_t *info,
+             size_t _trans_len);
+
+void zgesv_(const int32_t *n,
+            const int32_t *nrhs,
+            struct hetla_complex_double *a,
+            const int32_t *lda,
+            int32_t *ipiv,
+            struct hetla_complex_double *b,
+            const int32_t *ldb,
+            int32_t *info);
+
 void dgeqrf_(const int32_t *m,
              const int32_t *n,
              double *a,

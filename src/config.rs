@@ -8,9 +8,10 @@ use std::sync::OnceLock;
 /// Routines that have a tile path; `HETLA_DISABLE` names them in lower case.
 pub const ROUTINES: &[&str] = &[
     "dpotrf", "spotrf", "cpotrf", "zpotrf", "dpotrs", "spotrs", "cpotrs", "zpotrs", "dposv", "sposv",
-    "cposv", "zposv", "dgetrf", "dgetrs", "dgesv", "dgeqrf", "dgels", "dtrtri", "dpotri", "dgetri", "dorgqr",
-    "dormqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri",
-    "pdpotri", "pdgetri", "pdorgqr", "pdormqr",
+    "cposv", "zposv", "dgetrf", "sgetrf", "cgetrf", "zgetrf", "dgetrs", "sgetrs", "cgetrs", "zgetrs",
+    "dgesv", "sgesv", "cgesv", "zgesv", "dgeqrf", "dgels", "dtrtri", "dpotri", "dgetri", "dorgqr", "dormqr",
+    "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri", "pdpotri",
+    "pdgetri", "pdorgqr", "pdormqr",
 ];
 
 #[derive(Clone, Debug)]

@@ -74,6 +74,14 @@ pub trait Scalar: Elem + Default + PartialEq + Debug {
     fn eps() -> f64;
     /// The type's backend routines.
     fn routines() -> &'static Routines;
+    /// The LAPACK integer `i` held exactly in one element, for the LU's pivot buffers (tiles of
+    /// the matrix's own type): its value in the double types, its bits in the single ones (whose
+    /// 24-bit significand would round rows past 2^24). Such an element is only ever copied and
+    /// read back by [`Scalar::index`], never computed with (a single one may be a subnormal or
+    /// NaN pattern).
+    fn from_index(i: i32) -> Self;
+    /// The integer [`Scalar::from_index`] stored.
+    fn index(self) -> i32;
 }
 
 impl Scalar for f64 {
@@ -111,6 +119,14 @@ impl Scalar for f64 {
         static R: Routines = Routines::new(b'd');
         &R
     }
+    #[inline(always)]
+    fn from_index(i: i32) -> f64 {
+        i as f64
+    }
+    #[inline(always)]
+    fn index(self) -> i32 {
+        self as i32
+    }
 }
 
 impl Scalar for f32 {
@@ -143,6 +159,12 @@ impl Scalar for f32 {
     fn routines() -> &'static Routines {
         static R: Routines = Routines::new(b's');
         &R
+    }
+    fn from_index(i: i32) -> f32 {
+        f32::from_bits(i as u32)
+    }
+    fn index(self) -> i32 {
+        self.to_bits() as i32
     }
 }
 
@@ -177,6 +199,12 @@ impl Scalar for c32 {
         static R: Routines = Routines::new(b'c');
         &R
     }
+    fn from_index(i: i32) -> c32 {
+        c32 { re: f32::from_index(i), im: 0.0 }
+    }
+    fn index(self) -> i32 {
+        self.re.index()
+    }
 }
 
 impl Scalar for c64 {
@@ -210,6 +238,12 @@ impl Scalar for c64 {
         static R: Routines = Routines::new(b'z');
         &R
     }
+    fn from_index(i: i32) -> c64 {
+        c64 { re: i as f64, im: 0.0 }
+    }
+    fn index(self) -> i32 {
+        self.re as i32
+    }
 }
 
 impl Elem for f32 {
@@ -237,6 +271,9 @@ pub fn name<T: Scalar>(stem: &'static str) -> &'static str {
         ("potrf", ["spotrf", "dpotrf", "cpotrf", "zpotrf"]),
         ("potrs", ["spotrs", "dpotrs", "cpotrs", "zpotrs"]),
         ("posv", ["sposv", "dposv", "cposv", "zposv"]),
+        ("getrf", ["sgetrf", "dgetrf", "cgetrf", "zgetrf"]),
+        ("getrs", ["sgetrs", "dgetrs", "cgetrs", "zgetrs"]),
+        ("gesv", ["sgesv", "dgesv", "cgesv", "zgesv"]),
     ];
     let i = match T::LETTER {
         b's' => 0,
@@ -276,5 +313,26 @@ mod tests {
         assert_eq!(name::<f32>("potrs"), "spotrs");
         assert_eq!(name::<c64>("posv"), "zposv");
         assert_eq!(<c32 as Scalar>::eps(), 2f64.powi(-24));
+        assert_eq!(name::<c32>("getrs"), "cgetrs");
+        assert_eq!(name::<f32>("gesv"), "sgesv");
+    }
+
+    /// Every LAPACK integer survives an element of each type, rows past 2^24 in single precision
+    /// too, and -1 (a pivot buffer's "none").
+    #[test]
+    fn indices_are_exact_in_every_type() {
+        fn each<T: Scalar>() {
+            for i in [-1, 0, 1, 2, 17, (1 << 24) + 1, i32::MAX - 1, i32::MAX] {
+                let x = T::from_index(i);
+                // Copied as a pivot buffer's entries are (plain loads and stores).
+                let y = [x][0];
+                assert_eq!(y.index(), i, "{} {i}", std::any::type_name::<T>());
+            }
+        }
+        each::<f32>();
+        each::<f64>();
+        each::<c32>();
+        each::<c64>();
+        assert_eq!(f64::from_index(7), 7.0, "f64 keeps the value itself");
     }
 }

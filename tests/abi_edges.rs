@@ -680,3 +680,162 @@ fn single_and_complex_cholesky_solves() {
     other_type_solves::<hetla::scalar::c32>(abi::cpotrs_, abi::cposv_);
     other_type_solves::<hetla::scalar::c64>(abi::zpotrs_, abi::zposv_);
 }
+
+/// `?getrf_` as exported.
+type GetrfFn<T> = unsafe extern "C" fn(*const i32, *const i32, *mut T, *const i32, *mut i32, *mut i32);
+/// `?getrs_` as exported (A and IPIV read-only).
+type GetrsFn<T> = unsafe extern "C" fn(
+    *const c_char,
+    *const i32,
+    *const i32,
+    *const T,
+    *const i32,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut i32,
+    usize,
+);
+/// `?gesv_` as exported.
+type GesvFn<T> =
+    unsafe extern "C" fn(*const i32, *const i32, *mut T, *const i32, *mut i32, *mut T, *const i32, *mut i32);
+
+/// SGETRF/SGETRS/SGESV, CGETRF/CGETRS/CGESV, ZGETRF/ZGETRS/ZGESV through the exports on 5×5
+/// tiles: the backend's IPIV, factors and solutions within a few n·eps (TRANS = N, T and C),
+/// rows past M or N untouched, A and IPIV untouched by ?GETRS, INFO of an exactly singular
+/// matrix (B then untouched) and of each bad argument, in LAPACK's order, as LAPACK gives them.
+fn other_type_lu<T: hetla::scalar::Scalar>(getrf: GetrfFn<T>, getrs: GetrsFn<T>, gesv: GesvFn<T>) {
+    // One backend thread for the backend's own calls here: OpenBLAS 0.3.21's threaded xGETRF
+    // overflows a test thread's 2 MiB stack.
+    let _blas = hetla::backend::BlasThreadsGuard::new();
+    let name = std::any::type_name::<T>();
+    let pad = T::from_parts(GUARD, -GUARD);
+    let rel = |x: &[T], y: &[T]| {
+        let (mut d, mut s) = (0.0f64, 0.0f64);
+        for (x, y) in x.iter().zip(y) {
+            let (xr, xi, yr, yi): (f64, f64, f64, f64) =
+                (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+            d += (xr - yr).powi(2) + (xi - yi).powi(2);
+            s += yr * yr + yi * yi;
+        }
+        (d / s).sqrt()
+    };
+    let mut rng = Rng(11);
+    let mut random = |m: usize, n: usize, ld: usize| {
+        let mut a = vec![pad; ld * n];
+        for j in 0..n {
+            for i in 0..m {
+                let re = rng.next();
+                a[i + j * ld] = T::from_parts(re, rng.next());
+            }
+        }
+        a
+    };
+    let past =
+        |v: &[T], rows: usize, ld: usize| v.iter().enumerate().all(|(p, &y)| p % ld < rows || y == pad);
+    for (n, nrhs) in [(17usize, 2usize), (11, 6)] {
+        let (lda, ldb) = (n + 2, n + 3);
+        let (ni, ri, lai, lbi) = (n as i32, nrhs as i32, lda as i32, ldb as i32);
+        let tol = 50.0 * n as f64 * T::eps();
+        let a = random(n, n, lda);
+        let b = random(n, nrhs, ldb);
+        let (mut fa, mut fp, mut xb, mut info) = (a.clone(), vec![0i32; n], b.clone(), -99);
+        // SAFETY (every call here): A lda×n, B ldb×nrhs, IPIV n elements.
+        unsafe {
+            bk::gesv::<T>(&ni, &ri, fa.as_mut_ptr(), &lai, fp.as_mut_ptr(), xb.as_mut_ptr(), &lbi, &mut info)
+        };
+        assert_eq!(info, 0);
+        let (mut f, mut p, mut x) = (a.clone(), vec![0i32; n], b.clone());
+        unsafe { gesv(&ni, &ri, f.as_mut_ptr(), &lai, p.as_mut_ptr(), x.as_mut_ptr(), &lbi, &mut info) };
+        assert_eq!(info, 0, "{name} gesv");
+        assert_eq!(hetla::api::last_path(), "tiles", "{name} gesv");
+        assert_eq!(p, fp, "{name} gesv: ipiv");
+        assert!(rel(&f, &fa) <= tol && rel(&x, &xb) <= tol, "{name} gesv: {} {}", rel(&f, &fa), rel(&x, &xb));
+        assert!(past(&f, n, lda) && past(&x, n, ldb), "{name} gesv: rows past N written");
+        for t in [b'N', b'T', b'C'] {
+            let mut want = b.clone();
+            unsafe {
+                bk::getrs::<T>(
+                    c(t),
+                    &ni,
+                    &ri,
+                    fa.as_ptr(),
+                    &lai,
+                    fp.as_ptr(),
+                    want.as_mut_ptr(),
+                    &lbi,
+                    &mut info,
+                )
+            };
+            let (f0, p0, mut x) = (fa.clone(), fp.clone(), b.clone());
+            unsafe {
+                getrs(c(t), &ni, &ri, fa.as_ptr(), &lai, fp.as_ptr(), x.as_mut_ptr(), &lbi, &mut info, 1)
+            };
+            assert_eq!(info, 0, "{name} getrs {}", t as char);
+            assert_eq!(hetla::api::last_path(), "tiles", "{name} getrs");
+            assert!(fa == f0 && fp == p0, "{name} getrs wrote A or IPIV");
+            assert!(
+                rel(&x, &want) <= tol && past(&x, n, ldb),
+                "{name} getrs {}: {}",
+                t as char,
+                rel(&x, &want)
+            );
+        }
+        // Exactly singular at column 5.
+        let mut bad = a.clone();
+        (0..n).for_each(|i| bad[i + 4 * lda] = T::zero());
+        let (mut f, mut x) = (bad.clone(), b.clone());
+        unsafe { gesv(&ni, &ri, f.as_mut_ptr(), &lai, p.as_mut_ptr(), x.as_mut_ptr(), &lbi, &mut info) };
+        assert_eq!(info, 5, "{name} gesv on a singular matrix");
+        assert!(x == b, "{name} gesv wrote B after a singular factorization");
+    }
+    for (m, n) in [(17usize, 9usize), (9, 17), (1, 6)] {
+        let lda = m + 3;
+        let (mi, ni, lai) = (m as i32, n as i32, lda as i32);
+        let a = random(m, n, lda);
+        let k = m.min(n);
+        let (mut fa, mut fp, mut f, mut p, mut info) =
+            (a.clone(), vec![0i32; k], a.clone(), vec![0i32; k], -99);
+        unsafe { bk::getrf::<T>(&mi, &ni, fa.as_mut_ptr(), &lai, fp.as_mut_ptr(), &mut info) };
+        unsafe { getrf(&mi, &ni, f.as_mut_ptr(), &lai, p.as_mut_ptr(), &mut info) };
+        assert_eq!(info, 0, "{name} getrf {m}x{n}");
+        assert_eq!(hetla::api::last_path(), "tiles", "{name} getrf");
+        assert_eq!(p, fp, "{name} getrf {m}x{n}: ipiv");
+        let tol = 50.0 * m.max(n) as f64 * T::eps();
+        assert!(rel(&f, &fa) <= tol && past(&f, m, lda), "{name} getrf {m}x{n}: {}", rel(&f, &fa));
+    }
+    let (mut a, mut b, mut ipiv) = (vec![pad; 64], vec![pad; 64], vec![-5i32; 8]);
+    let mut info = -99;
+    for (m, n, lda, want) in [(-1, -1, 0, -1), (2, -3, 2, -2), (6, 2, 5, -4)] {
+        unsafe { getrf(&m, &n, a.as_mut_ptr(), &lda, ipiv.as_mut_ptr(), &mut info) };
+        assert_eq!(info, want, "{name} getrf {m} {n} {lda}");
+    }
+    for (t, n, nrhs, lda, ldb, want) in [
+        (b'Z', -1, -1, 0, 0, -1),
+        (b'N', -1, -1, 0, 0, -2),
+        (b'C', 2, -1, 1, 1, -3),
+        (b'T', 4, 1, 3, 3, -5),
+        (b'c', 4, 1, 4, 3, -8),
+    ] {
+        unsafe {
+            getrs(c(t), &n, &nrhs, a.as_ptr(), &lda, ipiv.as_ptr(), b.as_mut_ptr(), &ldb, &mut info, 1)
+        };
+        assert_eq!(info, want, "{name} getrs {}", t as char);
+    }
+    for (n, nrhs, lda, ldb, want) in
+        [(-1, -1, 0, 0, -1), (2, -1, 1, 1, -2), (4, 1, 3, 3, -4), (4, 1, 4, 3, -7)]
+    {
+        unsafe { gesv(&n, &nrhs, a.as_mut_ptr(), &lda, ipiv.as_mut_ptr(), b.as_mut_ptr(), &ldb, &mut info) };
+        assert_eq!(info, want, "{name} gesv {n} {nrhs}");
+    }
+    assert!(a.iter().chain(&b).all(|&x| x == pad), "{name}: a rejected call wrote memory");
+    assert!(ipiv.iter().all(|&x| x == -5), "{name}: a rejected call wrote IPIV");
+}
+
+#[test]
+fn single_and_complex_lu() {
+    setup();
+    other_type_lu::<f32>(abi::sgetrf_, abi::sgetrs_, abi::sgesv_);
+    other_type_lu::<hetla::scalar::c32>(abi::cgetrf_, abi::cgetrs_, abi::cgesv_);
+    other_type_lu::<hetla::scalar::c64>(abi::zgetrf_, abi::zgetrs_, abi::zgesv_);
+}

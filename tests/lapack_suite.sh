@@ -22,15 +22,15 @@
 #   mkl, blis (only, each with its own baseline, when LAPACK_SUITE_BACKENDS=1 is set): hetla over
 #             Intel MKL and over BLIS with the reference LAPACK, described further down;
 #   host-s, host-c, host-z, emu1-s, ... (only, each type with its own baseline, when
-#             LAPACK_SUITE_TYPES=1 is set): xlintsts, xlintstc, xlintstz on their PO paths
-#             (?POTRF, ?POTRS, ?POSV of single real, single and double complex), described further
-#             down.
+#             LAPACK_SUITE_TYPES=1 is set): xlintsts, xlintstc, xlintstz on their PO and GE paths
+#             (?POTRF, ?POTRS, ?POSV, ?GETRF, ?GETRS, ?GESV of single real, single and double
+#             complex), described further down.
 # Each hetla run fails when xlintstd crashes or times out, when its output has a failure line
 # (`***` messages: wrong INFO, illegal value not detected, failed error exits; `failed to pass
 # the threshold`) that the baseline does not have, when its per-path summary lines differ from
 # the baseline's (the same tests must have run), or when hetla's dpotrf, dtrtri, dpotri, dgetri,
-# dorgqr or dormqr (in the types' run: ?potrf, ?potrs, ?posv) never took the tile path (counted
-# from HETLA_VERBOSE=1 lines). Baseline failures, if any, are printed, not hidden.
+# dorgqr or dormqr (in the types' run: ?potrf, ?potrs, ?posv, ?getrf, ?getrs, ?gesv) never took
+# the tile path (counted from HETLA_VERBOSE=1 lines). Baseline failures, if any, are printed, not hidden.
 #
 # Prints `[PASS] lapack-suite ...`/`[FAIL] ...` lines and `lapack-suite: N passed, M failed`.
 # Outputs are kept under target/lapack-suite/.
@@ -273,17 +273,19 @@ if [ "${LAPACK_SUITE_BACKENDS:-0}" = 1 ]; then
     finish
 fi
 
-# LAPACK_SUITE_TYPES=1 runs only the other types' Cholesky: xlintsts, xlintstc and xlintstz on
-# their PO paths (SPO, CPO, ZPO: ?POTRF, ?POTRS and ?POSV, and what the path tests with them,
-# ?POTRI, ?POCON, ?PORFS, which hetla leaves to the backend), each against its own baseline on
-# the shipped stest.in, ctest.in, ztest.in reduced to that path (N up to 50, seconds a run):
-#   host-s, host-c, host-z  every ?potrf, ?potrs, ?posv call on tiles;
+# LAPACK_SUITE_TYPES=1 runs only the other types' Cholesky and LU: xlintsts, xlintstc and
+# xlintstz on their PO and GE paths (SPO, CPO, ZPO: ?POTRF, ?POTRS and ?POSV, and what the path
+# tests with them, ?POTRI, ?POCON, ?PORFS; SGE, CGE, ZGE: ?GETRF, ?GETRS (TRANS N, T, C) and
+# ?GESV, and with them ?GETRI, ?GECON, ?GERFS, ?GESVX, which hetla leaves to the backend), each
+# against its own baseline on the shipped stest.in, ctest.in, ztest.in reduced to those paths
+# (M and N up to 50, a few seconds a run):
+#   host-s, host-c, host-z  every ?potrf, ?potrs, ?posv, ?getrf, ?getrs, ?gesv call on tiles;
 #   emu1-s, emu1-c, emu1-z  with an emulated accelerator in the process, where those calls go to
 #           the backend (reason=devices: only f64 runs on devices so far).
 if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
     for t in s c z; do
         TESTER=$LAPACK_TEST_DIR/xlintst$t
-        PATHS=$(echo "$t" | tr 'a-z' 'A-Z')PO
+        PATHS="$(echo "$t" | tr 'a-z' 'A-Z')PO $(echo "$t" | tr 'a-z' 'A-Z')GE"
         INPUT=$OUT/input-$t.in
         for f in "$TESTER" "$LAPACK_TEST_DIR/${t}test.in"; do
             if [ ! -e "$f" ]; then
@@ -294,16 +296,26 @@ if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
         make_input "$LAPACK_TEST_DIR/${t}test.in" "$PATHS" "$INPUT"
         echo "lapack-suite: input $INPUT (path $PATHS, for $TESTER)"
         baseline "baseline-$t" -u LD_PRELOAD
-        TILED="${t}potrf ${t}potrs ${t}posv"
+        TILED="${t}potrf ${t}potrs ${t}posv ${t}getrf ${t}getrs ${t}gesv"
         check_variant "host-$t"
+        # Every TRANS of ?GETRS on tiles (C: the conjugate transpose; T in a complex type: the
+        # adjoint solve on the conjugated right-hand sides).
+        for tc in N T C; do
+            tiles=$(grep -c "^hetla: ${t}getrs trans=$tc .*path=tiles" "$OUT/host-$t.err")
+            if [ "$tiles" -gt 0 ]; then
+                pass "host-$t: ${t}getrs with TRANS=$tc ran on tiles ($tiles calls)"
+            else
+                fail "host-$t: no ${t}getrs call with TRANS=$tc on tiles"
+            fi
+        done
         TILED=""
         check_variant "emu1-$t" HETLA_EMULATE_GPUS=1
-        calls=$(grep -cE "^hetla: ${t}po(trf|trs|sv) " "$OUT/emu1-$t.err")
-        if [ "$calls" -gt 0 ] && ! grep -E "^hetla: ${t}po(trf|trs|sv) " "$OUT/emu1-$t.err" |
+        calls=$(grep -cE "^hetla: ${t}(potrf|potrs|posv|getrf|getrs|gesv) " "$OUT/emu1-$t.err")
+        if [ "$calls" -gt 0 ] && ! grep -E "^hetla: ${t}(potrf|potrs|posv|getrf|getrs|gesv) " "$OUT/emu1-$t.err" |
             grep -qv 'path=forward reason=\(devices\|nested\)'; then
-            pass "emu1-$t: ${t}potrf, ${t}potrs, ${t}posv went to the backend beside the device ($calls calls)"
+            pass "emu1-$t: ${t}potrf, ${t}potrs, ${t}posv, ${t}getrf, ${t}getrs, ${t}gesv went to the backend beside the device ($calls calls)"
         else
-            fail "emu1-$t: a ${t}potrf, ${t}potrs or ${t}posv call did not forward with a device present (or none was seen)"
+            fail "emu1-$t: a ${t}potrf, ${t}potrs, ${t}posv, ${t}getrf, ${t}getrs or ${t}gesv call did not forward with a device present (or none was seen)"
         fi
     done
     finish

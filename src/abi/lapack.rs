@@ -292,6 +292,174 @@ pub unsafe extern "C" fn dgesv_(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn sgetrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    *info = guard("SGETRF", || api::getrf::getrf(config::get(), *m, *n, Raw::new(a), *lda, Raw::new(ipiv)));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sgetrs_(
+    trans: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const f32,
+    lda: *const i32,
+    ipiv: *const i32,
+    b: *mut f32,
+    ldb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("SGETRS", || {
+        api::getrf::getrs(
+            config::get(),
+            *trans as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut f32),
+            *lda,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sgesv_(
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    ipiv: *mut i32,
+    b: *mut f32,
+    ldb: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("SGESV ", || {
+        api::getrf::gesv(config::get(), *n, *nrhs, Raw::new(a), *lda, Raw::new(ipiv), Raw::new(b), *ldb)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cgetrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    *info = guard("CGETRF", || api::getrf::getrf(config::get(), *m, *n, Raw::new(a), *lda, Raw::new(ipiv)));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cgetrs_(
+    trans: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const c32,
+    lda: *const i32,
+    ipiv: *const i32,
+    b: *mut c32,
+    ldb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("CGETRS", || {
+        api::getrf::getrs(
+            config::get(),
+            *trans as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut c32),
+            *lda,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cgesv_(
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    ipiv: *mut i32,
+    b: *mut c32,
+    ldb: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("CGESV ", || {
+        api::getrf::gesv(config::get(), *n, *nrhs, Raw::new(a), *lda, Raw::new(ipiv), Raw::new(b), *ldb)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zgetrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    *info = guard("ZGETRF", || api::getrf::getrf(config::get(), *m, *n, Raw::new(a), *lda, Raw::new(ipiv)));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zgetrs_(
+    trans: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const c64,
+    lda: *const i32,
+    ipiv: *const i32,
+    b: *mut c64,
+    ldb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("ZGETRS", || {
+        api::getrf::getrs(
+            config::get(),
+            *trans as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut c64),
+            *lda,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ldb,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zgesv_(
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    ipiv: *mut i32,
+    b: *mut c64,
+    ldb: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("ZGESV ", || {
+        api::getrf::gesv(config::get(), *n, *nrhs, Raw::new(a), *lda, Raw::new(ipiv), Raw::new(b), *ldb)
+    });
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn dgeqrf_(
     m: *const i32,
     n: *const i32,

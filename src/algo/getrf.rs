@@ -1,8 +1,10 @@
 //! Tile LU with partial pivoting, right-looking, with LAPACK's GEPP semantics (the blocked
 //! DGETRF of LAPACK, run as tile tasks in the manner of seeds 000 §3 and PLASMA's pzgetrf; not
 //! the incremental or tournament pivoting of the tile-QR papers, whose pivots differ from
-//! LAPACK's): one task generator for every runtime (`dgetrf`/`dgesv` in shared memory, `pdgetrf`
-//! on every rank, `hetla-sim`).
+//! LAPACK's): one task generator for every runtime (`?getrf`/`?gesv` of the four types in shared
+//! memory, `pdgetrf` on every rank, `hetla-sim`). The generator names ops, not types: in shared
+//! memory the same tasks run in f32, f64, c32 or c64 ([`getrf`], [`getrs`]); the ops of tile
+//! columns on several places, split panels and CALU are f64's so far.
 //!
 //! Rows are cut like columns, so with o = `col_offset(k)` tile (k, k) starts at (o, o). For panel
 //! k (tile column k, w its width, mk = M − o rows, r = min(w, mk) pivots):
@@ -48,11 +50,13 @@ use super::prio;
 pub use super::{Fuse, Panel};
 use crate::config::Pivoting;
 use crate::device::LuSrc;
+use crate::graph::op::OpElem;
 use crate::graph::prio_step;
 use crate::graph::{Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{self, Diag, Dir, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::{Seq, Task};
+use crate::scalar::Scalar;
 use crate::tile::TiledMatrix;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -123,10 +127,10 @@ pub struct Step {
 
 impl Step {
     /// The pivots as 0-based whole-matrix rows and the whole-matrix INFO (0 if none), from the
-    /// pivot buffer's column-major values.
-    pub fn read(&self, buf: &[f64]) -> (Vec<usize>, i32) {
-        let rows = (0..self.r).map(|t| self.off + buf[t] as usize - 1).collect();
-        let local = buf[3 * self.r] as i32;
+    /// pivot buffer's column-major values (integers held as [`Scalar::from_index`] stores them).
+    pub fn read<T: Scalar>(&self, buf: &[T]) -> (Vec<usize>, i32) {
+        let rows = (0..self.r).map(|t| self.off + buf[t].index() as usize - 1).collect();
+        let local = buf[3 * self.r].index();
         (rows, if local > 0 { self.off as i32 + local } else { 0 })
     }
 }
@@ -134,10 +138,10 @@ impl Step {
 /// The factorization's pivots, as 0-based whole-matrix rows (0 for the panels whose buffer
 /// `buffer` does not have), and its INFO (the first zero pivot among them, if any), from the
 /// pivot buffers of `steps` (min(M, N) pivots in all).
-pub fn gather_pivots(
+pub fn gather_pivots<T: Scalar>(
     steps: &[Step],
     kmin: usize,
-    mut buffer: impl FnMut(TileId) -> Option<Vec<f64>>,
+    mut buffer: impl FnMut(TileId) -> Option<Vec<T>>,
 ) -> (Vec<i32>, Option<i32>) {
     let mut rows = vec![0i32; kmin];
     let mut info: Option<i32> = None;
@@ -760,19 +764,21 @@ fn several_places(
 
 /// Factors the M×N matrix `a` (rows and columns cut by the same partition) in place as
 /// P·A = L·U, writing LAPACK's row interchanges into `ipiv` (min(M, N)×1, its rows cut like A's)
-/// and the first zero pivot into `info`, by partial pivoting or CALU's tournament pivoting. The
-/// pivot buffers live in `store`, which must outlive the sequence.
+/// and the first zero pivot into `info`, by partial pivoting (any element type) or CALU's
+/// tournament pivoting (f64: [`OpElem::CALU`]). The pivot buffers live in `store`, which must
+/// outlive the sequence.
 #[allow(clippy::too_many_arguments)]
-pub fn getrf(
+pub fn getrf<T: OpElem>(
     seq: &Seq,
     pivot: Pivoting,
     threads: usize,
-    a: &TiledMatrix<f64>,
+    a: &TiledMatrix<T>,
     ipiv: &TiledMatrix<i32>,
     info: &ZeroPivot,
-    store: &Buffers,
+    store: &Buffers<T>,
 ) {
     let (a, ipiv) = (*a, *ipiv);
+    assert!(pivot == Pivoting::Gepp || T::CALU, "CALU's ops run in f64 only");
     assert!(a.square_tiles(), "LU needs rows and columns cut alike");
     let kmin = a.m.min(a.n);
     assert!(
@@ -797,7 +803,7 @@ pub fn getrf(
         let task = Task::new("pivots").prio(0).dims(s.r, 1, 0).read(&pv, 0, 0).write(&ipiv, k, 0);
         seq.submit(task, move |c| {
             let v = c.tile(&pv, 0, 0);
-            let buf: Vec<f64> = (0..4).flat_map(|col| (0..s.r).map(move |t| v.get(t, col))).collect();
+            let buf: Vec<T> = (0..4).flat_map(|col| (0..s.r).map(move |t| v.get(t, col))).collect();
             let (rows, zero) = s.read(&buf);
             let mut p = c.tile_mut(&ipiv, k, 0);
             assert_eq!(p.m, s.r, "ipiv's tile k holds panel k's pivots");
@@ -812,32 +818,72 @@ pub fn getrf(
     }
 }
 
-/// Solves op(A)·X = B with the factors P·A = L·U from [`getrf`] (DGETRS): A n×n (rows and columns
-/// cut alike), `ipiv` n×1 and B n×nrhs with A's row tiles. `Trans::No`: B ← U⁻¹·L⁻¹·P·B;
-/// `Trans::Yes`: B ← Pᵀ·L⁻ᵀ·U⁻ᵀ·B.
-pub fn getrs(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, ipiv: &TiledMatrix<i32>, b: &TiledMatrix<f64>) {
-    let (a, ipiv, b) = (*a, *ipiv, *b);
-    assert_eq!(a.m, a.n);
-    assert_eq!(b.m, a.n);
-    assert!(ipiv.m == a.n && ipiv.n == 1 && ipiv.rows == a.rows, "ipiv must be n×1 with A's row tiles");
-    match trans {
-        Trans::No => {
-            // Above every TRSM step of `trsm_left` ((nt − step)·4 + 2): the swaps gate them all.
-            swap_rows(seq, &ipiv, &b, Dir::Forward, prio(a.nt(), 0, 3));
-            super::trsm::trsm_left(seq, Uplo::Lower, Trans::No, Diag::Unit, &a, &b);
-            super::trsm::trsm_left(seq, Uplo::Upper, Trans::No, Diag::NonUnit, &a, &b);
-        }
-        Trans::Yes => {
-            super::trsm::trsm_left(seq, Uplo::Upper, Trans::Yes, Diag::NonUnit, &a, &b);
-            super::trsm::trsm_left(seq, Uplo::Lower, Trans::Yes, Diag::Unit, &a, &b);
-            // Last in the sequence; nothing waits on them.
-            swap_rows(seq, &ipiv, &b, Dir::Backward, 0);
+/// What [`getrs`] solves with, xGETRS's TRANS: A (`N`), Aᵀ (`T`) or Aᴴ (`C`; in the real
+/// types the same as Aᵀ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solve {
+    Plain,
+    Transposed,
+    Adjoint,
+}
+
+impl Solve {
+    /// xGETRS's TRANS character (either case), or `None` for an invalid one.
+    pub fn parse(c: u8) -> Option<Solve> {
+        match c.to_ascii_uppercase() {
+            b'N' => Some(Solve::Plain),
+            b'T' => Some(Solve::Transposed),
+            b'C' => Some(Solve::Adjoint),
+            _ => None,
         }
     }
 }
 
-/// Applies all of `ipiv`'s interchanges to B, one task per tile column of B.
-fn swap_rows(seq: &Seq, ipiv: &TiledMatrix<i32>, b: &TiledMatrix<f64>, dir: Dir, p: i64) {
+/// Solves op(A)·X = B with the factors P·A = L·U from [`getrf`] (xGETRS): A n×n (rows and columns
+/// cut alike), `ipiv` n×1 and B n×nrhs with A's row tiles. `Plain`: B ← U⁻¹·L⁻¹·P·B;
+/// `Adjoint`: B ← Pᵀ·L⁻ᴴ·U⁻ᴴ·B; `Transposed`: the same with Aᵀ, which in a complex type is the
+/// adjoint solve on B̄, conjugated back (`kernels::conj`; in the real types it is `Adjoint`).
+pub fn getrs<T: OpElem>(
+    seq: &Seq,
+    solve: Solve,
+    a: &TiledMatrix<T>,
+    ipiv: &TiledMatrix<i32>,
+    b: &TiledMatrix<T>,
+) {
+    let (a, ipiv, b) = (*a, *ipiv, *b);
+    assert_eq!(a.m, a.n);
+    assert_eq!(b.m, a.n);
+    assert!(ipiv.m == a.n && ipiv.n == 1 && ipiv.rows == a.rows, "ipiv must be n×1 with A's row tiles");
+    match solve {
+        Solve::Plain => {
+            // Above every TRSM step of `trsm_left` ((nt − step)·4 + 2): the swaps gate them all.
+            swap_rows(seq, &ipiv, &b, Dir::Forward, prio(a.nt(), 0, 3), false);
+            super::trsm::trsm_left(seq, Uplo::Lower, Trans::No, Diag::Unit, &a, &b);
+            super::trsm::trsm_left(seq, Uplo::Upper, Trans::No, Diag::NonUnit, &a, &b);
+        }
+        Solve::Transposed | Solve::Adjoint => {
+            let conj = solve == Solve::Transposed && T::COMPLEX;
+            if conj {
+                conj_columns(seq, &b, prio(a.nt(), 0, 3));
+            }
+            super::trsm::trsm_left(seq, Uplo::Upper, Trans::Yes, Diag::NonUnit, &a, &b);
+            super::trsm::trsm_left(seq, Uplo::Lower, Trans::Yes, Diag::Unit, &a, &b);
+            // Last in the sequence; nothing waits on them.
+            swap_rows(seq, &ipiv, &b, Dir::Backward, 0, conj);
+        }
+    }
+}
+
+/// Applies all of `ipiv`'s interchanges to B, one task per tile column of B, then with `conj`
+/// conjugates it.
+fn swap_rows<T: Scalar>(
+    seq: &Seq,
+    ipiv: &TiledMatrix<i32>,
+    b: &TiledMatrix<T>,
+    dir: Dir,
+    p: i64,
+    conj: bool,
+) {
     let (ipiv, b) = (*ipiv, *b);
     let (pt, mt, nt) = (ipiv.mt(), b.mt(), b.nt());
     for j in 0..nt {
@@ -849,7 +895,24 @@ fn swap_rows(seq: &Seq, ipiv: &TiledMatrix<i32>, b: &TiledMatrix<f64>, dir: Dir,
         seq.submit(t, move |c| {
             let piv = c.region(&ipiv, 0..pt, 0..1);
             let rows: Vec<i32> = (0..piv.m).map(|r| piv.get(r, 0)).collect();
-            kernels::laswp(c.region_mut(&b, 0..mt, j..j + 1), &rows, dir);
+            let mut bj = c.region_mut(&b, 0..mt, j..j + 1);
+            kernels::laswp(bj.reborrow(), &rows, dir);
+            if conj {
+                kernels::conj(bj);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// B ← B̄, one task per tile column of B.
+fn conj_columns<T: Scalar>(seq: &Seq, b: &TiledMatrix<T>, p: i64) {
+    let b = *b;
+    let mt = b.mt();
+    for j in 0..b.nt() {
+        let t = Task::new("conj").prio(p).dims(b.m, b.tile_cols(j), 0).rw_range(&b, 0..mt, j..j + 1);
+        seq.submit(t, move |c| {
+            kernels::conj(c.region_mut(&b, 0..mt, j..j + 1));
             Ok(())
         });
     }
@@ -864,11 +927,23 @@ mod tests {
     use crate::kernels::Trans;
     use crate::tile::Part;
 
+    use crate::scalar::{c32, c64};
+
+    /// Runs `f` for each of the four element types.
+    macro_rules! each_type {
+        ($f:ident $(, $arg:expr)*) => {{
+            $f::<f64>($($arg),*);
+            $f::<f32>($($arg),*);
+            $f::<c32>($($arg),*);
+            $f::<c64>($($arg),*);
+        }};
+    }
+
     /// Runs the tile LU on `a` in place; returns (ipiv, sequence result, INFO).
-    fn tile_getrf(
+    fn tile_getrf<T: OpElem>(
         m: usize,
         n: usize,
-        a: &mut [f64],
+        a: &mut [T],
         ld: usize,
         nb: usize,
         threads: usize,
@@ -876,10 +951,10 @@ mod tests {
         tile_getrf_part(m, n, a, ld, Part::uniform(nb), threads)
     }
 
-    fn tile_getrf_part(
+    fn tile_getrf_part<T: OpElem>(
         m: usize,
         n: usize,
-        a: &mut [f64],
+        a: &mut [T],
         ld: usize,
         part: Part,
         threads: usize,
@@ -898,76 +973,107 @@ mod tests {
         (ipiv, r, info.get())
     }
 
-    /// ‖P·A − L·U‖_F / (max(m,n)·‖A‖_F·eps), with P from `ipiv` and L, U read from `f`.
-    fn lu_residual(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, ipiv: &[i32]) -> f64 {
+    /// (a.re·b.re − a.im·b.im, a.re·b.im + a.im·b.re).
+    fn mul((ar, ai): (f64, f64), (br, bi): (f64, f64)) -> (f64, f64) {
+        (ar * br - ai * bi, ar * bi + ai * br)
+    }
+
+    /// ‖P·A − L·U‖_F / (max(m,n)·‖A‖_F·ε), with P from `ipiv` and L, U read from `f` (in f64
+    /// arithmetic, ε the type's).
+    fn lu_residual<T: Scalar>(m: usize, n: usize, a: &[T], f: &[T], ld: usize, ipiv: &[i32]) -> f64 {
         let k = m.min(n);
-        let mut pa: Vec<f64> =
-            (0..n).flat_map(|j| (0..m).map(move |i| (i, j))).map(|(i, j)| a[i + j * ld]).collect();
+        let mut pa: Vec<(f64, f64)> =
+            (0..n).flat_map(|j| (0..m).map(move |i| (i, j))).map(|(i, j)| parts(a[i + j * ld])).collect();
         for (r, &p) in ipiv.iter().enumerate() {
             let p = p as usize - 1;
             for j in 0..n {
                 pa.swap(r + j * m, p + j * m);
             }
         }
-        let l = |i: usize, t: usize| -> f64 {
+        let l = |i: usize, t: usize| -> (f64, f64) {
             match i.cmp(&t) {
-                std::cmp::Ordering::Greater => f[i + t * ld],
-                std::cmp::Ordering::Equal => 1.0,
-                std::cmp::Ordering::Less => 0.0,
+                std::cmp::Ordering::Greater => parts(f[i + t * ld]),
+                std::cmp::Ordering::Equal => (1.0, 0.0),
+                std::cmp::Ordering::Less => (0.0, 0.0),
             }
         };
-        let u = |t: usize, j: usize| -> f64 {
+        let u = |t: usize, j: usize| -> (f64, f64) {
             if t <= j {
-                f[t + j * ld]
+                parts(f[t + j * ld])
             } else {
-                0.0
+                (0.0, 0.0)
             }
         };
+        let mut d = vec![0.0f64; 2 * m * n];
         for j in 0..n {
             for i in 0..m {
-                let s: f64 = (0..k.min(i + 1).min(j + 1)).map(|t| l(i, t) * u(t, j)).sum();
-                pa[i + j * m] -= s;
+                let (mut sr, mut si) = (0.0, 0.0);
+                for t in 0..k.min(i + 1).min(j + 1) {
+                    let (pr, pi) = mul(l(i, t), u(t, j));
+                    sr += pr;
+                    si += pi;
+                }
+                let (ar, ai) = pa[i + j * m];
+                (d[2 * (i + j * m)], d[2 * (i + j * m) + 1]) = (ar - sr, ai - si);
             }
         }
-        fnorm(&pa, m, n, m) / (m.max(n) as f64 * fnorm(a, m, n, ld).max(f64::MIN_POSITIVE) * eps())
+        fnorm(&d, 2 * m * n, 1, 2 * m * n)
+            / (m.max(n) as f64 * fnorm(a, m, n, ld).max(f64::MIN_POSITIVE) * T::eps())
     }
 
-    fn check_random(m: usize, n: usize, ld: usize, nb: usize, threads: usize) {
-        check_random_part(m, n, ld, Part::uniform(nb), threads)
+    fn check_random<T: OpElem>(m: usize, n: usize, ld: usize, nb: usize, threads: usize) {
+        check_random_part::<T>(m, n, ld, Part::uniform(nb), threads)
     }
 
-    fn check_random_part(m: usize, n: usize, ld: usize, part: Part, threads: usize) {
+    fn check_random_part<T: OpElem>(m: usize, n: usize, ld: usize, part: Part, threads: usize) {
         let nb = part.big();
         let mut rng = Rng::new((m * 1000 + n * 10 + nb) as u64);
-        let a0 = rng.matrix(m, n, ld);
+        let a0 = rng.values::<T>(m, n, ld);
         check_against_backend(m, n, ld, &a0, part, threads);
     }
 
-    /// The tile LU of `a0` against the backend's DGETRF: INFO and ipiv equal, a small residual,
+    /// The tile LU of `a0` against the backend's xGETRF: INFO and ipiv equal, a small residual,
     /// nothing outside the matrix written.
-    fn check_against_backend(m: usize, n: usize, ld: usize, a0: &[f64], part: Part, threads: usize) {
+    fn check_against_backend<T: OpElem>(m: usize, n: usize, ld: usize, a0: &[T], part: Part, threads: usize) {
         let nb = part.big();
+        let what = format!("{} m {m} n {n} nb {nb}", std::any::type_name::<T>());
         let (_, piv_ref, info_ref) = reference_getrf(m, n, a0, ld);
         let mut a = a0.to_vec();
         let (piv, r, info) = tile_getrf_part(m, n, &mut a, ld, part, threads);
         r.unwrap();
-        assert_eq!(info, info_ref, "m {m} n {n} nb {nb}: INFO");
-        assert_eq!(piv, piv_ref, "m {m} n {n} nb {nb}: ipiv differs from the backend's");
+        assert_eq!(info, info_ref, "{what}: INFO");
+        assert_eq!(piv, piv_ref, "{what}: ipiv differs from the backend's");
         let res = lu_residual(m, n, a0, &a, ld, &piv);
-        assert!(res < 10.0, "m {m} n {n} nb {nb}: scaled residual {res}");
+        assert!(res < 10.0, "{what}: scaled residual {res}");
         assert_untouched_outside(a0, &a, m, n, ld, None);
     }
 
+    /// The largest |x − y| (modulus) over two arrays.
+    fn max_diff<T: Scalar>(x: &[T], y: &[T]) -> f64 {
+        x.iter()
+            .zip(y)
+            .map(|(&p, &q)| {
+                let ((pr, pi), (qr, qi)) = (parts(p), parts(q));
+                (pr - qr).hypot(pi - qi)
+            })
+            .fold(0.0, f64::max)
+    }
+
     /// The generator with blocks of several tile columns per update task (as the ranks of one
-    /// process row run it) on the shared-memory runtime: the same pivots as the backend, factors
-    /// equal to rounding, nothing outside the matrix touched.
+    /// process row run it) on the shared-memory runtime, in every type: the same pivots as the
+    /// backend, factors equal to rounding, nothing outside the matrix touched.
     #[test]
     fn column_blocks_give_the_backend_pivots() {
+        each_type!(column_blocks_in);
+    }
+
+    fn column_blocks_in<T: OpElem>() {
         for &(m, n, nb, chunk, tasks) in
             &[(37, 37, 4, 3, 1), (50, 23, 5, 2, 1), (23, 50, 5, 4, 1), (64, 64, 8, 8, 1), (61, 61, 4, 2, 4)]
         {
+            let what = format!("{} m {m} n {n} nb {nb} chunk {chunk}", std::any::type_name::<T>());
             let ld = m + 2;
-            let a0 = Rng::new((m * 7 + n * 3 + chunk) as u64).matrix(m, n, ld);
+            let a0 = Rng::new((m * 7 + n * 3 + chunk) as u64).values::<T>(m, n, ld);
             let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
             let mut a = a0.clone();
             let ta = unsafe { TiledMatrix::from_raw(a.as_mut_ptr(), m, n, ld, nb, nb) };
@@ -986,15 +1092,16 @@ mod tests {
                     split: false,
                 },
             );
-            let bufs: Vec<TiledMatrix<f64>> = steps.iter().map(|s| g.buffer_matrix(s.piv)).collect();
+            let bufs: Vec<TiledMatrix<T>> = steps.iter().map(|s| g.buffer_matrix(s.piv)).collect();
             drop(g);
             seq.wait().unwrap();
-            let of: HashMap<TileId, TiledMatrix<f64>> = steps.iter().map(|s| s.piv).zip(bufs).collect();
+            let of: HashMap<TileId, TiledMatrix<T>> = steps.iter().map(|s| s.piv).zip(bufs).collect();
             let (rows, info) = gather_pivots(&steps, m.min(n), |id| Some(store.values(&of[&id])));
             let (piv, info): (Vec<i32>, i32) = (rows.iter().map(|&r| r + 1).collect(), info.unwrap_or(0));
-            assert_eq!((piv.clone(), info), (piv_ref, info_ref), "m {m} n {n} nb {nb} chunk {chunk}");
-            let d = a.iter().zip(&f).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
-            assert!(d < 1e-12, "m {m} n {n} nb {nb} chunk {chunk}: factors differ by {d}");
+            assert_eq!((piv.clone(), info), (piv_ref, info_ref), "{what}");
+            // 1e-12 in f64: about 9000 ε.
+            let d = max_diff(&a, &f);
+            assert!(d < 9000.0 * T::eps(), "{what}: factors differ by {d}");
             assert!(lu_residual(m, n, &a0, &a, ld, &piv) < 10.0);
             assert_untouched_outside(&a0, &a, m, n, ld, None);
         }
@@ -1153,6 +1260,10 @@ mod tests {
 
     #[test]
     fn square_and_rectangular_match_backend_pivots() {
+        each_type!(square_and_rectangular_in);
+    }
+
+    fn square_and_rectangular_in<T: OpElem>() {
         for &(m, n, nb) in &[
             (1, 1, 3),
             (2, 2, 3),
@@ -1172,49 +1283,65 @@ mod tests {
             (37, 100, 16),
             (90, 90, 13),
         ] {
-            check_random(m, n, m + 3, nb, 3);
+            check_random::<T>(m, n, m + 3, nb, 3);
         }
     }
 
     #[test]
     fn one_tile_and_one_thread() {
-        check_random(30, 30, 30, 64, 1);
-        check_random(33, 21, 35, 5, 1);
+        each_type!(one_tile_and_one_thread_in);
+    }
+
+    fn one_tile_and_one_thread_in<T: OpElem>() {
+        check_random::<T>(30, 30, 30, 64, 1);
+        check_random::<T>(33, 21, 35, 5, 1);
     }
 
     /// An exactly singular M×N matrix whose factorization has no rounding at all: P·A = L0·U0 with
     /// a chosen pivot sequence, unit-lower L0 with off-diagonal entries in {0, ±1/4, ±1/2} (so
     /// each pivot is the unique largest entry of its column), U0 with small integer entries,
-    /// power-of-two diagonal, and the rows listed in `zero` entirely zero. Every elimination step
-    /// is then exact in any order of operations, so any GEPP must return exactly this ipiv, L0
-    /// and U0, and INFO = first zero row + 1. Returns (A, ipiv, expected factors).
-    fn exact_singular(
+    /// power-of-two diagonal, and the rows listed in `zero` entirely zero. In a complex type L0
+    /// also takes ±i/4, i/2 and (1 + i)/4 (|re| + |im| ≤ 1/2, so |l·u| stays below |u| in
+    /// ICAMAX's measure) and U0 imaginary parts (its diagonal ±2i, −i among the choices). Every
+    /// elimination step is then exact in any order of operations, so any GEPP must return exactly
+    /// this ipiv, L0 and U0, and INFO = first zero row + 1. Returns (A, ipiv, expected factors).
+    fn exact_singular<T: Scalar>(
         m: usize,
         n: usize,
         ld: usize,
         zero: &[usize],
         seed: u64,
-    ) -> (Vec<f64>, Vec<i32>, Vec<f64>) {
+    ) -> (Vec<T>, Vec<i32>, Vec<T>) {
         let k = m.min(n);
         let mut rng = Rng::new(seed);
-        let mut pick = |choices: &[f64]| {
+        let mut pick = |choices: &[(f64, f64)]| {
             let r = ((rng.next() + 1.0) / 2.0 * choices.len() as f64) as usize;
             choices[r.min(choices.len() - 1)]
         };
-        let mut l0 = vec![0.0; m * k];
-        let mut u0 = vec![0.0; k * n];
+        let re = |v: &[f64]| -> Vec<(f64, f64)> { v.iter().map(|&x| (x, 0.0)).collect() };
+        let (mut lc, mut dc, mut uc) = (
+            re(&[0.0, 0.25, -0.25, 0.5, -0.5]),
+            re(&[1.0, -1.0, 2.0, -2.0, 4.0, -4.0]),
+            re(&[0.0, 1.0, -1.0, 2.0, -3.0, 4.0]),
+        );
+        if T::COMPLEX {
+            lc.extend([(0.0, 0.25), (0.0, -0.25), (0.0, 0.5), (0.25, 0.25)]);
+            dc.extend([(0.0, 2.0), (0.0, -1.0)]);
+            uc.extend([(0.0, 1.0), (1.0, -2.0), (-3.0, 1.0)]);
+        }
+        let (mut l0, mut u0) = (vec![(0.0, 0.0); m * k], vec![(0.0, 0.0); k * n]);
         for t in 0..k {
-            l0[t + t * m] = 1.0;
+            l0[t + t * m] = (1.0, 0.0);
             if zero.contains(&t) {
                 // A zero pivot leaves LAPACK's column of multipliers as the (zero) column itself.
                 continue;
             }
             for i in t + 1..m {
-                l0[i + t * m] = pick(&[0.0, 0.25, -0.25, 0.5, -0.5]);
+                l0[i + t * m] = pick(&lc);
             }
-            u0[t + t * k] = pick(&[1.0, -1.0, 2.0, -2.0, 4.0, -4.0]);
+            u0[t + t * k] = pick(&dc);
             for j in t + 1..n {
-                u0[t + j * k] = pick(&[0.0, 1.0, -1.0, 2.0, -3.0, 4.0]);
+                u0[t + j * k] = pick(&uc);
             }
         }
         // ipiv: a pivot row at or below each step; a zero step must keep its own row, since the
@@ -1224,15 +1351,18 @@ mod tests {
             let r = if zero.contains(&t) {
                 t
             } else {
-                t + ((pick(&[0.0, 0.3, 0.6, 0.99]) * (m - t) as f64) as usize)
+                t + ((pick(&re(&[0.0, 0.3, 0.6, 0.99])).0 * (m - t) as f64) as usize)
             };
             *p = (r.min(m - 1) + 1) as i32;
         }
         // P·A = L0·U0, so A = Pᵀ·(L0·U0): undo the swaps in reverse order.
-        let mut lu = vec![0.0; m * n];
+        let mut lu = vec![(0.0, 0.0); m * n];
         for j in 0..n {
             for i in 0..m {
-                lu[i + j * m] = (0..k).map(|t| l0[i + t * m] * u0[t + j * k]).sum();
+                lu[i + j * m] = (0..k).fold((0.0, 0.0), |(sr, si), t| {
+                    let (pr, pi) = mul(l0[i + t * m], u0[t + j * k]);
+                    (sr + pr, si + pi)
+                });
             }
         }
         for t in (0..k).rev() {
@@ -1241,12 +1371,13 @@ mod tests {
                 lu.swap(t + j * m, p + j * m);
             }
         }
-        let mut a = vec![GUARD; ld * n];
-        let mut f = vec![GUARD; ld * n];
+        let v = |(r, i): (f64, f64)| T::from_parts(r, i);
+        let mut a = vec![guard::<T>(); ld * n];
+        let mut f = vec![guard::<T>(); ld * n];
         for j in 0..n {
             for i in 0..m {
-                a[i + j * ld] = lu[i + j * m];
-                f[i + j * ld] = if i > j { l0[i + j * m] } else { u0[i + j * k] };
+                a[i + j * ld] = v(lu[i + j * m]);
+                f[i + j * ld] = v(if i > j { l0[i + j * m] } else { u0[i + j * k] });
             }
         }
         (a, ipiv, f)
@@ -1254,11 +1385,12 @@ mod tests {
 
     #[test]
     fn exactly_singular_matrices_give_lapack_info_and_exact_factors() {
-        exactly_singular_cases(None);
+        each_type!(exactly_singular_cases, None);
     }
 
     /// The exact singular cases with their own uniform tiles, or all with `part`.
-    fn exactly_singular_cases(part: Option<Part>) {
+    fn exactly_singular_cases<T: OpElem>(part: Option<Part>) {
+        let name = std::any::type_name::<T>();
         for &(m, n, nb, ref zero) in &[
             (20, 20, 5, vec![7]),
             (20, 20, 5, vec![5, 6]),
@@ -1270,26 +1402,32 @@ mod tests {
             (33, 33, 8, vec![8, 9, 10, 31]),
         ] {
             let ld = m + 2;
-            let (a0, piv0, f0) = exact_singular(m, n, ld, zero, (m * n + zero[0]) as u64);
+            let (a0, piv0, f0) = exact_singular::<T>(m, n, ld, zero, (m * n + zero[0]) as u64);
             let (f_ref, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
             let mut a = a0.clone();
             let (piv, r, info) = tile_getrf_part(m, n, &mut a, ld, part.unwrap_or(Part::uniform(nb)), 3);
             r.unwrap();
             let want = zero[0] as i32 + 1;
-            assert_eq!(info_ref, want, "the backend disagrees with the construction");
-            assert_eq!(info, want, "m {m} n {n} zero {zero:?}: INFO");
-            assert_eq!(piv, piv0, "m {m} n {n} zero {zero:?}: ipiv");
-            assert_eq!(piv_ref, piv0, "the backend disagrees with the construction");
-            assert_eq!(a, f0, "m {m} n {n} zero {zero:?}: factors are not exact");
-            assert_eq!(f_ref, f0, "the backend's factors are not exact either");
+            assert_eq!(info_ref, want, "{name}: the backend disagrees with the construction");
+            assert_eq!(info, want, "{name} m {m} n {n} zero {zero:?}: INFO");
+            assert_eq!(piv, piv0, "{name} m {m} n {n} zero {zero:?}: ipiv");
+            assert_eq!(piv_ref, piv0, "{name}: the backend disagrees with the construction");
+            assert!(a == f0, "{name} m {m} n {n} zero {zero:?}: factors are not exact");
+            assert!(f_ref == f0, "{name}: the backend's factors are not exact either");
         }
     }
 
     #[test]
     fn ties_give_lapack_pivots() {
-        // Entries ±1 and ±2: many exact ties in the first columns of every panel, which
-        // LAPACK's IDAMAX breaks by the first row; the recursive panel (leaves of 1..32 columns,
-        // updates side by side) must pick the same rows as the backend's DGETRF.
+        each_type!(ties_in);
+    }
+
+    /// Entries ±1 and ±2 (in a complex type also ±i, 1 + i, −2i, 1 − i: equal |re| + |im| at
+    /// different moduli): many exact ties in the first columns of every panel, which LAPACK's
+    /// IxAMAX breaks by the first row (measuring |re| + |im| in the complex types); the recursive
+    /// panel (leaves of 1..32 columns, updates side by side) must pick the same rows as the
+    /// backend's xGETRF.
+    fn ties_in<T: OpElem>() {
         for &(m, n, nb, threads) in &[
             (37, 37, 5, 3),
             (64, 40, 8, 2),
@@ -1300,9 +1438,27 @@ mod tests {
         ] {
             let ld = m + 2;
             let mut rng = Rng::new((m * 7 + n) as u64);
-            let mut a0 = rng.matrix(m, n, ld);
-            for x in a0.iter_mut() {
-                *x = [-2.0, -1.0, 1.0, 2.0][(x.abs() * 1e6) as usize % 4];
+            let mut a0 = rng.values::<T>(m, n, ld);
+            let choices: &[(f64, f64)] = if T::COMPLEX {
+                &[
+                    (-2.0, 0.0),
+                    (-1.0, 0.0),
+                    (1.0, 0.0),
+                    (2.0, 0.0),
+                    (0.0, 1.0),
+                    (1.0, 1.0),
+                    (0.0, -2.0),
+                    (1.0, -1.0),
+                ]
+            } else {
+                &[(-2.0, 0.0), (-1.0, 0.0), (1.0, 0.0), (2.0, 0.0)]
+            };
+            for j in 0..n {
+                for i in 0..m {
+                    let (x, _) = parts(a0[i + j * ld]);
+                    let (re, im) = choices[(x.abs() * 1e6) as usize % choices.len()];
+                    a0[i + j * ld] = T::from_parts(re, im);
+                }
             }
             check_against_backend(m, n, ld, &a0, Part::uniform(nb), threads);
         }
@@ -1310,6 +1466,11 @@ mod tests {
 
     #[test]
     fn zero_columns_rows_and_matrix_give_backend_info() {
+        each_type!(zero_columns_rows_and_matrix_in);
+    }
+
+    fn zero_columns_rows_and_matrix_in<T: OpElem>() {
+        let name = std::any::type_name::<T>();
         let cases: &[(usize, usize, &[usize], &[usize])] = &[
             // (m, n, zero columns, zero rows)
             (25, 25, &[0], &[]),
@@ -1326,70 +1487,79 @@ mod tests {
         for &(m, n, cols, rows) in cases {
             let ld = m + 1;
             let mut rng = Rng::new((m + n) as u64);
-            let mut a0 = rng.matrix(m, n, ld);
+            let mut a0 = rng.values::<T>(m, n, ld);
             for &c in cols {
-                (0..m).for_each(|i| a0[i + c * ld] = 0.0);
+                (0..m).for_each(|i| a0[i + c * ld] = T::zero());
             }
             for &r in rows {
-                (0..n).for_each(|j| a0[r + j * ld] = 0.0);
+                (0..n).for_each(|j| a0[r + j * ld] = T::zero());
             }
             let (_, piv_ref, info_ref) = reference_getrf(m, n, &a0, ld);
             let mut a = a0.clone();
             let (piv, r, info) = tile_getrf(m, n, &mut a, ld, 5, 3);
             r.unwrap();
-            assert_eq!(info, info_ref, "m {m} n {n} cols {cols:?} rows {rows:?}");
+            assert_eq!(info, info_ref, "{name} m {m} n {n} cols {cols:?} rows {rows:?}");
             assert!(info > 0 || !cols.iter().any(|&c| c < m.min(n)), "a zero column must be reported");
-            assert_eq!(piv, piv_ref, "m {m} n {n} cols {cols:?} rows {rows:?}: ipiv");
+            assert_eq!(piv, piv_ref, "{name} m {m} n {n} cols {cols:?} rows {rows:?}: ipiv");
             let res = lu_residual(m, n, &a0, &a, ld, &piv);
-            assert!(res < 10.0, "m {m} n {n}: scaled residual {res}");
+            assert!(res < 10.0, "{name} m {m} n {n}: scaled residual {res}");
             assert_untouched_outside(&a0, &a, m, n, ld, None);
         }
         for &(m, n) in &[(1, 1), (12, 12), (12, 7), (7, 12)] {
-            let mut a = vec![0.0; m * n];
+            let mut a = vec![T::zero(); m * n];
             let (piv_ref, info_ref) = {
                 let (_, p, i) = reference_getrf(m, n, &a, m);
                 (p, i)
             };
             let (piv, r, info) = tile_getrf(m, n, &mut a, m, 3, 3);
             r.unwrap();
-            assert_eq!((info, &piv), (info_ref, &piv_ref), "zero {m}×{n}");
+            assert_eq!((info, &piv), (info_ref, &piv_ref), "{name} zero {m}×{n}");
             assert_eq!(info, 1);
-            assert!(a.iter().all(|&x| x == 0.0));
+            assert!(a.iter().all(|&x| x == T::zero()));
         }
     }
 
     #[test]
     fn nan_input_returns() {
+        each_type!(nan_input_in);
+    }
+
+    fn nan_input_in<T: OpElem>() {
         for &(m, n, at) in &[(20, 20, (3, 3)), (20, 20, (19, 0)), (20, 13, (0, 12)), (13, 20, (7, 19))] {
             let mut rng = Rng::new(3);
-            let mut a = rng.matrix(m, n, m);
-            a[at.0 + at.1 * m] = f64::NAN;
+            let mut a = rng.values::<T>(m, n, m);
+            a[at.0 + at.1 * m] = T::from_f64(f64::NAN);
             let (piv, r, _) = tile_getrf(m, n, &mut a, m, 4, 3);
             r.unwrap();
             assert!(piv.iter().all(|&p| p >= 1 && p as usize <= m), "pivots out of range: {piv:?}");
-            assert!(a.iter().any(|x| x.is_nan()));
+            assert!(a.iter().any(|&x| {
+                let (re, im) = parts(x);
+                re.is_nan() || im.is_nan()
+            }));
         }
     }
 
     #[test]
     fn getrs_matches_backend_solve_on_the_same_factors() {
-        getrs_cases(Part::uniform(6));
+        each_type!(getrs_cases, Part::uniform(6));
     }
 
-    fn getrs_cases(part: Part) {
+    /// The tile solve with the backend's factors against the backend's xGETRS, TRANS = N, T, C.
+    fn getrs_cases<T: OpElem>(part: Part) {
+        let name = std::any::type_name::<T>();
         let (n, nrhs, lda, ldb) = (47, 9, 50, 49);
         let mut rng = Rng::new(11);
-        let a0 = rng.matrix(n, n, lda);
+        let a0 = rng.values::<T>(n, n, lda);
         let (f, piv, info) = reference_getrf(n, n, &a0, lda);
         assert_eq!(info, 0);
-        for trans in [Trans::No, Trans::Yes] {
-            let b0 = rng.matrix(n, nrhs, ldb);
+        for (tc, solve) in [(b'N', Solve::Plain), (b'T', Solve::Transposed), (b'C', Solve::Adjoint)] {
+            let b0 = rng.values::<T>(n, nrhs, ldb);
             let mut want = b0.clone();
             let mut info = 0;
             // SAFETY: sizes as declared.
             unsafe {
-                bk::dgetrs(
-                    bk::ch(trans.ch()),
+                bk::getrs::<T>(
+                    bk::ch(tc),
                     &(n as i32),
                     &(nrhs as i32),
                     f.as_ptr(),
@@ -1398,7 +1568,6 @@ mod tests {
                     want.as_mut_ptr(),
                     &(ldb as i32),
                     &mut info,
-                    1,
                 )
             };
             assert_eq!(info, 0);
@@ -1408,15 +1577,22 @@ mod tests {
             let tb =
                 unsafe { TiledMatrix::from_raw_parts(b.as_mut_ptr(), n, nrhs, ldb, part, Part::uniform(4)) };
             let seq = Seq::new(&cfg(3));
-            getrs(&seq, trans, &ta, &tp, &tb);
+            getrs(&seq, solve, &ta, &tp, &tb);
             seq.wait().unwrap();
             let scale = fnorm(&want, n, nrhs, ldb);
-            let mut d = want.clone();
-            d.iter_mut().zip(&b).for_each(|(x, y)| *x -= y);
-            let err = fnorm(&d, n, nrhs, ldb) / (scale * n as f64 * eps());
-            assert!(err < 100.0, "{trans:?}: difference from the backend's solve {err}");
-            assert_eq!(fa, f, "A must not change");
-            assert_eq!(fp, piv, "ipiv must not change");
+            let d: Vec<(f64, f64)> = want
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| {
+                    let ((xr, xi), (yr, yi)) = (parts(x), parts(y));
+                    (xr - yr, xi - yi)
+                })
+                .collect();
+            let dn = d.iter().map(|&(r, i)| r * r + i * i).sum::<f64>().sqrt();
+            let err = dn / (scale * n as f64 * T::eps());
+            assert!(err < 100.0, "{name} {solve:?}: difference from the backend's solve {err}");
+            assert!(fa == f, "{name}: A must not change");
+            assert_eq!(fp, piv, "{name}: ipiv must not change");
             assert_untouched_outside(&b0, &b, n, nrhs, ldb, None);
         }
     }
@@ -1432,20 +1608,24 @@ mod tests {
         let tp = unsafe { TiledMatrix::from_raw(piv.as_mut_ptr(), n, 1, n, nb, 1) };
         let tb = unsafe { TiledMatrix::from_raw(b.as_mut_ptr(), n, 1, n, nb, nb) };
         let seq = Seq::new(&cfg(2));
-        getrs(&seq, Trans::No, &ta, &tp, &tb);
+        getrs(&seq, Solve::Plain, &ta, &tp, &tb);
         assert!(matches!(seq.wait(), Err(Error::Runtime(_))));
     }
 
     #[test]
     fn on_one_two_three_emulated_devices() {
         for_device_setups(|| {
-            square_and_rectangular_match_backend_pivots();
-            one_tile_and_one_thread();
-            exactly_singular_matrices_give_lapack_info_and_exact_factors();
-            zero_columns_rows_and_matrix_give_backend_info();
-            nan_input_returns();
-            getrs_matches_backend_solve_on_the_same_factors();
+            square_and_rectangular_in::<f64>();
+            one_tile_and_one_thread_in::<f64>();
+            exactly_singular_cases::<f64>(None);
+            zero_columns_rows_and_matrix_in::<f64>();
+            nan_input_in::<f64>();
+            getrs_cases::<f64>(Part::uniform(6));
             corrupt_ipiv_fails_cleanly();
+            // The other types' tasks stay on the host, unfused (interchanges, TRSM and GEMM as
+            // separate ops) where the sequence has devices.
+            exactly_singular_cases::<c64>(None);
+            square_and_rectangular_in::<f32>();
             calu_on_singular_matrices_gives_lapack_info();
             calu_backward_cases(&[(37, 37, 5, 0), (100, 100, 16, 1), (120, 40, 8, 2), (40, 90, 8, 0)]);
         });
@@ -1455,10 +1635,11 @@ mod tests {
     fn hybrid_partitions_on_one_two_three_emulated_devices() {
         for_hybrid_setups(|part| {
             for &(m, n) in &[(1, 1), (2, 9), (9, 2), (37, 37), (50, 23), (23, 50), (41, 40), (64, 61)] {
-                check_random_part(m, n, m + 3, part, 3);
+                check_random_part::<f64>(m, n, m + 3, part, 3);
             }
-            exactly_singular_cases(Some(part));
-            getrs_cases(part);
+            exactly_singular_cases::<f64>(Some(part));
+            getrs_cases::<f64>(part);
+            check_random_part::<c32>(41, 40, 44, part, 3);
         });
     }
 

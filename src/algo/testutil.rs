@@ -2,7 +2,8 @@
 
 use crate::config::Config;
 use crate::kernels::Uplo;
-use crate::tile::Part;
+use crate::scalar::Scalar;
+use crate::tile::{Part, Raw};
 
 /// `threads` workers, plus the emulated devices of [`on_devices`] when a test runs inside it.
 pub fn cfg(threads: usize) -> Config {
@@ -124,6 +125,19 @@ impl Rng {
         }
         a
     }
+    /// [`Rng::matrix`] in element type `T`: one `next` per entry in the real types (so f64 gives
+    /// the same values), the real then the imaginary part in the complex ones; [`guard`] in
+    /// rows m..ld.
+    pub fn values<T: Scalar>(&mut self, m: usize, n: usize, ld: usize) -> Vec<T> {
+        let mut a = vec![guard::<T>(); ld.max(1) * n.max(1)];
+        for j in 0..n {
+            for i in 0..m {
+                let re = self.next();
+                a[i + j * ld] = if T::COMPLEX { T::from_parts(re, self.next()) } else { T::from_f64(re) };
+            }
+        }
+        a
+    }
     /// Symmetric positive definite n×n matrix (random symmetric plus n on the diagonal).
     pub fn spd(&mut self, n: usize, ld: usize) -> Vec<f64> {
         let mut a = vec![GUARD; ld.max(1) * n.max(1)];
@@ -139,16 +153,27 @@ impl Rng {
     }
 }
 
+/// [`GUARD`] in element type `T` (−[`GUARD`] as the imaginary part of a complex one).
+pub fn guard<T: Scalar>() -> T {
+    T::from_parts(GUARD, -GUARD)
+}
+
+/// The real and imaginary parts of `x` as f64s, for a test's own arithmetic in any type.
+pub fn parts<T: Scalar>(x: T) -> (f64, f64) {
+    (x.re().into(), x.im().into())
+}
+
 pub fn eps() -> f64 {
     f64::EPSILON / 2.0
 }
 
-/// ‖A‖_F of the m×n matrix in an ld array.
-pub fn fnorm(a: &[f64], m: usize, n: usize, ld: usize) -> f64 {
+/// ‖A‖_F of the m×n matrix in an ld array (any element type, in f64).
+pub fn fnorm<T: Scalar>(a: &[T], m: usize, n: usize, ld: usize) -> f64 {
     let mut s = 0.0;
     for j in 0..n {
         for i in 0..m {
-            s += a[i + j * ld] * a[i + j * ld];
+            let (re, im) = parts(a[i + j * ld]);
+            s += re * re + im * im;
         }
     }
     s.sqrt()
@@ -180,9 +205,9 @@ pub fn chol_residual(uplo: Uplo, n: usize, a: &[f64], f: &[f64], ld: usize) -> f
 
 /// Asserts that rows m..ld are unchanged and, when `tri` is given, that the triangle opposite it
 /// (strictly) is unchanged.
-pub fn assert_untouched_outside(
-    before: &[f64],
-    after: &[f64],
+pub fn assert_untouched_outside<T: Scalar>(
+    before: &[T],
+    after: &[T],
     m: usize,
     n: usize,
     ld: usize,
@@ -197,9 +222,10 @@ pub fn assert_untouched_outside(
                     None => false,
                 };
             if outside {
+                let ((br, bi), (ar, ai)) = (parts(before[i + j * ld]), parts(after[i + j * ld]));
                 assert_eq!(
-                    before[i + j * ld].to_bits(),
-                    after[i + j * ld].to_bits(),
+                    (br.to_bits(), bi.to_bits()),
+                    (ar.to_bits(), ai.to_bits()),
                     "element ({i},{j}) outside the matrix was written"
                 );
             }
@@ -339,7 +365,7 @@ pub fn qr_residuals(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, tau: &[
 }
 
 /// The backend's DGETRF on a copy: (factors, ipiv, info).
-pub fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, Vec<i32>, i32) {
+pub fn reference_getrf<T: Scalar>(m: usize, n: usize, a: &[T], ld: usize) -> (Vec<T>, Vec<i32>, i32) {
     // Single-threaded: OpenBLAS 0.3.21's threaded DGETRF was seen writing into a neighbouring
     // allocation here (m = n = 1000, ld = 1001, 2 threads).
     let _blas = crate::backend::BlasThreadsGuard::new();
@@ -349,7 +375,7 @@ pub fn reference_getrf(m: usize, n: usize, a: &[f64], ld: usize) -> (Vec<f64>, V
     // SAFETY: `f` holds an m×n matrix with leading dimension ld >= max(1, m), `ipiv` min(m,n)
     // entries.
     unsafe {
-        crate::backend::lapack::dgetrf(
+        crate::backend::lapack::getrf::<T>(
             &(m as i32),
             &(n as i32),
             f.as_mut_ptr(),
@@ -558,4 +584,60 @@ impl Parity {
         }
         assert!(bad.is_empty(), "less accurate than the backend:\n{}", bad.join("\n"));
     }
+}
+
+/// A random m×n matrix in an ld×(n + 2) array, `pad` in rows m..ld and in the two columns
+/// after it (guard bands).
+pub fn rand<T: Scalar>(rng: &mut Rng, m: usize, n: usize, ld: usize, pad: T) -> Vec<T> {
+    let mut b = vec![pad; ld * (n + 2)];
+    for j in 0..n {
+        for i in 0..m {
+            let re = rng.next();
+            b[i + j * ld] = T::from_parts(re, rng.next());
+        }
+    }
+    b
+}
+
+/// ‖x − y‖_F / ‖y‖_F over whole arrays (entries equal on both sides add nothing).
+pub fn rel<T: Scalar>(x: &[T], y: &[T]) -> f64 {
+    let (mut d, mut s) = (0.0f64, 0.0f64);
+    for (x, y) in x.iter().zip(y) {
+        let (xr, xi, yr, yi): (f64, f64, f64, f64) =
+            (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+        d += (xr - yr).powi(2) + (xi - yi).powi(2);
+        s += yr * yr + yi * yi;
+    }
+    (d / s.max(f64::MIN_POSITIVE)).sqrt()
+}
+
+/// Every entry of `got` outside the n×cols matrix (rows n..ld, the columns after it) and,
+/// with `tri`, outside its `tri` triangle is the given one's, bit for bit.
+pub fn same_outside<T: Scalar>(
+    given: &[T],
+    got: &[T],
+    n: usize,
+    cols: usize,
+    ld: usize,
+    tri: Option<Uplo>,
+) -> bool {
+    (0..given.len()).all(|p| {
+        let (i, j) = (p % ld, p / ld);
+        let inside = i < n
+            && j < cols
+            && match tri {
+                None => true,
+                Some(Uplo::Lower) => i >= j,
+                Some(Uplo::Upper) => i <= j,
+            };
+        let ((gr, gi), (r, i)) = (parts(given[p]), parts(got[p]));
+        inside || (gr.to_bits(), gi.to_bits()) == (r.to_bits(), i.to_bits())
+    })
+}
+
+/// The vector as a caller's array for an api entry point (tests).
+pub fn raw<T: crate::tile::Elem>(v: &mut [T]) -> Raw<T> {
+    // SAFETY: the tests pass dimensions within the vector (the arrays plus their guard bands),
+    // which is `Raw::new`'s contract.
+    unsafe { Raw::new(v.as_mut_ptr()) }
 }

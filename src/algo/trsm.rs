@@ -102,14 +102,14 @@ pub fn solve<T: OpElem>(seq: &Seq, passes: &[Pass], a: &TiledMatrix<T>, b: &Tile
     generate(&mut g, passes, &ids, &bcols);
 }
 
-/// B ← op(A)⁻¹·B in shared memory (one pass of [`solve`]).
-pub fn trsm_left(
+/// B ← op(A)⁻¹·B in shared memory (one pass of [`solve`]; a transposed op is the adjoint).
+pub fn trsm_left<T: OpElem>(
     seq: &Seq,
     uplo: Uplo,
     trans: Trans,
     diag: Diag,
-    a: &TiledMatrix<f64>,
-    b: &TiledMatrix<f64>,
+    a: &TiledMatrix<T>,
+    b: &TiledMatrix<T>,
 ) {
     solve(seq, &[Pass { uplo, trans, diag }], a, b);
 }

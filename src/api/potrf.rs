@@ -415,59 +415,6 @@ mod tests {
         a
     }
 
-    /// A random m×n matrix in an ld×n array, guard bands as in [`hpd`].
-    fn rand<T: Scalar>(rng: &mut Rng, m: usize, n: usize, ld: usize, pad: T) -> Vec<T> {
-        let mut b = vec![pad; ld * (n + 2)];
-        for j in 0..n {
-            for i in 0..m {
-                let re = rng.next();
-                b[i + j * ld] = T::from_parts(re, rng.next());
-            }
-        }
-        b
-    }
-
-    /// ‖x − y‖_F / ‖y‖_F over whole arrays (entries equal on both sides add nothing).
-    fn rel<T: Scalar>(x: &[T], y: &[T]) -> f64 {
-        let (mut d, mut s) = (0.0f64, 0.0f64);
-        for (x, y) in x.iter().zip(y) {
-            let (xr, xi, yr, yi): (f64, f64, f64, f64) =
-                (x.re().into(), x.im().into(), y.re().into(), y.im().into());
-            d += (xr - yr).powi(2) + (xi - yi).powi(2);
-            s += yr * yr + yi * yi;
-        }
-        (d / s.max(f64::MIN_POSITIVE)).sqrt()
-    }
-
-    /// Every entry of `got` outside the n×cols matrix (rows n..ld, the columns after it) and,
-    /// with `tri`, outside its `tri` triangle is the given one's, bit for bit.
-    fn same_outside<T: Scalar>(
-        given: &[T],
-        got: &[T],
-        n: usize,
-        cols: usize,
-        ld: usize,
-        tri: Option<Uplo>,
-    ) -> bool {
-        (0..given.len()).all(|p| {
-            let (i, j) = (p % ld, p / ld);
-            let inside = i < n
-                && j < cols
-                && match tri {
-                    None => true,
-                    Some(Uplo::Lower) => i >= j,
-                    Some(Uplo::Upper) => i <= j,
-                };
-            inside || given[p] == got[p]
-        })
-    }
-
-    fn raw<T: Scalar>(v: &mut [T]) -> Raw<T> {
-        // SAFETY: every call below passes dimensions within the vector (the arrays plus their
-        // guard bands).
-        unsafe { Raw::new(v.as_mut_ptr()) }
-    }
-
     /// xPOTRS and xPOSV through the entries in `T`, on tiles that do not divide n (tiny ones
     /// too), against the backend's routines on the same input: the factor and the solution
     /// within a few n·ε, the same bits on a second call, nothing written outside the matrices'

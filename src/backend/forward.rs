@@ -49,13 +49,20 @@ pub fn posv<T: Scalar>(uplo: u8, n: i32, nrhs: i32, a: Raw<T>, lda: i32, b: Raw<
     info
 }
 
+/// The backend's DGETRF ([`getrf`] in f64).
 pub fn dgetrf(m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>) -> i32 {
+    getrf(m, n, a, lda, ipiv)
+}
+
+/// The backend's `?getrf_` for element type `T` (SGETRF, DGETRF, CGETRF, ZGETRF).
+pub fn getrf<T: Scalar>(m: i32, n: i32, a: Raw<T>, lda: i32, ipiv: Raw<i32>) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    numeric(|| unsafe { bk::dgetrf(&m, &n, a.ptr(), &lda, ipiv.ptr(), &mut info) });
+    numeric(|| unsafe { bk::getrf::<T>(&m, &n, a.ptr(), &lda, ipiv.ptr(), &mut info) });
     info
 }
 
+/// The backend's DGETRS ([`getrs`] in f64).
 #[allow(clippy::too_many_arguments)]
 pub fn dgetrs(
     trans: u8,
@@ -67,18 +74,39 @@ pub fn dgetrs(
     b: Raw<f64>,
     ldb: i32,
 ) -> i32 {
+    getrs(trans, n, nrhs, a, lda, ipiv, b, ldb)
+}
+
+/// The backend's `?getrs_` for element type `T`.
+#[allow(clippy::too_many_arguments)]
+pub fn getrs<T: Scalar>(
+    trans: u8,
+    n: i32,
+    nrhs: i32,
+    a: Raw<T>,
+    lda: i32,
+    ipiv: Raw<i32>,
+    b: Raw<T>,
+    ldb: i32,
+) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
     numeric(|| unsafe {
-        bk::dgetrs(ch(trans), &n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info, 1)
+        bk::getrs::<T>(ch(trans), &n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info)
     });
     info
 }
 
+/// The backend's DGESV ([`gesv`] in f64).
 pub fn dgesv(n: i32, nrhs: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>, b: Raw<f64>, ldb: i32) -> i32 {
+    gesv(n, nrhs, a, lda, ipiv, b, ldb)
+}
+
+/// The backend's `?gesv_` for element type `T`.
+pub fn gesv<T: Scalar>(n: i32, nrhs: i32, a: Raw<T>, lda: i32, ipiv: Raw<i32>, b: Raw<T>, ldb: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    numeric(|| unsafe { bk::dgesv(&n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info) });
+    numeric(|| unsafe { bk::gesv::<T>(&n, &nrhs, a.ptr(), &lda, ipiv.ptr(), b.ptr(), &ldb, &mut info) });
     info
 }
 

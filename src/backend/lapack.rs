@@ -139,10 +139,14 @@ pub enum Routine {
     Potrf,
     Potrs,
     Posv,
+    Getrf,
+    Getrs,
+    Gesv,
+    Laswp,
 }
 
 impl Routine {
-    const COUNT: usize = 6;
+    const COUNT: usize = 10;
     fn stem(self, complex: bool) -> &'static str {
         match self {
             Routine::Gemm => "gemm",
@@ -152,6 +156,10 @@ impl Routine {
             Routine::Potrf => "potrf",
             Routine::Potrs => "potrs",
             Routine::Posv => "posv",
+            Routine::Getrf => "getrf",
+            Routine::Getrs => "getrs",
+            Routine::Gesv => "gesv",
+            Routine::Laswp => "laswp",
         }
     }
 }
@@ -352,6 +360,60 @@ pub unsafe fn posv<T: crate::scalar::Scalar>(
         info,
         1
     )
+}
+
+/// The backend's `?getrf_` for `T`.
+pub unsafe fn getrf<T: crate::scalar::Scalar>(m: I, n: I, a: *mut T, lda: I, ipiv: IM, info: IM) {
+    call_typed!(T, Routine::Getrf, fn(I, I, *mut T, I, IM, IM), m, n, a, lda, ipiv, info)
+}
+
+/// The backend's `?getrs_` for `T` (TRANS `'T'` is the plain transpose in every type, `'C'` the
+/// conjugate one).
+pub unsafe fn getrs<T: crate::scalar::Scalar>(
+    trans: C,
+    n: I,
+    nrhs: I,
+    a: *const T,
+    lda: I,
+    ipiv: I,
+    b: *mut T,
+    ldb: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Getrs,
+        fn(C, I, I, *const T, I, I, *mut T, I, IM, usize),
+        trans,
+        n,
+        nrhs,
+        a,
+        lda,
+        ipiv,
+        b,
+        ldb,
+        info,
+        1
+    )
+}
+
+/// The backend's `?gesv_` for `T`.
+pub unsafe fn gesv<T: crate::scalar::Scalar>(
+    n: I,
+    nrhs: I,
+    a: *mut T,
+    lda: I,
+    ipiv: IM,
+    b: *mut T,
+    ldb: I,
+    info: IM,
+) {
+    call_typed!(T, Routine::Gesv, fn(I, I, *mut T, I, IM, *mut T, I, IM), n, nrhs, a, lda, ipiv, b, ldb, info)
+}
+
+/// The backend's `?laswp_` for `T`.
+pub unsafe fn laswp<T: crate::scalar::Scalar>(n: I, a: *mut T, lda: I, k1: I, k2: I, ipiv: I, incx: I) {
+    call_typed!(T, Routine::Laswp, fn(I, *mut T, I, I, I, I, I), n, a, lda, k1, k2, ipiv, incx)
 }
 
 /// The process's `ilaenv_`: the application's own when it defines one (ILAENV is LAPACK's

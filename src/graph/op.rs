@@ -21,11 +21,15 @@ pub trait Operands<'a, T: Scalar = f64> {
 }
 
 /// The element types ops run on. The Cholesky family's ops (`Gemm`, `Syrk`, `Trsm`, `Potrf`)
-/// are stated once for every [`Scalar`] in [`Op::compute`]; the others are f64 only so far
-/// ([`OpElem::compute_rest`]), and only f64 ops go to devices.
-pub trait OpElem: kernels::TileTrsm {
+/// and the shared-memory LU's with partial pivoting (`LuPanel`, `LuLeaf`, `LuSplitUpdate`,
+/// `LuUpdate`, `Laswp`, `LaswpSteps`) are stated once for every [`Scalar`] in [`Op::compute`];
+/// the others are f64 only so far ([`OpElem::compute_rest`]), and only f64 ops go to devices.
+pub trait OpElem: kernels::TileGetrf {
     /// Whether a task of this type may take its op to a device (`DeviceOp` lowers f64 only).
     const ON_DEVICES: bool;
+    /// Whether CALU's tournament ops (`CaluLeaf`, ..., and the `LuFill` that forms its L₂₁) run
+    /// in this type: f64 only; the other types' LU pivots partially whatever `HETLA_LU` says.
+    const CALU: bool;
     /// The ops [`Op::compute`] does not state generically.
     fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, Self>, out: ViewMut<Self>) -> i32;
     /// `p` as an array of f64, for the paths that exist in f64 only (a device's whole-matrix
@@ -35,6 +39,7 @@ pub trait OpElem: kernels::TileTrsm {
 
 impl OpElem for f64 {
     const ON_DEVICES: bool = true;
+    const CALU: bool = true;
     fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, f64>, out: ViewMut<f64>) -> i32 {
         op.compute_f64(ins, out)
     }
@@ -48,6 +53,7 @@ macro_rules! f64_only_ops {
     ($($t:ty),*) => {$(
         impl OpElem for $t {
             const ON_DEVICES: bool = false;
+            const CALU: bool = false;
             fn compute_rest<'a>(op: &Op, _: &mut impl Operands<'a, $t>, _: ViewMut<$t>) -> i32 {
                 panic!("op {} runs on f64 only so far, not on {}", op.name(), stringify!($t))
             }
@@ -134,21 +140,9 @@ impl Op {
                 kernels::trsm(side, uplo, trans, diag, T::from_f64(alpha), av, out);
             }
             Op::Potrf { uplo, .. } => return kernels::potrf(uplo, out),
-            _ => return T::compute_rest(self, ins, out),
-        }
-        0
-    }
-
-    /// [`Op::compute`] of the ops that are f64 only so far.
-    fn compute_f64<'a>(&self, ins: &mut impl Operands<'a>, out: ViewMut<f64>) -> i32 {
-        let (mut b1, mut b2) = (Vec::new(), Vec::new());
-        match *self {
-            Op::Gemm { .. } | Op::Syrk { .. } | Op::Trsm { .. } | Op::Potrf { .. } => {
-                unreachable!("Op::compute states the Cholesky family's ops")
-            }
             Op::Laswp { ipiv, ipiv_base, count, dir, .. } => {
                 let pv = whole(&ins.input(ipiv), &mut b1);
-                let piv: Vec<i32> = (0..count).map(|t| pv.get(t, 0) as i32 - ipiv_base).collect();
+                let piv: Vec<i32> = (0..count).map(|t| pv.get(t, 0).index() - ipiv_base).collect();
                 kernels::laswp(out, &piv, dir);
             }
             Op::LaswpSteps { piv, ref steps, .. } => {
@@ -158,13 +152,100 @@ impl Op {
                 let pivs: Vec<Vec<i32>> = steps
                     .iter()
                     .map(|&(_, r)| {
-                        let p = (0..r).map(|t| pv.get(base + t, 0) as i32).collect();
+                        let p = (0..r).map(|t| pv.get(base + t, 0).index()).collect();
                         base += r;
                         p
                     })
                     .collect();
                 kernels::laswp_steps(out, steps, &pivs);
             }
+            // The shared-memory LU's ops. A zero pivot is no failure here (LAPACK's xGETRF goes
+            // on): the panel's INFO travels in its pivot buffer.
+            Op::LuPanel { piv, .. } => {
+                let r = out.m.min(out.n);
+                let mut p = vec![0i32; r];
+                let info = kernels::getrf_slice(out, &mut p);
+                write_pivots(ins.output(piv), &p, info);
+            }
+            Op::LuLeaf { piv, c0, n, .. } => {
+                let mut out = out;
+                let (mk, w) = (out.m, out.n);
+                let mut p = vec![0i32; n];
+                let info = kernels::getrf_slice(out.sub_mut(c0, c0, mk - c0, n), &mut p);
+                for cols in [0..c0, c0 + n..w] {
+                    kernels::laswp(out.sub_mut(c0, cols.start, mk - c0, cols.len()), &p, Dir::Forward);
+                }
+                let mut pv = ins.output(piv);
+                for (t, &x) in p.iter().enumerate() {
+                    pv.set(c0 + t, 0, T::from_index(c0 as i32 + x));
+                }
+                if info > 0 && pv.get(0, 3).index() == 0 {
+                    pv.set(0, 3, T::from_index(c0 as i32 + info));
+                }
+                if c0 + n == w.min(mk) {
+                    complete_pivots(pv, w.min(mk));
+                }
+            }
+            Op::LuSplitUpdate { u, c0, c1, c2, .. } => {
+                let (rows, n1, n2) = (out.m, c1 - c0, c2 - c1);
+                let (left, mut right) = out.split_cols(c1);
+                let l = left.sub(0, c0, rows, n1);
+                let (one, minus) = (T::one(), T::from_f64(-1.0));
+                match u {
+                    None => {
+                        let (mut top, below) = right.sub_mut(0, 0, rows, n2).split_rows(c1);
+                        let mut u12 = top.sub_mut(c0, 0, n1, n2);
+                        kernels::trsm(
+                            Side::Left,
+                            Uplo::Lower,
+                            Trans::No,
+                            Diag::Unit,
+                            one,
+                            l.sub(c0, 0, n1, n1),
+                            u12.sub_mut(0, 0, n1, n2),
+                        );
+                        if below.m > 0 {
+                            kernels::gemm(
+                                Trans::No,
+                                Trans::No,
+                                minus,
+                                l.sub(c1, 0, below.m, n1),
+                                u12.as_view(),
+                                one,
+                                below,
+                            );
+                        }
+                    }
+                    Some(u) => {
+                        let uv = one_of(ins, u.first);
+                        let c = right.sub_mut(0, 0, rows, n2);
+                        kernels::gemm(Trans::No, Trans::No, minus, l, uv.sub(c0, c1, n1, n2), one, c);
+                    }
+                }
+            }
+            Op::LuUpdate { l, piv, r, .. } => {
+                let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
+                kernels::lu_update(whole(&ins.input(l), &mut b2), &pivots, out);
+            }
+            _ => return T::compute_rest(self, ins, out),
+        }
+        0
+    }
+
+    /// [`Op::compute`] of the ops that are f64 only so far.
+    fn compute_f64<'a>(&self, ins: &mut impl Operands<'a>, out: ViewMut<f64>) -> i32 {
+        let (mut b1, mut b2) = (Vec::new(), Vec::new());
+        match *self {
+            Op::Gemm { .. }
+            | Op::Syrk { .. }
+            | Op::Trsm { .. }
+            | Op::Potrf { .. }
+            | Op::Laswp { .. }
+            | Op::LaswpSteps { .. }
+            | Op::LuPanel { .. }
+            | Op::LuLeaf { .. }
+            | Op::LuSplitUpdate { .. }
+            | Op::LuUpdate { .. } => unreachable!("Op::compute states these ops for every type"),
             Op::Larfb { v, k, t, .. } => {
                 let vv = whole(&ins.input(v), &mut b1);
                 let tv = whole(&ins.input(t), &mut b2);
@@ -176,14 +257,9 @@ impl Op {
             | Op::QrVtc { .. }
             | Op::QrTw { .. }
             | Op::QrVw { .. } => self.compute_qr(ins, out),
-            Op::LuPanel { .. }
-            | Op::LuLeaf { .. }
-            | Op::LuSplitUpdate { .. }
-            | Op::LuUpdate { .. }
-            | Op::LuExtract { .. }
-            | Op::LuNewTop { .. }
-            | Op::LuFill { .. }
-            | Op::LuColumn { .. } => self.compute_lu(ins, out),
+            Op::LuExtract { .. } | Op::LuNewTop { .. } | Op::LuFill { .. } | Op::LuColumn { .. } => {
+                self.compute_lu(ins, out)
+            }
             Op::CaluLeaf { .. } | Op::CaluMerge { .. } | Op::CaluRoot { .. } | Op::CaluTop { .. } => {
                 return self.compute_calu(ins, out)
             }
@@ -270,75 +346,12 @@ impl Op {
         0
     }
 
-    /// The LU ops (`algo::getrf`). A zero pivot is no failure here (LAPACK's DGETRF goes on):
+    /// The LU's ops for tile columns on several places and split panels (ranks) and the fill of
+    /// CALU's panel, f64 only so far. A zero pivot is no failure here (LAPACK's DGETRF goes on):
     /// the panel's INFO travels in its pivot buffer.
     fn compute_lu<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) {
         let (mut b1, mut b2) = (Vec::new(), Vec::new());
         match *self {
-            Op::LuPanel { piv, .. } => {
-                let r = out.m.min(out.n);
-                let mut p = vec![0i32; r];
-                let info = kernels::getrf_slice(out, &mut p);
-                write_pivots(ins.output(piv), &p, info);
-            }
-            Op::LuLeaf { piv, c0, n, .. } => {
-                let (mk, w) = (out.m, out.n);
-                let mut p = vec![0i32; n];
-                let info = kernels::getrf_slice(out.sub_mut(c0, c0, mk - c0, n), &mut p);
-                for cols in [0..c0, c0 + n..w] {
-                    kernels::laswp(out.sub_mut(c0, cols.start, mk - c0, cols.len()), &p, Dir::Forward);
-                }
-                let mut pv = ins.output(piv);
-                for (t, &x) in p.iter().enumerate() {
-                    pv.set(c0 + t, 0, (c0 as i32 + x) as f64);
-                }
-                if info > 0 && pv.get(0, 3) == 0.0 {
-                    pv.set(0, 3, (c0 as i32 + info) as f64);
-                }
-                if c0 + n == w.min(mk) {
-                    complete_pivots(pv, w.min(mk));
-                }
-            }
-            Op::LuSplitUpdate { u, c0, c1, c2, .. } => {
-                let (rows, n1, n2) = (out.m, c1 - c0, c2 - c1);
-                let (left, mut right) = out.split_cols(c1);
-                let l = left.sub(0, c0, rows, n1);
-                match u {
-                    None => {
-                        let (mut top, below) = right.sub_mut(0, 0, rows, n2).split_rows(c1);
-                        let mut u12 = top.sub_mut(c0, 0, n1, n2);
-                        kernels::trsm(
-                            Side::Left,
-                            Uplo::Lower,
-                            Trans::No,
-                            Diag::Unit,
-                            1.0,
-                            l.sub(c0, 0, n1, n1),
-                            u12.sub_mut(0, 0, n1, n2),
-                        );
-                        if below.m > 0 {
-                            kernels::gemm(
-                                Trans::No,
-                                Trans::No,
-                                -1.0,
-                                l.sub(c1, 0, below.m, n1),
-                                u12.as_view(),
-                                1.0,
-                                below,
-                            );
-                        }
-                    }
-                    Some(u) => {
-                        let uv = one(ins, u.first);
-                        let c = right.sub_mut(0, 0, rows, n2);
-                        kernels::gemm(Trans::No, Trans::No, -1.0, l, uv.sub(c0, c1, n1, n2), 1.0, c);
-                    }
-                }
-            }
-            Op::LuUpdate { l, piv, r, .. } => {
-                let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
-                kernels::lu_update(whole(&ins.input(l), &mut b2), &pivots, out);
-            }
             Op::LuExtract { piv, c, ref offs, .. } => {
                 let pv = whole(&ins.input(piv), &mut b1);
                 let (_, perm) = read_pivots(pv, pv.m);
@@ -709,6 +722,11 @@ fn nominate(blocks: &[(View<f64>, Vec<f64>)], w: usize, mut out: ViewMut<f64>) {
 
 /// Operand position `p` as one block.
 fn one<'a>(ins: &mut impl Operands<'a>, p: usize) -> View<'a, f64> {
+    one_of(ins, p)
+}
+
+/// Operand position `p` as one block, in any element type.
+fn one_of<'a, T: Scalar>(ins: &mut impl Operands<'a, T>, p: usize) -> View<'a, T> {
     let pieces = ins.input(Tiles::one(p));
     assert_eq!(pieces.len(), 1, "a single tile comes as one block");
     pieces[0]
@@ -722,32 +740,33 @@ fn copy_row(a: &View<f64>, si: usize, b: &mut ViewMut<f64>, di: usize) {
 }
 
 /// A panel's pivot buffer (see `DeviceOp::LuPanel`): the interchanges `ipiv` (block-local,
-/// 1-based), their composite permutation and the panel's INFO.
-fn write_pivots(mut pv: ViewMut<f64>, ipiv: &[i32], info: i32) {
+/// 1-based), their composite permutation and the panel's INFO, each an integer held in an
+/// element of the matrix's type ([`Scalar::from_index`]; −1: no fill).
+fn write_pivots<T: Scalar>(mut pv: ViewMut<T>, ipiv: &[i32], info: i32) {
     assert!(pv.m >= ipiv.len() && pv.n >= 4, "a pivot buffer of r×4 at least");
     let perm = Perm::of(ipiv);
     for (t, &p) in ipiv.iter().enumerate() {
-        pv.set(t, 0, p as f64);
-        pv.set(t, 1, perm.src[t] as f64);
-        pv.set(t, 2, perm.fill[t].map_or(-1.0, |f| f as f64));
+        pv.set(t, 0, T::from_index(p));
+        pv.set(t, 1, T::from_index(perm.src[t] as i32));
+        pv.set(t, 2, T::from_index(perm.fill[t].map_or(-1, |f| f as i32)));
     }
-    pv.set(0, 3, info as f64);
+    pv.set(0, 3, T::from_index(info));
 }
 
 /// A pivot buffer whose `r` pivots (column 0) and INFO (entry (0, 3)) were written one panel
 /// column or leaf at a time, completed with their permutation as [`write_pivots`] leaves it.
-fn complete_pivots(pv: ViewMut<f64>, r: usize) {
-    let all: Vec<i32> = (0..r).map(|t| pv.get(t, 0) as i32).collect();
-    let first = pv.get(0, 3) as i32;
+fn complete_pivots<T: Scalar>(pv: ViewMut<T>, r: usize) {
+    let all: Vec<i32> = (0..r).map(|t| pv.get(t, 0).index()).collect();
+    let first = pv.get(0, 3).index();
     write_pivots(pv, &all, first);
 }
 
 /// The first `r` pivots of a pivot buffer (column 0) and the permutation it records (columns 1
 /// and 2), as [`Op::LuPanel`] wrote them.
-fn read_pivots(v: View<f64>, r: usize) -> (Vec<i32>, Perm) {
-    let piv = (0..r).map(|t| v.get(t, 0) as i32).collect();
-    let src = (0..r).map(|t| v.get(t, 1) as usize).collect();
-    let fill = (0..r).map(|t| v.get(t, 2)).map(|f| (f >= 0.0).then_some(f as usize)).collect();
+fn read_pivots<T: Scalar>(v: View<T>, r: usize) -> (Vec<i32>, Perm) {
+    let piv = (0..r).map(|t| v.get(t, 0).index()).collect();
+    let src = (0..r).map(|t| v.get(t, 1).index() as usize).collect();
+    let fill = (0..r).map(|t| v.get(t, 2).index()).map(|f| (f >= 0).then_some(f as usize)).collect();
     (piv, Perm { src, fill })
 }
 

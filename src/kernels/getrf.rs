@@ -1,18 +1,21 @@
 //! GETRF on one panel: P·A = L·U of an m×n block by LU with partial pivoting, run
-//! single-threaded inside one task (by recursive halves over our TRSM for a block at least as
-//! tall as wide, `getrf_recursive`; the backend's DGETRF for the leaves and wide blocks). `ipiv`
-//! receives the block-local row interchanges (1-based, LAPACK's convention) for the first
+//! single-threaded inside one task ([`TileGetrf`]: in f64 by recursive halves over our TRSM for a
+//! block at least as tall as wide, `getrf_recursive`, with the backend's DGETRF for the leaves
+//! and wide blocks; in the other types by the backend's `?getrf_` whole, whose pivots are
+//! LAPACK's: the first largest |re| + |im| of a complex column, as ICAMAX and IZAMAX choose).
+//! `ipiv` receives the block-local row interchanges (1-based, LAPACK's convention) for the first
 //! min(m, n) columns; the return value is LAPACK's INFO for the block: the 1-based index of the
 //! first exactly-zero pivot, or 0.
 //!
 //! A zero pivot does not stop the factorization (as in LAPACK): the remaining columns are still
 //! factored, so the tile algorithm carries on and reports INFO at the end.
 
-use super::fi;
+use super::{fi, TileTrsm};
 use crate::backend::lapack as bk;
+use crate::scalar::{c32, c64, Scalar};
 use crate::tile::{View, ViewMut};
 
-pub fn getrf(a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
+pub fn getrf<T: TileGetrf>(a: ViewMut<T>, mut ipiv: ViewMut<i32>) -> i32 {
     let k = a.m.min(a.n);
     // The pivot vector must hold one entry per factored column, stored contiguously.
     assert!(ipiv.m >= k && ipiv.n == 1, "pivot block too small for the panel");
@@ -20,37 +23,70 @@ pub fn getrf(a: ViewMut<f64>, mut ipiv: ViewMut<i32>) -> i32 {
 }
 
 /// [`getrf`] with the pivots in a slice (the distributed LU keeps them in its panel buffer).
-pub fn getrf_slice(a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
+pub fn getrf_slice<T: TileGetrf>(a: ViewMut<T>, ipiv: &mut [i32]) -> i32 {
     let k = a.m.min(a.n);
     assert!(ipiv.len() >= k, "pivot slice too small for the panel");
     if k == 0 {
         return 0;
     }
-    getrf_recursive(a, &mut ipiv[..k])
+    T::getrf_block(a, &mut ipiv[..k])
 }
 
-/// Columns up to which [`getrf_recursive`] hands a block to the backend's DGETRF.
+/// GEPP of one block in an element type ([`getrf_slice`], k = min(m, n) ≥ 1 pivots): f64 by
+/// recursive halves over its own TRSM (`getrf_recursive`, measured faster than DGETRF on one
+/// thread), the other types by the backend's `?getrf_` on the whole block (`getrf_recursive` is
+/// written for every type and tested in each, but only f64's was measured; the other types'
+/// choice is the line of their impl).
+pub trait TileGetrf: TileTrsm {
+    fn getrf_block(a: ViewMut<Self>, ipiv: &mut [i32]) -> i32;
+}
+
+impl TileGetrf for f64 {
+    #[inline]
+    fn getrf_block(a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
+        getrf_recursive(a, ipiv)
+    }
+}
+
+macro_rules! backend_getrf {
+    ($($t:ty),*) => {$(
+        impl TileGetrf for $t {
+            fn getrf_block(a: ViewMut<$t>, ipiv: &mut [i32]) -> i32 {
+                getrf_backend(a, ipiv)
+            }
+        }
+    )*};
+}
+backend_getrf!(f32, c32, c64);
+
+/// The backend's `?getrf_` on the block (k = min(m, n) pivots in `ipiv`).
+fn getrf_backend<T: Scalar>(mut a: ViewMut<T>, ipiv: &mut [i32]) -> i32 {
+    let mut info = 0;
+    // SAFETY: `a` is a valid m×n block with leading dimension a.ld >= m, and `ipiv` holds
+    // min(m, n) integers ([`getrf_slice`]'s assertion).
+    unsafe { bk::getrf::<T>(&fi(a.m), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
+    info
+}
+
+/// Columns up to which [`getrf_recursive`] hands a block to the backend's xGETRF.
 const GETRF_LEAF: usize = 16;
 
 /// LU with partial pivoting by halves of the columns: P₁·[A₁₁; A₂₁] = [L₁₁; L₂₁]·U₁₁
 /// (recursively), the interchanges applied to [A₁₂; A₂₂], U₁₂ = L₁₁⁻¹·A₁₂, A₂₂ ← A₂₂ − L₂₁·U₁₂,
 /// P₂·A₂₂ = L₂₂·U₂₂ (recursively), P₂ applied to L₂₁. Blocks of at most [`GETRF_LEAF`] columns,
-/// and blocks wider than tall, go to the backend's DGETRF.
+/// and blocks wider than tall, go to the backend's xGETRF. Written for every type, run by f64
+/// alone ([`TileGetrf`]; the timings below are f64's, the other types are not measured).
 ///
 /// The pivots are partial pivoting's, column by column, like DGETRF's own recursive order; the
 /// work outside the leaves is our TRSM and the backend's GEMM. One thread, square blocks, best
 /// of 30 (OpenBLAS 0.3.21): order 128 0.08 against 0.12 ms, 256 0.38 against 0.54–0.63 ms, 384
 /// 1.06 against 1.31 ms, 512 2.4–2.8 against 3.8 ms; tall panels (1000×256, 2000×192, 6000×192)
 /// the same time as DGETRF (within 4%).
-fn getrf_recursive(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
+fn getrf_recursive<T: TileTrsm>(a: ViewMut<T>, ipiv: &mut [i32]) -> i32 {
     use super::{Diag, Dir, Side, Trans, Uplo};
     let (m, n) = (a.m, a.n);
     if n <= GETRF_LEAF || m < n {
-        let mut info = 0;
-        // SAFETY: `a` is a valid m×n block with leading dimension a.ld >= m, and `ipiv` holds
-        // min(m, n) integers (the callers' assertions).
-        unsafe { bk::dgetrf(&fi(m), &fi(n), a.as_mut_ptr(), &fi(a.ld), ipiv.as_mut_ptr(), &mut info) };
-        return info;
+        return getrf_backend(a, ipiv);
     }
     let n1 = n / 2;
     let (mut left, mut right) = a.split_cols_mut(n1);
@@ -59,8 +95,8 @@ fn getrf_recursive(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
     super::laswp(right.reborrow(), piv1, Dir::Forward);
     let (l11, l21) = (left.as_view().sub(0, 0, n1, n1), left.as_view().sub(n1, 0, m - n1, n1));
     let (mut u12, mut a22) = right.split_rows(n1);
-    super::trsm(Side::Left, Uplo::Lower, Trans::No, Diag::Unit, 1.0, l11, u12.reborrow());
-    super::gemm(Trans::No, Trans::No, -1.0, l21, u12.as_view(), 1.0, a22.reborrow());
+    super::trsm(Side::Left, Uplo::Lower, Trans::No, Diag::Unit, T::one(), l11, u12.reborrow());
+    super::gemm(Trans::No, Trans::No, T::from_f64(-1.0), l21, u12.as_view(), T::one(), a22.reborrow());
     let info2 = getrf_recursive(a22, piv2);
     // P₂ on L₂₁ (rows n1.. of the left half), then the pivots counted from the block's top.
     super::laswp(left.sub_mut(n1, 0, m - n1, n1), piv2, Dir::Forward);
@@ -80,7 +116,7 @@ fn getrf_recursive(mut a: ViewMut<f64>, ipiv: &mut [i32]) -> i32 {
 /// interchanges `piv` (block-local, 1-based) on `c` (its rows from the panel's top), then its top
 /// r rows ← L₁₁⁻¹·(them) (unit lower) and the rows below −= L₂₁·(top rows), with L the panel's
 /// rows (r = `piv.len()` columns used).
-pub fn lu_update(l: crate::tile::View<f64>, piv: &[i32], mut c: ViewMut<f64>) {
+pub fn lu_update<T: TileTrsm>(l: View<T>, piv: &[i32], mut c: ViewMut<T>) {
     use super::{Diag, Side, Trans, Uplo};
     let r = piv.len();
     let (m, n) = (c.m, c.n);
@@ -91,12 +127,20 @@ pub fn lu_update(l: crate::tile::View<f64>, piv: &[i32], mut c: ViewMut<f64>) {
         Uplo::Lower,
         Trans::No,
         Diag::Unit,
-        1.0,
+        T::one(),
         l.sub(0, 0, r, r),
         u.sub_mut(0, 0, r, n),
     );
     if below.m > 0 {
-        super::gemm(Trans::No, Trans::No, -1.0, l.sub(r, 0, below.m, r), u.as_view(), 1.0, below);
+        super::gemm(
+            Trans::No,
+            Trans::No,
+            T::from_f64(-1.0),
+            l.sub(r, 0, below.m, r),
+            u.as_view(),
+            T::one(),
+            below,
+        );
     }
 }
 
@@ -453,6 +497,65 @@ mod tests {
             rows.swap(s, pv as usize - 1);
         }
         rows
+    }
+
+    /// The recursive kernel in every type against the backend's xGETRF on the same block: the
+    /// same pivots and INFO (ties included: entries ±1, ±2, and in the complex types ±i, 1 + i,
+    /// equal in |re| + |im|), factors to rounding, nothing outside the block written.
+    #[test]
+    fn recursive_kernel_gives_the_backends_pivots_in_every_type() {
+        fn each<T: super::TileTrsm>() {
+            use crate::algo::testutil::{parts, rel};
+            use crate::tile::ViewMut;
+            let _blas = crate::backend::BlasThreadsGuard::new();
+            let name = std::any::type_name::<T>();
+            for &(m, n, ties, zero) in &[
+                (100, 100, false, None),
+                (200, 64, false, None),
+                (150, 96, true, None),
+                (90, 40, false, Some(21)),
+            ] {
+                let ld = m + 3;
+                let mut rng = Rng::new((m + n) as u64);
+                let pad = T::from_parts(-9.5, 2.0);
+                let mut a0 = vec![pad; ld * n];
+                let vals: &[(f64, f64)] = if T::COMPLEX {
+                    &[(1.0, 0.0), (-2.0, 0.0), (0.0, 1.0), (1.0, 1.0), (-1.0, 0.0), (0.0, -2.0)]
+                } else {
+                    &[(1.0, 0.0), (-2.0, 0.0), (-1.0, 0.0), (2.0, 0.0)]
+                };
+                for j in 0..n {
+                    for i in 0..m {
+                        let (re, im) = (rng.next(), rng.next());
+                        a0[i + j * ld] = if ties {
+                            let (r, c) = vals[((re.abs() * 1e6) as usize) % vals.len()];
+                            T::from_parts(r, c)
+                        } else {
+                            T::from_parts(re, im)
+                        };
+                    }
+                }
+                if let Some(c) = zero {
+                    (0..m).for_each(|i| a0[i + c * ld] = T::zero());
+                }
+                let (mut want, mut got) = (a0.clone(), a0.clone());
+                let (mut pw, mut pg) = (vec![0i32; n], vec![0i32; n]);
+                let iw = super::getrf_backend(ViewMut::from_slice(&mut want, m, n, ld), &mut pw);
+                let ig = super::getrf_recursive(ViewMut::from_slice(&mut got, m, n, ld), &mut pg);
+                let what = format!("{name} {m}×{n} ties {ties} zero {zero:?}");
+                assert_eq!((ig, &pg), (iw, &pw), "{what}: INFO and pivots");
+                assert!(rel(&got, &want) <= 100.0 * n as f64 * T::eps(), "{what}: {}", rel(&got, &want));
+                for (p, (&x, &y)) in got.iter().zip(&a0).enumerate() {
+                    if p % ld >= m {
+                        assert_eq!(parts(x), parts(y), "{what}: row {} past the block written", p % ld);
+                    }
+                }
+            }
+        }
+        each::<f64>();
+        each::<f32>();
+        each::<crate::scalar::c32>();
+        each::<crate::scalar::c64>();
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use super::fi;
 use crate::backend::lapack as bk;
+use crate::scalar::Scalar;
 use crate::tile::ViewMut;
 
 /// Order in which the interchanges are applied.
@@ -16,7 +17,8 @@ pub enum Dir {
     Backward,
 }
 
-pub fn laswp(mut a: ViewMut<f64>, ipiv: &[i32], dir: Dir) {
+/// The interchanges `ipiv` on `a` by the backend's `?laswp_` (f64: `dlaswp_`).
+pub fn laswp<T: Scalar>(mut a: ViewMut<T>, ipiv: &[i32], dir: Dir) {
     // An out-of-range pivot (only possible from a caller's corrupt IPIV in DGETRS) would make the
     // backend write outside the block; refuse it instead, which fails the call cleanly.
     assert!(ipiv.len() <= a.m, "more interchanges than rows");
@@ -32,7 +34,7 @@ pub fn laswp(mut a: ViewMut<f64>, ipiv: &[i32], dir: Dir) {
     };
     // SAFETY: `a` is a valid m×n block; `ipiv` holds k2 = ipiv.len() entries, every one a row
     // index within 1..=m (checked above), so every swap stays inside the block.
-    unsafe { bk::dlaswp(&fi(a.n), a.as_mut_ptr(), &fi(a.ld), &1, &fi(ipiv.len()), ipiv.as_ptr(), &incx) };
+    unsafe { bk::laswp::<T>(&fi(a.n), a.as_mut_ptr(), &fi(a.ld), &1, &fi(ipiv.len()), ipiv.as_ptr(), &incx) };
 }
 
 /// The interchanges of several LU steps on `a`, in order: step s swaps, for each of its pivots
@@ -41,7 +43,7 @@ pub fn laswp(mut a: ViewMut<f64>, ipiv: &[i32], dir: Dir) {
 /// over all the columns, but column by column: a column (a few tens of KB) stays in the core's
 /// cache across every step's swaps, so its rows come from memory once instead of once per step
 /// (random pivot rows touch most of a tall column's cache lines at every step).
-pub fn laswp_steps(mut a: ViewMut<f64>, steps: &[(usize, usize)], pivs: &[Vec<i32>]) {
+pub fn laswp_steps<T: Scalar>(mut a: ViewMut<T>, steps: &[(usize, usize)], pivs: &[Vec<i32>]) {
     assert_eq!(steps.len(), pivs.len(), "one pivot list per step");
     for (&(off, r), p) in steps.iter().zip(pivs) {
         assert!(off <= a.m && p.len() == r, "step at row {off} with {} of {r} pivots", p.len());
@@ -66,14 +68,22 @@ pub fn laswp_steps(mut a: ViewMut<f64>, steps: &[(usize, usize)], pivs: &[Vec<i3
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scalar::{c32, c64};
 
     /// Several steps at once equal one LASWP per step over all the columns, in order, whatever
-    /// the block width (tall blocks make the width one column).
+    /// the block width (tall blocks make the width one column); in every element type.
     #[test]
     fn steps_together_equal_one_laswp_per_step() {
+        steps_in::<f64>();
+        steps_in::<f32>();
+        steps_in::<c32>();
+        steps_in::<c64>();
+    }
+
+    fn steps_in<T: Scalar>() {
         for &(m, n) in &[(40usize, 7usize), (9000, 5), (3, 2)] {
             let ld = m + 3;
-            let a0: Vec<f64> = (0..ld * n).map(|x| x as f64 * 0.5 + 1.0).collect();
+            let a0: Vec<T> = (0..ld * n).map(|x| T::from_parts(x as f64 * 0.5 + 1.0, -(x as f64))).collect();
             // Steps at rows 0, 2 and 3 (step s's pivots relative to its first row).
             let steps = [(0usize, 2usize), (2.min(m - 1), 1), (3.min(m - 1), m - 3.min(m - 1))];
             let pivs: Vec<Vec<i32>> = steps

@@ -4,6 +4,7 @@
 //! [`crate::backend::array`].
 
 mod blas3;
+mod conj;
 mod gemqrt;
 mod geqrf;
 mod geqrt;
@@ -22,12 +23,13 @@ mod trtri;
 mod wy;
 
 pub use blas3::{gemm, herk, trsm, TileTrsm};
+pub use conj::conj;
 pub use gemqrt::gemqrt;
 pub use geqrf::geqrf_panel;
 pub use geqrt::geqrt;
 pub use getrf::{
     gepp_block_update, gepp_candidate, gepp_finish_column, getrf, getrf_slice, getrs, interchanges_to_top,
-    lu_update, trsm_right_upper_zero_safe, Candidate, Perm,
+    lu_update, trsm_right_upper_zero_safe, Candidate, Perm, TileGetrf,
 };
 pub use lacpy::copy;
 pub use larfb::{larfb, larfb_op, larfb_side};
