@@ -153,6 +153,18 @@ pub(crate) fn forwards_for_devices<T: OpElem>(cfg: &Config, routine: &str) -> bo
         || device::open(cfg).is_empty())
 }
 
+/// The path a test's host configuration takes for a call of type `T`: tiles, or the backend
+/// where the test run puts devices into every configuration (`HETLA_TEST_GPUS`: the
+/// unit-fakecuda runs) and `T` does not run on them.
+#[cfg(test)]
+pub(crate) fn host_path<T: OpElem>(cfg: &Config, routine: &str) -> &'static str {
+    if forwards_for_devices::<T>(cfg, routine) {
+        "forward:devices"
+    } else {
+        "tiles"
+    }
+}
+
 /// Whether a LAPACK call of `routine` on a problem of `size` is first to decide its class by
 /// the learner's trials on copies of its arrays ([`tune::trials`]): not where
 /// [`forward_reason`] forwards before learning (nested calls, `HETLA_DISABLE`, `HETLA_MIN_N`),

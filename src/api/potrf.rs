@@ -315,17 +315,6 @@ mod tests {
         assert_eq!(got, Err(Error::Numerical(want)));
     }
 
-    /// The path a host configuration's call of type `T` takes: tiles, or the backend where the
-    /// test run puts devices into every configuration (`HETLA_TEST_GPUS`: the unit-fakecuda
-    /// runs) and `T` does not run on them.
-    fn on_host<T: OpElem>(cfg: &Config) -> &'static str {
-        if crate::api::forwards_for_devices::<T>(cfg, "potrf") {
-            "forward:devices"
-        } else {
-            "tiles"
-        }
-    }
-
     /// SPOTRF, CPOTRF, ZPOTRF through the entry: tiles, the backend's factor and INFO, LAPACK's
     /// argument errors, and forwarding when devices are present.
     fn other_type_entry<T: OpElem>() {
@@ -358,7 +347,7 @@ mod tests {
             let mut a = a0.clone();
             // SAFETY: `a` holds lda·n elements.
             potrf(&host(8), uplo, n as i32, unsafe { Raw::new(a.as_mut_ptr()) }, lda as i32).unwrap();
-            assert_eq!(crate::api::last_path(), on_host::<T>(&host(8)), "{name}");
+            assert_eq!(crate::api::last_path(), crate::api::host_path::<T>(&host(8), "potrf"), "{name}");
             let (mut d, mut s) = (0.0f64, 0.0f64);
             for (x, y) in a.iter().zip(&want) {
                 let (xr, xi, yr, yi): (f64, f64, f64, f64) =
@@ -449,7 +438,11 @@ mod tests {
                 for _ in 0..2 {
                     let (mut a, mut b) = (a0.clone(), b0.clone());
                     posv(&host(nb), uplo, ni, ri, raw(&mut a), lai, raw(&mut b), lbi).unwrap();
-                    assert_eq!(crate::api::last_path(), on_host::<T>(&host(nb)), "{what}");
+                    assert_eq!(
+                        crate::api::last_path(),
+                        crate::api::host_path::<T>(&host(nb), "potrf"),
+                        "{what}"
+                    );
                     runs.push((a, b));
                 }
                 assert!(runs[0] == runs[1], "{what}: posv's bits differ between two calls");
@@ -472,7 +465,11 @@ mod tests {
                 for _ in 0..2 {
                     let (mut f, mut x) = (fa.clone(), b0.clone());
                     potrs(&host(nb), uplo, ni, ri, raw(&mut f), lai, raw(&mut x), lbi).unwrap();
-                    assert_eq!(crate::api::last_path(), on_host::<T>(&host(nb)), "{what}");
+                    assert_eq!(
+                        crate::api::last_path(),
+                        crate::api::host_path::<T>(&host(nb), "potrf"),
+                        "{what}"
+                    );
                     assert!(f == fa, "{what}: potrs wrote A");
                     xs.push(x);
                 }
