@@ -7,16 +7,18 @@
 //!
 //! ```text
 //! accuracy [--sizes 500,1000] [--seeds 3] [--routines dgetrf,dpotrf,...] [--classes well,nan,...]
-//!          [--threads T] [--nb NB] [--emulate-gpus G] [--gpus all] [--solver force] [--out FILE]
+//!          [--types d|s,c,z|all] [--threads T] [--nb NB] [--emulate-gpus G] [--gpus all] [--solver force] [--out FILE]
 //! ```
 //!
 //! `--routines` and `--classes` take prefixes of the names in the table (`dgels` is all four
-//! DGELS variants, `cond` all three condition classes); hetla's tiles are the library's choice
+//! DGELS variants, `cond` all three condition classes; the type letter is not matched: `--types`
+//! chooses the types, double real by default, each routine compared in those it runs in, in
+//! single precision on single's own scales); hetla's tiles are the library's choice
 //! for the size unless `--nb` says; `--solver force` runs DPOTRF, DGETRF and DGEQRF whole on a
 //! device's solver (with `--emulate-gpus 1`, or `--gpus all` on a CUDA machine). The exit
 //! status is 0 even when comparisons fail: this is a report, the unit tests are the gate.
 
-use hetla::accuracy::{self, Class, Routine};
+use hetla::accuracy::{self, Class, Routine, Ty};
 use hetla::config::{Config, GpuSelect, Solver};
 use std::time::Instant;
 
@@ -25,6 +27,7 @@ struct Args {
     seeds: u64,
     routines: Vec<Routine>,
     classes: Vec<Class>,
+    types: Vec<Ty>,
     cfg: Config,
     nb: Option<usize>,
     out: Option<String>,
@@ -33,7 +36,7 @@ struct Args {
 fn usage(why: &str) -> ! {
     eprintln!("accuracy: {why}");
     eprintln!(
-        "usage: accuracy [--sizes 500,1000] [--seeds 3] [--routines NAMES] [--classes NAMES] [--threads T] \
+        "usage: accuracy [--sizes 500,1000] [--seeds 3] [--routines NAMES] [--classes NAMES] [--types LETTERS] [--threads T] \
          [--nb NB] [--emulate-gpus G] [--gpus all] [--solver force] [--out FILE]"
     );
     std::process::exit(2)
@@ -54,6 +57,7 @@ fn parse_args() -> Args {
         seeds: 3,
         routines: Routine::ALL.to_vec(),
         classes: Class::ALL.to_vec(),
+        types: vec![Ty::D],
         cfg: accuracy::tiles_config(Config::with_threads(threads)),
         nb: None,
         out: None,
@@ -67,6 +71,7 @@ fn parse_args() -> Args {
             "--seeds" => a.seeds = number(value()) as u64,
             "--routines" => a.routines = list(&value(), Routine::parse),
             "--classes" => a.classes = list(&value(), Class::parse),
+            "--types" => a.types = list(&value(), Ty::parse),
             "--threads" => a.cfg.threads = number(value()).max(1),
             "--nb" => a.nb = Some(number(value())),
             "--emulate-gpus" => {
@@ -96,6 +101,8 @@ fn parse_args() -> Args {
     a.routines.dedup();
     a.classes.sort();
     a.classes.dedup();
+    a.types.sort();
+    a.types.dedup();
     a
 }
 
@@ -104,18 +111,17 @@ fn main() {
     let mut all = Vec::new();
     let t0 = Instant::now();
     for &n in &a.sizes {
-        let cases = accuracy::cases(&a.routines, &a.classes, &[(n, a.nb)], a.seeds);
+        let cases = accuracy::cases(&a.routines, &a.classes, &[(n, a.nb)], a.seeds, &a.types);
         for (i, case) in cases.iter().enumerate() {
             let t = Instant::now();
             let o = accuracy::compare(&a.cfg, case);
             let worst = o.measures.iter().filter_map(|m| m.ratio()).fold(0.0, f64::max);
             eprintln!(
-                "[{:>5.0}s] n {n} {}/{}: {} {} seed {}: INFO {}/{}, ratio {worst:.2} ({:.2}s, {})",
+                "[{:>5.0}s] n {n} {}/{}: {} seed {}: INFO {}/{}, ratio {worst:.2} ({:.2}s, {})",
                 t0.elapsed().as_secs_f64(),
                 i + 1,
                 cases.len(),
-                case.routine.name(),
-                case.class.name(),
+                case.label(),
                 case.seed,
                 o.info.0,
                 o.info.1,

@@ -156,6 +156,12 @@ pub enum Shape {
 }
 
 /// An m×n matrix in a column-major array with leading dimension `ld`, read through a shape.
+///
+/// A complex matrix ([`Mat::complex`]: entry (i, j) is re, im at 2·(i + j·ld) and the next
+/// index) is read as its real form of order 2m×2n, each entry x + iy the 2×2 block
+/// [x −y; y x], and vectors as their real and imaginary parts interleaved: then its product with
+/// a vector is the complex product, its transpose's the conjugate transpose's, and its shapes are
+/// those of the complex matrix (a unit diagonal is the identity block).
 #[derive(Clone, Copy)]
 pub struct Mat<'a> {
     pub a: &'a [f64],
@@ -163,33 +169,67 @@ pub struct Mat<'a> {
     pub n: usize,
     pub ld: usize,
     pub shape: Shape,
+    complex: bool,
 }
 
 impl<'a> Mat<'a> {
     pub fn new(a: &'a [f64], m: usize, n: usize, ld: usize, shape: Shape) -> Self {
-        Mat { a, m, n, ld, shape }
+        Mat { a, m, n, ld, shape, complex: false }
     }
+    /// The complex m×n matrix whose parts `a` interleaves (`Shape::Sym` is not read this way).
+    pub fn complex(a: &'a [f64], m: usize, n: usize, ld: usize, shape: Shape) -> Self {
+        assert!(!matches!(shape, Shape::Sym { .. }), "a complex matrix is read through a triangle or whole");
+        Mat { a, m, n, ld, shape, complex: true }
+    }
+    /// `new` or `complex`, by `complex`.
+    pub fn of(complex: bool, a: &'a [f64], m: usize, n: usize, ld: usize, shape: Shape) -> Self {
+        if complex {
+            Mat::complex(a, m, n, ld, shape)
+        } else {
+            Mat::new(a, m, n, ld, shape)
+        }
+    }
+    /// Entry (i, j) of the matrix (of its real form, for a complex one).
     pub fn get(&self, i: usize, j: usize) -> f64 {
+        if self.complex {
+            let (ci, cj) = (i / 2, j / 2);
+            let (re, im) = match self.shape {
+                Shape::Upper { unit: true } | Shape::Lower { unit: true } if ci == cj => (1.0, 0.0),
+                _ => (self.a[2 * (ci + cj * self.ld)], self.a[2 * (ci + cj * self.ld) + 1]),
+            };
+            return match (i % 2, j % 2) {
+                (0, 1) => -im,
+                (1, 0) => im,
+                _ => re,
+            };
+        }
         match self.shape {
             Shape::Upper { unit: true } | Shape::Lower { unit: true } if i == j => 1.0,
             Shape::Sym { lower } if lower == (i < j) => self.a[j + i * self.ld],
             _ => self.a[i + j * self.ld],
         }
     }
+    /// The rows of column `j` (of the real form) inside the shape.
     pub fn rows(&self, j: usize) -> Range<usize> {
-        match self.shape {
-            Shape::Upper { .. } => 0..(j + 1).min(self.m),
-            Shape::Lower { .. } => j.min(self.m)..self.m,
-            _ => 0..self.m,
-        }
+        let w = if self.complex { 2 } else { 1 };
+        let (j, m) = (j / w, self.m);
+        let r = match self.shape {
+            Shape::Upper { .. } => 0..(j + 1).min(m),
+            Shape::Lower { .. } => j.min(m)..m,
+            _ => 0..m,
+        };
+        w * r.start..w * r.end
     }
-    /// op(M)·x in double-double.
+    /// op(M)·x in double-double (op: the transpose, the conjugate transpose of a complex M).
     pub fn apply(&self, trans: bool, x: &[Dd]) -> Vec<Dd> {
-        apply((self.m, self.n), trans, x, |j| self.rows(j), |i, j| self.get(i, j))
+        let w = if self.complex { 2 } else { 1 };
+        apply((w * self.m, w * self.n), trans, x, |j| self.rows(j), |i, j| self.get(i, j))
     }
-    /// ‖M‖_F.
+    /// ‖M‖_F (of the complex matrix, for a complex one).
     pub fn fnorm(&self) -> f64 {
-        norm((0..self.n).flat_map(|j| self.rows(j).map(move |i| self.get(i, j))))
+        let w = if self.complex { 2 } else { 1 };
+        // The even columns of the real form hold x and y of every complex entry once.
+        norm((0..w * self.n).step_by(w).flat_map(|j| self.rows(j).map(move |i| self.get(i, j))))
     }
 }
 

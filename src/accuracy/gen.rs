@@ -5,6 +5,7 @@
 use super::Class;
 use crate::backend::lapack as bk;
 use crate::backend::BlasThreadsGuard;
+use crate::scalar::Scalar;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -67,17 +68,17 @@ fn bad_entry(m: usize, n: usize) -> (usize, usize) {
 /// inside `region`: a zero column [`zero_col`], a zero row [`zero_row`] (row and column of a
 /// symmetric matrix; inside the triangle of a triangular one, so its diagonal entry is zero), or
 /// one NaN or Inf off the diagonal (mirrored in a symmetric matrix).
-pub fn corrupt(class: Class, a: &mut [f64], m: usize, n: usize, ld: usize, region: Region) {
+pub fn corrupt<T: Scalar>(class: Class, a: &mut [T], m: usize, n: usize, ld: usize, region: Region) {
     let in_region = |i: usize, j: usize| match region {
         Region::Full | Region::Symmetric => true,
         Region::Upper => i <= j,
         Region::Lower => i >= j,
     };
-    let zero_line = |a: &mut [f64], col: Option<usize>, row: Option<usize>| {
+    let zero_line = |a: &mut [T], col: Option<usize>, row: Option<usize>| {
         for j in 0..n {
             for i in 0..m {
                 if (Some(j) == col || Some(i) == row) && in_region(i, j) {
-                    a[i + j * ld] = 0.0;
+                    a[i + j * ld] = T::zero();
                 }
             }
         }
@@ -94,7 +95,7 @@ pub fn corrupt(class: Class, a: &mut [f64], m: usize, n: usize, ld: usize, regio
             zero_line(a, col, Some(i));
         }
         Class::Nan | Class::Inf => {
-            let v = if class == Class::Nan { f64::NAN } else { f64::INFINITY };
+            let v = T::from_f64(if class == Class::Nan { f64::NAN } else { f64::INFINITY });
             let (p, q) = bad_entry(m, n);
             let (i, j) = match region {
                 Region::Upper => (p.min(q), p.max(q)),
@@ -227,17 +228,43 @@ fn graded_values(k: usize, kappa: f64) -> Vec<f64> {
 
 /// 10^(−100 + 200·i/(len−1)): the row or column scales of a graded input.
 pub fn grading(i: usize, len: usize) -> f64 {
+    grading_in(i, len, false)
+}
+
+/// [`grading`], or for a single precision input 10^(−15 + 30·i/(len−1)), whose products of a
+/// row's and a column's scale stay inside single's range (1e±38).
+fn grading_in(i: usize, len: usize, single: bool) -> f64 {
+    let e = if single { 15.0 } else { 100.0 };
     let t = if len > 1 { i as f64 / (len - 1) as f64 } else { 0.5 };
-    10f64.powf(-100.0 + 200.0 * t)
+    10f64.powf(-e + 2.0 * e * t)
 }
 
 /// The scale of a `Big` or `Tiny` input, else 1.
 fn magnitude(class: Class) -> f64 {
-    match class {
-        Class::Big => 1e300,
-        Class::Tiny => 1e-300,
+    magnitude_in(class, false)
+}
+
+/// [`magnitude`], single's near overflow and underflow for a single precision input.
+fn magnitude_in(class: Class, single: bool) -> f64 {
+    match (class, single) {
+        (Class::Big, false) => 1e300,
+        (Class::Tiny, false) => 1e-300,
+        (Class::Big, true) => 1e36,
+        (Class::Tiny, true) => 1e-36,
         _ => 1.0,
     }
+}
+
+/// The condition number of a condition class, single's own for a single precision input
+/// (1e3, 1e5, 1e7: as far below and up to its 1/ε as double's 1e6, 1e10, 1e14 are below 1/ε).
+fn kappa_in(class: Class, single: bool) -> Option<f64> {
+    let k = class.kappa()?;
+    Some(match (single, class) {
+        (false, _) => k,
+        (true, Class::Cond6) => 1e3,
+        (true, Class::Cond10) => 1e5,
+        (true, _) => 1e7,
+    })
 }
 
 /// What [`recent`] keeps a matrix under: (general or symmetric, class, m, n, seed).
@@ -267,11 +294,11 @@ fn recent(key: Key, make: impl FnOnce() -> Vec<f64>) -> Vec<f64> {
 /// σ from 1 to 1/κ (the condition classes); D₁·A·D₂ with rows and columns graded from 1e-100 to
 /// 1e100 (`Graded`).
 pub fn general(class: Class, m: usize, n: usize, seed: u64) -> Vec<f64> {
-    recent((false, class, m, n, seed), || make_general(class, m, n, seed))
+    recent((false, class, m, n, seed), || make_general(class, m, n, seed, false))
 }
 
-fn make_general(class: Class, m: usize, n: usize, seed: u64) -> Vec<f64> {
-    let mut a = match class.kappa() {
+fn make_general(class: Class, m: usize, n: usize, seed: u64, single: bool) -> Vec<f64> {
+    let mut a = match kappa_in(class, single) {
         Some(kappa) => {
             let k = m.min(n);
             let (u, v) = (orthogonal(m, seed), orthogonal(n, seed + 7777));
@@ -286,11 +313,11 @@ fn make_general(class: Class, m: usize, n: usize, seed: u64) -> Vec<f64> {
     if class == Class::Graded {
         for j in 0..n {
             for i in 0..m {
-                a[i + j * m] *= grading(i, m) * grading(j, n);
+                a[i + j * m] *= grading_in(i, m, single) * grading_in(j, n, single);
             }
         }
     }
-    let s = magnitude(class);
+    let s = magnitude_in(class, single);
     a.iter_mut().for_each(|x| *x *= s);
     corrupt(class, &mut a, m, n, m, Region::Full);
     a
@@ -300,12 +327,13 @@ fn make_general(class: Class, m: usize, n: usize, seed: u64) -> Vec<f64> {
 /// Q·diag(σ)·Qᵀ with σ from 1 to 1/κ (κ = 10 for `Well`), D·A·D graded over 1e±100, scaled by
 /// 1e±300, or corrupted in both triangles.
 pub fn spd(class: Class, n: usize, seed: u64) -> Vec<f64> {
-    recent((true, class, n, n, seed), || make_spd(class, n, seed))
+    recent((true, class, n, n, seed), || make_spd(class, n, seed, false))
 }
 
-fn make_spd(class: Class, n: usize, seed: u64) -> Vec<f64> {
+fn make_spd(class: Class, n: usize, seed: u64, single: bool) -> Vec<f64> {
     let q = orthogonal(n, seed + 31);
-    let s: Vec<f64> = graded_values(n, class.kappa().unwrap_or(10.0)).iter().map(|x| x.sqrt()).collect();
+    let s: Vec<f64> =
+        graded_values(n, kappa_in(class, single).unwrap_or(10.0)).iter().map(|x| x.sqrt()).collect();
     let sj = |j: usize| s[j];
     let qs: Vec<f64> = (0..n).flat_map(|j| q[j * n..(j + 1) * n].iter().map(move |x| x * sj(j))).collect();
     let mut a = product(n, n, n, &qs, &qs, true);
@@ -314,15 +342,141 @@ fn make_spd(class: Class, n: usize, seed: u64) -> Vec<f64> {
             a[j + i * n] = a[i + j * n];
         }
     }
-    let mag = magnitude(class);
+    let mag = magnitude_in(class, single);
     for j in 0..n {
         for i in 0..n {
-            let d = if class == Class::Graded { grading(i, n) * grading(j, n) } else { 1.0 };
+            let d = if class == Class::Graded {
+                grading_in(i, n, single) * grading_in(j, n, single)
+            } else {
+                1.0
+            };
             a[i + j * n] *= d * mag;
         }
     }
     corrupt(class, &mut a, n, n, n, Region::Symmetric);
     a
+}
+
+/// [`general`] in the element type `T`: single precision's with its own scales (`kappa_in`,
+/// `grading_in`, `magnitude_in`) rounded to single; a complex one with complex entries: normal
+/// real and imaginary parts, U·diag(σ)·Vᴴ with random unitary U and V for the condition
+/// classes, graded and scaled and corrupted as a real one.
+pub fn general_of<T: Scalar>(class: Class, m: usize, n: usize, seed: u64) -> Vec<T> {
+    let single = T::eps() > 1e-10;
+    if T::COMPLEX {
+        let mut a = match kappa_in(class, single) {
+            Some(kappa) => {
+                let k = m.min(n);
+                let (u, v) = (unitary(m, k, seed), unitary(n, k, seed + 7777));
+                let s = graded_values(k, kappa);
+                let mut a = vec![(0.0, 0.0); m * n];
+                for j in 0..n {
+                    for l in 0..k {
+                        // σ_l·conj(V[j, l])
+                        let (vr, vi) = v[j + l * n];
+                        let (wr, wi) = (s[l] * vr, -s[l] * vi);
+                        for i in 0..m {
+                            let (ur, ui) = u[i + l * m];
+                            let e = &mut a[i + j * m];
+                            e.0 += ur * wr - ui * wi;
+                            e.1 += ur * wi + ui * wr;
+                        }
+                    }
+                }
+                a
+            }
+            None => {
+                let mut rng = Rng::new(seed);
+                (0..m * n).map(|_| (rng.normal(), rng.normal())).collect()
+            }
+        };
+        let mag = magnitude_in(class, single);
+        for j in 0..n {
+            for i in 0..m {
+                let d = if class == Class::Graded {
+                    grading_in(i, m, single) * grading_in(j, n, single)
+                } else {
+                    1.0
+                };
+                let e = &mut a[i + j * m];
+                *e = (e.0 * d * mag, e.1 * d * mag);
+            }
+        }
+        let mut t: Vec<T> = a.into_iter().map(|(re, im)| T::from_parts(re, im)).collect();
+        corrupt(class, &mut t, m, n, m, Region::Full);
+        t
+    } else {
+        let a = if single { make_general(class, m, n, seed, true) } else { general(class, m, n, seed) };
+        a.into_iter().map(T::from_f64).collect()
+    }
+}
+
+/// [`spd`] in the element type `T` (Hermitian positive definite for a complex one:
+/// Q·diag(σ)·Qᴴ with a random unitary Q, its diagonal real).
+pub fn spd_of<T: Scalar>(class: Class, n: usize, seed: u64) -> Vec<T> {
+    let single = T::eps() > 1e-10;
+    if T::COMPLEX {
+        let q = unitary(n, n, seed + 31);
+        let s = graded_values(n, kappa_in(class, single).unwrap_or(10.0));
+        let mag = magnitude_in(class, single);
+        let mut a = vec![T::zero(); n * n];
+        for j in 0..n {
+            for i in j..n {
+                // Σ_l Q[i, l]·σ_l·conj(Q[j, l])
+                let (mut re, mut im) = (0.0, 0.0);
+                for l in 0..n {
+                    let ((ar, ai), (br, bi)) = (q[i + l * n], q[j + l * n]);
+                    re += s[l] * (ar * br + ai * bi);
+                    im += s[l] * (ai * br - ar * bi);
+                }
+                let d = if class == Class::Graded {
+                    grading_in(i, n, single) * grading_in(j, n, single)
+                } else {
+                    1.0
+                };
+                let (re, im) = (re * d * mag, if i == j { 0.0 } else { im * d * mag });
+                a[i + j * n] = T::from_parts(re, im);
+                a[j + i * n] = T::from_parts(re, -im);
+            }
+        }
+        corrupt(class, &mut a, n, n, n, Region::Symmetric);
+        a
+    } else {
+        let a = if single { make_spd(class, n, seed, true) } else { spd(class, n, seed) };
+        a.into_iter().map(T::from_f64).collect()
+    }
+}
+
+/// k orthonormal columns of order n (k ≤ n) in complex arithmetic: classical Gram–Schmidt,
+/// twice, on normal complex columns, as (re, im) pairs, column-major.
+fn unitary(n: usize, k: usize, seed: u64) -> Vec<(f64, f64)> {
+    let mut rng = Rng::new(seed.wrapping_mul(1_000_033) ^ n as u64 ^ 0xC0);
+    let mut q: Vec<(f64, f64)> = (0..n * k).map(|_| (rng.normal(), rng.normal())).collect();
+    for j in 0..k {
+        for _ in 0..2 {
+            for l in 0..j {
+                // c = q_lᴴ·q_j; q_j −= c·q_l
+                let (mut cr, mut ci) = (0.0, 0.0);
+                for i in 0..n {
+                    let ((ar, ai), (br, bi)) = (q[i + l * n], q[i + j * n]);
+                    cr += ar * br + ai * bi;
+                    ci += ar * bi - ai * br;
+                }
+                for i in 0..n {
+                    let (ar, ai) = q[i + l * n];
+                    let e = &mut q[i + j * n];
+                    e.0 -= cr * ar - ci * ai;
+                    e.1 -= cr * ai + ci * ar;
+                }
+            }
+        }
+        let nrm = (0..n).map(|i| q[i + j * n].0.powi(2) + q[i + j * n].1.powi(2)).sum::<f64>().sqrt();
+        for i in 0..n {
+            let e = &mut q[i + j * n];
+            *e = (e.0 / nrm, e.1 / nrm);
+        }
+    }
+    q
 }
 
 /// A block tridiagonal matrix: `nb` block rows of m×m blocks, stored as `dbtsv` takes them.

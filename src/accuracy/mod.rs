@@ -96,6 +96,24 @@ impl Class {
         }
     }
 
+    /// The class's name for inputs of type `ty`: single precision's inputs keep the classes'
+    /// meaning at its own range and unit roundoff (condition numbers 1e3, 1e5, 1e7 for 1e6,
+    /// 1e10, 1e14; grading over 1e±15; scales 1e±36; `gen`).
+    pub fn label(self, ty: Ty) -> &'static str {
+        if !ty.single() {
+            return self.name();
+        }
+        match self {
+            Class::Cond6 => "cond 1e3",
+            Class::Cond10 => "cond 1e5",
+            Class::Cond14 => "cond 1e7",
+            Class::Graded => "graded 1e±15",
+            Class::Big => "big 1e36",
+            Class::Tiny => "tiny 1e-36",
+            c => c.name(),
+        }
+    }
+
     /// The condition number of a condition class.
     pub fn kappa(self) -> Option<f64> {
         match self {
@@ -119,6 +137,42 @@ impl Class {
     }
 }
 
+/// LAPACK's four element types: a case's routine runs in one of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ty {
+    S,
+    D,
+    C,
+    Z,
+}
+
+impl Ty {
+    pub const ALL: [Ty; 4] = [Ty::S, Ty::D, Ty::C, Ty::Z];
+
+    /// LAPACK's letter.
+    pub fn letter(self) -> char {
+        match self {
+            Ty::S => 's',
+            Ty::D => 'd',
+            Ty::C => 'c',
+            Ty::Z => 'z',
+        }
+    }
+
+    /// Single precision: its inputs' scales are single's ([`Class::label`]).
+    pub fn single(self) -> bool {
+        matches!(self, Ty::S | Ty::C)
+    }
+
+    /// The types whose letters `s` lists (`"s,z"`, or `"all"`).
+    pub fn parse(s: &str) -> Vec<Ty> {
+        if s == "all" {
+            return Ty::ALL.to_vec();
+        }
+        Ty::ALL.into_iter().filter(|t| s.contains(t.letter())).collect()
+    }
+}
+
 /// Every routine (and variant) compared: the arguments in the name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Routine {
@@ -129,6 +183,7 @@ pub enum Routine {
     Getrf,
     GetrsN,
     GetrsT,
+    GetrsC,
     Gesv,
     GetrfCalu,
     GesvCalu,
@@ -168,7 +223,7 @@ pub struct Bounds {
 }
 
 impl Routine {
-    pub const ALL: [Routine; 35] = [
+    pub const ALL: [Routine; 36] = [
         Routine::PotrfL,
         Routine::PotrfU,
         Routine::PotrsL,
@@ -176,6 +231,7 @@ impl Routine {
         Routine::Getrf,
         Routine::GetrsN,
         Routine::GetrsT,
+        Routine::GetrsC,
         Routine::Gesv,
         Routine::GetrfCalu,
         Routine::GesvCalu,
@@ -218,6 +274,7 @@ impl Routine {
             Getrf => "dgetrf",
             GetrsN => "dgetrs N",
             GetrsT => "dgetrs T",
+            GetrsC => "dgetrs C",
             Gesv => "dgesv",
             GetrfCalu => "dgetrf CALU",
             GesvCalu => "dgesv CALU",
@@ -266,6 +323,22 @@ impl Routine {
         }
     }
 
+    /// The element types the routine is compared in: the Cholesky and LU families in all four
+    /// (TRANS = 'C' in the complex ones alone), the rest in double real so far.
+    pub fn types(self) -> &'static [Ty] {
+        use Routine::*;
+        match self {
+            PotrfL | PotrfU | PotrsL | PosvU | Getrf | GetrsN | GetrsT | Gesv => &Ty::ALL,
+            GetrsC => &[Ty::C, Ty::Z],
+            _ => &[Ty::D],
+        }
+    }
+
+    /// The call in type `ty`: [`Routine::name`] with `ty`'s letter.
+    pub fn name_in(self, ty: Ty) -> String {
+        format!("{}{}", ty.letter(), &self.name()[1..])
+    }
+
     /// The input classes the routine is compared on: all but the condition classes for a matrix
     /// product (whose error does not depend on a condition number).
     pub fn classes(self) -> Vec<Class> {
@@ -289,8 +362,11 @@ impl Routine {
 
     /// The routines whose name (spaces, `+` and `-` left out, any case) starts with `s`:
     /// `dgels` is all four DGELS variants.
+    /// The type letter is not part of the match (`zgetrs` is every DGETRS variant): the types
+    /// are chosen apart.
     pub fn parse(s: &str) -> Vec<Routine> {
-        let key = |x: &str| x.replace([' ', '+', '-'], "").to_ascii_lowercase();
+        let key =
+            |x: &str| x.replace([' ', '+', '-'], "").to_ascii_lowercase().chars().skip(1).collect::<String>();
         Routine::ALL.into_iter().filter(|r| key(r.name()).starts_with(&key(s))).collect()
     }
 }
@@ -311,6 +387,8 @@ pub const GROWTH: &str = "growth";
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Case {
     pub routine: Routine,
+    /// The element type it runs in.
+    pub ty: Ty,
     pub class: Class,
     pub seed: u64,
     pub n: usize,
@@ -460,11 +538,12 @@ const ROUNDING_RMS: f64 = 0.7357;
 /// measures of a perturbation [`PERTURBATION`] times larger, scaled back (each measure is a norm
 /// of a residual linear in the perturbation) and to a rounding error's RMS size.
 fn rounding_floor(problem: &dyn routines::Problem, out: &routines::Out, seed: u64) -> Option<Vec<f64>> {
-    let m = problem.measure(&routines::perturbed(out, seed, PERTURBATION))?;
+    let m = problem.measure(&routines::perturbed(out, seed, PERTURBATION * problem.eps() / routines::EPS))?;
     Some(m.into_iter().map(|x| x * ROUNDING_RMS / PERTURBATION).collect())
 }
 
-/// Every case of `routines` × their classes × `seeds`, seed s at size `sizes[s % len]`; the NaN
+/// Every case of `routines` × `types` (those each routine runs in) × their classes × `seeds`,
+/// seed s at size `sizes[s % len]`; the NaN
 /// and Inf inputs, held to INFO and NaN alone (no measure to take a median of), on the last seed
 /// only. Class by class, seed by seed: the routines of one class and seed share their input.
 pub fn cases(
@@ -472,18 +551,30 @@ pub fn cases(
     classes: &[Class],
     sizes: &[(usize, Option<usize>)],
     seeds: u64,
+    types: &[Ty],
 ) -> Vec<Case> {
     let mut v = Vec::new();
-    for &class in classes {
-        let first = if matches!(class, Class::Nan | Class::Inf) { seeds.saturating_sub(1) } else { 0 };
-        for seed in first..seeds {
-            let (n, nb) = sizes[seed as usize % sizes.len()];
-            for &routine in routines.iter().filter(|r| r.classes().contains(&class)) {
-                v.push(Case { routine, class, seed, n, nb });
+    for &ty in types {
+        for &class in classes {
+            let first = if matches!(class, Class::Nan | Class::Inf) { seeds.saturating_sub(1) } else { 0 };
+            for seed in first..seeds {
+                let (n, nb) = sizes[seed as usize % sizes.len()];
+                for &routine in
+                    routines.iter().filter(|r| r.classes().contains(&class) && r.types().contains(&ty))
+                {
+                    v.push(Case { routine, ty, class, seed, n, nb });
+                }
             }
         }
     }
     v
+}
+
+impl Case {
+    /// The call with its type letter and the class as that type's inputs have it.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.routine.name_in(self.ty), self.class.label(self.ty))
+    }
 }
 
 /// One measure of one routine and class over the seeds.
@@ -508,6 +599,7 @@ pub struct Stat {
 #[derive(Clone, Debug)]
 pub struct Row {
     pub routine: Routine,
+    pub ty: Ty,
     pub class: Class,
     pub n: Vec<usize>,
     pub seeds: usize,
@@ -533,14 +625,14 @@ fn median(v: &mut [f64]) -> f64 {
 /// Groups `outcomes` by routine and class and holds them to the rule ([`Routine::bounds`],
 /// INFO, NaN).
 pub fn summarize(outcomes: &[Outcome]) -> Vec<Row> {
-    let mut keys: Vec<(Routine, Class)> = outcomes.iter().map(|o| (o.case.routine, o.class())).collect();
+    let key = |o: &Outcome| (o.case.ty, o.case.routine, o.class());
+    let mut keys: Vec<(Ty, Routine, Class)> = outcomes.iter().map(key).collect();
     keys.sort();
     keys.dedup();
     keys.into_iter()
-        .map(|(routine, class)| {
-            let group: Vec<&Outcome> =
-                outcomes.iter().filter(|o| (o.case.routine, o.class()) == (routine, class)).collect();
-            summarize_group(routine, class, &group)
+        .map(|k| {
+            let group: Vec<&Outcome> = outcomes.iter().filter(|o| key(o) == k).collect();
+            summarize_group(k.1, k.0, k.2, &group)
         })
         .collect()
 }
@@ -559,8 +651,8 @@ impl Outcome {
     }
 }
 
-fn summarize_group(routine: Routine, class: Class, group: &[&Outcome]) -> Row {
-    let what = format!("{} {}", routine.name(), class.name());
+fn summarize_group(routine: Routine, ty: Ty, class: Class, group: &[&Outcome]) -> Row {
+    let what = format!("{} {}", routine.name_in(ty), class.label(ty));
     let mut problems = Vec::new();
     let mut infos: Vec<String> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
@@ -650,7 +742,7 @@ fn summarize_group(routine: Routine, class: Class, group: &[&Outcome]) -> Row {
             problems: failed,
         });
     }
-    Row { routine, class, n, seeds: group.len(), info: infos.join(","), stats, paths, problems }
+    Row { routine, ty, class, n, seeds: group.len(), info: infos.join(","), stats, paths, problems }
 }
 
 /// Every failed comparison of `rows`.
@@ -675,8 +767,8 @@ pub fn markdown(rows: &[Row]) -> String {
         if r.stats.is_empty() {
             s += &format!(
                 "| {} | {} | {} | – | – | – | – | – | – | – | {} | {paths} | {} |\n",
-                r.routine.name(),
-                r.class.name(),
+                r.routine.name_in(r.ty),
+                r.class.label(r.ty),
                 sizes(&r.n),
                 r.info,
                 verdict(r.problems.len())
@@ -685,8 +777,8 @@ pub fn markdown(rows: &[Row]) -> String {
         for st in &r.stats {
             s += &format!(
                 "| {} | {} | {} | {} | {:.3e} | {:.3e} | {:.3e} | {:.1e} | {:.2} | {:.2} | {} | {paths} | {} |\n",
-                r.routine.name(),
-                r.class.name(),
+                r.routine.name_in(r.ty),
+                r.class.label(r.ty),
                 sizes(&r.n),
                 st.name,
                 st.reference,

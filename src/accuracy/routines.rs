@@ -12,12 +12,14 @@
 
 use super::dd::{self, apply_q, swap_rows, Dd, Mat, Shape};
 use super::gen::{self, Blocks, Region, Rng};
-use super::{Case, Class, Routine};
+use super::{Case, Class, Routine, Ty};
 use crate::algo::bt::Method;
 use crate::api;
 use crate::backend::{forward, lapack as bk, BlasThreadsGuard};
 use crate::config::{Config, Pivoting};
 use crate::error::{info_of, Error};
+use crate::graph::op::OpElem;
+use crate::scalar::{c32, c64, Scalar};
 use crate::tile::{Elem, Raw};
 use std::ops::{Add, Mul, Sub};
 
@@ -26,7 +28,7 @@ const NRHS: usize = 3;
 /// Probe vectors per measure.
 const PROBES: usize = 4;
 /// The unit roundoff (LAPACK's DLAMCH('E')).
-const EPS: f64 = f64::EPSILON / 2.0;
+pub(crate) const EPS: f64 = f64::EPSILON / 2.0;
 
 /// One side's outputs: INFO and the arrays the call wrote (those it did not write are empty).
 pub(crate) struct Out {
@@ -60,6 +62,10 @@ pub(crate) trait Problem {
     fn defined(&self, out: &Out) -> Vec<f64>;
     /// The measures of `out`, or `None` where its INFO leaves nothing to measure.
     fn measure(&self, out: &Out) -> Option<Vec<f64>>;
+    /// The unit roundoff of the routine's element type (the measures are in its units).
+    fn eps(&self) -> f64 {
+        EPS
+    }
 }
 
 fn raw<T: Elem>(v: &mut [T]) -> Raw<T> {
@@ -121,17 +127,57 @@ fn residual(a: impl Fn(&[Dd]) -> Vec<Dd>, anorm: f64, b: &[Vec<Dd>], x: &[Vec<Dd
 
 /// The entries of the leading k×k `lower` (or upper) triangle of an n×n array.
 fn triangle(a: &[f64], n: usize, k: usize, lower: bool) -> Vec<f64> {
-    (0..k).flat_map(|j| if lower { j..k } else { 0..j + 1 }.map(move |i| a[i + j * n])).collect()
+    triangle_parts(a, n, k, lower, 1)
 }
 
-/// The Cholesky factor of `uplo` in `f` (n×n) applied as the matrix it factors: L·Lᵀ or Uᵀ·U.
+/// [`triangle`] of an array of `w` reals per entry (2: a complex one's [`parts`]).
+fn triangle_parts(a: &[f64], n: usize, k: usize, lower: bool, w: usize) -> Vec<f64> {
+    (0..k)
+        .flat_map(|j| {
+            if lower { j..k } else { 0..j + 1 }
+                .flat_map(move |i| a[w * (i + j * n)..w * (i + j * n + 1)].to_vec())
+        })
+        .collect()
+}
+
+/// The entries of `v` as reals: a real type's values, a complex type's real and imaginary parts
+/// interleaved (how [`Mat::complex`] reads a matrix and its vectors).
+fn parts<T: Scalar>(v: &[T]) -> Vec<f64> {
+    if T::COMPLEX {
+        v.iter().flat_map(|x| [x.re().into(), x.im().into()]).collect()
+    } else {
+        v.iter().map(|x| x.re().into()).collect()
+    }
+}
+
+/// The conjugate of a vector of interleaved parts (the vector itself for a real type).
+fn conj(complex: bool, x: &[Dd]) -> Vec<Dd> {
+    x.iter().enumerate().map(|(i, &d)| if complex && i % 2 == 1 { Dd::ZERO.sub(d) } else { d }).collect()
+}
+
+/// LAPACK's pivots as the row interchanges of interleaved parts: row i of a complex vector is
+/// its entries 2i and 2i + 1.
+fn pivots_of_parts(ipiv: &[i32], complex: bool) -> Vec<i32> {
+    if complex {
+        ipiv.iter().flat_map(|&p| [2 * p - 1, 2 * p]).collect()
+    } else {
+        ipiv.to_vec()
+    }
+}
+
+/// The Cholesky factor of `uplo` in `f` (n×n) applied as the matrix it factors: L·Lᵀ or Uᵀ·U
+/// (L·Lᴴ, Uᴴ·U of a complex factor, `f` its [`parts`]).
 fn chol_product(f: &[f64], n: usize, lower: bool) -> impl Fn(&[Dd]) -> Vec<Dd> + '_ {
+    chol_product_of(false, f, n, lower)
+}
+
+fn chol_product_of(complex: bool, f: &[f64], n: usize, lower: bool) -> impl Fn(&[Dd]) -> Vec<Dd> + '_ {
     move |x| {
         if lower {
-            let l = Mat::new(f, n, n, n, Shape::Lower { unit: false });
+            let l = Mat::of(complex, f, n, n, n, Shape::Lower { unit: false });
             l.apply(false, &l.apply(true, x))
         } else {
-            let u = Mat::new(f, n, n, n, Shape::Upper { unit: false });
+            let u = Mat::of(complex, f, n, n, n, Shape::Upper { unit: false });
             u.apply(true, &u.apply(false, x))
         }
     }
@@ -140,29 +186,53 @@ fn chol_product(f: &[f64], n: usize, lower: bool) -> impl Fn(&[Dd]) -> Vec<Dd> +
 /// DGETRF's factors (n×n, pivots `ipiv`) applied as the matrix they factor, A = P·L·U, or its
 /// transpose.
 fn lu_product<'a>(f: &'a [f64], ipiv: &'a [i32], n: usize, trans: bool) -> impl Fn(&[Dd]) -> Vec<Dd> + 'a {
+    let op = if trans { b'T' } else { b'N' };
+    lu_product_of(false, f, ipiv.to_vec(), n, op)
+}
+
+/// [`lu_product`] of factors in any type (`f` their [`parts`]), op(P·L·U) for TRANS = `op`:
+/// 'T' is the transpose of a complex matrix, 'C' its conjugate transpose.
+fn lu_product_of(
+    complex: bool,
+    f: &[f64],
+    ipiv: Vec<i32>,
+    n: usize,
+    op: u8,
+) -> impl Fn(&[Dd]) -> Vec<Dd> + '_ {
+    let ipiv = pivots_of_parts(&ipiv, complex);
     move |x| {
-        let l = Mat::new(f, n, n, n, Shape::Lower { unit: true });
-        let u = Mat::new(f, n, n, n, Shape::Upper { unit: false });
-        if trans {
-            let mut y = x.to_vec();
-            swap_rows(&mut y, ipiv, true);
-            u.apply(true, &l.apply(true, &y))
-        } else {
-            let mut y = l.apply(false, &u.apply(false, x));
-            swap_rows(&mut y, ipiv, false);
-            y
+        let l = Mat::of(complex, f, n, n, n, Shape::Lower { unit: true });
+        let u = Mat::of(complex, f, n, n, n, Shape::Upper { unit: false });
+        match op {
+            b'N' => {
+                let mut y = l.apply(false, &u.apply(false, x));
+                swap_rows(&mut y, &ipiv, false);
+                y
+            }
+            _ => {
+                // Aᵀ·x = conj(Aᴴ·conj(x)) for a complex A.
+                let plain = op == b'T' && complex;
+                let mut y = if plain { conj(true, x) } else { x.to_vec() };
+                swap_rows(&mut y, &ipiv, true);
+                let y = u.apply(true, &l.apply(true, &y));
+                if plain {
+                    conj(true, &y)
+                } else {
+                    y
+                }
+            }
         }
     }
 }
 
 /// The reference's factorization of the class's matrix (of the well-conditioned one, corrupted,
 /// for a corruption class): `factor` returns INFO; a failure means the case cannot be run.
-fn factored(
+fn factored<T: Scalar>(
     class: Class,
-    make: impl Fn(Class) -> Vec<f64>,
-    factor: impl FnOnce(&mut Vec<f64>) -> i32,
+    make: impl Fn(Class) -> Vec<T>,
+    factor: impl FnOnce(&mut Vec<T>) -> i32,
     (n, region): (usize, Region),
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<T>, String> {
     let mut f = make(if class.is_corruption() { Class::Well } else { class });
     let info = factor(&mut f);
     if info != 0 {
@@ -175,20 +245,35 @@ fn factored(
 
 pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
     use Routine::*;
+    if !case.routine.types().contains(&case.ty) {
+        return Err(format!("{} is compared in {:?} only", case.routine.name(), case.routine.types()));
+    }
+    // The family's problem in the case's element type.
+    macro_rules! typed {
+        ($f:ident($($a:expr),*)) => {
+            match case.ty {
+                Ty::S => $f::<f32>($($a),*)?,
+                Ty::D => $f::<f64>($($a),*)?,
+                Ty::C => $f::<c32>($($a),*)?,
+                Ty::Z => $f::<c64>($($a),*)?,
+            }
+        };
+    }
     let (n, seed, class) = (case.n, case.seed, case.class);
     let tall = n + n / 3;
     let wide = n - n / 4;
     Ok(match case.routine {
-        PotrfL => chol(case, Chol::Potrf, true)?,
-        PotrfU => chol(case, Chol::Potrf, false)?,
-        PotrsL => chol(case, Chol::Potrs, true)?,
-        PosvU => chol(case, Chol::Posv, false)?,
-        Getrf => lu(case, LuOp::Getrf, false)?,
-        GetrfCalu => lu(case, LuOp::Getrf, true)?,
-        GetrsN => lu(case, LuOp::Getrs(b'N'), false)?,
-        GetrsT => lu(case, LuOp::Getrs(b'T'), false)?,
-        Gesv => lu(case, LuOp::Gesv, false)?,
-        GesvCalu => lu(case, LuOp::Gesv, true)?,
+        PotrfL => typed!(chol(case, Chol::Potrf, true)),
+        PotrfU => typed!(chol(case, Chol::Potrf, false)),
+        PotrsL => typed!(chol(case, Chol::Potrs, true)),
+        PosvU => typed!(chol(case, Chol::Posv, false)),
+        Getrf => typed!(lu(case, LuOp::Getrf, false)),
+        GetrfCalu => lu::<f64>(case, LuOp::Getrf, true)?,
+        GetrsN => typed!(lu(case, LuOp::Getrs(b'N'), false)),
+        GetrsT => typed!(lu(case, LuOp::Getrs(b'T'), false)),
+        GetrsC => typed!(lu(case, LuOp::Getrs(b'C'), false)),
+        Gesv => typed!(lu(case, LuOp::Gesv, false)),
+        GesvCalu => lu::<f64>(case, LuOp::Gesv, true)?,
         Geqrf => Box::new(Qr::new(class, tall, n, seed)),
         GeqrfWide => Box::new(Qr::new(class, wide, n, seed)),
         GelsNTall => Box::new(Gels::new(class, b'N', tall, n, seed)),
@@ -218,7 +303,7 @@ pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// DPOTRF, DPOTRS, DPOSV
+// DPOTRF, DPOTRS, DPOSV (and their S, C, Z siblings)
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Chol {
@@ -227,61 +312,70 @@ enum Chol {
     Posv,
 }
 
-struct Cholesky {
+struct Cholesky<T> {
     op: Chol,
     lower: bool,
     n: usize,
     /// The class's matrix (both triangles).
-    a: Vec<f64>,
-    /// DPOTRS's factor.
-    f: Vec<f64>,
-    b: Vec<f64>,
+    a: Vec<T>,
+    /// xPOTRS's factor.
+    f: Vec<T>,
+    b: Vec<T>,
     anorm: f64,
     seed: u64,
 }
 
-fn chol(case: &Case, op: Chol, lower: bool) -> Result<Box<dyn Problem>, String> {
+fn chol<T: OpElem>(case: &Case, op: Chol, lower: bool) -> Result<Box<dyn Problem>, String> {
     let (n, seed) = (case.n, case.seed);
     let uplo = if lower { b'L' } else { b'U' };
-    let a = gen::spd(case.class, n, seed);
+    let a = gen::spd_of::<T>(case.class, n, seed);
     let f = if op == Chol::Potrs {
         let region = if lower { Region::Lower } else { Region::Upper };
-        let make = |c| gen::spd(c, n, seed);
+        let make = |c| gen::spd_of::<T>(c, n, seed);
         factored(
             case.class,
             make,
-            |f| reference(|| forward::dpotrf(uplo, n as i32, raw(f), n as i32)),
+            |f| reference(|| forward::potrf(uplo, n as i32, raw(f), n as i32)),
             (n, region),
         )?
     } else {
         vec![]
     };
-    let base = if case.class.is_corruption() { gen::spd(Class::Well, n, seed) } else { a.clone() };
-    let anorm = Mat::new(&base, n, n, n, Shape::Full).fnorm();
-    let b = Rng::new(seed + 5).normals(n * NRHS);
+    let base = if case.class.is_corruption() { gen::spd_of::<T>(Class::Well, n, seed) } else { a.clone() };
+    let anorm = Mat::of(T::COMPLEX, &parts(&base), n, n, n, Shape::Full).fnorm();
+    let b = rhs::<T>(n, seed);
     Ok(Box::new(Cholesky { op, lower, n, a, f, b, anorm, seed }))
 }
 
-impl Problem for Cholesky {
+/// The n×NRHS right-hand sides of a case: normal entries (real and imaginary parts).
+fn rhs<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let w = if T::COMPLEX { 2 } else { 1 };
+    Rng::new(seed + 5).normals(w * n * NRHS).chunks(w).map(|p| T::from_parts(p[0], p[w - 1])).collect()
+}
+
+impl<T: OpElem> Problem for Cholesky<T> {
     fn run(&self, hetla: Option<&Config>) -> Out {
         let (n, r) = (self.n as i32, NRHS as i32);
         let uplo = if self.lower { b'L' } else { b'U' };
         let (mut a, mut b) =
             (if self.op == Chol::Potrs { self.f.clone() } else { self.a.clone() }, self.b.clone());
+        let (pa, pb) = (raw(&mut a), raw(&mut b));
         let info = match (self.op, hetla) {
-            (Chol::Potrf, None) => reference(|| forward::dpotrf(uplo, n, raw(&mut a), n)),
-            (Chol::Potrf, Some(c)) => info(api::potrf::dpotrf(c, uplo, n, raw(&mut a), n)),
-            (Chol::Potrs, None) => reference(|| forward::dpotrs(uplo, n, r, raw(&mut a), n, raw(&mut b), n)),
-            (Chol::Potrs, Some(c)) => info(api::potrf::dpotrs(c, uplo, n, r, raw(&mut a), n, raw(&mut b), n)),
-            (Chol::Posv, None) => reference(|| forward::dposv(uplo, n, r, raw(&mut a), n, raw(&mut b), n)),
-            (Chol::Posv, Some(c)) => info(api::potrf::dposv(c, uplo, n, r, raw(&mut a), n, raw(&mut b), n)),
+            (Chol::Potrf, None) => reference(|| forward::potrf(uplo, n, pa, n)),
+            (Chol::Potrf, Some(c)) => info(api::potrf::potrf(c, uplo, n, pa, n)),
+            (Chol::Potrs, None) => reference(|| forward::potrs(uplo, n, r, pa, n, pb, n)),
+            (Chol::Potrs, Some(c)) => info(api::potrf::potrs(c, uplo, n, r, pa, n, pb, n)),
+            (Chol::Posv, None) => reference(|| forward::posv(uplo, n, r, pa, n, pb, n)),
+            (Chol::Posv, Some(c)) => info(api::potrf::posv(c, uplo, n, r, pa, n, pb, n)),
         };
-        Out { a, b, ..Out::new(info) }
+        Out { a: parts(&a), b: parts(&b), ..Out::new(info) }
     }
 
     fn defined(&self, out: &Out) -> Vec<f64> {
         let k = if out.info > 0 { out.info as usize - 1 } else { self.n };
-        let mut v = if self.op == Chol::Potrs { vec![] } else { triangle(&out.a, self.n, k, self.lower) };
+        let w = if T::COMPLEX { 2 } else { 1 };
+        let mut v =
+            if self.op == Chol::Potrs { vec![] } else { triangle_parts(&out.a, self.n, k, self.lower, w) };
         if out.info == 0 && self.op != Chol::Potrf {
             v.extend(&out.b);
         }
@@ -292,22 +386,35 @@ impl Problem for Cholesky {
         if out.info != 0 {
             return None;
         }
-        let n = self.n;
-        let a = Mat::new(&self.a, n, n, n, Shape::Full);
-        let (b, x) = (columns(&self.b, n, NRHS, n), columns(&out.b, n, NRHS, n));
-        Some(vec![match self.op {
+        let (n, cx) = (self.n, T::COMPLEX);
+        let w = if cx { 2 } else { 1 };
+        let a0 = parts(&self.a);
+        let a = Mat::of(cx, &a0, n, n, n, Shape::Full);
+        let (b0, f0) = (parts(&self.b), parts(&self.f));
+        let (b, x) = (columns(&b0, w * n, NRHS, w * n), columns(&out.b, w * n, NRHS, w * n));
+        let m = match self.op {
             Chol::Potrf => {
-                let ps = probes(n, self.seed);
-                probe_gap(&ps, |p| a.apply(false, p), chol_product(&out.a, n, self.lower), &[self.anorm])
+                let ps = probes(w * n, self.seed);
+                probe_gap(
+                    &ps,
+                    |p| a.apply(false, p),
+                    chol_product_of(cx, &out.a, n, self.lower),
+                    &[self.anorm],
+                )
             }
-            Chol::Potrs => residual(chol_product(&self.f, n, self.lower), self.anorm, &b, &x),
+            Chol::Potrs => residual(chol_product_of(cx, &f0, n, self.lower), self.anorm, &b, &x),
             Chol::Posv => residual(|p| a.apply(false, p), self.anorm, &b, &x),
-        }])
+        };
+        Some(vec![m * EPS / T::eps()])
+    }
+
+    fn eps(&self) -> f64 {
+        T::eps()
     }
 }
 
 // ---------------------------------------------------------------------------------------------
-// DGETRF, DGETRS, DGESV (GEPP and CALU)
+// DGETRF, DGETRS, DGESV (GEPP and CALU; GEPP also in S, C, Z)
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum LuOp {
@@ -316,34 +423,35 @@ enum LuOp {
     Gesv,
 }
 
-struct Lu {
+struct Lu<T> {
     op: LuOp,
     calu: bool,
     n: usize,
-    a: Vec<f64>,
-    /// DGETRS's factors and pivots.
-    f: Vec<f64>,
+    a: Vec<T>,
+    /// xGETRS's factors and pivots.
+    f: Vec<T>,
     ipiv: Vec<i32>,
-    b: Vec<f64>,
+    b: Vec<T>,
     anorm: f64,
     seed: u64,
 }
 
-fn lu(case: &Case, op: LuOp, calu: bool) -> Result<Box<dyn Problem>, String> {
+fn lu<T: OpElem>(case: &Case, op: LuOp, calu: bool) -> Result<Box<dyn Problem>, String> {
     let (n, seed) = (case.n, case.seed);
-    let a = gen::general(case.class, n, n, seed);
-    let base = gen::general(if case.class.is_corruption() { Class::Well } else { case.class }, n, n, seed);
+    let a = gen::general_of::<T>(case.class, n, n, seed);
+    let base =
+        gen::general_of::<T>(if case.class.is_corruption() { Class::Well } else { case.class }, n, n, seed);
     let mut ipiv = vec![0i32; n];
     let f = if matches!(op, LuOp::Getrs(_)) {
-        let getrf = |f: &mut Vec<f64>| {
-            reference(|| forward::dgetrf(n as i32, n as i32, raw(f), n as i32, raw(&mut ipiv)))
+        let getrf = |f: &mut Vec<T>| {
+            reference(|| forward::getrf(n as i32, n as i32, raw(f), n as i32, raw(&mut ipiv)))
         };
-        factored(case.class, |c| gen::general(c, n, n, seed), getrf, (n, Region::Full))?
+        factored(case.class, |c| gen::general_of::<T>(c, n, n, seed), getrf, (n, Region::Full))?
     } else {
         vec![]
     };
-    let anorm = Mat::new(&base, n, n, n, Shape::Full).fnorm();
-    let b = Rng::new(seed + 5).normals(n * NRHS);
+    let anorm = Mat::of(T::COMPLEX, &parts(&base), n, n, n, Shape::Full).fnorm();
+    let b = rhs::<T>(n, seed);
     Ok(Box::new(Lu { op, calu, n, a, f, ipiv, b, anorm, seed }))
 }
 
@@ -353,7 +461,7 @@ fn growth(a: &[f64], f: &[f64], n: usize) -> f64 {
     triangle(f, n, n, false).iter().fold(0.0f64, |m, x| m.max(x.abs())) / amax
 }
 
-impl Problem for Lu {
+impl<T: OpElem> Problem for Lu<T> {
     fn run(&self, hetla: Option<&Config>) -> Out {
         let (n, r) = (self.n as i32, NRHS as i32);
         let (mut a, mut b) =
@@ -369,19 +477,20 @@ impl Problem for Lu {
         };
         let (pa, pp, pb) = (raw(&mut a), raw(&mut ipiv), raw(&mut b));
         let info = match (self.op, hetla) {
-            (LuOp::Getrf, None) => reference(|| forward::dgetrf(n, n, pa, n, pp)),
-            (LuOp::Getrf, Some(c)) => info(api::getrf::dgetrf(c, n, n, pa, n, pp)),
-            (LuOp::Getrs(t), None) => reference(|| forward::dgetrs(t, n, r, pa, n, pp, pb, n)),
-            (LuOp::Getrs(t), Some(c)) => info(api::getrf::dgetrs(c, t, n, r, pa, n, pp, pb, n)),
-            (LuOp::Gesv, None) => reference(|| forward::dgesv(n, r, pa, n, pp, pb, n)),
-            (LuOp::Gesv, Some(c)) => info(api::getrf::dgesv(c, n, r, pa, n, pp, pb, n)),
+            (LuOp::Getrf, None) => reference(|| forward::getrf(n, n, pa, n, pp)),
+            (LuOp::Getrf, Some(c)) => info(api::getrf::getrf(c, n, n, pa, n, pp)),
+            (LuOp::Getrs(t), None) => reference(|| forward::getrs(t, n, r, pa, n, pp, pb, n)),
+            (LuOp::Getrs(t), Some(c)) => info(api::getrf::getrs(c, t, n, r, pa, n, pp, pb, n)),
+            (LuOp::Gesv, None) => reference(|| forward::gesv(n, r, pa, n, pp, pb, n)),
+            (LuOp::Gesv, Some(c)) => info(api::getrf::gesv(c, n, r, pa, n, pp, pb, n)),
         };
-        Out { a, b, ipiv, ..Out::new(info) }
+        Out { a: parts(&a), b: parts(&b), ipiv, ..Out::new(info) }
     }
 
     fn defined(&self, out: &Out) -> Vec<f64> {
-        // DGETRF completes the factorization whatever INFO says; DGESV leaves B when INFO > 0.
+        // xGETRF completes the factorization whatever INFO says; xGESV leaves B when INFO > 0.
         let n = self.n;
+        let w = if T::COMPLEX { 2 } else { 1 };
         let mut v = match self.op {
             LuOp::Getrs(_) => vec![],
             // CALU's rows are in its own pivot order: per column, whether it holds a NaN.
@@ -393,37 +502,51 @@ impl Problem for Lu {
         if out.info == 0 && self.op != LuOp::Getrf {
             v.extend(&out.b);
         }
+        debug_assert!(v.len() % w == 0);
         v
     }
 
     fn measure(&self, out: &Out) -> Option<Vec<f64>> {
-        let n = self.n;
-        let a = Mat::new(&self.a, n, n, n, Shape::Full);
-        let (b, x) = (columns(&self.b, n, NRHS, n), columns(&out.b, n, NRHS, n));
+        let (n, cx) = (self.n, T::COMPLEX);
+        let w = if cx { 2 } else { 1 };
+        let a0 = parts(&self.a);
+        let a = Mat::of(cx, &a0, n, n, n, Shape::Full);
+        let (b0, f0) = (parts(&self.b), parts(&self.f));
+        let (b, x) = (columns(&b0, w * n, NRHS, w * n), columns(&out.b, w * n, NRHS, w * n));
         let mut v = match self.op {
             LuOp::Getrf => {
-                let ps = probes(n, self.seed);
+                let ps = probes(w * n, self.seed);
+                let piv = pivots_of_parts(&out.ipiv, cx);
                 let pa = |p: &[Dd]| {
                     let mut y = a.apply(false, p);
-                    swap_rows(&mut y, &out.ipiv, true);
+                    swap_rows(&mut y, &piv, true);
                     y
                 };
                 let lu = |p: &[Dd]| {
-                    let l = Mat::new(&out.a, n, n, n, Shape::Lower { unit: true });
-                    l.apply(false, &Mat::new(&out.a, n, n, n, Shape::Upper { unit: false }).apply(false, p))
+                    let l = Mat::of(cx, &out.a, n, n, n, Shape::Lower { unit: true });
+                    l.apply(
+                        false,
+                        &Mat::of(cx, &out.a, n, n, n, Shape::Upper { unit: false }).apply(false, p),
+                    )
                 };
                 vec![probe_gap(&ps, pa, lu, &[self.anorm])]
             }
             _ if out.info != 0 => return None,
             LuOp::Getrs(t) => {
-                vec![residual(lu_product(&self.f, &self.ipiv, n, t == b'T'), self.anorm, &b, &x)]
+                let op = t.to_ascii_uppercase();
+                vec![residual(lu_product_of(cx, &f0, self.ipiv.clone(), n, op), self.anorm, &b, &x)]
             }
             LuOp::Gesv => vec![residual(|p| a.apply(false, p), self.anorm, &b, &x)],
         };
+        v.iter_mut().for_each(|m| *m *= EPS / T::eps());
         if self.calu {
-            v.push(growth(&self.a, &out.a, n));
+            v.push(growth(&a0, &out.a, n));
         }
         Some(v)
+    }
+
+    fn eps(&self) -> f64 {
+        T::eps()
     }
 }
 

@@ -6,7 +6,7 @@
 //! the devices; `whole_calls_on_a_device_solver` runs the factorizations whole on a device's
 //! solver.
 
-use crate::accuracy::{self, Class, Outcome, Routine};
+use crate::accuracy::{self, Class, Outcome, Routine, Ty};
 use crate::algo::testutil;
 use crate::config::{Config, GpuSelect, Solver};
 
@@ -35,8 +35,8 @@ const SEEDS: u64 = 3;
 const KNOWN_OPEN: &[&str] = &["dbttrf+dbttrs T cyclic cond 1e10", "dgels T tall graded", "dtrtri U N graded"];
 
 /// Every class of `routines` at [`SIZES`] with `cfg`: asserts the rule and returns the outcomes.
-fn check_with(cfg: &Config, routines: &[Routine]) -> Vec<Outcome> {
-    let outcomes: Vec<Outcome> = accuracy::cases(routines, &Class::ALL, &SIZES, SEEDS)
+fn check_with(cfg: &Config, routines: &[Routine], types: &[Ty]) -> Vec<Outcome> {
+    let outcomes: Vec<Outcome> = accuracy::cases(routines, &Class::ALL, &SIZES, SEEDS, types)
         .iter()
         .map(|c| accuracy::compare(cfg, c))
         .collect();
@@ -49,7 +49,9 @@ fn check_with(cfg: &Config, routines: &[Routine]) -> Vec<Outcome> {
         eprintln!("known open: {f}");
     }
     for k in KNOWN_OPEN {
-        let here = rows.iter().any(|r| format!("{} {}", r.routine.name(), r.class.name()).starts_with(k));
+        let here = rows
+            .iter()
+            .any(|r| format!("{} {}", r.routine.name_in(r.ty), r.class.label(r.ty)).starts_with(k));
         if here && !open.iter().any(|f| f.starts_with(k)) {
             eprintln!("known open, holds now: {k}");
         }
@@ -66,7 +68,12 @@ fn check_with(cfg: &Config, routines: &[Routine]) -> Vec<Outcome> {
 
 /// Two threads, every call on tiles; the test run's devices (`testutil::cfg`).
 fn check(routines: &[Routine]) {
-    check_with(&accuracy::tiles_config(testutil::cfg(2)), routines);
+    check_with(&accuracy::tiles_config(testutil::cfg(2)), routines, &[Ty::D]);
+}
+
+/// [`check`] in the single and complex types.
+fn check_other_types(routines: &[Routine]) {
+    check_with(&accuracy::tiles_config(testutil::cfg(2)), routines, &[Ty::S, Ty::C, Ty::Z]);
 }
 
 #[test]
@@ -77,6 +84,18 @@ fn cholesky() {
 #[test]
 fn lu() {
     check(&[Routine::Getrf, Routine::GetrsN, Routine::GetrsT, Routine::Gesv]);
+}
+
+/// SPOTRF, CPOTRF, ZPOTRF and their solves.
+#[test]
+fn cholesky_single_and_complex() {
+    check_other_types(&[Routine::PotrfL, Routine::PotrfU, Routine::PotrsL, Routine::PosvU]);
+}
+
+/// SGETRF, CGETRF, ZGETRF and their solves (TRANS = 'C' in the complex types).
+#[test]
+fn lu_single_and_complex() {
+    check_other_types(&[Routine::Getrf, Routine::GetrsN, Routine::GetrsT, Routine::GetrsC, Routine::Gesv]);
 }
 
 #[test]
@@ -137,7 +156,8 @@ fn whole_calls_on_a_device_solver() {
     c.solver = Solver::Force;
     // OpenBLAS's threaded DGETRF, which the emulated device's solver calls on the calling thread,
     // needs more stack than a test thread's 2 MiB (so would the backend's DGETRF called there).
-    let run = move || check_with(&c, &[Routine::PotrfL, Routine::PotrfU, Routine::Getrf, Routine::Geqrf]);
+    let run =
+        move || check_with(&c, &[Routine::PotrfL, Routine::PotrfU, Routine::Getrf, Routine::Geqrf], &[Ty::D]);
     let thread = std::thread::Builder::new().stack_size(64 << 20).spawn(run).unwrap();
     let outcomes = thread.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
     for o in outcomes.iter().filter(|o| matches!(o.case.class, Class::Well | Class::Cond6 | Class::Big)) {
