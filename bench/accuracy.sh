@@ -5,6 +5,7 @@
 #   bench/accuracy.sh                                  n = 1000, 3 seeds, everything
 #   bench/accuracy.sh --sizes 500,3000 --seeds 1       any option of examples/accuracy.rs
 #   bench/accuracy.sh --routines dgetri,dtrtri --classes well,cond,graded
+#   bench/accuracy.sh --routines dpotrf,dgetrf --types all     also in S, C, Z (those it covers)
 #   BENCH_SAVE=1 bench/accuracy.sh                     also copy the table to bench/results/
 #
 # Builds examples/accuracy.rs (the unit tests' harness, src/accuracy/), runs it with
