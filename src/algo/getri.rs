@@ -22,6 +22,7 @@
 //! outside 1..=n.
 
 use crate::device::ColSrc;
+use crate::graph::op::OpElem;
 use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
@@ -30,7 +31,7 @@ use crate::tile::TiledMatrix;
 
 /// The shared-memory DGETRI of `a` with DGETRF's pivots `ipiv` (1-based); the buffers the
 /// tasks use are kept in `store`, which must outlive the sequence.
-pub fn getri(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &[i32], store: &Buffers) {
+pub fn getri<T: OpElem>(seq: &Seq, a: &TiledMatrix<T>, ipiv: &[i32], store: &Buffers<T>) {
     generate(&mut SharedGraph::with_buffers(seq, a, store), ipiv);
 }
 
