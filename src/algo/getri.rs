@@ -1,5 +1,5 @@
-//! Tile DGETRI: A⁻¹ from DGETRF's factors P·A = L·U, LAPACK's method on tiles. One task
-//! generator for every runtime (`dgetri` in shared memory).
+//! Tile xGETRI: A⁻¹ from xGETRF's factors P·A = L·U, LAPACK's method on tiles. One task
+//! generator for every runtime and element type (`getri` in shared memory, any `OpElem`).
 //!
 //! 1. inv(U) in place ([`super::trtri::generate_trtri`], upper, non-unit); L below the diagonal
 //!    is not touched.

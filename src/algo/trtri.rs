@@ -25,6 +25,10 @@
 //! `A[m][n] += A[k][m]ᵀ·A[k][n]` for n < m < k (GEMM), then `A[k][n] ← A[k][k]ᵀ·A[k][n]`
 //! (TRMM) and the diagonal tile's own product (LAUUM). Upper (U·Uᵀ) is the transpose.
 //!
+//! Every element type runs these generators (`OpElem`): a transposed operand is the adjoint, so
+//! for complex types LAUUM forms Lᴴ·L or U·Uᴴ (HERK on the diagonal tiles' updates, the
+//! backend's ?LAUUM on the tiles themselves, real diagonals) and xPOTRI is CPOTRI's/ZPOTRI's.
+//!
 //! Rows and columns are cut alike (square diagonal tiles), uniform or hybrid. A zero diagonal
 //! element is LAPACK's INFO > 0 before anything is touched: the caller checks for it (`api`).
 

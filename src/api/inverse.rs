@@ -643,13 +643,16 @@ mod tests {
                 assert_eq!(forward::trtri(b'U', b'N', ni, raw(&mut want), ld as i32), 0);
                 assert_eq!(trtri(&dev, b'U', b'N', ni, raw(&mut a), ld as i32), Ok(()));
                 assert_eq!(crate::api::last_path(), "forward:devices");
-                assert!(a == want, "a forwarded trtri is the backend's");
+                // Within rounding, not bit for bit: the backend's ?POTRI and ?GETRI call ?TRTRI by
+                // its global symbol, which may be this process's own export, whose way (tiles or
+                // the backend) depends on what the learner saw earlier in the test run.
+                assert!(rel(&a, &want) <= tol::<T>(n), "a forwarded trtri is the backend's");
                 let f = factor(b'L', n, &hpd::<T>(n, ld, 9, pad), ld);
                 let (mut a, mut want) = (f.clone(), f.clone());
                 assert_eq!(forward::potri(b'L', ni, raw(&mut want), ld as i32), 0);
                 assert_eq!(potri(&dev, b'L', ni, raw(&mut a), ld as i32), Ok(()));
                 assert_eq!(crate::api::last_path(), "forward:devices");
-                assert!(a == want, "a forwarded potri is the backend's");
+                assert!(rel(&a, &want) <= tol::<T>(n), "a forwarded potri is the backend's");
                 let (f, mut ipiv, _) = tu::reference_getrf(n, n, &a0, ld);
                 let (mut a, mut w) = (f.clone(), vec![T::zero(); 64 * n]);
                 assert_eq!(
