@@ -1,5 +1,5 @@
-//! Forwarded DORGQR, DORMQR (`api::orgqr`) and xGETRI (`api::inverse`, any of the four types) calls go to the backend,
-//! but never with less workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
+//! Forwarded DORGQR, DORMQR (`api::orgqr`) and xGETRI (`api::inverse`, any of the four types)
+//! calls go to the backend, but never with less workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
 //! learned to be faster in the backend) get the same treatment through `with_workspace`.
 //!
 //! Many legacy programs pass the documented minimum LWORK (N for DORGQR and DGETRI, the other
