@@ -356,6 +356,78 @@ void dpotri_(const char *uplo,
              int32_t *info,
              size_t _uplo_len);
 
+void sgetri_(const int32_t *n,
+             float *a,
+             const int32_t *lda,
+             const int32_t *ipiv,
+             float *work,
+             const int32_t *lwork,
+             int32_t *info);
+
+void strtri_(const char *uplo,
+             const char *diag,
+             const int32_t *n,
+             float *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len,
+             size_t _diag_len);
+
+void spotri_(const char *uplo,
+             const int32_t *n,
+             float *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
+void cgetri_(const int32_t *n,
+             struct hetla_complex_float *a,
+             const int32_t *lda,
+             const int32_t *ipiv,
+             struct hetla_complex_float *work,
+             const int32_t *lwork,
+             int32_t *info);
+
+void ctrtri_(const char *uplo,
+             const char *diag,
+             const int32_t *n,
+             struct hetla_complex_float *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len,
+             size_t _diag_len);
+
+void cpotri_(const char *uplo,
+             const int32_t *n,
+             struct hetla_complex_float *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
+void zgetri_(const int32_t *n,
+             struct hetla_complex_double *a,
+             const int32_t *lda,
+             const int32_t *ipiv,
+             struct hetla_complex_double *work,
+             const int32_t *lwork,
+             int32_t *info);
+
+void ztrtri_(const char *uplo,
+             const char *diag,
+             const int32_t *n,
+             struct hetla_complex_double *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len,
+             size_t _diag_len);
+
+void zpotri_(const char *uplo,
+             const int32_t *n,
+             struct hetla_complex_double *a,
+             const int32_t *lda,
+             int32_t *info,
+             size_t _uplo_len);
+
 void dbttrf_(const int32_t *n,
              const int32_t *m,
              double *dl,

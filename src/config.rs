@@ -9,8 +9,9 @@ use std::sync::OnceLock;
 pub const ROUTINES: &[&str] = &[
     "dpotrf", "spotrf", "cpotrf", "zpotrf", "dpotrs", "spotrs", "cpotrs", "zpotrs", "dposv", "sposv",
     "cposv", "zposv", "dgetrf", "sgetrf", "cgetrf", "zgetrf", "dgetrs", "sgetrs", "cgetrs", "zgetrs",
-    "dgesv", "sgesv", "cgesv", "zgesv", "dgeqrf", "dgels", "dtrtri", "dpotri", "dgetri", "dorgqr", "dormqr",
-    "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri", "pdpotri",
+    "dgesv", "sgesv", "cgesv", "zgesv", "dgeqrf", "dgels", "dtrtri", "strtri", "ctrtri", "ztrtri", "dpotri",
+    "spotri", "cpotri", "zpotri", "dgetri", "sgetri", "cgetri", "zgetri", "dorgqr", "dormqr", "dgemm",
+    "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri", "pdpotri",
     "pdgetri", "pdorgqr", "pdormqr",
 ];
 

@@ -274,6 +274,9 @@ pub fn name<T: Scalar>(stem: &'static str) -> &'static str {
         ("getrf", ["sgetrf", "dgetrf", "cgetrf", "zgetrf"]),
         ("getrs", ["sgetrs", "dgetrs", "cgetrs", "zgetrs"]),
         ("gesv", ["sgesv", "dgesv", "cgesv", "zgesv"]),
+        ("trtri", ["strtri", "dtrtri", "ctrtri", "ztrtri"]),
+        ("potri", ["spotri", "dpotri", "cpotri", "zpotri"]),
+        ("getri", ["sgetri", "dgetri", "cgetri", "zgetri"]),
     ];
     let i = match T::LETTER {
         b's' => 0,
@@ -315,6 +318,9 @@ mod tests {
         assert_eq!(<c32 as Scalar>::eps(), 2f64.powi(-24));
         assert_eq!(name::<c32>("getrs"), "cgetrs");
         assert_eq!(name::<f32>("gesv"), "sgesv");
+        assert_eq!(name::<f32>("trtri"), "strtri");
+        assert_eq!(name::<c32>("potri"), "cpotri");
+        assert_eq!(name::<c64>("getri"), "zgetri");
     }
 
     /// Every LAPACK integer survives an element of each type, rows past 2^24 in single precision

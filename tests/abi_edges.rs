@@ -839,3 +839,193 @@ fn single_and_complex_lu() {
     other_type_lu::<hetla::scalar::c32>(abi::cgetrf_, abi::cgetrs_, abi::cgesv_);
     other_type_lu::<hetla::scalar::c64>(abi::zgetrf_, abi::zgetrs_, abi::zgesv_);
 }
+
+/// `?trtri_` as exported.
+type TrtriFn<T> = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut i32,
+    usize,
+    usize,
+);
+/// `?potri_` as exported.
+type PotriFn<T> = unsafe extern "C" fn(*const c_char, *const i32, *mut T, *const i32, *mut i32, usize);
+/// `?getri_` as exported (IPIV read-only).
+type GetriFn<T> =
+    unsafe extern "C" fn(*const i32, *mut T, *const i32, *const i32, *mut T, *const i32, *mut i32);
+
+/// STRTRI/SPOTRI/SGETRI, CTRTRI/CPOTRI/CGETRI, ZTRTRI/ZPOTRI/ZGETRI through the exports on 5×5
+/// tiles: the backend's inverses within a few n·eps (UPLO L and U, DIAG N and U; complex POTRI
+/// Hermitian, its diagonal real), the other triangle and rows past N untouched, WORK(1) and the
+/// workspace query as the backend's, INFO of a zero diagonal (A untouched) and of each bad
+/// argument, in LAPACK's order, as LAPACK gives them.
+fn other_type_inverses<T: hetla::scalar::Scalar>(trtri: TrtriFn<T>, potri: PotriFn<T>, getri: GetriFn<T>) {
+    let _blas = hetla::backend::BlasThreadsGuard::new();
+    let name = std::any::type_name::<T>();
+    let pad = T::from_parts(GUARD, -GUARD);
+    let rel = |x: &[T], y: &[T]| {
+        let (mut d, mut s) = (0.0f64, 0.0f64);
+        for (x, y) in x.iter().zip(y) {
+            let (xr, xi, yr, yi): (f64, f64, f64, f64) =
+                (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+            d += (xr - yr).powi(2) + (xi - yi).powi(2);
+            s += yr * yr + yi * yi;
+        }
+        (d / s).sqrt()
+    };
+    let mut rng = Rng(13);
+    for n in [17usize, 11, 1] {
+        let lda = n + 2;
+        let (ni, lai) = (n as i32, lda as i32);
+        let tol = 50.0 * n as f64 * T::eps();
+        let mut a = vec![pad; lda * n];
+        for j in 0..n {
+            for i in 0..n {
+                let re = rng.next();
+                a[i + j * lda] = T::from_parts(re, rng.next());
+            }
+            let d = a[j + j * lda];
+            a[j + j * lda] = T::from_parts(4.0 + d.re().into(), d.im().into());
+        }
+        let mut info = -99;
+        for uplo in [b'L', b'U'] {
+            let other = |v: &[T], w: &[T]| {
+                (0..n).all(|j| {
+                    (0..n).all(|i| {
+                        (if uplo == b'L' { i >= j } else { i <= j }) || v[i + j * lda] == w[i + j * lda]
+                    })
+                })
+            };
+            for diag in [b'N', b'U'] {
+                let mut want = a.clone();
+                // SAFETY (every call here): A lda×n, IPIV n, WORK as long as LWORK says.
+                unsafe { bk::trtri::<T>(c(uplo), c(diag), &ni, want.as_mut_ptr(), &lai, &mut info) };
+                assert_eq!(info, 0);
+                let mut x = a.clone();
+                unsafe { trtri(c(uplo), c(diag), &ni, x.as_mut_ptr(), &lai, &mut info, 1, 1) };
+                assert_eq!(info, 0, "{name} trtri");
+                assert_eq!(hetla::api::last_path(), "tiles", "{name} trtri");
+                assert!(
+                    rel(&x, &want) <= tol,
+                    "{name} trtri {} {}: {}",
+                    uplo as char,
+                    diag as char,
+                    rel(&x, &want)
+                );
+                assert!(other(&x, &a) && rows_past(&x, n, lda, pad), "{name} trtri wrote outside");
+            }
+            // POTRI of the Cholesky factor of a Hermitian positive definite matrix.
+            let mut h = vec![pad; lda * n];
+            for j in 0..n {
+                for i in 0..n {
+                    let mut s = T::zero();
+                    for k in 0..n {
+                        s = add(s, mul(a[i + k * lda], a[j + k * lda].conj()));
+                    }
+                    h[i + j * lda] = if i == j { T::from_f64(s.re().into()) } else { s };
+                }
+            }
+            unsafe { bk::potrf::<T>(c(uplo), &ni, h.as_mut_ptr(), &lai, &mut info) };
+            assert_eq!(info, 0);
+            let mut want = h.clone();
+            unsafe { bk::potri::<T>(c(uplo), &ni, want.as_mut_ptr(), &lai, &mut info) };
+            assert_eq!(info, 0);
+            let mut x = h.clone();
+            unsafe { potri(c(uplo), &ni, x.as_mut_ptr(), &lai, &mut info, 1) };
+            assert_eq!(info, 0, "{name} potri");
+            assert_eq!(hetla::api::last_path(), "tiles", "{name} potri");
+            let cond_tol = tol * 1e3;
+            assert!(rel(&x, &want) <= cond_tol, "{name} potri {}: {}", uplo as char, rel(&x, &want));
+            assert!(other(&x, &h) && rows_past(&x, n, lda, pad), "{name} potri wrote outside");
+            assert!((0..n).all(|i| x[i + i * lda].im().into() == 0.0), "{name} potri: diagonal not real");
+            // A zero on the diagonal at 2 (the first): INFO 2, A untouched.
+            if n > 2 {
+                let mut bad = a.clone();
+                bad[1 + lda] = T::zero();
+                bad[n - 1 + (n - 1) * lda] = T::zero();
+                let mut x = bad.clone();
+                unsafe { trtri(c(uplo), c(b'N'), &ni, x.as_mut_ptr(), &lai, &mut info, 1, 1) };
+                assert_eq!(info, 2, "{name} trtri singular");
+                unsafe { potri(c(uplo), &ni, x.as_mut_ptr(), &lai, &mut info, 1) };
+                assert_eq!(info, 2, "{name} potri singular");
+                assert!(x == bad, "{name}: a singular call wrote A");
+            }
+        }
+        // GETRI of the backend's LU factors, with the minimum LWORK and with a query.
+        let (mut f, mut ipiv) = (a.clone(), vec![0i32; n]);
+        unsafe { bk::getrf::<T>(&ni, &ni, f.as_mut_ptr(), &lai, ipiv.as_mut_ptr(), &mut info) };
+        assert_eq!(info, 0);
+        let (mut want, mut w0, lw0) = (f.clone(), vec![T::zero(); 64 * n], 64 * ni);
+        unsafe {
+            bk::getri::<T>(&ni, want.as_mut_ptr(), &lai, ipiv.as_ptr(), w0.as_mut_ptr(), &lw0, &mut info)
+        };
+        assert_eq!(info, 0);
+        let (mut q, mut q0, m1) = ([pad], [pad], -1);
+        let mut x = f.clone();
+        unsafe { bk::getri::<T>(&ni, x.as_mut_ptr(), &lai, ipiv.as_ptr(), q0.as_mut_ptr(), &m1, &mut info) };
+        unsafe { getri(&ni, x.as_mut_ptr(), &lai, ipiv.as_ptr(), q.as_mut_ptr(), &m1, &mut info) };
+        assert_eq!((info, q), (0, q0), "{name} getri query");
+        assert!(x == f, "{name} getri query wrote A");
+        let mut w = vec![pad; n];
+        unsafe { getri(&ni, x.as_mut_ptr(), &lai, ipiv.as_ptr(), w.as_mut_ptr(), &ni, &mut info) };
+        assert_eq!(info, 0, "{name} getri");
+        assert_eq!(hetla::api::last_path(), "tiles", "{name} getri");
+        assert_eq!(w[0], w0[0], "{name} getri WORK(1)");
+        assert!(
+            rel(&x, &want) <= tol * 1e2 && rows_past(&x, n, lda, pad),
+            "{name} getri: {}",
+            rel(&x, &want)
+        );
+        // U singular at 1.
+        let mut bad = f.clone();
+        bad[0] = T::zero();
+        let mut x = bad.clone();
+        unsafe { getri(&ni, x.as_mut_ptr(), &lai, ipiv.as_ptr(), w.as_mut_ptr(), &ni, &mut info) };
+        assert_eq!(info, 1, "{name} getri singular");
+        assert!(x == bad, "{name} getri singular wrote A");
+    }
+    let (mut a, mut w, ipiv) = (vec![pad; 64], vec![pad; 64], vec![1i32; 8]);
+    let mut info = -99;
+    for (uplo, diag, n, lda, want) in
+        [(b'?', b'?', -1, 0, -1), (b'u', b'?', -1, 0, -2), (b'L', b'n', -1, 0, -3), (b'U', b'U', 4, 3, -5)]
+    {
+        unsafe { trtri(c(uplo), c(diag), &n, a.as_mut_ptr(), &lda, &mut info, 1, 1) };
+        assert_eq!(info, want, "{name} trtri {}", uplo as char);
+    }
+    for (uplo, n, lda, want) in [(b'?', -1, 0, -1), (b'l', -1, 0, -2), (b'U', 4, 3, -4)] {
+        unsafe { potri(c(uplo), &n, a.as_mut_ptr(), &lda, &mut info, 1) };
+        assert_eq!(info, want, "{name} potri {}", uplo as char);
+    }
+    for (n, lda, lwork, want) in [(-1, 1, 8, -1), (4, 3, 8, -3), (4, 4, 3, -6)] {
+        unsafe { getri(&n, a.as_mut_ptr(), &lda, ipiv.as_ptr(), w.as_mut_ptr(), &lwork, &mut info) };
+        assert_eq!(info, want, "{name} getri {n} {lda} {lwork}");
+    }
+    // WORK(1) aside: LAPACK's xGETRI writes its optimal LWORK there before checking arguments.
+    assert!(a.iter().chain(&w[1..]).all(|&x| x == pad), "{name}: a rejected call wrote memory");
+}
+
+/// Entries of rows past N of an ld×n array all `pad`.
+fn rows_past<T: PartialEq + Copy>(v: &[T], n: usize, ld: usize, pad: T) -> bool {
+    v.iter().enumerate().all(|(p, &y)| p % ld < n || y == pad)
+}
+
+fn add<T: hetla::scalar::Scalar>(x: T, y: T) -> T {
+    let (a, b, c, d): (f64, f64, f64, f64) = (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+    T::from_parts(a + c, b + d)
+}
+
+fn mul<T: hetla::scalar::Scalar>(x: T, y: T) -> T {
+    let (a, b, c, d): (f64, f64, f64, f64) = (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+    T::from_parts(a * c - b * d, a * d + b * c)
+}
+
+#[test]
+fn single_and_complex_inverses() {
+    setup();
+    other_type_inverses::<f32>(abi::strtri_, abi::spotri_, abi::sgetri_);
+    other_type_inverses::<hetla::scalar::c32>(abi::ctrtri_, abi::cpotri_, abi::cgetri_);
+    other_type_inverses::<hetla::scalar::c64>(abi::ztrtri_, abi::zpotri_, abi::zgetri_);
+}

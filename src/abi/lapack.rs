@@ -622,6 +622,161 @@ pub unsafe extern "C" fn dpotri_(
     *info = guard("DPOTRI", || api::inverse::dpotri(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
 }
 
+// The inverses in single precision and complex (`api::inverse`'s generic routines).
+
+#[no_mangle]
+pub unsafe extern "C" fn sgetri_(
+    n: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    ipiv: *const i32,
+    work: *mut f32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("SGETRI", || {
+        api::inverse::getri(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *lda,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn strtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    *info = guard("STRTRI", || {
+        api::inverse::trtri(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *lda)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn spotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("SPOTRI", || api::inverse::potri(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cgetri_(
+    n: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    ipiv: *const i32,
+    work: *mut c32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("CGETRI", || {
+        api::inverse::getri(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *lda,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn ctrtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    *info = guard("CTRTRI", || {
+        api::inverse::trtri(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *lda)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cpotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("CPOTRI", || api::inverse::potri(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zgetri_(
+    n: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    ipiv: *const i32,
+    work: *mut c64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("ZGETRI", || {
+        api::inverse::getri(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *lda,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn ztrtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    *info = guard("ZTRTRI", || {
+        api::inverse::trtri(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *lda)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zpotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    *info = guard("ZPOTRI", || api::inverse::potri(config::get(), *uplo as u8, *n, Raw::new(a), *lda));
+}
+
 // Block tridiagonal systems (hetla's own routines, `api::bt`).
 
 #[no_mangle]

@@ -1,5 +1,5 @@
-//! Tile DGETRI: A⁻¹ from DGETRF's factors P·A = L·U, LAPACK's method on tiles. One task
-//! generator for every runtime (`dgetri` in shared memory).
+//! Tile xGETRI: A⁻¹ from xGETRF's factors P·A = L·U, LAPACK's method on tiles. One task
+//! generator for every runtime and element type (`getri` in shared memory, any `OpElem`).
 //!
 //! 1. inv(U) in place ([`super::trtri::generate_trtri`], upper, non-unit); L below the diagonal
 //!    is not touched.
@@ -22,6 +22,7 @@
 //! outside 1..=n.
 
 use crate::device::ColSrc;
+use crate::graph::op::OpElem;
 use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
@@ -30,7 +31,7 @@ use crate::tile::TiledMatrix;
 
 /// The shared-memory DGETRI of `a` with DGETRF's pivots `ipiv` (1-based); the buffers the
 /// tasks use are kept in `store`, which must outlive the sequence.
-pub fn getri(seq: &Seq, a: &TiledMatrix<f64>, ipiv: &[i32], store: &Buffers) {
+pub fn getri<T: OpElem>(seq: &Seq, a: &TiledMatrix<T>, ipiv: &[i32], store: &Buffers<T>) {
     generate(&mut SharedGraph::with_buffers(seq, a, store), ipiv);
 }
 

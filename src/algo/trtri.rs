@@ -25,23 +25,28 @@
 //! `A[m][n] += A[k][m]ᵀ·A[k][n]` for n < m < k (GEMM), then `A[k][n] ← A[k][k]ᵀ·A[k][n]`
 //! (TRMM) and the diagonal tile's own product (LAUUM). Upper (U·Uᵀ) is the transpose.
 //!
+//! Every element type runs these generators (`OpElem`): a transposed operand is the adjoint, so
+//! for complex types LAUUM forms Lᴴ·L or U·Uᴴ (HERK on the diagonal tiles' updates, the
+//! backend's ?LAUUM on the tiles themselves, real diagonals) and xPOTRI is CPOTRI's/ZPOTRI's.
+//!
 //! Rows and columns are cut alike (square diagonal tiles), uniform or hybrid. A zero diagonal
 //! element is LAPACK's INFO > 0 before anything is touched: the caller checks for it (`api`).
 
+use crate::graph::op::OpElem;
 use crate::graph::{prio, Graph, Op, Spec, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::SharedGraph;
 use crate::runtime::Seq;
 use crate::tile::TiledMatrix;
 
-/// The shared-memory inverse of the `uplo` triangle of `a`.
-pub fn trtri(seq: &Seq, uplo: Uplo, diag: Diag, a: &TiledMatrix<f64>) {
+/// The shared-memory inverse of the `uplo` triangle of `a`, in any element type.
+pub fn trtri<T: OpElem>(seq: &Seq, uplo: Uplo, diag: Diag, a: &TiledMatrix<T>) {
     generate_trtri(&mut SharedGraph::new(seq, a), uplo, diag, 0);
 }
 
-/// The shared-memory DPOTRI: the inverse of the Cholesky factor, then its product with its
-/// transpose (inv(U)·inv(U)ᵀ or inv(L)ᵀ·inv(L)), on one graph.
-pub fn potri(seq: &Seq, uplo: Uplo, a: &TiledMatrix<f64>) {
+/// The shared-memory xPOTRI: the inverse of the Cholesky factor, then its product with its
+/// adjoint (inv(U)·inv(U)ᴴ or inv(L)ᴴ·inv(L); the transpose for the real types), on one graph.
+pub fn potri<T: OpElem>(seq: &Seq, uplo: Uplo, a: &TiledMatrix<T>) {
     generate_potri(&mut SharedGraph::new(seq, a), uplo);
 }
 

@@ -1,5 +1,5 @@
-//! Forwarded DORGQR, DORMQR (`api::orgqr`) and DGETRI (`api::inverse`) calls go to the backend,
-//! but never with less workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
+//! Forwarded DORGQR, DORMQR (`api::orgqr`) and xGETRI (`api::inverse`, any of the four types)
+//! calls go to the backend, but never with less workspace than its blocked code wants. DGEQRF and DGELS calls that are forwarded (small, or
 //! learned to be faster in the backend) get the same treatment through `with_workspace`.
 //!
 //! Many legacy programs pass the documented minimum LWORK (N for DORGQR and DGETRI, the other
@@ -21,6 +21,7 @@ use super::{flag, Path, Report};
 use crate::backend::forward;
 use crate::config::Config;
 use crate::error::Error;
+use crate::scalar::Scalar;
 use crate::tile::Raw;
 
 /// The backend's INFO as the call's result (negative after the backend's own `xerbla`).
@@ -34,41 +35,46 @@ fn backend_info(info: i32) -> Result<(), Error> {
 
 /// Runs `call(work, lwork)` with the caller's workspace, or with a grown one when `valid`, the
 /// caller's `lwork` is below the backend's optimum `query()` and growing is allowed; returns
-/// the backend's INFO and the LWORK used.
-pub(crate) fn with_workspace(
+/// the backend's INFO and the LWORK used. WORK holds elements of any of the four types.
+pub(crate) fn with_workspace<T: Scalar>(
     cfg: &Config,
     routine: &str,
     valid: bool,
-    work: Raw<f64>,
+    work: Raw<T>,
     lwork: i32,
     query: impl FnOnce() -> i32,
-    call: impl FnOnce(Raw<f64>, i32) -> i32,
+    call: impl FnOnce(Raw<T>, i32) -> i32,
 ) -> (i32, i32) {
     let grow = valid && lwork != -1 && !crate::runtime::in_task() && !cfg.is_disabled(routine);
     let want = if grow { query() } else { lwork };
     if want <= lwork {
         return (call(work, lwork), lwork);
     }
-    let mut buf = crate::tile::recycle::take(want as usize);
-    // SAFETY: `buf` holds `want` doubles, owned here until the call returns.
-    let raw = unsafe { Raw::new(buf.as_mut_ptr()) };
+    // A recycled buffer of doubles large enough for `want` elements of `T`.
+    let doubles = (want as usize * std::mem::size_of::<T>()).div_ceil(8);
+    let mut buf = crate::tile::recycle::take(doubles);
+    // SAFETY: `buf` holds `doubles` zeroed f64s (8-byte aligned, at least the alignment of every
+    // `T`), as many bytes as `want` elements of `T` need, and any bit pattern of zeros is a valid
+    // value of each type; owned here until the call returns.
+    let raw = unsafe { Raw::new(buf.as_mut_ptr() as *mut T) };
     let info = call(raw, want);
     // The caller's WORK has at least one element (LWORK ≥ 1 for a valid call).
-    work.set(0, buf[0]);
+    work.set(0, raw.matrix(1, 1, 1).get(0, 0));
     crate::tile::recycle::give(buf);
     (info, want)
 }
 
-/// The backend's optimal LWORK from a workspace query (`call(work, -1)`).
-pub(crate) fn query_with(call: impl FnOnce(Raw<f64>, i32) -> i32) -> i32 {
-    let mut w = [0.0f64];
+/// The backend's optimal LWORK from a workspace query (`call(work, -1)`): WORK(1)'s real part.
+pub(crate) fn query_with<T: Scalar>(call: impl FnOnce(Raw<T>, i32) -> i32) -> i32 {
+    query_value(call).map_or(0, |w| w.re().into() as i32)
+}
+
+/// WORK(1) as the backend's workspace query (`call(work, -1)`) leaves it, if the query succeeds.
+pub(crate) fn query_value<T: Scalar>(call: impl FnOnce(Raw<T>, i32) -> i32) -> Option<T> {
+    let mut w = [T::zero()];
     // SAFETY: a one-element array, all a workspace query writes.
     let info = call(unsafe { Raw::new(w.as_mut_ptr()) }, -1);
-    if info == 0 {
-        w[0] as i32
-    } else {
-        0
-    }
+    (info == 0).then_some(w[0])
 }
 
 /// The nominal flops of a call that computes (none for a query or a rejected call).
@@ -119,8 +125,8 @@ pub(crate) fn dormqr_valid(
         && lwork >= nw.max(1)
 }
 
-/// Whether DGETRI's arguments are valid (as [`dorgqr_valid`]).
-pub(crate) fn dgetri_valid(n: i32, lda: i32, lwork: i32) -> bool {
+/// Whether xGETRI's arguments are valid (as [`dorgqr_valid`]).
+pub(crate) fn getri_valid(n: i32, lda: i32, lwork: i32) -> bool {
     n >= 0 && lda >= n.max(1) && lwork >= n.max(1)
 }
 
@@ -193,30 +199,31 @@ pub(crate) fn dormqr(
     backend_info(info)
 }
 
-/// DGETRI forwarded (`api::inverse::dgetri` decides when) with a grown workspace: `why` is the
+/// xGETRI forwarded (`api::inverse::getri` decides when) with a grown workspace: `why` is the
 /// verbose line's reason, `rep` the call's report, started before the decision.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn dgetri(
+pub(crate) fn getri<T: Scalar>(
     cfg: &Config,
     rep: &Report,
     why: &str,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     lda: i32,
     ipiv: Raw<i32>,
-    work: Raw<f64>,
+    work: Raw<T>,
     lwork: i32,
 ) -> Result<(), Error> {
-    let valid = dgetri_valid(n, lda, lwork);
-    let call = |w: Raw<f64>, l: i32| forward::dgetri(n, a, lda, ipiv, w, l);
-    let (info, used) = with_workspace(cfg, "dgetri", valid, work, lwork, || query_with(call), call);
+    let name = crate::scalar::name::<T>("getri");
+    let valid = getri_valid(n, lda, lwork);
+    let call = |w: Raw<T>, l: i32| forward::getri(n, a, lda, ipiv, w, l);
+    let (info, used) = with_workspace(cfg, name, valid, work, lwork, || query_with(call), call);
     let nf = n as f64;
     rep.finish(
-        "dgetri",
+        name,
         format_args!("n={n}"),
         Path::Forward,
         Some(&grown(why, lwork, used)),
-        counted(valid, lwork, 4.0 * nf * nf * nf / 3.0),
+        counted(valid, lwork, 4.0 * nf * nf * nf / 3.0 * T::FLOPS),
     );
     backend_info(info)
 }

@@ -217,24 +217,42 @@ pub fn dormqr(
     info
 }
 
+/// The backend's DGETRI ([`getri`] in f64).
 pub fn dgetri(n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>, work: Raw<f64>, lwork: i32) -> i32 {
+    getri(n, a, lda, ipiv, work, lwork)
+}
+
+/// The backend's `?getri_` for element type `T` (SGETRI, DGETRI, CGETRI, ZGETRI).
+pub fn getri<T: Scalar>(n: i32, a: Raw<T>, lda: i32, ipiv: Raw<i32>, work: Raw<T>, lwork: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    numeric(|| unsafe { bk::dgetri(&n, a.ptr(), &lda, ipiv.ptr(), work.ptr(), &lwork, &mut info) });
+    numeric(|| unsafe { bk::getri::<T>(&n, a.ptr(), &lda, ipiv.ptr(), work.ptr(), &lwork, &mut info) });
     info
 }
 
+/// The backend's DTRTRI ([`trtri`] in f64).
 pub fn dtrtri(uplo: u8, diag: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
+    trtri(uplo, diag, n, a, lda)
+}
+
+/// The backend's `?trtri_` for element type `T` (STRTRI, DTRTRI, CTRTRI, ZTRTRI).
+pub fn trtri<T: Scalar>(uplo: u8, diag: u8, n: i32, a: Raw<T>, lda: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    numeric(|| unsafe { bk::dtrtri(ch(uplo), ch(diag), &n, a.ptr(), &lda, &mut info, 1, 1) });
+    numeric(|| unsafe { bk::trtri::<T>(ch(uplo), ch(diag), &n, a.ptr(), &lda, &mut info) });
     info
 }
 
+/// The backend's DPOTRI ([`potri`] in f64).
 pub fn dpotri(uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> i32 {
+    potri(uplo, n, a, lda)
+}
+
+/// The backend's `?potri_` for element type `T` (SPOTRI, DPOTRI, CPOTRI, ZPOTRI).
+pub fn potri<T: Scalar>(uplo: u8, n: i32, a: Raw<T>, lda: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    numeric(|| unsafe { bk::dpotri(ch(uplo), &n, a.ptr(), &lda, &mut info, 1) });
+    numeric(|| unsafe { bk::potri::<T>(ch(uplo), &n, a.ptr(), &lda, &mut info) });
     info
 }
 

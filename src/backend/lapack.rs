@@ -143,10 +143,15 @@ pub enum Routine {
     Getrs,
     Gesv,
     Laswp,
+    Trmm,
+    Trtri,
+    Lauum,
+    Potri,
+    Getri,
 }
 
 impl Routine {
-    const COUNT: usize = 10;
+    const COUNT: usize = 15;
     fn stem(self, complex: bool) -> &'static str {
         match self {
             Routine::Gemm => "gemm",
@@ -160,6 +165,11 @@ impl Routine {
             Routine::Getrs => "getrs",
             Routine::Gesv => "gesv",
             Routine::Laswp => "laswp",
+            Routine::Trmm => "trmm",
+            Routine::Trtri => "trtri",
+            Routine::Lauum => "lauum",
+            Routine::Potri => "potri",
+            Routine::Getri => "getri",
         }
     }
 }
@@ -414,6 +424,82 @@ pub unsafe fn gesv<T: crate::scalar::Scalar>(
 /// The backend's `?laswp_` for `T`.
 pub unsafe fn laswp<T: crate::scalar::Scalar>(n: I, a: *mut T, lda: I, k1: I, k2: I, ipiv: I, incx: I) {
     call_typed!(T, Routine::Laswp, fn(I, *mut T, I, I, I, I, I), n, a, lda, k1, k2, ipiv, incx)
+}
+
+/// The backend's `?trmm_` for `T`.
+pub unsafe fn trmm<T: crate::scalar::Scalar>(
+    side: C,
+    uplo: C,
+    ta: C,
+    diag: C,
+    m: I,
+    n: I,
+    alpha: *const T,
+    a: *const T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+) {
+    call_typed!(
+        T,
+        Routine::Trmm,
+        fn(C, C, C, C, I, I, *const T, *const T, I, *mut T, I, usize, usize, usize, usize),
+        side,
+        uplo,
+        ta,
+        diag,
+        m,
+        n,
+        alpha,
+        a,
+        lda,
+        b,
+        ldb,
+        1,
+        1,
+        1,
+        1
+    )
+}
+
+/// The backend's `?trtri_` for `T`.
+pub unsafe fn trtri<T: crate::scalar::Scalar>(uplo: C, diag: C, n: I, a: *mut T, lda: I, info: IM) {
+    call_typed!(
+        T,
+        Routine::Trtri,
+        fn(C, C, I, *mut T, I, IM, usize, usize),
+        uplo,
+        diag,
+        n,
+        a,
+        lda,
+        info,
+        1,
+        1
+    )
+}
+
+/// The backend's `?lauum_` for `T` (U·Uᴴ or Lᴴ·L: the conjugate transpose for complex `T`).
+pub unsafe fn lauum<T: crate::scalar::Scalar>(uplo: C, n: I, a: *mut T, lda: I, info: IM) {
+    call_typed!(T, Routine::Lauum, fn(C, I, *mut T, I, IM, usize), uplo, n, a, lda, info, 1)
+}
+
+/// The backend's `?potri_` for `T`.
+pub unsafe fn potri<T: crate::scalar::Scalar>(uplo: C, n: I, a: *mut T, lda: I, info: IM) {
+    call_typed!(T, Routine::Potri, fn(C, I, *mut T, I, IM, usize), uplo, n, a, lda, info, 1)
+}
+
+/// The backend's `?getri_` for `T`.
+pub unsafe fn getri<T: crate::scalar::Scalar>(
+    n: I,
+    a: *mut T,
+    lda: I,
+    ipiv: I,
+    work: *mut T,
+    lwork: I,
+    info: IM,
+) {
+    call_typed!(T, Routine::Getri, fn(I, *mut T, I, I, *mut T, I, IM), n, a, lda, ipiv, work, lwork, info)
 }
 
 /// The process's `ilaenv_`: the application's own when it defines one (ILAENV is LAPACK's

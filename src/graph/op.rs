@@ -22,8 +22,9 @@ pub trait Operands<'a, T: Scalar = f64> {
 
 /// The element types ops run on. The Cholesky family's ops (`Gemm`, `Syrk`, `Trsm`, `Potrf`)
 /// and the shared-memory LU's with partial pivoting (`LuPanel`, `LuLeaf`, `LuSplitUpdate`,
-/// `LuUpdate`, `Laswp`, `LaswpSteps`) are stated once for every [`Scalar`] in [`Op::compute`];
-/// the others are f64 only so far ([`OpElem::compute_rest`]), and only f64 ops go to devices.
+/// `LuUpdate`, `Laswp`, `LaswpSteps`) and the inverses' (`Trmm`, `Trtri`, `Lauum`, `LowerOut`,
+/// `ColExtract`, `ColFill`) are stated once for every [`Scalar`] in [`Op::compute`]; the others
+/// are f64 only so far ([`OpElem::compute_rest`]), and only f64 ops go to devices.
 pub trait OpElem: kernels::TileGetrf {
     /// Whether a task of this type may take its op to a device (`DeviceOp` lowers f64 only).
     const ON_DEVICES: bool;
@@ -227,6 +228,50 @@ impl Op {
                 let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
                 kernels::lu_update(whole(&ins.input(l), &mut b2), &pivots, out);
             }
+            // The inverses' ops (`algo::trtri`, `algo::getri`).
+            Op::Trmm { side, uplo, trans, diag, alpha, a, .. } => {
+                let s = if side == Side::Left { out.m } else { out.n };
+                let av = whole(&ins.input(a), &mut b1).sub(0, 0, s, s);
+                kernels::trmm(side, uplo, trans, diag, T::from_f64(alpha), av, out);
+            }
+            Op::Trtri { uplo, diag, .. } => {
+                let info = kernels::trtri(uplo, diag, out);
+                assert_eq!(info, 0, "TRTRI of a tile with a zero diagonal element (checked before)");
+            }
+            Op::Lauum { uplo, .. } => kernels::lauum(uplo, out),
+            Op::LowerOut { w, diagonal, .. } => {
+                let mut wv = ins.output(w);
+                let mut out = out;
+                for j in 0..out.n {
+                    for i in if diagonal { j + 1 } else { 0 }..out.m {
+                        wv.set(i, j, out.get(i, j));
+                        out.set(i, j, T::zero());
+                    }
+                }
+            }
+            Op::ColExtract { a, ref cols, .. } => {
+                let tiles: Vec<View<T>> = a.positions().map(|p| one_of(ins, p)).collect();
+                let mut out = out;
+                for (t, &(p, c)) in cols.iter().enumerate() {
+                    copy_col(tiles[p], c, &mut out, t);
+                }
+            }
+            Op::ColFill { from, ref src, .. } => {
+                let (m, n) = (out.m, out.n);
+                // The block as it was, for the columns that stay in this place.
+                b1.clear();
+                b1.extend((0..n).flat_map(|j| (0..m).map(move |i| (i, j))).map(|(i, j)| out.get(i, j)));
+                let old = View::from_slice(&b1, m, n, m.max(1));
+                let bufs: Vec<View<T>> =
+                    from.map_or(Vec::new(), |f| f.positions().map(|p| one_of(ins, p)).collect());
+                let mut out = out;
+                for (c, s) in src.iter().enumerate() {
+                    match *s {
+                        ColSrc::Own(o) => copy_col(old, o, &mut out, c),
+                        ColSrc::Buf(p, o) => copy_col(bufs[p], o, &mut out, c),
+                    }
+                }
+            }
             _ => return T::compute_rest(self, ins, out),
         }
         0
@@ -245,7 +290,13 @@ impl Op {
             | Op::LuPanel { .. }
             | Op::LuLeaf { .. }
             | Op::LuSplitUpdate { .. }
-            | Op::LuUpdate { .. } => unreachable!("Op::compute states these ops for every type"),
+            | Op::LuUpdate { .. }
+            | Op::Trmm { .. }
+            | Op::Trtri { .. }
+            | Op::Lauum { .. }
+            | Op::LowerOut { .. }
+            | Op::ColExtract { .. }
+            | Op::ColFill { .. } => unreachable!("Op::compute states these ops for every type"),
             Op::Larfb { v, k, t, .. } => {
                 let vv = whole(&ins.input(v), &mut b1);
                 let tv = whole(&ins.input(t), &mut b2);
@@ -277,50 +328,6 @@ impl Op {
                 let pv = whole(&ins.input(piv), &mut b2);
                 let p: Vec<i32> = (0..lv.m).map(|t| pv.get(t, 0) as i32).collect();
                 kernels::getrs(trans, lv, &p, out);
-            }
-            Op::Trmm { side, uplo, trans, diag, alpha, a, .. } => {
-                let s = if side == Side::Left { out.m } else { out.n };
-                let av = whole(&ins.input(a), &mut b1).sub(0, 0, s, s);
-                kernels::trmm(side, uplo, trans, diag, alpha, av, out);
-            }
-            Op::Trtri { uplo, diag, .. } => {
-                let info = kernels::trtri(uplo, diag, out);
-                assert_eq!(info, 0, "TRTRI of a tile with a zero diagonal element (checked before)");
-            }
-            Op::Lauum { uplo, .. } => kernels::lauum(uplo, out),
-            Op::LowerOut { w, diagonal, .. } => {
-                let mut wv = ins.output(w);
-                let mut out = out;
-                for j in 0..out.n {
-                    for i in if diagonal { j + 1 } else { 0 }..out.m {
-                        wv.set(i, j, out.get(i, j));
-                        out.set(i, j, 0.0);
-                    }
-                }
-            }
-            Op::ColExtract { a, ref cols, .. } => {
-                let tiles: Vec<View<f64>> = a.positions().map(|p| one(ins, p)).collect();
-                let mut out = out;
-                for (t, &(p, c)) in cols.iter().enumerate() {
-                    kernels::copy(tiles[p].sub(0, c, out.m, 1), out.sub_mut(0, t, out.m, 1));
-                }
-            }
-            Op::ColFill { from, ref src, .. } => {
-                let (m, n) = (out.m, out.n);
-                // The block as it was, for the columns that stay in this place.
-                b1.resize(m * n, 0.0);
-                kernels::copy(out.as_view(), ViewMut::from_slice(&mut b1, m, n, m.max(1)));
-                let old = View::from_slice(&b1, m, n, m.max(1));
-                let bufs: Vec<View<f64>> =
-                    from.map_or(Vec::new(), |f| f.positions().map(|p| one(ins, p)).collect());
-                let mut out = out;
-                for (c, s) in src.iter().enumerate() {
-                    let col = match *s {
-                        ColSrc::Own(o) => old.sub(0, o, m, 1),
-                        ColSrc::Buf(p, o) => bufs[p].sub(0, o, m, 1),
-                    };
-                    kernels::copy(col, out.sub_mut(0, c, m, 1));
-                }
             }
             Op::QrT { v, ref tau, .. } => kernels::larft(whole(&ins.input(v), &mut b1), tau, out),
             Op::QrApply { side, trans, v, k, t, .. } => {
@@ -730,6 +737,13 @@ fn one_of<'a, T: Scalar>(ins: &mut impl Operands<'a, T>, p: usize) -> View<'a, T
     let pieces = ins.input(Tiles::one(p));
     assert_eq!(pieces.len(), 1, "a single tile comes as one block");
     pieces[0]
+}
+
+/// Column `sj` of `a` into column `dj` of `b` (`b.m` rows), in any element type.
+fn copy_col<T: Scalar>(a: View<T>, sj: usize, b: &mut ViewMut<T>, dj: usize) {
+    for i in 0..b.m {
+        b.set(i, dj, a.get(i, sj));
+    }
 }
 
 /// Row `si` of `a` into row `di` of `b` (the first `b.n` columns).

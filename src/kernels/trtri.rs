@@ -1,37 +1,49 @@
-//! The inverse's tile kernels: TRTRI (a triangular tile's inverse, in place), LAUUM (the product
-//! U·Uᵀ or Lᵀ·L of a triangular tile, in place on that triangle) and TRMM (B ← α·op(A)·B or
-//! α·B·op(A), A triangular).
+//! The inverse's tile kernels, generic over the element type ([`Scalar`]): TRTRI (a triangular
+//! tile's inverse, in place), LAUUM (the product U·Uᴴ or Lᴴ·L of a triangular tile, in place on
+//! that triangle; Uᵀ and Lᵀ for the real types) and TRMM (B ← α·op(A)·B or α·B·op(A), A
+//! triangular, op = the adjoint for `Trans::Yes`). Each is the backend's routine of the type.
 
+use super::blas3::tr;
 use super::{fi, Diag, Side, Trans, Uplo};
 use crate::backend::lapack::{self as bk, ch};
+use crate::scalar::Scalar;
 use crate::tile::{View, ViewMut};
 
 /// The inverse of the `uplo` triangle of the square tile `a`, in place; LAPACK's INFO (the first
 /// zero diagonal element, 1-based, when not unit).
-pub fn trtri(uplo: Uplo, diag: Diag, mut a: ViewMut<f64>) -> i32 {
+pub fn trtri<T: Scalar>(uplo: Uplo, diag: Diag, mut a: ViewMut<T>) -> i32 {
     debug_assert_eq!(a.m, a.n);
     if a.n == 0 {
         return 0;
     }
     let mut info = 0;
     // SAFETY: `a` is a valid square block.
-    unsafe { bk::dtrtri(ch(uplo.ch()), ch(diag.ch()), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), &mut info, 1, 1) };
+    unsafe { bk::trtri::<T>(ch(uplo.ch()), ch(diag.ch()), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), &mut info) };
     info
 }
 
-/// U·Uᵀ (upper) or Lᵀ·L (lower) of the triangle of the square tile `a`, into that triangle.
-pub fn lauum(uplo: Uplo, mut a: ViewMut<f64>) {
+/// U·Uᴴ (upper) or Lᴴ·L (lower) of the triangle of the square tile `a`, into that triangle (the
+/// diagonal real for complex types, as the backend's `?lauum_` leaves it).
+pub fn lauum<T: Scalar>(uplo: Uplo, mut a: ViewMut<T>) {
     debug_assert_eq!(a.m, a.n);
     if a.n == 0 {
         return;
     }
     let mut info = 0;
     // SAFETY: `a` is a valid square block.
-    unsafe { bk::dlauum(ch(uplo.ch()), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), &mut info, 1) };
+    unsafe { bk::lauum::<T>(ch(uplo.ch()), &fi(a.n), a.as_mut_ptr(), &fi(a.ld), &mut info) };
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn trmm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f64>, mut b: ViewMut<f64>) {
+pub fn trmm<T: Scalar>(
+    side: Side,
+    uplo: Uplo,
+    ta: Trans,
+    diag: Diag,
+    alpha: T,
+    a: View<T>,
+    mut b: ViewMut<T>,
+) {
     debug_assert_eq!(a.m, a.n);
     debug_assert_eq!(a.n, if side == Side::Left { b.m } else { b.n });
     if b.m == 0 || b.n == 0 {
@@ -39,10 +51,10 @@ pub fn trmm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f
     }
     // SAFETY: valid views of the stated shapes.
     unsafe {
-        bk::dtrmm(
+        bk::trmm::<T>(
             ch(side.ch()),
             ch(uplo.ch()),
-            ch(ta.ch()),
+            ch(tr::<T>(ta)),
             ch(diag.ch()),
             &fi(b.m),
             &fi(b.n),
@@ -51,10 +63,6 @@ pub fn trmm(side: Side, uplo: Uplo, ta: Trans, diag: Diag, alpha: f64, a: View<f
             &fi(a.ld),
             b.as_mut_ptr(),
             &fi(b.ld),
-            1,
-            1,
-            1,
-            1,
         )
     }
 }
