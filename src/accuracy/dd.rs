@@ -176,9 +176,9 @@ impl<'a> Mat<'a> {
     pub fn new(a: &'a [f64], m: usize, n: usize, ld: usize, shape: Shape) -> Self {
         Mat { a, m, n, ld, shape, complex: false }
     }
-    /// The complex m×n matrix whose parts `a` interleaves (`Shape::Sym` is not read this way).
+    /// The complex m×n matrix whose parts `a` interleaves (`Shape::Sym`: Hermitian, the other
+    /// triangle the conjugate of the stored one).
     pub fn complex(a: &'a [f64], m: usize, n: usize, ld: usize, shape: Shape) -> Self {
-        assert!(!matches!(shape, Shape::Sym { .. }), "a complex matrix is read through a triangle or whole");
         Mat { a, m, n, ld, shape, complex: true }
     }
     /// `new` or `complex`, by `complex`.
@@ -193,9 +193,14 @@ impl<'a> Mat<'a> {
     pub fn get(&self, i: usize, j: usize) -> f64 {
         if self.complex {
             let (ci, cj) = (i / 2, j / 2);
+            let at = |i: usize, j: usize| (self.a[2 * (i + j * self.ld)], self.a[2 * (i + j * self.ld) + 1]);
             let (re, im) = match self.shape {
                 Shape::Upper { unit: true } | Shape::Lower { unit: true } if ci == cj => (1.0, 0.0),
-                _ => (self.a[2 * (ci + cj * self.ld)], self.a[2 * (ci + cj * self.ld) + 1]),
+                Shape::Sym { lower } if lower == (ci < cj) => {
+                    let (re, im) = at(cj, ci);
+                    (re, -im)
+                }
+                _ => at(ci, cj),
             };
             return match (i % 2, j % 2) {
                 (0, 1) => -im,

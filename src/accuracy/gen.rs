@@ -364,6 +364,22 @@ fn make_spd(class: Class, n: usize, seed: u64, single: bool) -> Vec<f64> {
 pub fn general_of<T: Scalar>(class: Class, m: usize, n: usize, seed: u64) -> Vec<T> {
     let single = T::eps() > 1e-10;
     if T::COMPLEX {
+        let mut t: Vec<T> = complex_general(class, m, n, seed, single)
+            .into_iter()
+            .map(|(re, im)| T::from_parts(re, im))
+            .collect();
+        corrupt(class, &mut t, m, n, m, Region::Full);
+        t
+    } else {
+        let a = if single { make_general(class, m, n, seed, true) } else { general(class, m, n, seed) };
+        a.into_iter().map(T::from_f64).collect()
+    }
+}
+
+/// The complex general input of `class` at single's scales or double's, as (re, im) pairs in
+/// double, not corrupted.
+fn complex_general(class: Class, m: usize, n: usize, seed: u64, single: bool) -> Vec<(f64, f64)> {
+    {
         let mut a = match kappa_in(class, single) {
             Some(kappa) => {
                 let k = m.min(n);
@@ -402,12 +418,7 @@ pub fn general_of<T: Scalar>(class: Class, m: usize, n: usize, seed: u64) -> Vec
                 *e = (e.0 * d * mag, e.1 * d * mag);
             }
         }
-        let mut t: Vec<T> = a.into_iter().map(|(re, im)| T::from_parts(re, im)).collect();
-        corrupt(class, &mut t, m, n, m, Region::Full);
-        t
-    } else {
-        let a = if single { make_general(class, m, n, seed, true) } else { general(class, m, n, seed) };
-        a.into_iter().map(T::from_f64).collect()
+        a
     }
 }
 
@@ -445,6 +456,74 @@ pub fn spd_of<T: Scalar>(class: Class, n: usize, seed: u64) -> Vec<T> {
         let a = if single { make_spd(class, n, seed, true) } else { spd(class, n, seed) };
         a.into_iter().map(T::from_f64).collect()
     }
+}
+
+/// R of the QR of the class's n×n general input in the element type `T` (the class's
+/// condition number in a triangle), with the reflectors (or, for a complex one, the Gram–Schmidt
+/// coefficients' zeros) below it: the backend's DGEQRF for a real type, classical Gram–Schmidt
+/// twice in double complex for a complex one. Not corrupted.
+pub fn triangle_of<T: Scalar>(class: Class, n: usize, seed: u64) -> Vec<T> {
+    let single = T::eps() > 1e-10;
+    if !T::COMPLEX {
+        let mut t = if single { make_general(class, n, n, seed, true) } else { general(class, n, n, seed) };
+        geqrf(n, n, &mut t, &mut vec![0.0; n]);
+        return t.into_iter().map(T::from_f64).collect();
+    }
+    let mut q = complex_general(class, n, n, seed, single);
+    let a: Vec<T> = q.iter().map(|z| T::from_parts(z.0, z.1)).collect();
+    // Gram–Schmidt on the columns scaled to a largest part of 1 (no overflow in the sums of
+    // squares of a graded or big matrix); R is then scaled back: A = Q·R̂·C, R = R̂·C.
+    let scale: Vec<f64> = (0..n)
+        .map(|j| {
+            let c = q[j * n..(j + 1) * n].iter().fold(0.0f64, |m, z| m.max(z.0.abs()).max(z.1.abs()));
+            if c > 0.0 && c.is_finite() {
+                c
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    for j in 0..n {
+        q[j * n..(j + 1) * n].iter_mut().for_each(|z| *z = (z.0 / scale[j], z.1 / scale[j]));
+    }
+    let mut r = vec![T::zero(); n * n];
+    for j in 0..n {
+        let mut rj = vec![(0.0, 0.0); j + 1];
+        for _ in 0..2 {
+            for l in 0..j {
+                let (mut cr, mut ci) = (0.0, 0.0);
+                for i in 0..n {
+                    let ((ar, ai), (br, bi)) = (q[i + l * n], q[i + j * n]);
+                    cr += ar * br + ai * bi;
+                    ci += ar * bi - ai * br;
+                }
+                for i in 0..n {
+                    let (ar, ai) = q[i + l * n];
+                    let e = &mut q[i + j * n];
+                    e.0 -= cr * ar - ci * ai;
+                    e.1 -= cr * ai + ci * ar;
+                }
+                rj[l].0 += cr;
+                rj[l].1 += ci;
+            }
+        }
+        let nrm = (0..n).map(|i| q[i + j * n].0.powi(2) + q[i + j * n].1.powi(2)).sum::<f64>().sqrt();
+        for i in 0..n {
+            let e = &mut q[i + j * n];
+            *e = (e.0 / nrm, e.1 / nrm);
+        }
+        rj[j] = (nrm, 0.0);
+        for (l, &(re, im)) in rj.iter().enumerate() {
+            r[l + j * n] = T::from_parts(re * scale[j], im * scale[j]);
+        }
+    }
+    // Below the diagonal: A's entries, which the routine must not read.
+    for j in 0..n {
+        for i in j + 1..n {
+            r[i + j * n] = a[i + j * n];
+        }
+    }
+    r
 }
 
 /// k orthonormal columns of order n (k ≤ n) in complex arithmetic: classical Gram–Schmidt,

@@ -323,12 +323,13 @@ impl Routine {
         }
     }
 
-    /// The element types the routine is compared in: the Cholesky and LU families in all four
-    /// (TRANS = 'C' in the complex ones alone), the rest in double real so far.
+    /// The element types the routine is compared in: the Cholesky, LU and inversion families in
+    /// all four (TRANS = 'C' in the complex ones alone), the rest in double real so far.
     pub fn types(self) -> &'static [Ty] {
         use Routine::*;
         match self {
-            PotrfL | PotrfU | PotrsL | PosvU | Getrf | GetrsN | GetrsT | Gesv => &Ty::ALL,
+            PotrfL | PotrfU | PotrsL | PosvU | Getrf | GetrsN | GetrsT | Gesv | TrtriU | TrtriLUnit
+            | PotriL | Getri => &Ty::ALL,
             GetrsC => &[Ty::C, Ty::Z],
             _ => &[Ty::D],
         }

@@ -86,11 +86,11 @@ fn info(r: Result<(), Error>) -> i32 {
     info_of(&r)
 }
 
-/// The optimal LWORK a workspace query of `call` answers.
-fn lwork(call: impl FnOnce(Raw<f64>, i32) -> i32) -> usize {
-    let mut w = [0.0f64];
+/// The optimal LWORK a workspace query of `call` answers (WORK(1)'s real part).
+fn lwork<T: Scalar>(call: impl FnOnce(Raw<T>, i32) -> i32) -> usize {
+    let mut w = [T::zero()];
     call(raw(&mut w), -1);
-    (w[0] as usize).max(1)
+    (w[0].re().into() as usize).max(1)
 }
 
 /// `PROBES` normal vectors of length `len`, the same for both sides of a case.
@@ -167,10 +167,6 @@ fn pivots_of_parts(ipiv: &[i32], complex: bool) -> Vec<i32> {
 
 /// The Cholesky factor of `uplo` in `f` (n×n) applied as the matrix it factors: L·Lᵀ or Uᵀ·U
 /// (L·Lᴴ, Uᴴ·U of a complex factor, `f` its [`parts`]).
-fn chol_product(f: &[f64], n: usize, lower: bool) -> impl Fn(&[Dd]) -> Vec<Dd> + '_ {
-    chol_product_of(false, f, n, lower)
-}
-
 fn chol_product_of(complex: bool, f: &[f64], n: usize, lower: bool) -> impl Fn(&[Dd]) -> Vec<Dd> + '_ {
     move |x| {
         if lower {
@@ -183,15 +179,9 @@ fn chol_product_of(complex: bool, f: &[f64], n: usize, lower: bool) -> impl Fn(&
     }
 }
 
-/// DGETRF's factors (n×n, pivots `ipiv`) applied as the matrix they factor, A = P·L·U, or its
-/// transpose.
-fn lu_product<'a>(f: &'a [f64], ipiv: &'a [i32], n: usize, trans: bool) -> impl Fn(&[Dd]) -> Vec<Dd> + 'a {
-    let op = if trans { b'T' } else { b'N' };
-    lu_product_of(false, f, ipiv.to_vec(), n, op)
-}
-
-/// [`lu_product`] of factors in any type (`f` their [`parts`]), op(P·L·U) for TRANS = `op`:
-/// 'T' is the transpose of a complex matrix, 'C' its conjugate transpose.
+/// xGETRF's factors (n×n, pivots `ipiv`; `f` their [`parts`]) applied as the matrix they
+/// factor, op(A) = op(P·L·U) for TRANS = `op`: 'T' is the transpose of a complex matrix, 'C' its
+/// conjugate transpose.
 fn lu_product_of(
     complex: bool,
     f: &[f64],
@@ -280,10 +270,10 @@ pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
         GelsTTall => Box::new(Gels::new(class, b'T', tall, n, seed)),
         GelsNWide => Box::new(Gels::new(class, b'N', wide, n, seed)),
         GelsTWide => Box::new(Gels::new(class, b'T', wide, n, seed)),
-        TrtriU => inv(case, Inv::Trtri { lower: false, unit: false })?,
-        TrtriLUnit => inv(case, Inv::Trtri { lower: true, unit: true })?,
-        PotriL => inv(case, Inv::Potri)?,
-        Getri => inv(case, Inv::Getri)?,
+        TrtriU => typed!(inv(case, Inv::Trtri { lower: false, unit: false })),
+        TrtriLUnit => typed!(inv(case, Inv::Trtri { lower: true, unit: true })),
+        PotriL => typed!(inv(case, Inv::Potri)),
+        Getri => typed!(inv(case, Inv::Getri)),
         Orgqr => Box::new(Q::new(class, tall, n, seed, None)),
         OrmqrLN => Box::new(Q::new(class, tall, n, seed, Some((b'L', b'N')))),
         OrmqrLT => Box::new(Q::new(class, tall, n, seed, Some((b'L', b'T')))),
@@ -747,7 +737,7 @@ impl Problem for Gels {
 }
 
 // ---------------------------------------------------------------------------------------------
-// DTRTRI, DPOTRI, DGETRI
+// DTRTRI, DPOTRI, DGETRI (and their S, C, Z siblings)
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Inv {
@@ -756,54 +746,74 @@ enum Inv {
     Getri,
 }
 
-struct Inverse {
+struct Inverse<T> {
     op: Inv,
     n: usize,
     /// The input: a triangle (R of the class's matrix), a Cholesky factor (lower), or LU factors.
-    t: Vec<f64>,
+    t: Vec<T>,
     ipiv: Vec<i32>,
     anorm: f64,
     seed: u64,
 }
 
-fn inv(case: &Case, op: Inv) -> Result<Box<dyn Problem>, String> {
+fn inv<T: OpElem>(case: &Case, op: Inv) -> Result<Box<dyn Problem>, String> {
     let (n, seed, class) = (case.n, case.seed, case.class);
     let mut ipiv = vec![0i32; n];
     let base = if class.is_corruption() { Class::Well } else { class };
     let (t, anorm) = match op {
         Inv::Trtri { lower, unit } => {
             // R of the QR of the class's matrix: a triangle with its condition number (the
-            // reflectors left in the other triangle, which DTRTRI must not read).
-            let mut t = gen::general(base, n, n, seed);
-            gen::geqrf(n, n, &mut t, &mut vec![0.0; n]);
+            // reflectors left in the other triangle, which xTRTRI must not read).
+            let mut t = gen::triangle_of::<T>(base, n, seed);
             if unit {
                 for j in 0..n {
+                    let d = t[j + j * n];
                     for i in 0..j {
-                        t[i + j * n] /= t[j + j * n];
+                        t[i + j * n] = div(t[i + j * n], d);
                     }
                 }
             }
             if lower {
-                t = (0..n).flat_map(|j| (0..n).map(move |i| (i, j))).map(|(i, j)| t[j + i * n]).collect();
+                // The conjugate transpose: a lower triangle with the upper one's conditioning.
+                t = (0..n)
+                    .flat_map(|j| (0..n).map(move |i| (i, j)))
+                    .map(|(i, j)| t[j + i * n].conj())
+                    .collect();
             }
             gen::corrupt(class, &mut t, n, n, n, if lower { Region::Lower } else { Region::Upper });
-            let anorm = Mat::new(&t, n, n, n, tri_shape(lower, unit)).fnorm();
+            let anorm = Mat::of(T::COMPLEX, &parts(&t), n, n, n, tri_shape(lower, unit)).fnorm();
             (t, anorm)
         }
         Inv::Potri => {
-            let potrf = |f: &mut Vec<f64>| reference(|| forward::dpotrf(b'L', n as i32, raw(f), n as i32));
-            let f = factored(class, |c| gen::spd(c, n, seed), potrf, (n, Region::Lower))?;
-            (f, Mat::new(&gen::spd(base, n, seed), n, n, n, Shape::Full).fnorm())
+            let potrf = |f: &mut Vec<T>| reference(|| forward::potrf(b'L', n as i32, raw(f), n as i32));
+            let f = factored(class, |c| gen::spd_of::<T>(c, n, seed), potrf, (n, Region::Lower))?;
+            (f, Mat::of(T::COMPLEX, &parts(&gen::spd_of::<T>(base, n, seed)), n, n, n, Shape::Full).fnorm())
         }
         Inv::Getri => {
-            let getrf = |f: &mut Vec<f64>| {
-                reference(|| forward::dgetrf(n as i32, n as i32, raw(f), n as i32, raw(&mut ipiv)))
+            let getrf = |f: &mut Vec<T>| {
+                reference(|| forward::getrf(n as i32, n as i32, raw(f), n as i32, raw(&mut ipiv)))
             };
-            let f = factored(class, |c| gen::general(c, n, n, seed), getrf, (n, Region::Full))?;
-            (f, Mat::new(&gen::general(base, n, n, seed), n, n, n, Shape::Full).fnorm())
+            let f = factored(class, |c| gen::general_of::<T>(c, n, n, seed), getrf, (n, Region::Full))?;
+            (
+                f,
+                Mat::of(T::COMPLEX, &parts(&gen::general_of::<T>(base, n, n, seed)), n, n, n, Shape::Full)
+                    .fnorm(),
+            )
         }
     };
     Ok(Box::new(Inverse { op, n, t, ipiv, anorm, seed }))
+}
+
+/// x / d in double (complex) arithmetic, rounded to `T`: the unit triangle's columns.
+fn div<T: Scalar>(x: T, d: T) -> T {
+    let (xr, xi, dr, di): (f64, f64, f64, f64) = (x.re().into(), x.im().into(), d.re().into(), d.im().into());
+    if !T::COMPLEX {
+        return T::from_f64(xr / dr);
+    }
+    let s = dr.abs().max(di.abs());
+    let (dr, di, xr, xi) = (dr / s, di / s, xr / s, xi / s);
+    let den = dr * dr + di * di;
+    T::from_parts((xr * dr + xi * di) / den, (xi * dr - xr * di) / den)
 }
 
 /// A matrix applied to a vector in double-double.
@@ -817,7 +827,7 @@ fn tri_shape(lower: bool, unit: bool) -> Shape {
     }
 }
 
-impl Problem for Inverse {
+impl<T: OpElem> Problem for Inverse<T> {
     fn run(&self, hetla: Option<&Config>) -> Out {
         let n = self.n as i32;
         let (mut a, mut ipiv) = (self.t.clone(), self.ipiv.clone());
@@ -826,29 +836,30 @@ impl Problem for Inverse {
             (Inv::Trtri { lower, unit }, h) => {
                 let (u, d) = (if lower { b'L' } else { b'U' }, if unit { b'U' } else { b'N' });
                 match h {
-                    None => reference(|| forward::dtrtri(u, d, n, pa, n)),
-                    Some(c) => info(api::inverse::dtrtri(c, u, d, n, pa, n)),
+                    None => reference(|| forward::trtri(u, d, n, pa, n)),
+                    Some(c) => info(api::inverse::trtri(c, u, d, n, pa, n)),
                 }
             }
-            (Inv::Potri, None) => reference(|| forward::dpotri(b'L', n, pa, n)),
-            (Inv::Potri, Some(c)) => info(api::inverse::dpotri(c, b'L', n, pa, n)),
+            (Inv::Potri, None) => reference(|| forward::potri(b'L', n, pa, n)),
+            (Inv::Potri, Some(c)) => info(api::inverse::potri(c, b'L', n, pa, n)),
             (Inv::Getri, h) => {
-                let mut work = vec![0.0; lwork(|w, l| forward::dgetri(n, pa, n, pp, w, l))];
+                let mut work = vec![T::zero(); lwork::<T>(|w, l| forward::getri(n, pa, n, pp, w, l))];
                 let (pw, lw) = (raw(&mut work), work.len() as i32);
                 match h {
-                    None => reference(|| forward::dgetri(n, pa, n, pp, pw, lw)),
-                    Some(c) => info(api::inverse::dgetri(c, n, pa, n, pp, pw, lw)),
+                    None => reference(|| forward::getri(n, pa, n, pp, pw, lw)),
+                    Some(c) => info(api::inverse::getri(c, n, pa, n, pp, pw, lw)),
                 }
             }
         };
-        Out { a, ..Out::new(info) }
+        Out { a: parts(&a), ..Out::new(info) }
     }
 
     fn defined(&self, out: &Out) -> Vec<f64> {
+        let w = if T::COMPLEX { 2 } else { 1 };
         match self.op {
             _ if out.info != 0 => vec![],
-            Inv::Trtri { lower, .. } => triangle(&out.a, self.n, self.n, lower),
-            Inv::Potri => triangle(&out.a, self.n, self.n, true),
+            Inv::Trtri { lower, .. } => triangle_parts(&out.a, self.n, self.n, lower, w),
+            Inv::Potri => triangle_parts(&out.a, self.n, self.n, true, w),
             Inv::Getri => out.a.clone(),
         }
     }
@@ -857,26 +868,32 @@ impl Problem for Inverse {
         if out.info != 0 {
             return None;
         }
-        let n = self.n;
+        let (n, cx) = (self.n, T::COMPLEX);
+        let w = if cx { 2 } else { 1 };
         let xshape = match self.op {
             Inv::Trtri { lower, unit } => tri_shape(lower, unit),
             Inv::Potri => Shape::Sym { lower: true },
             Inv::Getri => Shape::Full,
         };
-        let x = Mat::new(&out.a, n, n, n, xshape);
+        let t0 = parts(&self.t);
+        let x = Mat::of(cx, &out.a, n, n, n, xshape);
         let a: Apply = match self.op {
             Inv::Trtri { lower, unit } => {
-                let t = Mat::new(&self.t, n, n, n, tri_shape(lower, unit));
+                let t = Mat::of(cx, &t0, n, n, n, tri_shape(lower, unit));
                 Box::new(move |p| t.apply(false, p))
             }
-            Inv::Potri => Box::new(chol_product(&self.t, n, true)),
-            Inv::Getri => Box::new(lu_product(&self.t, &self.ipiv, n, false)),
+            Inv::Potri => Box::new(chol_product_of(cx, &t0, n, true)),
+            Inv::Getri => Box::new(lu_product_of(cx, &t0, self.ipiv.clone(), n, b'N')),
         };
-        let ps = probes(n, self.seed);
+        let ps = probes(w * n, self.seed);
         let scales = [self.anorm, x.fnorm()];
         let ax = probe_gap(&ps, |p| a(&x.apply(false, p)), |p| p.to_vec(), &scales);
         let xa = probe_gap(&ps, |p| x.apply(false, &a(p)), |p| p.to_vec(), &scales);
-        Some(vec![ax, xa])
+        Some(vec![ax * EPS / T::eps(), xa * EPS / T::eps()])
+    }
+
+    fn eps(&self) -> f64 {
+        T::eps()
     }
 }
 
