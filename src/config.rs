@@ -9,9 +9,10 @@ use std::sync::OnceLock;
 pub const ROUTINES: &[&str] = &[
     "dpotrf", "spotrf", "cpotrf", "zpotrf", "dpotrs", "spotrs", "cpotrs", "zpotrs", "dposv", "sposv",
     "cposv", "zposv", "dgetrf", "sgetrf", "cgetrf", "zgetrf", "dgetrs", "sgetrs", "cgetrs", "zgetrs",
-    "dgesv", "sgesv", "cgesv", "zgesv", "dgeqrf", "dgels", "dtrtri", "dpotri", "dgetri", "dorgqr", "dormqr",
-    "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri", "pdpotri",
-    "pdgetri", "pdorgqr", "pdormqr",
+    "dgesv", "sgesv", "cgesv", "zgesv", "dgeqrf", "sgeqrf", "cgeqrf", "zgeqrf", "dgels", "sgels", "cgels",
+    "zgels", "dtrtri", "dpotri", "dgetri", "dorgqr", "sorgqr", "cungqr", "zungqr", "dormqr", "sormqr",
+    "cunmqr", "zunmqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf",
+    "pdtrtri", "pdpotri", "pdgetri", "pdorgqr", "pdormqr",
 ];
 
 #[derive(Clone, Debug)]

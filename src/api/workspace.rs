@@ -21,6 +21,7 @@ use super::{flag, Path, Report};
 use crate::backend::forward;
 use crate::config::Config;
 use crate::error::Error;
+use crate::scalar::Scalar;
 use crate::tile::Raw;
 
 /// The backend's INFO as the call's result (negative after the backend's own `xerbla`).
@@ -35,37 +36,38 @@ fn backend_info(info: i32) -> Result<(), Error> {
 /// Runs `call(work, lwork)` with the caller's workspace, or with a grown one when `valid`, the
 /// caller's `lwork` is below the backend's optimum `query()` and growing is allowed; returns
 /// the backend's INFO and the LWORK used.
-pub(crate) fn with_workspace(
+pub(crate) fn with_workspace<T: Scalar>(
     cfg: &Config,
     routine: &str,
     valid: bool,
-    work: Raw<f64>,
+    work: Raw<T>,
     lwork: i32,
     query: impl FnOnce() -> i32,
-    call: impl FnOnce(Raw<f64>, i32) -> i32,
+    call: impl FnOnce(Raw<T>, i32) -> i32,
 ) -> (i32, i32) {
     let grow = valid && lwork != -1 && !crate::runtime::in_task() && !cfg.is_disabled(routine);
     let want = if grow { query() } else { lwork };
     if want <= lwork {
         return (call(work, lwork), lwork);
     }
-    let mut buf = crate::tile::recycle::take(want as usize);
-    // SAFETY: `buf` holds `want` doubles, owned here until the call returns.
+    let mut buf = T::zeroed(want as usize);
+    // SAFETY: `buf` holds `want` elements, owned here until the call returns.
     let raw = unsafe { Raw::new(buf.as_mut_ptr()) };
     let info = call(raw, want);
     // The caller's WORK has at least one element (LWORK ≥ 1 for a valid call).
     work.set(0, buf[0]);
-    crate::tile::recycle::give(buf);
+    T::release(buf);
     (info, want)
 }
 
 /// The backend's optimal LWORK from a workspace query (`call(work, -1)`).
-pub(crate) fn query_with(call: impl FnOnce(Raw<f64>, i32) -> i32) -> i32 {
-    let mut w = [0.0f64];
+/// (For a complex type, WORK(1)'s real part.)
+pub(crate) fn query_with<T: Scalar>(call: impl FnOnce(Raw<T>, i32) -> i32) -> i32 {
+    let mut w = [T::zero()];
     // SAFETY: a one-element array, all a workspace query writes.
     let info = call(unsafe { Raw::new(w.as_mut_ptr()) }, -1);
     if info == 0 {
-        w[0] as i32
+        w[0].re().into() as i32
     } else {
         0
     }
@@ -95,9 +97,11 @@ pub(crate) fn dorgqr_valid(m: i32, n: i32, k: i32, lda: i32, lwork: i32) -> bool
     m >= 0 && (0..=m).contains(&n) && (0..=n).contains(&k) && lda >= m.max(1) && lwork >= n.max(1)
 }
 
-/// Whether DORMQR's arguments are valid (as [`dorgqr_valid`]).
+/// Whether xORMQR's (xUNMQR's) arguments are valid (as [`dorgqr_valid`]): TRANS is 'N' or
+/// `adjoint` ('T' for the real types, 'C' for the complex ones).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dormqr_valid(
+    adjoint: u8,
     side: u8,
     trans: u8,
     m: i32,
@@ -110,7 +114,7 @@ pub(crate) fn dormqr_valid(
     let left = flag(side, b'L');
     let (nq, nw) = if left { (m, n) } else { (n, m) };
     (left || flag(side, b'R'))
-        && (flag(trans, b'N') || flag(trans, b'T'))
+        && (flag(trans, b'N') || flag(trans, adjoint))
         && m >= 0
         && n >= 0
         && (0..=nq).contains(&k)
@@ -126,27 +130,29 @@ pub(crate) fn dgetri_valid(n: i32, lda: i32, lwork: i32) -> bool {
 
 /// DORGQR forwarded (`api::orgqr::dorgqr` decides when): the m×n matrix Q with orthonormal
 /// columns from K reflectors; `why` is the verbose line's reason, `rep` the call's report.
+/// (xORGQR or xUNGQR of any type.)
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn dorgqr(
+pub(crate) fn dorgqr<T: Scalar>(
     cfg: &Config,
     rep: &Report,
     why: &str,
     m: i32,
     n: i32,
     k: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     lda: i32,
-    tau: Raw<f64>,
-    work: Raw<f64>,
+    tau: Raw<T>,
+    work: Raw<T>,
     lwork: i32,
 ) -> Result<(), Error> {
+    let name = crate::scalar::name::<T>("orgqr");
     let valid = dorgqr_valid(m, n, k, lda, lwork);
-    let call = |w: Raw<f64>, l: i32| forward::dorgqr(m, n, k, a, lda, tau, w, l);
-    let (info, used) = with_workspace(cfg, "dorgqr", valid, work, lwork, || query_with(call), call);
+    let call = |w: Raw<T>, l: i32| forward::orgqr(m, n, k, a, lda, tau, w, l);
+    let (info, used) = with_workspace(cfg, name, valid, work, lwork, || query_with(call), call);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let flops = 4.0 * mf * nf * kf - 2.0 * (mf + nf) * kf * kf + 4.0 * kf * kf * kf / 3.0;
+    let flops = (4.0 * mf * nf * kf - 2.0 * (mf + nf) * kf * kf + 4.0 * kf * kf * kf / 3.0) * T::FLOPS;
     rep.finish(
-        "dorgqr",
+        name,
         format_args!("m={m} n={n} k={k}"),
         Path::Forward,
         Some(&grown(why, lwork, used)),
@@ -157,8 +163,9 @@ pub(crate) fn dorgqr(
 
 /// DORMQR forwarded (`api::orgqr::dormqr` decides when): C ← op(Q)·C or C·op(Q) with Q from
 /// K reflectors; `why` is the verbose line's reason, `rep` the call's report.
+/// (xORMQR or xUNMQR of any type.)
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn dormqr(
+pub(crate) fn dormqr<T: Scalar>(
     cfg: &Config,
     rep: &Report,
     why: &str,
@@ -167,24 +174,29 @@ pub(crate) fn dormqr(
     m: i32,
     n: i32,
     k: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     lda: i32,
-    tau: Raw<f64>,
-    c: Raw<f64>,
+    tau: Raw<T>,
+    c: Raw<T>,
     ldc: i32,
-    work: Raw<f64>,
+    work: Raw<T>,
     lwork: i32,
 ) -> Result<(), Error> {
+    let name = crate::scalar::name::<T>("ormqr");
     let left = flag(side, b'L');
-    let valid = dormqr_valid(side, trans, m, n, k, lda, ldc, lwork);
-    let call = |w: Raw<f64>, l: i32| forward::dormqr(side, trans, m, n, k, a, lda, tau, c, ldc, w, l);
-    let (info, used) = with_workspace(cfg, "dormqr", valid, work, lwork, || query_with(call), call);
+    let valid = dormqr_valid(T::ADJOINT, side, trans, m, n, k, lda, ldc, lwork);
+    let call = |w: Raw<T>, l: i32| forward::ormqr(side, trans, m, n, k, a, lda, tau, c, ldc, w, l);
+    let (info, used) = with_workspace(cfg, name, valid, work, lwork, || query_with(call), call);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let flops =
-        if left { 4.0 * nf * mf * kf - 2.0 * nf * kf * kf } else { 4.0 * mf * nf * kf - 2.0 * mf * kf * kf };
+    let flops = T::FLOPS
+        * if left {
+            4.0 * nf * mf * kf - 2.0 * nf * kf * kf
+        } else {
+            4.0 * mf * nf * kf - 2.0 * mf * kf * kf
+        };
     let (sc, tc) = (side.to_ascii_uppercase() as char, trans.to_ascii_uppercase() as char);
     rep.finish(
-        "dormqr",
+        name,
         format_args!("side={sc} trans={tc} m={m} n={n} k={k}"),
         Path::Forward,
         Some(&grown(why, lwork, used)),

@@ -20,9 +20,10 @@ pub trait Operands<'a, T: Scalar = f64> {
     fn output(&mut self, t: Tiles) -> ViewMut<'a, T>;
 }
 
-/// The element types ops run on. The Cholesky family's ops (`Gemm`, `Syrk`, `Trsm`, `Potrf`)
-/// and the shared-memory LU's with partial pivoting (`LuPanel`, `LuLeaf`, `LuSplitUpdate`,
-/// `LuUpdate`, `Laswp`, `LaswpSteps`) are stated once for every [`Scalar`] in [`Op::compute`];
+/// The element types ops run on. The Cholesky family's ops (`Gemm`, `Syrk`, `Trsm`, `Potrf`),
+/// the shared-memory LU's with partial pivoting (`LuPanel`, `LuLeaf`, `LuSplitUpdate`,
+/// `LuUpdate`, `Laswp`, `LaswpSteps`) and the QR family's (`QrPanel`, `Larfb`, `QrVtc`, `QrTw`,
+/// `QrVw`, `Gather`, `Scatter`, `QrT`, `QrApply`, `QrOrg`) are stated once for every [`Scalar`] in [`Op::compute`];
 /// the others are f64 only so far ([`OpElem::compute_rest`]), and only f64 ops go to devices.
 pub trait OpElem: kernels::TileGetrf {
     /// Whether a task of this type may take its op to a device (`DeviceOp` lowers f64 only).
@@ -65,6 +66,25 @@ macro_rules! f64_only_ops {
     )*};
 }
 f64_only_ops!(f32, c32, c64);
+
+/// A block's reflector scalars tau as `Op::QrT` carries them: each one's parts in f64 (exact in
+/// every type), one per scalar for the real types and two (real, imaginary) for the complex ones.
+pub fn tau_parts<T: Scalar>(tau: &[T]) -> Vec<f64> {
+    if T::COMPLEX {
+        tau.iter().flat_map(|t| [t.re().into(), t.im().into()]).collect()
+    } else {
+        tau.iter().map(|t| t.re().into()).collect()
+    }
+}
+
+/// The scalars [`tau_parts`] wrote.
+fn taus_from_parts<T: Scalar>(parts: &[f64]) -> Vec<T> {
+    if T::COMPLEX {
+        parts.chunks_exact(2).map(|p| T::from_parts(p[0], p[1])).collect()
+    } else {
+        parts.iter().map(|&p| T::from_f64(p)).collect()
+    }
+}
 
 /// Vertically stacked pieces as one block: the piece itself when there is one, else a copy in
 /// `buf`.
@@ -227,6 +247,16 @@ impl Op {
                 let (pivots, _) = read_pivots(whole(&ins.input(piv), &mut b1), r);
                 kernels::lu_update(whole(&ins.input(l), &mut b2), &pivots, out);
             }
+            Op::Larfb { .. }
+            | Op::QrPanel { .. }
+            | Op::Gather { .. }
+            | Op::Scatter { .. }
+            | Op::QrVtc { .. }
+            | Op::QrTw { .. }
+            | Op::QrVw { .. }
+            | Op::QrT { .. }
+            | Op::QrApply { .. }
+            | Op::QrOrg { .. } => self.compute_qr(ins, out),
             _ => return T::compute_rest(self, ins, out),
         }
         0
@@ -245,18 +275,17 @@ impl Op {
             | Op::LuPanel { .. }
             | Op::LuLeaf { .. }
             | Op::LuSplitUpdate { .. }
-            | Op::LuUpdate { .. } => unreachable!("Op::compute states these ops for every type"),
-            Op::Larfb { v, k, t, .. } => {
-                let vv = whole(&ins.input(v), &mut b1);
-                let tv = whole(&ins.input(t), &mut b2);
-                kernels::larfb(vv, k, tv, out);
-            }
-            Op::QrPanel { .. }
+            | Op::LuUpdate { .. }
+            | Op::Larfb { .. }
+            | Op::QrPanel { .. }
             | Op::Gather { .. }
             | Op::Scatter { .. }
             | Op::QrVtc { .. }
             | Op::QrTw { .. }
-            | Op::QrVw { .. } => self.compute_qr(ins, out),
+            | Op::QrVw { .. }
+            | Op::QrT { .. }
+            | Op::QrApply { .. }
+            | Op::QrOrg { .. } => unreachable!("Op::compute states these ops for every type"),
             Op::LuExtract { .. } | Op::LuNewTop { .. } | Op::LuFill { .. } | Op::LuColumn { .. } => {
                 self.compute_lu(ins, out)
             }
@@ -320,26 +349,6 @@ impl Op {
                         ColSrc::Buf(p, o) => bufs[p].sub(0, o, m, 1),
                     };
                     kernels::copy(col, out.sub_mut(0, c, m, 1));
-                }
-            }
-            Op::QrT { v, ref tau, .. } => kernels::larft(whole(&ins.input(v), &mut b1), tau, out),
-            Op::QrApply { side, trans, v, k, t, .. } => {
-                let vv = whole(&ins.input(v), &mut b1);
-                let tv = whole(&ins.input(t), &mut b2);
-                let s = if side == Side::Left { b'L' } else { b'R' };
-                kernels::larfb_side(s, trans.ch(), vv, k, tv, out);
-            }
-            Op::QrOrg { row, k, vt, .. } => {
-                let mut out = out;
-                let (m, n) = (out.m, out.n);
-                kernels::zero(out.sub_mut(0, 0, m, n));
-                for j in 0..n.min(m - row) {
-                    out.set(row + j, j, 1.0);
-                }
-                if let Some((v, t)) = vt {
-                    let vv = whole(&ins.input(v), &mut b1);
-                    let tv = whole(&ins.input(t), &mut b2);
-                    kernels::larfb_side(b'L', b'N', vv, k, tv, out.sub_mut(row, 0, m - row, n));
                 }
             }
         }
@@ -482,10 +491,38 @@ impl Op {
         }
     }
 
-    /// The Householder QR ops (`algo::geqrf`).
-    fn compute_qr<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) {
+    /// The Householder QR's ops (`algo::geqrf`) and those of forming and applying its Q
+    /// (`algo::ormqr`), in every type: a transposed H is the adjoint Hᴴ for complex types, and
+    /// `QrT`'s tau travels as [`tau_parts`].
+    fn compute_qr<'a, T: Scalar>(&self, ins: &mut impl Operands<'a, T>, mut out: ViewMut<T>) {
         let (mut b1, mut b2) = (Vec::new(), Vec::new());
         match *self {
+            Op::Larfb { v, k, t, .. } => {
+                let vv = whole(&ins.input(v), &mut b1);
+                let tv = whole(&ins.input(t), &mut b2);
+                kernels::larfb(vv, k, tv, out);
+            }
+            Op::QrT { v, ref tau, .. } => {
+                kernels::larft(whole(&ins.input(v), &mut b1), &taus_from_parts::<T>(tau), out)
+            }
+            Op::QrApply { side, trans, v, k, t, .. } => {
+                let vv = whole(&ins.input(v), &mut b1);
+                let tv = whole(&ins.input(t), &mut b2);
+                let s = if side == Side::Left { b'L' } else { b'R' };
+                kernels::larfb_side(s, trans.ch(), vv, k, tv, out);
+            }
+            Op::QrOrg { row, k, vt, .. } => {
+                let (m, n) = (out.m, out.n);
+                kernels::zero(out.sub_mut(0, 0, m, n));
+                for j in 0..n.min(m - row) {
+                    out.set(row + j, j, T::one());
+                }
+                if let Some((v, t)) = vt {
+                    let vv = whole(&ins.input(v), &mut b1);
+                    let tv = whole(&ins.input(t), &mut b2);
+                    kernels::larfb_side(b'L', b'N', vv, k, tv, out.sub_mut(row, 0, m - row, n));
+                }
+            }
             Op::QrPanel { kb, tt, .. } => {
                 let (mut t, mut tau) = ins.output(tt).split_rows(kb);
                 let (t, tau) = (t.sub_mut(0, 0, kb, kb), tau.sub_mut(0, 0, kb, 1));
@@ -506,12 +543,12 @@ impl Op {
             }
             Op::QrVtc { v, k, c, ref offs, .. } => {
                 let vv = whole(&ins.input(v), &mut b1);
-                let mut beta = 0.0;
+                let mut beta = T::zero();
                 for (p, &off) in c.positions().zip(offs) {
                     let cv = whole(&ins.input(Tiles::one(p)), &mut b2);
                     let n = cv.n;
                     kernels::vt_c(vv.sub(off, 0, cv.m, k), k, off == 0, cv, beta, out.sub_mut(0, 0, k, n));
-                    beta = 1.0;
+                    beta = T::one();
                 }
             }
             Op::QrTw { t, k, others, .. } => {
@@ -521,7 +558,7 @@ impl Op {
                     let o = whole(&ins.input(Tiles::one(p)), &mut b1);
                     for c in 0..n {
                         for i in 0..k {
-                            own.set(i, c, own.get(i, c) + o.get(i, c));
+                            own.set(i, c, own.get(i, c).add(o.get(i, c)));
                         }
                     }
                 }
