@@ -30,7 +30,8 @@
 #                 the host, with CALU (HETLA_LU=calu) on the host and 2 emulated accelerators, and
 #                 with 1, 2 and 3 emulated accelerators
 #   lapack-suite-types tests/lapack_suite.sh with LAPACK_SUITE_TYPES: xlintsts, xlintstc, xlintstz
-#                 on their PO and GE paths (?POTRF, ?POTRS, ?POSV, ?GETRF, ?GETRS, ?GESV on tiles;
+#                 on their PO, GE, QR and LS paths (?POTRF, ?POTRS, ?POSV, ?GETRF, ?GETRS, ?GESV,
+#                 ?GEQRF, ?GELS, ?ORGQR/?UNGQR, ?ORMQR/?UNMQR on tiles;
 #                 and forwarded beside 1 emulated accelerator), each against its own baseline
 #                 (seconds)
 #   lapack-suite-backends tests/lapack_suite.sh with LAPACK_SUITE_BACKENDS: the same xlintstd paths
