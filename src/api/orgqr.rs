@@ -475,7 +475,7 @@ mod typed_tests {
             // ORMQR on the reflectors of an nq×k matrix.
             for side in [b'L', b'R', b'l'] {
                 for tr in [b'N', T::ADJOINT, T::ADJOINT.to_ascii_lowercase()] {
-                    let (cm, cn) = if side.to_ascii_uppercase() == b'L' { (m, n + 3) } else { (n + 3, m) };
+                    let (cm, cn) = if side.eq_ignore_ascii_case(&b'L') { (m, n + 3) } else { (n + 3, m) };
                     let what = format!("{what} side {} trans {}", side as char, tr as char);
                     let ldc = cm + 1;
                     let (cmi, cni, lci) = (cm as i32, cn as i32, ldc as i32);
@@ -499,7 +499,7 @@ mod typed_tests {
                         lw,
                     );
                     assert_eq!(info, 0, "{what}");
-                    let nw = if side.to_ascii_uppercase() == b'L' { cn } else { cm };
+                    let nw = if side.eq_ignore_ascii_case(&b'L') { cn } else { cm };
                     let mut runs = Vec::new();
                     for _ in 0..2 {
                         let (mut a, mut t, mut c, mut w) =
@@ -589,7 +589,7 @@ mod typed_tests {
                 raw(&mut tau.clone()),
                 raw(&mut c0.clone()),
                 8,
-                raw(&mut vec![pad; 64]),
+                raw(&mut [pad; 64]),
                 64
             )),
             -2
