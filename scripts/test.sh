@@ -30,9 +30,10 @@
 #                 the host, with CALU (HETLA_LU=calu) on the host and 2 emulated accelerators, and
 #                 with 1, 2 and 3 emulated accelerators
 #   lapack-suite-types tests/lapack_suite.sh with LAPACK_SUITE_TYPES: xlintsts, xlintstc, xlintstz
-#                 on their PO, GE and TR paths (?POTRF, ?POTRS, ?POSV, ?POTRI, ?GETRF, ?GETRS,
-#                 ?GESV, ?GETRI, ?TRTRI on tiles; and forwarded beside 1 emulated accelerator),
-#                 each against its own baseline (seconds)
+#                 on their PO, GE, QR, LS and TR paths (?POTRF, ?POTRS, ?POSV, ?POTRI, ?GETRF,
+#                 ?GETRS, ?GESV, ?GETRI, ?TRTRI, ?GEQRF, ?GELS, ?ORGQR/?UNGQR, ?ORMQR/?UNMQR on
+#                 tiles; and forwarded beside 1 emulated accelerator), each against its own
+#                 baseline (seconds)
 #   lapack-suite-backends tests/lapack_suite.sh with LAPACK_SUITE_BACKENDS: the same xlintstd paths
 #                 under hetla over Intel MKL (from PyPI, scripts/mkl.sh) and over BLIS with the
 #                 reference LAPACK, each against that backend's own baseline

@@ -82,6 +82,16 @@ pub trait Scalar: Elem + Default + PartialEq + Debug {
     fn from_index(i: i32) -> Self;
     /// The integer [`Scalar::from_index`] stored.
     fn index(self) -> i32;
+    /// x + y, rounded once in this type (the parts' sum in f64 is exact for the single types).
+    #[inline(always)]
+    fn add(self, y: Self) -> Self {
+        Self::from_parts(self.re().into() + y.re().into(), self.im().into() + y.im().into())
+    }
+    /// x − y, rounded once in this type.
+    #[inline(always)]
+    fn sub(self, y: Self) -> Self {
+        Self::from_parts(self.re().into() - y.re().into(), self.im().into() - y.im().into())
+    }
 }
 
 impl Scalar for f64 {
@@ -277,6 +287,10 @@ pub fn name<T: Scalar>(stem: &'static str) -> &'static str {
         ("trtri", ["strtri", "dtrtri", "ctrtri", "ztrtri"]),
         ("potri", ["spotri", "dpotri", "cpotri", "zpotri"]),
         ("getri", ["sgetri", "dgetri", "cgetri", "zgetri"]),
+        ("geqrf", ["sgeqrf", "dgeqrf", "cgeqrf", "zgeqrf"]),
+        ("gels", ["sgels", "dgels", "cgels", "zgels"]),
+        ("orgqr", ["sorgqr", "dorgqr", "cungqr", "zungqr"]),
+        ("ormqr", ["sormqr", "dormqr", "cunmqr", "zunmqr"]),
     ];
     let i = match T::LETTER {
         b's' => 0,
@@ -321,6 +335,12 @@ mod tests {
         assert_eq!(name::<f32>("trtri"), "strtri");
         assert_eq!(name::<c32>("potri"), "cpotri");
         assert_eq!(name::<c64>("getri"), "zgetri");
+        assert_eq!(name::<c32>("orgqr"), "cungqr");
+        assert_eq!(name::<c64>("ormqr"), "zunmqr");
+        assert_eq!(name::<f32>("ormqr"), "sormqr");
+        assert_eq!(c64::from_parts(1.0, 2.0).add(c64::from_parts(0.5, -1.0)), c64::from_parts(1.5, 1.0));
+        assert_eq!(c32::from_parts(1.0, 2.0).sub(c32::from_parts(0.5, -1.0)), c32::from_parts(0.5, 3.0));
+        assert_eq!(0.1f32.add(0.2f32), 0.1f32 + 0.2f32);
     }
 
     /// Every LAPACK integer survives an element of each type, rows past 2^24 in single precision

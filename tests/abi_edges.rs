@@ -840,6 +840,323 @@ fn single_and_complex_lu() {
     other_type_lu::<hetla::scalar::c64>(abi::zgetrf_, abi::zgetrs_, abi::zgesv_);
 }
 
+type GeqrfFn<T> =
+    unsafe extern "C" fn(*const i32, *const i32, *mut T, *const i32, *mut T, *mut T, *const i32, *mut i32);
+type GelsFn<T> = unsafe extern "C" fn(
+    *const c_char,
+    *const i32,
+    *const i32,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut i32,
+    usize,
+);
+type OrgqrFn<T> = unsafe extern "C" fn(
+    *const i32,
+    *const i32,
+    *const i32,
+    *mut T,
+    *const i32,
+    *const T,
+    *mut T,
+    *const i32,
+    *mut i32,
+);
+type OrmqrFn<T> = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const i32,
+    *const i32,
+    *const i32,
+    *mut T,
+    *const i32,
+    *const T,
+    *mut T,
+    *const i32,
+    *mut T,
+    *const i32,
+    *mut i32,
+    usize,
+    usize,
+);
+
+/// SGEQRF/SGELS/SORGQR/SORMQR, CGEQRF/CGELS/CUNGQR/CUNMQR, ZGEQRF/ZGELS/ZUNGQR/ZUNMQR through
+/// the exports on 5×5 tiles: the backend's reflectors, tau, Q, op(Q)·C and least-squares or
+/// minimum-norm solutions within a few n·eps (TRANS N and the type's adjoint), WORK(1) as the
+/// backend's, rows past M untouched; the other TRANS and bad dimensions as INFO = -position.
+fn other_type_qr<T: hetla::scalar::Scalar>(
+    geqrf: GeqrfFn<T>,
+    gels: GelsFn<T>,
+    orgqr: OrgqrFn<T>,
+    ormqr: OrmqrFn<T>,
+) {
+    let _blas = hetla::backend::BlasThreadsGuard::new();
+    let name = std::any::type_name::<T>();
+    let pad = T::from_parts(GUARD, -GUARD);
+    let rel = |x: &[T], y: &[T]| {
+        let (mut d, mut s) = (0.0f64, 0.0f64);
+        for (x, y) in x.iter().zip(y) {
+            let (xr, xi, yr, yi): (f64, f64, f64, f64) =
+                (x.re().into(), x.im().into(), y.re().into(), y.im().into());
+            d += (xr - yr).powi(2) + (xi - yi).powi(2);
+            s += yr * yr + yi * yi;
+        }
+        (d / s).sqrt()
+    };
+    let mut rng = Rng(23);
+    let mut random = |m: usize, n: usize, ld: usize| {
+        let mut a = vec![pad; ld * n];
+        for j in 0..n {
+            for i in 0..m {
+                let re = rng.next();
+                a[i + j * ld] = T::from_parts(re, rng.next());
+            }
+        }
+        a
+    };
+    let past =
+        |v: &[T], rows: usize, ld: usize| v.iter().enumerate().all(|(p, &y)| p % ld < rows || y == pad);
+    let mut info = -99;
+    for (m, n) in [(17usize, 9usize), (9, 17), (12, 12)] {
+        let lda = m + 2;
+        let (mi, ni, lai) = (m as i32, n as i32, lda as i32);
+        let k = m.min(n);
+        let ki = k as i32;
+        let tol = 50.0 * m.max(n) as f64 * T::eps();
+        let a = random(m, n, lda);
+        let (mut fa, mut ft, mut fw) = (a.clone(), vec![pad; k], vec![T::zero(); 64 * n]);
+        let lw = fw.len() as i32;
+        // SAFETY (every call here): arrays as large as the arguments say.
+        unsafe {
+            bk::geqrf::<T>(&mi, &ni, fa.as_mut_ptr(), &lai, ft.as_mut_ptr(), fw.as_mut_ptr(), &lw, &mut info)
+        };
+        let (mut f, mut t, mut w) = (a.clone(), vec![pad; k], vec![pad; n]);
+        unsafe { geqrf(&mi, &ni, f.as_mut_ptr(), &lai, t.as_mut_ptr(), w.as_mut_ptr(), &ni, &mut info) };
+        assert_eq!(info, 0, "{name} geqrf {m}x{n}");
+        assert_eq!(hetla::api::last_path(), "tiles", "{name} geqrf");
+        assert!(
+            rel(&f, &fa) <= tol && rel(&t, &ft) <= tol,
+            "{name} geqrf {m}x{n}: {} {}",
+            rel(&f, &fa),
+            rel(&t, &ft)
+        );
+        assert!(past(&f, m, lda) && w[0] == fw[0], "{name} geqrf {m}x{n}: rows past M or WORK(1)");
+        if m >= n {
+            // Q's first n columns from the backend's reflectors.
+            let (mut q, mut qw) = (fa.clone(), vec![T::zero(); 64 * n]);
+            unsafe {
+                bk::orgqr::<T>(
+                    &mi,
+                    &ni,
+                    &ki,
+                    q.as_mut_ptr(),
+                    &lai,
+                    ft.as_ptr(),
+                    qw.as_mut_ptr(),
+                    &lw,
+                    &mut info,
+                )
+            };
+            let (mut g, mut gw) = (fa.clone(), vec![pad; n]);
+            unsafe {
+                orgqr(&mi, &ni, &ki, g.as_mut_ptr(), &lai, ft.as_ptr(), gw.as_mut_ptr(), &ni, &mut info)
+            };
+            assert_eq!(info, 0, "{name} orgqr {m}x{n}");
+            assert_eq!(hetla::api::last_path(), "tiles", "{name} orgqr");
+            assert!(
+                rel(&g, &q) <= tol && past(&g, m, lda) && gw[0] == qw[0],
+                "{name} orgqr {m}x{n}: {}",
+                rel(&g, &q)
+            );
+        }
+        // op(Q)·C from the left, C m×3.
+        let ldc = m + 1;
+        let lci = ldc as i32;
+        let c0 = random(m, 3, ldc);
+        for tr in [b'N', T::ADJOINT] {
+            let (mut want, mut ww) = (c0.clone(), vec![T::zero(); 64 * 3]);
+            let lw3 = ww.len() as i32;
+            unsafe {
+                bk::ormqr::<T>(
+                    c(b'L'),
+                    c(tr),
+                    &mi,
+                    &3,
+                    &ki,
+                    fa.as_ptr(),
+                    &lai,
+                    ft.as_ptr(),
+                    want.as_mut_ptr(),
+                    &lci,
+                    ww.as_mut_ptr(),
+                    &lw3,
+                    &mut info,
+                )
+            };
+            let (mut got, mut gw) = (c0.clone(), vec![pad; 3]);
+            let fa0 = fa.clone();
+            unsafe {
+                ormqr(
+                    c(b'L'),
+                    c(tr),
+                    &mi,
+                    &3,
+                    &ki,
+                    fa.as_mut_ptr(),
+                    &lai,
+                    ft.as_ptr(),
+                    got.as_mut_ptr(),
+                    &lci,
+                    gw.as_mut_ptr(),
+                    &3,
+                    &mut info,
+                    1,
+                    1,
+                )
+            };
+            assert_eq!(info, 0, "{name} ormqr {}", tr as char);
+            assert_eq!(hetla::api::last_path(), "tiles", "{name} ormqr");
+            assert!(fa == fa0, "{name} ormqr wrote A");
+            assert!(
+                rel(&got, &want) <= tol && past(&got, m, ldc) && gw[0] == ww[0],
+                "{name} ormqr {}: {}",
+                tr as char,
+                rel(&got, &want)
+            );
+        }
+        // GELS, both TRANS, with a strong diagonal.
+        for tr in [b'N', T::ADJOINT] {
+            let rows = m.max(n);
+            let ldb = rows + 1;
+            let lbi = ldb as i32;
+            let mut a2 = a.clone();
+            (0..k).for_each(|i| a2[i + i * lda] = T::from_parts(4.0, 0.5));
+            let b = random(rows, 2, ldb);
+            let (mut ra, mut rb, mut rw) = (a2.clone(), b.clone(), vec![T::zero(); 64 * rows]);
+            let lwr = rw.len() as i32;
+            unsafe {
+                bk::gels::<T>(
+                    c(tr),
+                    &mi,
+                    &ni,
+                    &2,
+                    ra.as_mut_ptr(),
+                    &lai,
+                    rb.as_mut_ptr(),
+                    &lbi,
+                    rw.as_mut_ptr(),
+                    &lwr,
+                    &mut info,
+                )
+            };
+            assert_eq!(info, 0);
+            let (mut ga, mut gb, mut gw) = (a2.clone(), b.clone(), vec![pad; 64 * rows]);
+            unsafe {
+                gels(
+                    c(tr),
+                    &mi,
+                    &ni,
+                    &2,
+                    ga.as_mut_ptr(),
+                    &lai,
+                    gb.as_mut_ptr(),
+                    &lbi,
+                    gw.as_mut_ptr(),
+                    &lwr,
+                    &mut info,
+                    1,
+                )
+            };
+            assert_eq!(info, 0, "{name} gels {}", tr as char);
+            assert_eq!(hetla::api::last_path(), "tiles", "{name} gels");
+            // A least-squares solution is X's first min(m, n) rows (the rows after it hold
+            // Qᴴ·B's tail, which depends on how Q is represented); a minimum-norm one is all rows.
+            let xrows = if (m >= n) == (tr == b'N') { k } else { rows };
+            let sol =
+                |v: &[T]| -> Vec<T> { (0..2).flat_map(|j| v[j * ldb..j * ldb + xrows].to_vec()).collect() };
+            assert!(
+                rel(&sol(&gb), &sol(&rb)) <= 10.0 * tol && past(&gb, rows, ldb) && past(&ga, m, lda),
+                "{name} gels {} {m}x{n}: {}",
+                tr as char,
+                rel(&sol(&gb), &sol(&rb))
+            );
+            assert_eq!(gw[0], rw[0], "{name} gels WORK(1)");
+        }
+    }
+    // Argument errors in LAPACK's order; the other TRANS refused.
+    let wrong = if T::COMPLEX { b'T' } else { b'C' };
+    let (mut a, mut b, mut w, tau) = (vec![pad; 64], vec![pad; 64], vec![pad; 64], vec![pad; 8]);
+    for (m, n, lda, lwork, want) in [(-1, 1, 1, 1, -1), (2, -1, 2, 1, -2), (4, 2, 3, 2, -4), (4, 3, 4, 2, -7)]
+    {
+        let mut t = tau.clone();
+        unsafe { geqrf(&m, &n, a.as_mut_ptr(), &lda, t.as_mut_ptr(), w.as_mut_ptr(), &lwork, &mut info) };
+        assert_eq!(info, want, "{name} geqrf {m} {n} {lda} {lwork}");
+    }
+    for (t, m, n, nrhs, lda, ldb, lwork, want) in [
+        (wrong, 2, 2, 1, 2, 2, 8, -1),
+        (b'N', -1, 2, 1, 2, 2, 8, -2),
+        (b'N', 2, -2, 1, 2, 2, 8, -3),
+        (b'N', 2, 2, -1, 2, 2, 8, -4),
+        (b'N', 4, 2, 1, 3, 4, 8, -6),
+        (b'N', 2, 4, 1, 2, 3, 8, -8),
+        (b'N', 4, 2, 1, 4, 4, 2, -10),
+    ] {
+        unsafe {
+            gels(
+                c(t),
+                &m,
+                &n,
+                &nrhs,
+                a.as_mut_ptr(),
+                &lda,
+                b.as_mut_ptr(),
+                &ldb,
+                w.as_mut_ptr(),
+                &lwork,
+                &mut info,
+                1,
+            )
+        };
+        assert_eq!(info, want, "{name} gels {}", t as char);
+    }
+    unsafe {
+        ormqr(
+            c(b'L'),
+            c(wrong),
+            &4,
+            &2,
+            &2,
+            a.as_mut_ptr(),
+            &4,
+            tau.as_ptr(),
+            b.as_mut_ptr(),
+            &4,
+            w.as_mut_ptr(),
+            &8,
+            &mut info,
+            1,
+            1,
+        )
+    };
+    assert_eq!(info, -2, "{name} ormqr's other TRANS");
+    unsafe { orgqr(&4, &5, &2, a.as_mut_ptr(), &4, tau.as_ptr(), w.as_mut_ptr(), &8, &mut info) };
+    assert_eq!(info, -2, "{name} orgqr with n > m");
+    assert!(a.iter().chain(&b).all(|&x| x == pad), "{name}: a rejected call wrote A or B");
+}
+
+#[test]
+fn single_and_complex_qr() {
+    setup();
+    other_type_qr::<f32>(abi::sgeqrf_, abi::sgels_, abi::sorgqr_, abi::sormqr_);
+    other_type_qr::<hetla::scalar::c32>(abi::cgeqrf_, abi::cgels_, abi::cungqr_, abi::cunmqr_);
+    other_type_qr::<hetla::scalar::c64>(abi::zgeqrf_, abi::zgels_, abi::zungqr_, abi::zunmqr_);
+}
+
 /// `?trtri_` as exported.
 type TrtriFn<T> = unsafe extern "C" fn(
     *const c_char,

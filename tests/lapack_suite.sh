@@ -274,24 +274,29 @@ if [ "${LAPACK_SUITE_BACKENDS:-0}" = 1 ]; then
     finish
 fi
 
-# LAPACK_SUITE_TYPES=1 runs only the other types' Cholesky, LU and inverses: xlintsts, xlintstc
-# and xlintstz on their PO, GE and TR paths (SPO, CPO, ZPO: ?POTRF, ?POTRS, ?POSV and ?POTRI, and
-# what the path tests with them, ?POCON, ?PORFS; SGE, CGE, ZGE: ?GETRF, ?GETRS (TRANS N, T, C),
-# ?GESV and ?GETRI, and with them ?GECON, ?GERFS, ?GESVX, which hetla leaves to the backend; STR,
-# CTR, ZTR: ?TRTRI, UPLO U and L, DIAG N and U, beside the triangular solves and condition
-# estimates the backend runs), each against its own baseline on the shipped stest.in, ctest.in,
-# ztest.in reduced to those paths (M and N up to 50, a few seconds a run). The STR baseline itself
-# fails 104 SLATRS3 tests here (Debian's LAPACK 3.11 with OpenBLAS; not a routine hetla runs): the
+# LAPACK_SUITE_TYPES=1 runs only the other types' Cholesky, LU, QR and inverses: xlintsts,
+# xlintstc and xlintstz on their PO, GE, QR, LS and TR paths (SPO, CPO, ZPO: ?POTRF, ?POTRS, ?POSV
+# and ?POTRI, and what the path tests with them, ?POCON, ?PORFS; SGE, CGE, ZGE: ?GETRF, ?GETRS
+# (TRANS N, T, C), ?GESV and ?GETRI, and with them ?GECON, ?GERFS, ?GESVX, which hetla leaves to
+# the backend; SQR, CQR, ZQR: ?GEQRF, ?ORGQR/?UNGQR, ?ORMQR/?UNMQR and ?GEQRS; SLS, CLS, ZLS:
+# ?GELS, beside the other least-squares drivers, which hetla leaves to the backend; STR, CTR, ZTR:
+# ?TRTRI, UPLO U and L, DIAG N and U, beside the triangular solves and condition estimates the
+# backend runs), each against its own baseline on the shipped stest.in, ctest.in, ztest.in
+# reduced to those paths (M and N up to 50, a few seconds a run). The STR baseline itself fails
+# 104 SLATRS3 tests here (Debian's LAPACK 3.11 with OpenBLAS; not a routine hetla runs): the
 # hetla runs must fail exactly those, as every baseline failure is compared:
 #   host-s, host-c, host-z  every ?potrf, ?potrs, ?posv, ?potri, ?getrf, ?getrs, ?gesv, ?getri,
-#           ?trtri call on tiles;
+#           ?trtri, ?geqrf, ?gels, ?orgqr/?ungqr, ?ormqr/?unmqr call on tiles;
 #   emu1-s, emu1-c, emu1-z  with an emulated accelerator in the process, where those calls go to
 #           the backend (reason=devices: only f64 runs on devices so far).
 if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
     for t in s c z; do
         TESTER=$LAPACK_TEST_DIR/xlintst$t
         T=$(echo "$t" | tr 'a-z' 'A-Z')
-        PATHS="${T}PO ${T}GE ${T}TR"
+        PATHS="${T}PO ${T}GE ${T}QR ${T}LS ${T}TR"
+        # The Q routines' names: ?ORGQR/?ORMQR real, ?UNGQR/?UNMQR complex.
+        case $t in s) Q="${t}orgqr ${t}ormqr" ;; *) Q="${t}ungqr ${t}unmqr" ;; esac
+        QR="${t}geqrf ${t}gels $Q"
         INPUT=$OUT/input-$t.in
         for f in "$TESTER" "$LAPACK_TEST_DIR/${t}test.in"; do
             if [ ! -e "$f" ]; then
@@ -302,7 +307,7 @@ if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
         make_input "$LAPACK_TEST_DIR/${t}test.in" "$PATHS" "$INPUT"
         echo "lapack-suite: input $INPUT (path $PATHS, for $TESTER)"
         baseline "baseline-$t" -u LD_PRELOAD
-        TILED="${t}potrf ${t}potrs ${t}posv ${t}potri ${t}getrf ${t}getrs ${t}gesv ${t}getri ${t}trtri"
+        TILED="${t}potrf ${t}potrs ${t}posv ${t}potri ${t}getrf ${t}getrs ${t}gesv ${t}getri ${t}trtri $QR"
         check_variant "host-$t"
         # Every TRANS of ?GETRS on tiles (C: the conjugate transpose; T in a complex type: the
         # adjoint solve on the conjugated right-hand sides).
@@ -316,13 +321,16 @@ if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
         done
         TILED=""
         check_variant "emu1-$t" HETLA_EMULATE_GPUS=1
-        names="${t}(potrf|potrs|posv|potri|getrf|getrs|gesv|getri|trtri)"
-        calls=$(grep -cE "^hetla: $names " "$OUT/emu1-$t.err")
-        if [ "$calls" -gt 0 ] && ! grep -E "^hetla: $names " "$OUT/emu1-$t.err" |
-            grep -qv 'path=forward reason=\(devices\|nested\)'; then
-            pass "emu1-$t: $names went to the backend beside the device ($calls calls)"
+        RE="^hetla: ${t}(potrf|potrs|posv|potri|getrf|getrs|gesv|getri|trtri|geqrf|gels|orgqr|ormqr|ungqr|unmqr) "
+        calls=$(grep -cE "$RE" "$OUT/emu1-$t.err")
+        # Invalid calls of the error-exit tests, queries and quick returns go to the backend as
+        # `untiled`, whatever the devices.
+        if [ "$calls" -gt 0 ] && ! grep -E "$RE" "$OUT/emu1-$t.err" |
+            grep -qv 'path=forward reason=\(devices\|nested\|untiled\)'; then
+            pass "emu1-$t: the Cholesky, LU, inverse and QR families went to the backend beside the device ($calls calls)"
         else
-            fail "emu1-$t: a $names call did not forward with a device present (or none was seen)"
+            fail "emu1-$t: a Cholesky, LU, inverse or QR-family call did not forward with a device present (or none was seen)"
+            grep -E "$RE" "$OUT/emu1-$t.err" | grep -v 'path=forward reason=\(devices\|nested\|untiled\)' | head -n 5 | sed 's/^/    | /'
         fi
     done
     finish

@@ -572,6 +572,342 @@ pub unsafe extern "C" fn dormqr_(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn sgeqrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    tau: *mut f32,
+    work: *mut f32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("SGEQRF", || {
+        api::geqrf::geqrf(config::get(), *m, *n, Raw::new(a), *lda, Raw::new(tau), Raw::new(work), *lwork)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sgels_(
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    b: *mut f32,
+    ldb: *const i32,
+    work: *mut f32,
+    lwork: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("SGELS ", || {
+        api::gels::gels(
+            config::get(),
+            *trans as u8,
+            *m,
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *lda,
+            Raw::new(b),
+            *ldb,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sorgqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    tau: *const f32,
+    work: *mut f32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("SORGQR", || {
+        api::orgqr::orgqr(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *lda,
+            Raw::new(tau as *mut f32),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sormqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f32,
+    lda: *const i32,
+    tau: *const f32,
+    c: *mut f32,
+    ldc: *const i32,
+    work: *mut f32,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    *info = guard("SORMQR", || {
+        api::orgqr::ormqr(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *lda,
+            Raw::new(tau as *mut f32),
+            Raw::new(c),
+            *ldc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cgeqrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    tau: *mut c32,
+    work: *mut c32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("CGEQRF", || {
+        api::geqrf::geqrf(config::get(), *m, *n, Raw::new(a), *lda, Raw::new(tau), Raw::new(work), *lwork)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cgels_(
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    b: *mut c32,
+    ldb: *const i32,
+    work: *mut c32,
+    lwork: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("CGELS ", || {
+        api::gels::gels(
+            config::get(),
+            *trans as u8,
+            *m,
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *lda,
+            Raw::new(b),
+            *ldb,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cungqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    tau: *const c32,
+    work: *mut c32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("CUNGQR", || {
+        api::orgqr::orgqr(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *lda,
+            Raw::new(tau as *mut c32),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn cunmqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut c32,
+    lda: *const i32,
+    tau: *const c32,
+    c: *mut c32,
+    ldc: *const i32,
+    work: *mut c32,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    *info = guard("CUNMQR", || {
+        api::orgqr::ormqr(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *lda,
+            Raw::new(tau as *mut c32),
+            Raw::new(c),
+            *ldc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zgeqrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    tau: *mut c64,
+    work: *mut c64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("ZGEQRF", || {
+        api::geqrf::geqrf(config::get(), *m, *n, Raw::new(a), *lda, Raw::new(tau), Raw::new(work), *lwork)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zgels_(
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    b: *mut c64,
+    ldb: *const i32,
+    work: *mut c64,
+    lwork: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    *info = guard("ZGELS ", || {
+        api::gels::gels(
+            config::get(),
+            *trans as u8,
+            *m,
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *lda,
+            Raw::new(b),
+            *ldb,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zungqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    tau: *const c64,
+    work: *mut c64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    *info = guard("ZUNGQR", || {
+        api::orgqr::orgqr(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *lda,
+            Raw::new(tau as *mut c64),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn zunmqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut c64,
+    lda: *const i32,
+    tau: *const c64,
+    c: *mut c64,
+    ldc: *const i32,
+    work: *mut c64,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    *info = guard("ZUNMQR", || {
+        api::orgqr::ormqr(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *lda,
+            Raw::new(tau as *mut c64),
+            Raw::new(c),
+            *ldc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn dgetri_(
     n: *const i32,
     a: *mut f64,

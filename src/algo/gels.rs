@@ -22,6 +22,7 @@
 
 use super::{geqrf, ormqr, prio, tileqr, trsm, Panel};
 use crate::error::Error;
+use crate::graph::op::OpElem;
 use crate::kernels::{self, Diag, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::{Seq, Task};
@@ -29,15 +30,15 @@ use crate::tile::{Part, TiledMatrix, Workspace};
 
 /// What a tile DGELS needs besides A and B: the T factors and, when m < n, the copy of Aᵀ. It
 /// must outlive the sequence the call runs in.
-pub struct GelsWork {
+pub struct GelsWork<T: OpElem = f64> {
     /// m < n: the tile QR's T factors.
-    t: Workspace<f64>,
-    at: Option<Workspace<f64>>,
+    t: Workspace<T>,
+    at: Option<Workspace<T>>,
     /// m ≥ n: the Householder QR's buffers (T and tau of each panel), `None` otherwise.
-    qr: Option<Buffers>,
+    qr: Option<Buffers<T>>,
 }
 
-impl GelsWork {
+impl<T: OpElem> GelsWork<T> {
     /// Work for an m×n A in nb×nb tiles with inner block `ib`.
     pub fn new(m: usize, n: usize, nb: usize, ib: usize) -> Self {
         if m >= n {
@@ -52,7 +53,7 @@ impl GelsWork {
 
 /// Solves DGELS's problem for the m×n A and the max(m, n)×nrhs B (both tiled nb×nb, B with the
 /// same row tiles as A). `trans` = No solves with A, Yes with Aᵀ.
-pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>, w: &GelsWork) {
+pub fn gels<T: OpElem>(seq: &Seq, trans: Trans, a: &TiledMatrix<T>, b: &TiledMatrix<T>, w: &GelsWork<T>) {
     let (a, b) = (*a, *b);
     // The tile QR of `tileqr` and the transpose below assume uniform square tiles.
     let nb = a.cols.uniform_size().expect("DGELS needs uniform tiles");
@@ -73,7 +74,9 @@ pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>,
                         .read(&a, i, j)
                         .write(&f, j, i);
                     seq.submit(task, move |c| {
-                        kernels::transpose(c.tile(&a, i, j), c.tile_mut(&f, j, i));
+                        let mut fji = c.tile_mut(&f, j, i);
+                        kernels::transpose(c.tile(&a, i, j), fji.reborrow());
+                        kernels::conj(fji);
                         Ok(())
                     });
                 }
@@ -119,7 +122,9 @@ pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>,
                     .read(&f, i, j)
                     .write(&a, j, i);
                 seq.submit(task, move |c| {
-                    kernels::transpose(c.tile(&f, i, j), c.tile_mut(&a, j, i));
+                    let mut aji = c.tile_mut(&a, j, i);
+                    kernels::transpose(c.tile(&f, i, j), aji.reborrow());
+                    kernels::conj(aji);
                     Ok(())
                 });
             }
@@ -143,7 +148,7 @@ pub fn gels(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, b: &TiledMatrix<f64>,
 /// Fails the sequence with INFO = i when R(i, i) is the first exact zero on R's diagonal. The
 /// task also waits for every earlier task on B (and on A, when A receives a copy), so a failure
 /// leaves them complete, as LAPACK's driver leaves B after its last completed step.
-fn check_diagonal(seq: &Seq, f: &TiledMatrix<f64>, b: &TiledMatrix<f64>, a: Option<&TiledMatrix<f64>>) {
+fn check_diagonal<T: OpElem>(seq: &Seq, f: &TiledMatrix<T>, b: &TiledMatrix<T>, a: Option<&TiledMatrix<T>>) {
     let (f, nt) = (*f, f.nt());
     let mut task = Task::new("diagcheck").prio(prio(nt, nt, 3)).dims(f.n, 0, 0);
     for k in 0..nt {
@@ -157,7 +162,7 @@ fn check_diagonal(seq: &Seq, f: &TiledMatrix<f64>, b: &TiledMatrix<f64>, a: Opti
         for k in 0..nt {
             let d = c.tile(&f, k, k);
             for i in 0..f.tile_cols(k) {
-                if d.get(i, i) == 0.0 {
+                if d.get(i, i) == T::zero() {
                     return Err(Error::Numerical((f.col_offset(k) + i + 1) as i32));
                 }
             }
@@ -167,7 +172,7 @@ fn check_diagonal(seq: &Seq, f: &TiledMatrix<f64>, b: &TiledMatrix<f64>, a: Opti
 }
 
 /// B(r0.., :) ← 0.
-fn zero_rows_from(seq: &Seq, b: &TiledMatrix<f64>, r0: usize) {
+fn zero_rows_from<T: OpElem>(seq: &Seq, b: &TiledMatrix<T>, r0: usize) {
     let b = *b;
     for i in b.tile_row_of(r0).min(b.mt())..b.mt() {
         let skip = r0.saturating_sub(b.row_offset(i));

@@ -36,6 +36,7 @@
 //! arithmetic like in LAPACK. With DLARFG's sign convention it is blocking-independent, so V, R
 //! and tau equal the reference's to rounding.
 
+use crate::graph::op::OpElem;
 use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles, Tiling};
 use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::{Seq, Task};
@@ -162,7 +163,7 @@ fn larfb(g: &mut impl Graph, t: &Tiling, k: usize, v: &[TileId], tt: TileId, col
 }
 
 /// The update cut of the shared-memory runtime for `a` on `seq` ([`host_cut`]).
-pub fn shared_fuse(seq: &Seq, a: &TiledMatrix<f64>) -> Fuse {
+pub fn shared_fuse<T: OpElem>(seq: &Seq, a: &TiledMatrix<T>) -> Fuse {
     host_cut(a.tile_cols(0), seq.workers(), seq.has_devices())
 }
 
@@ -180,26 +181,26 @@ pub fn host_cut(nb: usize, threads: usize, devices: bool) -> Fuse {
 /// The shared-memory QR of the M×N matrix `a`, in place; with `tau` (K×1, A's column tiles as
 /// rows) tau is written there too. Returns each panel's T (its leading kb×kb) as a one-tile
 /// matrix in `store`, which must outlive the sequence.
-pub fn geqrf(
+pub fn geqrf<T: OpElem>(
     seq: &Seq,
-    a: &TiledMatrix<f64>,
-    tau: Option<&TiledMatrix<f64>>,
-    store: &Buffers,
-) -> Vec<TiledMatrix<f64>> {
+    a: &TiledMatrix<T>,
+    tau: Option<&TiledMatrix<T>>,
+    store: &Buffers<T>,
+) -> Vec<TiledMatrix<T>> {
     geqrf_cut(seq, a, tau, store, shared_fuse(seq, a))
 }
 
 /// [`geqrf`] with the trailing updates cut as `fuse` says.
-fn geqrf_cut(
+fn geqrf_cut<T: OpElem>(
     seq: &Seq,
-    a: &TiledMatrix<f64>,
-    tau: Option<&TiledMatrix<f64>>,
-    store: &Buffers,
+    a: &TiledMatrix<T>,
+    tau: Option<&TiledMatrix<T>>,
+    store: &Buffers<T>,
     fuse: Fuse,
-) -> Vec<TiledMatrix<f64>> {
+) -> Vec<TiledMatrix<T>> {
     assert!(a.square_tiles(), "Householder panels need rows and columns cut alike");
     let mut g = SharedGraph::with_buffers(seq, a, store);
-    let tts: Vec<TiledMatrix<f64>> =
+    let tts: Vec<TiledMatrix<T>> =
         generate(&mut g, Panel::InPlace, fuse).into_iter().map(|id| g.buffer_matrix(id)).collect();
     if let Some(&tau) = tau {
         assert!(tau.m == a.m.min(a.n) && tau.n == 1 && tau.rows == a.cols, "tau must be K×1 with A's tiles");

@@ -20,10 +20,12 @@
 //! panel's own columns become the first columns of H_p (the identity's columns, then the same
 //! block-reflector update: LAPACK's DORG2R would do this column by column, at BLAS-2 speed).
 
+use crate::graph::op::{tau_parts, OpElem};
 use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles, Tiling};
 use crate::kernels::{Side, Trans};
 use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::Seq;
+use crate::scalar::Scalar;
 use crate::tile::TiledMatrix;
 
 /// Panel p's reflectors: (offset, count) for the tile columns of `t` that start before `k`.
@@ -37,11 +39,11 @@ fn panels(t: &Tiling, k: usize) -> Vec<(usize, usize)> {
 /// Forms T_p of every panel in a buffer kept with tile (p, p); returns the buffers and where
 /// each panel's V is read from: its tiles, or (`gathered`) a copy of them in a buffer P_p, so
 /// that DORGQR may overwrite the panel while updates still read V.
-fn form_ts(
+fn form_ts<T: Scalar>(
     g: &mut impl Graph,
     t: &Tiling,
     pans: &[(usize, usize)],
-    tau: &[f64],
+    tau: &[T],
     gathered: bool,
 ) -> (Vec<TileId>, Vec<Vec<TileId>>) {
     let (mt, nt) = (t.mt(), t.nt());
@@ -56,7 +58,8 @@ fn form_ts(
             v = vec![pb];
         }
         let buf = g.buffer(kb, kb, t.id(p, p));
-        let op = Op::QrT { t: Tiles::one(0), v: Tiles::stack(1, v.len()), tau: tau[off..off + kb].to_vec() };
+        let op =
+            Op::QrT { t: Tiles::one(0), v: Tiles::stack(1, v.len()), tau: tau_parts(&tau[off..off + kb]) };
         g.submit(Spec { op, prio: prio(nt, p, 3), step: p, dims, writes: &[buf], reads: &v });
         ts.push(buf);
         vs.push(v);
@@ -68,11 +71,11 @@ fn form_ts(
 /// C's tiles are `c` (tile (i, j) at `c[i + j·cmt]`, `cmt`×`cnt` tiles of `crows`×`ccols`
 /// elements), cut like A's rows along Q's side (C's rows for SIDE = L, its columns for R).
 #[allow(clippy::too_many_arguments)]
-pub fn generate_ormqr(
+pub fn generate_ormqr<T: Scalar>(
     g: &mut impl Graph,
     side: Side,
     trans: Trans,
-    tau: &[f64],
+    tau: &[T],
     c: &[TileId],
     cmt: usize,
     crows: &[usize],
@@ -139,7 +142,7 @@ pub fn generate_ormqr_with_t(
 
 /// DORGQR's tasks: the graph's matrix is A (m×n, rows and columns cut alike), its first K =
 /// tau.len() columns the reflectors; on return A holds Q's first n columns.
-pub fn generate_orgqr(g: &mut impl Graph, tau: &[f64]) {
+pub fn generate_orgqr<T: Scalar>(g: &mut impl Graph, tau: &[T]) {
     let t = g.tiling().clone();
     let (mt, nt, k) = (t.mt(), t.nt(), tau.len());
     assert!(t.n() <= t.m() && k <= t.n(), "DORGQR needs m ≥ n ≥ K");
@@ -183,14 +186,14 @@ pub fn generate_orgqr(g: &mut impl Graph, tau: &[f64]) {
 /// The shared-memory DORMQR: C ← op(Q)·C or C·op(Q), Q from the reflectors in `a` (nq×K, rows
 /// and columns cut alike) and `tau`; C's tiles along Q's side cut like A's rows. The T buffers
 /// are kept in `store`.
-pub fn ormqr(
+pub fn ormqr<T: OpElem>(
     seq: &Seq,
     side: Side,
     trans: Trans,
-    a: &TiledMatrix<f64>,
-    tau: &[f64],
-    c: &TiledMatrix<f64>,
-    store: &Buffers,
+    a: &TiledMatrix<T>,
+    tau: &[T],
+    c: &TiledMatrix<T>,
+    store: &Buffers<T>,
 ) {
     let mut g = SharedGraph::with_buffers(seq, a, store);
     let ids = g.attach(c);
@@ -200,7 +203,7 @@ pub fn ormqr(
 }
 
 /// The shared-memory DORGQR of `a` (m×n, rows and columns cut alike) with the scalars `tau`.
-pub fn orgqr(seq: &Seq, a: &TiledMatrix<f64>, tau: &[f64], store: &Buffers) {
+pub fn orgqr<T: OpElem>(seq: &Seq, a: &TiledMatrix<T>, tau: &[T], store: &Buffers<T>) {
     generate_orgqr(&mut SharedGraph::with_buffers(seq, a, store), tau);
 }
 

@@ -25,17 +25,18 @@ use super::prio;
 use crate::error::Error;
 use crate::kernels::{self, Trans};
 use crate::runtime::{Seq, Task};
+use crate::scalar::Scalar;
 use crate::tile::{Part, TiledMatrix, Workspace};
 
 /// Storage for the T factors of the tile QR of an m×n matrix in nb×nb tiles with inner block
 /// `ib`: one ib×nb tile per tile of A.
-pub fn t_workspace(m: usize, n: usize, nb: usize, ib: usize) -> Workspace<f64> {
+pub fn t_workspace<T: Scalar>(m: usize, n: usize, nb: usize, ib: usize) -> Workspace<T> {
     let ib = ib.clamp(1, nb);
     Workspace::new(m.div_ceil(nb).max(1) * ib, n.div_ceil(nb).max(1) * nb, ib, nb)
 }
 
 /// The inner block of a T workspace from [`t_workspace`] (its uniform row tile size).
-fn inner_block(t: &TiledMatrix<f64>) -> usize {
+fn inner_block<T: Scalar>(t: &TiledMatrix<T>) -> usize {
     t.rows.uniform_size().expect("T workspace from t_workspace")
 }
 
@@ -48,7 +49,7 @@ fn kernel_result(name: &str, info: i32) -> Result<(), Error> {
 }
 
 /// Factors A = Q·R in place (m ≥ n), T factors into `t` (from [`t_workspace`]).
-pub fn factor(seq: &Seq, a: &TiledMatrix<f64>, t: &TiledMatrix<f64>) {
+pub fn factor<T: Scalar>(seq: &Seq, a: &TiledMatrix<T>, t: &TiledMatrix<T>) {
     let (a, t) = (*a, *t);
     let nb = a.cols.uniform_size().expect("tile QR here needs uniform tiles");
     assert_eq!(a.rows, Part::uniform(nb), "tile QR needs square tiles");
@@ -118,9 +119,9 @@ pub fn factor(seq: &Seq, a: &TiledMatrix<f64>, t: &TiledMatrix<f64>) {
     }
 }
 
-/// B ← Qᵀ·B (`trans` = Yes) or Q·B (No), with Q from [`factor`] on `a` and `t`. B has A's rows
+/// B ← Qᴴ·B (`trans` = Yes; Qᵀ·B for the real types) or Q·B (No), with Q from [`factor`] on `a` and `t`. B has A's rows
 /// and row tiles; its columns may be tiled freely.
-pub fn apply(seq: &Seq, trans: Trans, a: &TiledMatrix<f64>, t: &TiledMatrix<f64>, b: &TiledMatrix<f64>) {
+pub fn apply<T: Scalar>(seq: &Seq, trans: Trans, a: &TiledMatrix<T>, t: &TiledMatrix<T>, b: &TiledMatrix<T>) {
     let (a, t, b) = (*a, *t, *b);
     assert!(b.m == a.m && b.rows == a.rows, "B must have A's rows and row tiles");
     let ib = inner_block(&t);

@@ -1,4 +1,6 @@
-//! DGELS (least squares and minimum-norm solutions through QR or LQ), with LAPACK 3.11's checks.
+//! xGELS (least squares and minimum-norm solutions through QR or LQ) in the four types (S, D, C,
+//! Z), with LAPACK 3.11's checks: TRANS is 'N' or 'T' for the real types, 'N' or 'C' for the
+//! complex ones (whose transposed problem is the adjoint's, and whose QR is ZGEQRF's).
 //!
 //! The tile path follows LAPACK 3.11's DGELS step by step: workspace query (WORK(1) is LAPACK's
 //! WSIZE from the backend's ILAENV), quick return with B zeroed over max(M,N)×NRHS, scaling of A
@@ -16,15 +18,17 @@
 //! Calls below `HETLA_MIN_N` (measured on min(M, N)), disabled ones and nested ones are forwarded
 //! to the backend whole.
 
-use super::{check_args, flag, forward_reason, learns, run_tiles, tune, Path, Report};
+use super::{check_args, flag, forward_reason, forwards_for_devices, learns, run_tiles, tune, Path, Report};
 use crate::algo;
 use crate::backend::{array, forward};
 use crate::config::Config;
 use crate::error::Error;
+use crate::graph::op::OpElem;
 use crate::kernels::Trans;
+use crate::scalar::{self, Scalar};
 use crate::tile::{span, Raw};
 
-/// DGELS: solves min‖op(A)·X − B‖ or the minimum-norm op(A)·X = B for full-rank A.
+/// DGELS: [`gels`] in f64.
 #[allow(clippy::too_many_arguments)]
 pub fn dgels(
     cfg: &Config,
@@ -39,51 +43,72 @@ pub fn dgels(
     work: Raw<f64>,
     lwork: i32,
 ) -> Result<(), Error> {
+    gels(cfg, trans, m, n, nrhs, a, lda, b, ldb, work, lwork)
+}
+
+/// SGELS, DGELS, CGELS, ZGELS: solves min‖op(A)·X − B‖ or the minimum-norm op(A)·X = B for
+/// full-rank A, op(A) = A or (TRANS = 'T' real, 'C' complex) Aᴴ. One generator for the four
+/// types; the types other than f64 forward where the process has devices.
+#[allow(clippy::too_many_arguments)]
+pub fn gels<T: OpElem>(
+    cfg: &Config,
+    trans: u8,
+    m: i32,
+    n: i32,
+    nrhs: i32,
+    a: Raw<T>,
+    lda: i32,
+    b: Raw<T>,
+    ldb: i32,
+    work: Raw<T>,
+    lwork: i32,
+) -> Result<(), Error> {
+    let name = scalar::name::<T>("gels");
     let query = lwork == -1;
     let mn = m.min(n);
     check_args(&[
-        (!(flag(trans, b'N') || flag(trans, b'T')), 1),
+        (!(flag(trans, b'N') || flag(trans, T::ADJOINT)), 1),
         (m < 0, 2),
         (n < 0, 3),
         (nrhs < 0, 4),
         (lda < m.max(1), 6),
         (ldb < m.max(n).max(1), 8),
     ])?;
-    let tpsd = flag(trans, b'T');
+    let tpsd = flag(trans, T::ADJOINT);
     if !query && lwork < (mn + mn.max(nrhs)).max(1) {
         // LAPACK reports the workspace it wanted even when it refuses a short one.
-        array::store_first(work, work_size(tpsd, m, n, nrhs) as f64);
+        array::store_first(work, work_size::<T>(tpsd, m, n, nrhs) as f64);
         return Err(Error::Arg(10));
     }
-    if !query && learns(cfg, "dgels", mn as usize) {
+    let devices = forwards_for_devices::<T>(cfg, name);
+    if !query && !devices && learns(cfg, name, mn as usize) {
         let (mu, nu) = (m as usize, n as usize);
         let mut ac = a.snapshot(span(mu, nu, lda as usize));
         let mut bc = b.snapshot(span(mu.max(nu), nrhs as usize, ldb as usize));
         let mut wc = work.snapshot(lwork as usize);
-        tune::trials(cfg, "dgels", mn as usize, &mut || {
-            dgels(cfg, trans, m, n, nrhs, ac.fresh(), lda, bc.fresh(), ldb, wc.fresh(), lwork).is_ok()
+        tune::trials(cfg, name, mn as usize, &mut || {
+            gels(cfg, trans, m, n, nrhs, ac.fresh(), lda, bc.fresh(), ldb, wc.fresh(), lwork).is_ok()
         });
     }
     let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
     // The QR (or LQ) factorization dominates: 2·m·n·k − 2k³/3 with k = min(m, n).
-    let flops = 2.0 * mf * nf * k - 2.0 * k * k * k / 3.0;
+    let flops = (2.0 * mf * nf * k - 2.0 * k * k * k / 3.0) * T::FLOPS;
     let tc = trans.to_ascii_uppercase() as char;
-    if let Some(why) = forward_reason(cfg, "dgels", mn as usize) {
+    if let Some(why) = forward_reason(cfg, name, mn as usize).or(devices.then_some("devices")) {
         // A short (legacy) LWORK would send the backend to its unblocked QR: it gets the
         // workspace its query asks for instead (the arguments are valid here).
-        let call = |w: Raw<f64>, l: i32| forward::dgels(trans, m, n, nrhs, a, lda, b, ldb, w, l);
+        let call = |w: Raw<T>, l: i32| forward::gels(trans, m, n, nrhs, a, lda, b, ldb, w, l);
         let query_fn = || super::workspace::query_with(call);
-        let (info, used) =
-            super::workspace::with_workspace(cfg, "dgels", !query, work, lwork, query_fn, call);
+        let (info, used) = super::workspace::with_workspace(cfg, name, !query, work, lwork, query_fn, call);
         if !query {
             let desc = format_args!("trans={tc} m={m} n={n} nrhs={nrhs}");
-            rep.finish("dgels", desc, Path::Forward, Some(&super::workspace::grown(why, lwork, used)), flops);
+            rep.finish(name, desc, Path::Forward, Some(&super::workspace::grown(why, lwork, used)), flops);
         }
         return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
     }
-    array::store_first(work, work_size(tpsd, m, n, nrhs) as f64);
+    array::store_first(work, work_size::<T>(tpsd, m, n, nrhs) as f64);
     if query {
         return Ok(());
     }
@@ -94,7 +119,7 @@ pub fn dgels(
     }
     // Bring the largest elements of A and B into [SMLNUM, BIGNUM], as LAPACK does, so the
     // factorization neither underflows nor overflows; the same ratios are undone on X below.
-    let smlnum = array::lamch(b'S') / array::lamch(b'P');
+    let smlnum = array::small_over_eps::<T>();
     let bignum = 1.0 / smlnum;
     let into_range = |nrm: f64| {
         if nrm > 0.0 && nrm < smlnum {
@@ -122,7 +147,7 @@ pub fn dgels(
         array::scale(bnrm, to, brow, nrhs, b, ldb);
     }
 
-    let nb = cfg.nb_for("dgels", m.min(n) as usize);
+    let nb = cfg.nb_for(name, m.min(n) as usize);
     let ib = nb.min(32);
     let (mu, nu, ru) = (m as usize, n as usize, nrhs as usize);
     let at = a.matrix(mu, nu, lda as usize).tiled(nb, nb);
@@ -130,7 +155,7 @@ pub fn dgels(
     let op = if tpsd { Trans::Yes } else { Trans::No };
     let ws = algo::gels::GelsWork::new(mu, nu, nb, ib);
     let r = run_tiles(cfg, |seq| algo::gels::gels(seq, op, &at, &bt, &ws));
-    rep.finish("dgels", format_args!("trans={tc} m={m} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
+    rep.finish(name, format_args!("trans={tc} m={m} n={n} nrhs={nrhs} nb={nb}"), Path::Tiles, None, flops);
     r?;
 
     // X's rows: n for a least-squares solution, max(m, n) for a minimum-norm one.
@@ -145,23 +170,27 @@ pub fn dgels(
     Ok(())
 }
 
-/// LAPACK's optimal LWORK for DGELS (its WSIZE), from the backend's ILAENV block sizes. The
-/// tile path needs no caller workspace, but callers size WORK by this answer.
-fn work_size(tpsd: bool, m: i32, n: i32, nrhs: i32) -> i32 {
+/// LAPACK's optimal LWORK for xGELS (its WSIZE), from the backend's ILAENV block sizes with
+/// the names and options the reference asks (ZUNMQR and 'LC' for ZGELS). The tile path needs no
+/// caller workspace, but callers size WORK by this answer.
+fn work_size<T: Scalar>(tpsd: bool, m: i32, n: i32, nrhs: i32) -> i32 {
     let mn = m.min(n);
+    let l = (T::LETTER as char).to_ascii_uppercase();
+    let un = if T::COMPLEX { "UN" } else { "OR" };
+    let adj = if T::COMPLEX { "LC" } else { "LT" };
     let nb = if m >= n {
-        let opts = if tpsd { "LN" } else { "LT" };
-        array::ilaenv(1, "DGEQRF", " ", [m, n, -1, -1]).max(array::ilaenv(
+        let opts = if tpsd { "LN" } else { adj };
+        array::ilaenv(1, &format!("{l}GEQRF"), " ", [m, n, -1, -1]).max(array::ilaenv(
             1,
-            "DORMQR",
+            &format!("{l}{un}MQR"),
             opts,
             [m, nrhs, n, -1],
         ))
     } else {
-        let opts = if tpsd { "LT" } else { "LN" };
-        array::ilaenv(1, "DGELQF", " ", [m, n, -1, -1]).max(array::ilaenv(
+        let opts = if tpsd { adj } else { "LN" };
+        array::ilaenv(1, &format!("{l}GELQF"), " ", [m, n, -1, -1]).max(array::ilaenv(
             1,
-            "DORMLQ",
+            &format!("{l}{un}MLQ"),
             opts,
             [n, nrhs, m, -1],
         ))
@@ -497,5 +526,162 @@ mod tests {
                 assert_eq!((a, b), (ar, br));
             }
         }
+    }
+}
+
+/// xGELS in the four types through the generic entry, against the backend's routine.
+#[cfg(test)]
+mod typed_tests {
+    use super::*;
+    use crate::algo::testutil::{rand, raw, rel, same_outside, Rng};
+    use crate::error::info_of;
+    use crate::scalar::{c32, c64};
+
+    fn host(nb: usize) -> Config {
+        let mut c = Config::with_threads(3);
+        c.min_n = Some(0);
+        c.nb = Some(nb);
+        c
+    }
+
+    /// Tall and wide A, TRANS 'N' and the type's adjoint (lower case too), tiles not dividing
+    /// the matrix: X within a few n·ε·(a modest condition) of the backend's, for m ≥ n the
+    /// factor in A too; WORK(1) as LAPACK's; nothing written outside A and B's max(m, n)×NRHS;
+    /// the same bits twice; the other TRANS refused as argument 1; a zero diagonal's INFO;
+    /// queries as the backend's.
+    fn gels_entries<T: OpElem>() {
+        let _blas = crate::backend::BlasThreadsGuard::new();
+        let name = std::any::type_name::<T>();
+        let pad = T::from_parts(-321.25, 4.5);
+        for (m, n, nrhs, nb) in
+            [(37usize, 23usize, 5usize, 5usize), (23, 37, 4, 5), (20, 20, 3, 3), (9, 4, 2, 2), (4, 9, 1, 2)]
+        {
+            for tr in [b'N', T::ADJOINT, T::ADJOINT.to_ascii_lowercase()] {
+                let what = format!("{name} trans {} m {m} n {n} nrhs {nrhs} nb {nb}", tr as char);
+                let (lda, rows) = (m + 2, m.max(n));
+                let ldb = rows + 1;
+                let (mi, ni, ri, lai, lbi) = (m as i32, n as i32, nrhs as i32, lda as i32, ldb as i32);
+                let mut rng = Rng::new((m * 7 + n * 3 + tr as usize) as u64);
+                let mut a0 = rand::<T>(&mut rng, m, n, lda, pad);
+                // Well conditioned: a strong diagonal.
+                for i in 0..m.min(n) {
+                    a0[i + i * lda] = a0[i + i * lda].add(T::from_f64(4.0));
+                }
+                let b0 = rand::<T>(&mut rng, rows, nrhs, ldb, pad);
+                let lwork = (m.min(n) + m.min(n).max(nrhs)) as i32;
+                let (mut fa, mut fb, mut fw) = (a0.clone(), b0.clone(), vec![T::zero(); 64 * rows]);
+                let lw = fw.len() as i32;
+                assert_eq!(
+                    forward::gels(tr, mi, ni, ri, raw(&mut fa), lai, raw(&mut fb), lbi, raw(&mut fw), lw),
+                    0
+                );
+                let mut runs = Vec::new();
+                for _ in 0..2 {
+                    let (mut a, mut b, mut w) = (a0.clone(), b0.clone(), vec![pad; lwork as usize + 1]);
+                    let r = gels(
+                        &host(nb),
+                        tr,
+                        mi,
+                        ni,
+                        ri,
+                        raw(&mut a),
+                        lai,
+                        raw(&mut b),
+                        lbi,
+                        raw(&mut w),
+                        lwork,
+                    );
+                    assert_eq!(r, Ok(()), "{what}");
+                    assert_eq!(
+                        crate::api::last_path(),
+                        crate::api::host_path::<T>(&host(nb), scalar::name::<T>("gels"))
+                    );
+                    assert_eq!(w[0], fw[0], "{what}: WORK(1)");
+                    assert!(w[1..].iter().all(|&x| x == pad), "{what}: WORK past WORK(1) written");
+                    runs.push((a, b));
+                }
+                assert!(runs[0] == runs[1], "{what}: the bits differ between two calls");
+                let (a, b) = &runs[0];
+                let tol = 200.0 * rows as f64 * T::eps();
+                // A least-squares solution is X's first n rows (the rows after it hold Qᴴ·B's
+                // tail, which depends on how Q is represented: only its column norms, the
+                // residuals, are LAPACK's); a minimum-norm one is all max(m, n) rows.
+                let least_squares = (m >= n) == (tr == b'N');
+                let xrows = if least_squares { m.min(n) } else { rows };
+                let (mut x, mut fx) = (Vec::new(), Vec::new());
+                for j in 0..nrhs {
+                    x.extend_from_slice(&b[j * ldb..j * ldb + xrows]);
+                    fx.extend_from_slice(&fb[j * ldb..j * ldb + xrows]);
+                    if least_squares {
+                        let tail = |v: &[T]| {
+                            crate::algo::testutil::fnorm(
+                                &v[j * ldb + xrows..j * ldb + rows],
+                                rows - xrows,
+                                1,
+                                1,
+                            )
+                        };
+                        let (r, fr) = (tail(b), tail(&fb));
+                        assert!(
+                            (r - fr).abs() <= tol * fr.max(1.0),
+                            "{what}: residual {r} against the backend's {fr}"
+                        );
+                    }
+                }
+                assert!(rel(&x, &fx) <= tol, "{what}: X differs from the backend's by {}", rel(&x, &fx));
+                if m >= n {
+                    assert!(rel(a, &fa) <= tol, "{what}: A differs from the backend's by {}", rel(a, &fa));
+                }
+                assert!(same_outside(&a0, a, m, n, lda, None), "{what}: written outside A");
+                assert!(same_outside(&b0, b, rows, nrhs, ldb, None), "{what}: written outside B");
+            }
+        }
+        // The other TRANS, a short LWORK, queries: the backend's INFO and WORK(1).
+        let wrong = if T::COMPLEX { b'T' } else { b'C' };
+        let a0 = rand::<T>(&mut Rng::new(2), 10, 6, 10, pad);
+        let b0 = rand::<T>(&mut Rng::new(3), 10, 2, 10, pad);
+        for (tr, m, n, lwork) in
+            [(wrong, 10, 6, 100), (b'N', 10, 6, 3), (b'N', 10, 6, -1), (T::ADJOINT, 6, 10, -1)]
+        {
+            let what = format!("{name} trans {} m {m} n {n} lwork {lwork}", tr as char);
+            let (mut a1, mut b1, mut w1) = (a0.clone(), b0.clone(), vec![pad; 100]);
+            let (mut a2, mut b2, mut w2) = (a0.clone(), b0.clone(), vec![pad; 100]);
+            let want = forward::gels(tr, m, n, 2, raw(&mut a1), 10, raw(&mut b1), 10, raw(&mut w1), lwork);
+            let got = info_of(&gels(
+                &host(4),
+                tr,
+                m,
+                n,
+                2,
+                raw(&mut a2),
+                10,
+                raw(&mut b2),
+                10,
+                raw(&mut w2),
+                lwork,
+            ));
+            assert_eq!(got, want, "{what}: INFO");
+            assert!(a2 == a0 && b2 == b0, "{what}: A or B written");
+            if want != -1 {
+                assert_eq!(w1[0], w2[0], "{what}: WORK(1)");
+            }
+        }
+        // An exactly zero column: the backend's INFO.
+        let mut z = rand::<T>(&mut Rng::new(4), 12, 7, 12, pad);
+        (0..12).for_each(|i| z[i + 3 * 12] = T::zero());
+        let (mut a1, mut b1, mut w1) = (z.clone(), b0.clone(), vec![pad; 100]);
+        let (mut a2, mut b2, mut w2) = (z.clone(), b0.clone(), vec![pad; 100]);
+        let want = forward::gels(b'N', 12, 7, 1, raw(&mut a1), 12, raw(&mut b1), 12, raw(&mut w1), 100);
+        let got =
+            info_of(&gels(&host(3), b'N', 12, 7, 1, raw(&mut a2), 12, raw(&mut b2), 12, raw(&mut w2), 100));
+        assert!(want > 0 && got == want, "{name}: zero column INFO {got} against {want}");
+    }
+
+    #[test]
+    fn gels_in_every_type_matches_the_backend() {
+        gels_entries::<f32>();
+        gels_entries::<f64>();
+        gels_entries::<c32>();
+        gels_entries::<c64>();
     }
 }

@@ -101,9 +101,11 @@ pub(crate) fn dorgqr_valid(m: i32, n: i32, k: i32, lda: i32, lwork: i32) -> bool
     m >= 0 && (0..=m).contains(&n) && (0..=n).contains(&k) && lda >= m.max(1) && lwork >= n.max(1)
 }
 
-/// Whether DORMQR's arguments are valid (as [`dorgqr_valid`]).
+/// Whether xORMQR's (xUNMQR's) arguments are valid (as [`dorgqr_valid`]): TRANS is 'N' or
+/// `adjoint` ('T' for the real types, 'C' for the complex ones).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dormqr_valid(
+    adjoint: u8,
     side: u8,
     trans: u8,
     m: i32,
@@ -116,7 +118,7 @@ pub(crate) fn dormqr_valid(
     let left = flag(side, b'L');
     let (nq, nw) = if left { (m, n) } else { (n, m) };
     (left || flag(side, b'R'))
-        && (flag(trans, b'N') || flag(trans, b'T'))
+        && (flag(trans, b'N') || flag(trans, adjoint))
         && m >= 0
         && n >= 0
         && (0..=nq).contains(&k)
@@ -132,27 +134,29 @@ pub(crate) fn getri_valid(n: i32, lda: i32, lwork: i32) -> bool {
 
 /// DORGQR forwarded (`api::orgqr::dorgqr` decides when): the m×n matrix Q with orthonormal
 /// columns from K reflectors; `why` is the verbose line's reason, `rep` the call's report.
+/// (xORGQR or xUNGQR of any type.)
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn dorgqr(
+pub(crate) fn dorgqr<T: Scalar>(
     cfg: &Config,
     rep: &Report,
     why: &str,
     m: i32,
     n: i32,
     k: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     lda: i32,
-    tau: Raw<f64>,
-    work: Raw<f64>,
+    tau: Raw<T>,
+    work: Raw<T>,
     lwork: i32,
 ) -> Result<(), Error> {
+    let name = crate::scalar::name::<T>("orgqr");
     let valid = dorgqr_valid(m, n, k, lda, lwork);
-    let call = |w: Raw<f64>, l: i32| forward::dorgqr(m, n, k, a, lda, tau, w, l);
-    let (info, used) = with_workspace(cfg, "dorgqr", valid, work, lwork, || query_with(call), call);
+    let call = |w: Raw<T>, l: i32| forward::orgqr(m, n, k, a, lda, tau, w, l);
+    let (info, used) = with_workspace(cfg, name, valid, work, lwork, || query_with(call), call);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let flops = 4.0 * mf * nf * kf - 2.0 * (mf + nf) * kf * kf + 4.0 * kf * kf * kf / 3.0;
+    let flops = (4.0 * mf * nf * kf - 2.0 * (mf + nf) * kf * kf + 4.0 * kf * kf * kf / 3.0) * T::FLOPS;
     rep.finish(
-        "dorgqr",
+        name,
         format_args!("m={m} n={n} k={k}"),
         Path::Forward,
         Some(&grown(why, lwork, used)),
@@ -163,8 +167,9 @@ pub(crate) fn dorgqr(
 
 /// DORMQR forwarded (`api::orgqr::dormqr` decides when): C ← op(Q)·C or C·op(Q) with Q from
 /// K reflectors; `why` is the verbose line's reason, `rep` the call's report.
+/// (xORMQR or xUNMQR of any type.)
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn dormqr(
+pub(crate) fn dormqr<T: Scalar>(
     cfg: &Config,
     rep: &Report,
     why: &str,
@@ -173,24 +178,29 @@ pub(crate) fn dormqr(
     m: i32,
     n: i32,
     k: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     lda: i32,
-    tau: Raw<f64>,
-    c: Raw<f64>,
+    tau: Raw<T>,
+    c: Raw<T>,
     ldc: i32,
-    work: Raw<f64>,
+    work: Raw<T>,
     lwork: i32,
 ) -> Result<(), Error> {
+    let name = crate::scalar::name::<T>("ormqr");
     let left = flag(side, b'L');
-    let valid = dormqr_valid(side, trans, m, n, k, lda, ldc, lwork);
-    let call = |w: Raw<f64>, l: i32| forward::dormqr(side, trans, m, n, k, a, lda, tau, c, ldc, w, l);
-    let (info, used) = with_workspace(cfg, "dormqr", valid, work, lwork, || query_with(call), call);
+    let valid = dormqr_valid(T::ADJOINT, side, trans, m, n, k, lda, ldc, lwork);
+    let call = |w: Raw<T>, l: i32| forward::ormqr(side, trans, m, n, k, a, lda, tau, c, ldc, w, l);
+    let (info, used) = with_workspace(cfg, name, valid, work, lwork, || query_with(call), call);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let flops =
-        if left { 4.0 * nf * mf * kf - 2.0 * nf * kf * kf } else { 4.0 * mf * nf * kf - 2.0 * mf * kf * kf };
+    let flops = T::FLOPS
+        * if left {
+            4.0 * nf * mf * kf - 2.0 * nf * kf * kf
+        } else {
+            4.0 * mf * nf * kf - 2.0 * mf * kf * kf
+        };
     let (sc, tc) = (side.to_ascii_uppercase() as char, trans.to_ascii_uppercase() as char);
     rep.finish(
-        "dormqr",
+        name,
         format_args!("side={sc} trans={tc} m={m} n={n} k={k}"),
         Path::Forward,
         Some(&grown(why, lwork, used)),

@@ -110,14 +110,20 @@ pub fn gesv<T: Scalar>(n: i32, nrhs: i32, a: Raw<T>, lda: i32, ipiv: Raw<i32>, b
     info
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The backend's DGEQRF ([`geqrf`] in f64).
 pub fn dgeqrf(m: i32, n: i32, a: Raw<f64>, lda: i32, tau: Raw<f64>, work: Raw<f64>, lwork: i32) -> i32 {
+    geqrf(m, n, a, lda, tau, work, lwork)
+}
+
+/// The backend's `?geqrf_` for element type `T` (SGEQRF, DGEQRF, CGEQRF, ZGEQRF).
+pub fn geqrf<T: Scalar>(m: i32, n: i32, a: Raw<T>, lda: i32, tau: Raw<T>, work: Raw<T>, lwork: i32) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
-    numeric(|| unsafe { bk::dgeqrf(&m, &n, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) });
+    numeric(|| unsafe { bk::geqrf::<T>(&m, &n, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) });
     info
 }
 
+/// The backend's DGELS ([`gels`] in f64).
 #[allow(clippy::too_many_arguments)]
 pub fn dgels(
     trans: u8,
@@ -131,10 +137,27 @@ pub fn dgels(
     work: Raw<f64>,
     lwork: i32,
 ) -> i32 {
+    gels(trans, m, n, nrhs, a, lda, b, ldb, work, lwork)
+}
+
+/// The backend's `?gels_` for element type `T`.
+#[allow(clippy::too_many_arguments)]
+pub fn gels<T: Scalar>(
+    trans: u8,
+    m: i32,
+    n: i32,
+    nrhs: i32,
+    a: Raw<T>,
+    lda: i32,
+    b: Raw<T>,
+    ldb: i32,
+    work: Raw<T>,
+    lwork: i32,
+) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
     numeric(|| unsafe {
-        bk::dgels(ch(trans), &m, &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, work.ptr(), &lwork, &mut info, 1)
+        bk::gels::<T>(ch(trans), &m, &n, &nrhs, a.ptr(), &lda, b.ptr(), &ldb, work.ptr(), &lwork, &mut info)
     });
     info
 }
@@ -161,6 +184,7 @@ pub fn ilaenv(ispec: i32, name: &str, n1: i32, n2: i32, n3: i32, n4: i32) -> i32
     }
 }
 
+/// The backend's DORGQR ([`orgqr`] in f64).
 #[allow(clippy::too_many_arguments)]
 pub fn dorgqr(
     m: i32,
@@ -172,12 +196,30 @@ pub fn dorgqr(
     work: Raw<f64>,
     lwork: i32,
 ) -> i32 {
+    orgqr(m, n, k, a, lda, tau, work, lwork)
+}
+
+/// The backend's `?orgqr_` (SORGQR, DORGQR) or `?ungqr_` (CUNGQR, ZUNGQR) for `T`.
+#[allow(clippy::too_many_arguments)]
+pub fn orgqr<T: Scalar>(
+    m: i32,
+    n: i32,
+    k: i32,
+    a: Raw<T>,
+    lda: i32,
+    tau: Raw<T>,
+    work: Raw<T>,
+    lwork: i32,
+) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract; the backend checks the arguments itself.
-    numeric(|| unsafe { bk::dorgqr(&m, &n, &k, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info) });
+    numeric(|| unsafe {
+        bk::orgqr::<T>(&m, &n, &k, a.ptr(), &lda, tau.ptr(), work.ptr(), &lwork, &mut info)
+    });
     info
 }
 
+/// The backend's DORMQR ([`ormqr`] in f64).
 #[allow(clippy::too_many_arguments)]
 pub fn dormqr(
     side: u8,
@@ -193,10 +235,29 @@ pub fn dormqr(
     work: Raw<f64>,
     lwork: i32,
 ) -> i32 {
+    ormqr(side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork)
+}
+
+/// The backend's `?ormqr_` (SORMQR, DORMQR) or `?unmqr_` (CUNMQR, ZUNMQR) for `T`.
+#[allow(clippy::too_many_arguments)]
+pub fn ormqr<T: Scalar>(
+    side: u8,
+    trans: u8,
+    m: i32,
+    n: i32,
+    k: i32,
+    a: Raw<T>,
+    lda: i32,
+    tau: Raw<T>,
+    c: Raw<T>,
+    ldc: i32,
+    work: Raw<T>,
+    lwork: i32,
+) -> i32 {
     let mut info = 0;
     // SAFETY: Raw's contract.
     numeric(|| unsafe {
-        bk::dormqr(
+        bk::ormqr::<T>(
             ch(side),
             ch(trans),
             &m,
@@ -210,8 +271,6 @@ pub fn dormqr(
             work.ptr(),
             &lwork,
             &mut info,
-            1,
-            1,
         )
     });
     info

@@ -144,6 +144,20 @@ pub enum Routine {
     Gesv,
     Laswp,
     Trmm,
+    /// The QR family's routines; ORGQR and ORMQR are UNGQR and UNMQR for the complex types.
+    Larft,
+    Larfb,
+    Geqrt3,
+    Geqrt,
+    Gemqrt,
+    Tpqrt,
+    Tpmqrt,
+    Geqrf,
+    Orgqr,
+    Ormqr,
+    Gels,
+    Lascl,
+    /// The inversion family's.
     Trtri,
     Lauum,
     Potri,
@@ -151,7 +165,7 @@ pub enum Routine {
 }
 
 impl Routine {
-    const COUNT: usize = 15;
+    const COUNT: usize = 28;
     fn stem(self, complex: bool) -> &'static str {
         match self {
             Routine::Gemm => "gemm",
@@ -166,6 +180,20 @@ impl Routine {
             Routine::Gesv => "gesv",
             Routine::Laswp => "laswp",
             Routine::Trmm => "trmm",
+            Routine::Larft => "larft",
+            Routine::Larfb => "larfb",
+            Routine::Geqrt3 => "geqrt3",
+            Routine::Geqrt => "geqrt",
+            Routine::Gemqrt => "gemqrt",
+            Routine::Tpqrt => "tpqrt",
+            Routine::Tpmqrt => "tpmqrt",
+            Routine::Geqrf => "geqrf",
+            Routine::Orgqr if complex => "ungqr",
+            Routine::Orgqr => "orgqr",
+            Routine::Ormqr if complex => "unmqr",
+            Routine::Ormqr => "ormqr",
+            Routine::Gels => "gels",
+            Routine::Lascl => "lascl",
             Routine::Trtri => "trtri",
             Routine::Lauum => "lauum",
             Routine::Potri => "potri",
@@ -500,6 +528,389 @@ pub unsafe fn getri<T: crate::scalar::Scalar>(
     info: IM,
 ) {
     call_typed!(T, Routine::Getri, fn(I, *mut T, I, I, *mut T, I, IM), n, a, lda, ipiv, work, lwork, info)
+}
+
+/// The backend's `?larft_` for `T`.
+pub unsafe fn larft<T: crate::scalar::Scalar>(
+    direct: C,
+    storev: C,
+    n: I,
+    k: I,
+    v: *const T,
+    ldv: I,
+    tau: *const T,
+    t: *mut T,
+    ldt: I,
+) {
+    call_typed!(
+        T,
+        Routine::Larft,
+        fn(C, C, I, I, *const T, I, *const T, *mut T, I, usize, usize),
+        direct,
+        storev,
+        n,
+        k,
+        v,
+        ldv,
+        tau,
+        t,
+        ldt,
+        1,
+        1
+    )
+}
+
+/// The backend's `?larfb_` for `T` (TRANS `'C'` for the adjoint of a complex H).
+pub unsafe fn larfb<T: crate::scalar::Scalar>(
+    side: C,
+    trans: C,
+    direct: C,
+    storev: C,
+    m: I,
+    n: I,
+    k: I,
+    v: *const T,
+    ldv: I,
+    t: *const T,
+    ldt: I,
+    c: *mut T,
+    ldc: I,
+    work: *mut T,
+    ldwork: I,
+) {
+    call_typed!(
+        T,
+        Routine::Larfb,
+        fn(C, C, C, C, I, I, I, *const T, I, *const T, I, *mut T, I, *mut T, I, usize, usize, usize, usize),
+        side,
+        trans,
+        direct,
+        storev,
+        m,
+        n,
+        k,
+        v,
+        ldv,
+        t,
+        ldt,
+        c,
+        ldc,
+        work,
+        ldwork,
+        1,
+        1,
+        1,
+        1
+    )
+}
+
+/// The backend's `?geqrt3_` for `T`.
+pub unsafe fn geqrt3<T: crate::scalar::Scalar>(m: I, n: I, a: *mut T, lda: I, t: *mut T, ldt: I, info: IM) {
+    call_typed!(T, Routine::Geqrt3, fn(I, I, *mut T, I, *mut T, I, IM), m, n, a, lda, t, ldt, info)
+}
+
+/// The backend's `?geqrt_` for `T`.
+pub unsafe fn geqrt<T: crate::scalar::Scalar>(
+    m: I,
+    n: I,
+    nb: I,
+    a: *mut T,
+    lda: I,
+    t: *mut T,
+    ldt: I,
+    work: *mut T,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Geqrt,
+        fn(I, I, I, *mut T, I, *mut T, I, *mut T, IM),
+        m,
+        n,
+        nb,
+        a,
+        lda,
+        t,
+        ldt,
+        work,
+        info
+    )
+}
+
+/// The backend's `?gemqrt_` for `T`.
+pub unsafe fn gemqrt<T: crate::scalar::Scalar>(
+    side: C,
+    trans: C,
+    m: I,
+    n: I,
+    k: I,
+    nb: I,
+    v: *const T,
+    ldv: I,
+    t: *const T,
+    ldt: I,
+    c: *mut T,
+    ldc: I,
+    work: *mut T,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Gemqrt,
+        fn(C, C, I, I, I, I, *const T, I, *const T, I, *mut T, I, *mut T, IM, usize, usize),
+        side,
+        trans,
+        m,
+        n,
+        k,
+        nb,
+        v,
+        ldv,
+        t,
+        ldt,
+        c,
+        ldc,
+        work,
+        info,
+        1,
+        1
+    )
+}
+
+/// The backend's `?tpqrt_` for `T`.
+pub unsafe fn tpqrt<T: crate::scalar::Scalar>(
+    m: I,
+    n: I,
+    l: I,
+    nb: I,
+    a: *mut T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+    t: *mut T,
+    ldt: I,
+    work: *mut T,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Tpqrt,
+        fn(I, I, I, I, *mut T, I, *mut T, I, *mut T, I, *mut T, IM),
+        m,
+        n,
+        l,
+        nb,
+        a,
+        lda,
+        b,
+        ldb,
+        t,
+        ldt,
+        work,
+        info
+    )
+}
+
+/// The backend's `?tpmqrt_` for `T`.
+pub unsafe fn tpmqrt<T: crate::scalar::Scalar>(
+    side: C,
+    trans: C,
+    m: I,
+    n: I,
+    k: I,
+    l: I,
+    nb: I,
+    v: *const T,
+    ldv: I,
+    t: *const T,
+    ldt: I,
+    a: *mut T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+    work: *mut T,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Tpmqrt,
+        fn(C, C, I, I, I, I, I, *const T, I, *const T, I, *mut T, I, *mut T, I, *mut T, IM, usize, usize),
+        side,
+        trans,
+        m,
+        n,
+        k,
+        l,
+        nb,
+        v,
+        ldv,
+        t,
+        ldt,
+        a,
+        lda,
+        b,
+        ldb,
+        work,
+        info,
+        1,
+        1
+    )
+}
+
+/// The backend's `?geqrf_` for `T`.
+pub unsafe fn geqrf<T: crate::scalar::Scalar>(
+    m: I,
+    n: I,
+    a: *mut T,
+    lda: I,
+    tau: *mut T,
+    work: *mut T,
+    lwork: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Geqrf,
+        fn(I, I, *mut T, I, *mut T, *mut T, I, IM),
+        m,
+        n,
+        a,
+        lda,
+        tau,
+        work,
+        lwork,
+        info
+    )
+}
+
+/// The backend's `?orgqr_` (real `T`) or `?ungqr_` (complex `T`).
+pub unsafe fn orgqr<T: crate::scalar::Scalar>(
+    m: I,
+    n: I,
+    k: I,
+    a: *mut T,
+    lda: I,
+    tau: *const T,
+    work: *mut T,
+    lwork: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Orgqr,
+        fn(I, I, I, *mut T, I, *const T, *mut T, I, IM),
+        m,
+        n,
+        k,
+        a,
+        lda,
+        tau,
+        work,
+        lwork,
+        info
+    )
+}
+
+/// The backend's `?ormqr_` (real `T`) or `?unmqr_` (complex `T`).
+pub unsafe fn ormqr<T: crate::scalar::Scalar>(
+    side: C,
+    trans: C,
+    m: I,
+    n: I,
+    k: I,
+    a: *const T,
+    lda: I,
+    tau: *const T,
+    c: *mut T,
+    ldc: I,
+    work: *mut T,
+    lwork: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Ormqr,
+        fn(C, C, I, I, I, *const T, I, *const T, *mut T, I, *mut T, I, IM, usize, usize),
+        side,
+        trans,
+        m,
+        n,
+        k,
+        a,
+        lda,
+        tau,
+        c,
+        ldc,
+        work,
+        lwork,
+        info,
+        1,
+        1
+    )
+}
+
+/// The backend's `?gels_` for `T`.
+pub unsafe fn gels<T: crate::scalar::Scalar>(
+    trans: C,
+    m: I,
+    n: I,
+    nrhs: I,
+    a: *mut T,
+    lda: I,
+    b: *mut T,
+    ldb: I,
+    work: *mut T,
+    lwork: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Gels,
+        fn(C, I, I, I, *mut T, I, *mut T, I, *mut T, I, IM, usize),
+        trans,
+        m,
+        n,
+        nrhs,
+        a,
+        lda,
+        b,
+        ldb,
+        work,
+        lwork,
+        info,
+        1
+    )
+}
+
+/// The backend's `?lascl_` for `T` (CFROM and CTO in `T`'s real type).
+pub unsafe fn lascl<T: crate::scalar::Scalar>(
+    kind: C,
+    kl: I,
+    ku: I,
+    cfrom: *const T::Real,
+    cto: *const T::Real,
+    m: I,
+    n: I,
+    a: *mut T,
+    lda: I,
+    info: IM,
+) {
+    call_typed!(
+        T,
+        Routine::Lascl,
+        fn(C, I, I, *const T::Real, *const T::Real, I, I, *mut T, I, IM, usize),
+        kind,
+        kl,
+        ku,
+        cfrom,
+        cto,
+        m,
+        n,
+        a,
+        lda,
+        info,
+        1
+    )
 }
 
 /// The process's `ilaenv_`: the application's own when it defines one (ILAENV is LAPACK's

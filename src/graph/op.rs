@@ -20,11 +20,13 @@ pub trait Operands<'a, T: Scalar = f64> {
     fn output(&mut self, t: Tiles) -> ViewMut<'a, T>;
 }
 
-/// The element types ops run on. The Cholesky family's ops (`Gemm`, `Syrk`, `Trsm`, `Potrf`)
-/// and the shared-memory LU's with partial pivoting (`LuPanel`, `LuLeaf`, `LuSplitUpdate`,
-/// `LuUpdate`, `Laswp`, `LaswpSteps`) and the inverses' (`Trmm`, `Trtri`, `Lauum`, `LowerOut`,
-/// `ColExtract`, `ColFill`) are stated once for every [`Scalar`] in [`Op::compute`]; the others
-/// are f64 only so far ([`OpElem::compute_rest`]), and only f64 ops go to devices.
+/// The element types ops run on. The Cholesky family's ops (`Gemm`, `Syrk`, `Trsm`, `Potrf`),
+/// the shared-memory LU's with partial pivoting (`LuPanel`, `LuLeaf`, `LuSplitUpdate`,
+/// `LuUpdate`, `Laswp`, `LaswpSteps`), the inverses' (`Trmm`, `Trtri`, `Lauum`, `LowerOut`,
+/// `ColExtract`, `ColFill`) and the QR family's (`QrPanel`, `Larfb`, `QrVtc`, `QrTw`, `QrVw`,
+/// `Gather`, `Scatter`, `QrT`, `QrApply`, `QrOrg`) are stated once for every [`Scalar`] in
+/// [`Op::compute`]; the others are f64 only so far ([`OpElem::compute_rest`]), and only f64 ops go
+/// to devices.
 pub trait OpElem: kernels::TileGetrf {
     /// Whether a task of this type may take its op to a device (`DeviceOp` lowers f64 only).
     const ON_DEVICES: bool;
@@ -66,6 +68,25 @@ macro_rules! f64_only_ops {
     )*};
 }
 f64_only_ops!(f32, c32, c64);
+
+/// A block's reflector scalars tau as `Op::QrT` carries them: each one's parts in f64 (exact in
+/// every type), one per scalar for the real types and two (real, imaginary) for the complex ones.
+pub fn tau_parts<T: Scalar>(tau: &[T]) -> Vec<f64> {
+    if T::COMPLEX {
+        tau.iter().flat_map(|t| [t.re().into(), t.im().into()]).collect()
+    } else {
+        tau.iter().map(|t| t.re().into()).collect()
+    }
+}
+
+/// The scalars [`tau_parts`] wrote.
+fn taus_from_parts<T: Scalar>(parts: &[f64]) -> Vec<T> {
+    if T::COMPLEX {
+        parts.chunks_exact(2).map(|p| T::from_parts(p[0], p[1])).collect()
+    } else {
+        parts.iter().map(|&p| T::from_f64(p)).collect()
+    }
+}
 
 /// Vertically stacked pieces as one block: the piece itself when there is one, else a copy in
 /// `buf`.
@@ -272,6 +293,16 @@ impl Op {
                     }
                 }
             }
+            Op::Larfb { .. }
+            | Op::QrPanel { .. }
+            | Op::Gather { .. }
+            | Op::Scatter { .. }
+            | Op::QrVtc { .. }
+            | Op::QrTw { .. }
+            | Op::QrVw { .. }
+            | Op::QrT { .. }
+            | Op::QrApply { .. }
+            | Op::QrOrg { .. } => self.compute_qr(ins, out),
             _ => return T::compute_rest(self, ins, out),
         }
         0
@@ -296,18 +327,17 @@ impl Op {
             | Op::Lauum { .. }
             | Op::LowerOut { .. }
             | Op::ColExtract { .. }
-            | Op::ColFill { .. } => unreachable!("Op::compute states these ops for every type"),
-            Op::Larfb { v, k, t, .. } => {
-                let vv = whole(&ins.input(v), &mut b1);
-                let tv = whole(&ins.input(t), &mut b2);
-                kernels::larfb(vv, k, tv, out);
-            }
-            Op::QrPanel { .. }
+            | Op::ColFill { .. }
+            | Op::Larfb { .. }
+            | Op::QrPanel { .. }
             | Op::Gather { .. }
             | Op::Scatter { .. }
             | Op::QrVtc { .. }
             | Op::QrTw { .. }
-            | Op::QrVw { .. } => self.compute_qr(ins, out),
+            | Op::QrVw { .. }
+            | Op::QrT { .. }
+            | Op::QrApply { .. }
+            | Op::QrOrg { .. } => unreachable!("Op::compute states these ops for every type"),
             Op::LuExtract { .. } | Op::LuNewTop { .. } | Op::LuFill { .. } | Op::LuColumn { .. } => {
                 self.compute_lu(ins, out)
             }
@@ -328,26 +358,6 @@ impl Op {
                 let pv = whole(&ins.input(piv), &mut b2);
                 let p: Vec<i32> = (0..lv.m).map(|t| pv.get(t, 0) as i32).collect();
                 kernels::getrs(trans, lv, &p, out);
-            }
-            Op::QrT { v, ref tau, .. } => kernels::larft(whole(&ins.input(v), &mut b1), tau, out),
-            Op::QrApply { side, trans, v, k, t, .. } => {
-                let vv = whole(&ins.input(v), &mut b1);
-                let tv = whole(&ins.input(t), &mut b2);
-                let s = if side == Side::Left { b'L' } else { b'R' };
-                kernels::larfb_side(s, trans.ch(), vv, k, tv, out);
-            }
-            Op::QrOrg { row, k, vt, .. } => {
-                let mut out = out;
-                let (m, n) = (out.m, out.n);
-                kernels::zero(out.sub_mut(0, 0, m, n));
-                for j in 0..n.min(m - row) {
-                    out.set(row + j, j, 1.0);
-                }
-                if let Some((v, t)) = vt {
-                    let vv = whole(&ins.input(v), &mut b1);
-                    let tv = whole(&ins.input(t), &mut b2);
-                    kernels::larfb_side(b'L', b'N', vv, k, tv, out.sub_mut(row, 0, m - row, n));
-                }
             }
         }
         0
@@ -489,10 +499,38 @@ impl Op {
         }
     }
 
-    /// The Householder QR ops (`algo::geqrf`).
-    fn compute_qr<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) {
+    /// The Householder QR's ops (`algo::geqrf`) and those of forming and applying its Q
+    /// (`algo::ormqr`), in every type: a transposed H is the adjoint Hᴴ for complex types, and
+    /// `QrT`'s tau travels as [`tau_parts`].
+    fn compute_qr<'a, T: Scalar>(&self, ins: &mut impl Operands<'a, T>, mut out: ViewMut<T>) {
         let (mut b1, mut b2) = (Vec::new(), Vec::new());
         match *self {
+            Op::Larfb { v, k, t, .. } => {
+                let vv = whole(&ins.input(v), &mut b1);
+                let tv = whole(&ins.input(t), &mut b2);
+                kernels::larfb(vv, k, tv, out);
+            }
+            Op::QrT { v, ref tau, .. } => {
+                kernels::larft(whole(&ins.input(v), &mut b1), &taus_from_parts::<T>(tau), out)
+            }
+            Op::QrApply { side, trans, v, k, t, .. } => {
+                let vv = whole(&ins.input(v), &mut b1);
+                let tv = whole(&ins.input(t), &mut b2);
+                let s = if side == Side::Left { b'L' } else { b'R' };
+                kernels::larfb_side(s, trans.ch(), vv, k, tv, out);
+            }
+            Op::QrOrg { row, k, vt, .. } => {
+                let (m, n) = (out.m, out.n);
+                kernels::zero(out.sub_mut(0, 0, m, n));
+                for j in 0..n.min(m - row) {
+                    out.set(row + j, j, T::one());
+                }
+                if let Some((v, t)) = vt {
+                    let vv = whole(&ins.input(v), &mut b1);
+                    let tv = whole(&ins.input(t), &mut b2);
+                    kernels::larfb_side(b'L', b'N', vv, k, tv, out.sub_mut(row, 0, m - row, n));
+                }
+            }
             Op::QrPanel { kb, tt, .. } => {
                 let (mut t, mut tau) = ins.output(tt).split_rows(kb);
                 let (t, tau) = (t.sub_mut(0, 0, kb, kb), tau.sub_mut(0, 0, kb, 1));
@@ -513,12 +551,12 @@ impl Op {
             }
             Op::QrVtc { v, k, c, ref offs, .. } => {
                 let vv = whole(&ins.input(v), &mut b1);
-                let mut beta = 0.0;
+                let mut beta = T::zero();
                 for (p, &off) in c.positions().zip(offs) {
                     let cv = whole(&ins.input(Tiles::one(p)), &mut b2);
                     let n = cv.n;
                     kernels::vt_c(vv.sub(off, 0, cv.m, k), k, off == 0, cv, beta, out.sub_mut(0, 0, k, n));
-                    beta = 1.0;
+                    beta = T::one();
                 }
             }
             Op::QrTw { t, k, others, .. } => {
@@ -528,7 +566,7 @@ impl Op {
                     let o = whole(&ins.input(Tiles::one(p)), &mut b1);
                     for c in 0..n {
                         for i in 0..k {
-                            own.set(i, c, own.get(i, c) + o.get(i, c));
+                            own.set(i, c, own.get(i, c).add(o.get(i, c)));
                         }
                     }
                 }

@@ -3,11 +3,12 @@
 //! (PLASMA's core_dormqr, the "apply to the tiles right of the diagonal" step of seeds 000 §3.1).
 //! Returns LAPACK's INFO (0 unless an argument is wrong).
 
-use super::{fi, Trans};
+use super::{adjoint, fi, Trans};
 use crate::backend::lapack::{self as bk, ch};
+use crate::scalar::Scalar;
 use crate::tile::{View, ViewMut};
 
-pub fn gemqrt(trans: Trans, ib: usize, v: View<f64>, t: View<f64>, mut c: ViewMut<f64>) -> i32 {
+pub fn gemqrt<T: Scalar>(trans: Trans, ib: usize, v: View<T>, t: View<T>, mut c: ViewMut<T>) -> i32 {
     let k = v.m.min(v.n);
     debug_assert_eq!(v.m, c.m, "reflectors and C must have the same rows");
     if k == 0 || c.n == 0 {
@@ -15,14 +16,14 @@ pub fn gemqrt(trans: Trans, ib: usize, v: View<f64>, t: View<f64>, mut c: ViewMu
     }
     let ib = ib.clamp(1, k);
     debug_assert!(t.m >= ib && t.n >= k);
-    let mut work = vec![0.0; ib * c.n];
+    let mut work = vec![T::zero(); ib * c.n];
     let mut info = 0;
     // SAFETY: `v` holds m×k reflectors, `t` ib×k block factors, `c` is a valid m×n block, and
     // `work` has the n·ib elements DGEMQRT documents for SIDE = 'L'.
     unsafe {
-        bk::dgemqrt(
+        bk::gemqrt::<T>(
             ch(b'L'),
-            ch(trans.ch()),
+            ch(adjoint::<T>(trans)),
             &fi(c.m),
             &fi(c.n),
             &fi(k),
@@ -35,8 +36,6 @@ pub fn gemqrt(trans: Trans, ib: usize, v: View<f64>, t: View<f64>, mut c: ViewMu
             &fi(c.ld),
             work.as_mut_ptr(),
             &mut info,
-            1,
-            1,
         )
     };
     info

@@ -10,9 +10,10 @@
 
 use super::{fi, larfb};
 use crate::backend::lapack as bk;
+use crate::scalar::Scalar;
 use crate::tile::ViewMut;
 
-pub fn geqrf_panel(mut a: ViewMut<f64>, kb: usize, mut tau: ViewMut<f64>, mut t: ViewMut<f64>) {
+pub fn geqrf_panel<T: Scalar>(mut a: ViewMut<T>, kb: usize, mut tau: ViewMut<T>, mut t: ViewMut<T>) {
     let m = a.m;
     assert!(kb >= 1 && kb <= a.n && kb <= m, "panel of {kb} columns in a {m}×{} block", a.n);
     // tau is a column: its first kb entries are contiguous.
@@ -26,7 +27,7 @@ pub fn geqrf_panel(mut a: ViewMut<f64>, kb: usize, mut tau: ViewMut<f64>, mut t:
     // DGEQRF would run the BLAS-2 DGEQR2 on a panel no wider than its crossover (128), and the
     // panel is the critical path of the factorization.
     // SAFETY: `a` holds an m×kb block (m ≥ kb) with leading dimension lda; T is at least kb×kb.
-    unsafe { bk::dgeqrt3(&fm, &fkb, a.as_mut_ptr(), &lda, t.as_mut_ptr(), &fi(t.ld), &mut info) };
+    unsafe { bk::geqrt3::<T>(&fm, &fkb, a.as_mut_ptr(), &lda, t.as_mut_ptr(), &fi(t.ld), &mut info) };
     debug_assert_eq!(info, 0, "DGEQRT3 rejected a panel");
     for i in 0..kb {
         tau.set(i, 0, t.get(i, i));

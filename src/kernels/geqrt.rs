@@ -6,9 +6,10 @@
 
 use super::fi;
 use crate::backend::lapack as bk;
+use crate::scalar::Scalar;
 use crate::tile::ViewMut;
 
-pub fn geqrt(ib: usize, mut a: ViewMut<f64>, mut t: ViewMut<f64>) -> i32 {
+pub fn geqrt<T: Scalar>(ib: usize, mut a: ViewMut<T>, mut t: ViewMut<T>) -> i32 {
     let k = a.m.min(a.n);
     if k == 0 {
         return 0;
@@ -16,12 +17,12 @@ pub fn geqrt(ib: usize, mut a: ViewMut<f64>, mut t: ViewMut<f64>) -> i32 {
     // LAPACK requires 1 <= ib <= k; every consumer of `t` clamps the same way.
     let ib = ib.clamp(1, k);
     debug_assert!(t.m >= ib && t.n >= k);
-    let mut work = vec![0.0; ib * a.n];
+    let mut work = vec![T::zero(); ib * a.n];
     let mut info = 0;
     // SAFETY: `a` is a valid m×n block, `t` holds ib×k with leading dimension t.ld >= ib, and
     // `work` has the ib·n elements DGEQRT documents.
     unsafe {
-        bk::dgeqrt(
+        bk::geqrt::<T>(
             &fi(a.m),
             &fi(a.n),
             &fi(ib),

@@ -50,6 +50,14 @@ pub enum Trans {
     No,
     Yes,
 }
+/// The backend's TRANS character of `t` for element type `T`: `'N'`, or the adjoint's
+/// ([`crate::scalar::Scalar::ADJOINT`]: `'T'` real, `'C'` complex).
+pub fn adjoint<T: crate::scalar::Scalar>(t: Trans) -> u8 {
+    match t {
+        Trans::No => b'N',
+        Trans::Yes => T::ADJOINT,
+    }
+}
 /// Which triangle is referenced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Uplo {

@@ -4,17 +4,18 @@
 //! (m×k), and block factors `t`. A is k×n (the rows of the diagonal tile's row that R occupies),
 //! B is m×n. Returns LAPACK's INFO (0 unless an argument is wrong).
 
-use super::{fi, Trans};
+use super::{adjoint, fi, Trans};
 use crate::backend::lapack::{self as bk, ch};
+use crate::scalar::Scalar;
 use crate::tile::{View, ViewMut};
 
-pub fn tpmqrt(
+pub fn tpmqrt<T: Scalar>(
     trans: Trans,
     ib: usize,
-    v: View<f64>,
-    t: View<f64>,
-    mut a: ViewMut<f64>,
-    mut b: ViewMut<f64>,
+    v: View<T>,
+    t: View<T>,
+    mut a: ViewMut<T>,
+    mut b: ViewMut<T>,
 ) -> i32 {
     let k = v.n;
     debug_assert!(v.m == b.m && a.m == k && a.n == b.n, "tile pair shapes disagree");
@@ -23,14 +24,14 @@ pub fn tpmqrt(
     }
     let ib = ib.clamp(1, k);
     debug_assert!(t.m >= ib && t.n >= k);
-    let mut work = vec![0.0; ib * b.n];
+    let mut work = vec![T::zero(); ib * b.n];
     let mut info = 0;
     // SAFETY: `v` holds m×k reflectors, `t` ib×k block factors, `a` a valid k×n block, `b` a
     // valid m×n block, and `work` has the ib·n elements DTPMQRT documents for SIDE = 'L'.
     unsafe {
-        bk::dtpmqrt(
+        bk::tpmqrt::<T>(
             ch(b'L'),
-            ch(trans.ch()),
+            ch(adjoint::<T>(trans)),
             &fi(b.m),
             &fi(b.n),
             &fi(k),
@@ -46,8 +47,6 @@ pub fn tpmqrt(
             &fi(b.ld),
             work.as_mut_ptr(),
             &mut info,
-            1,
-            1,
         )
     };
     info

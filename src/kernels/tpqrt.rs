@@ -6,9 +6,10 @@
 
 use super::fi;
 use crate::backend::lapack as bk;
+use crate::scalar::Scalar;
 use crate::tile::ViewMut;
 
-pub fn tpqrt(ib: usize, mut r: ViewMut<f64>, mut b: ViewMut<f64>, mut t: ViewMut<f64>) -> i32 {
+pub fn tpqrt<T: Scalar>(ib: usize, mut r: ViewMut<T>, mut b: ViewMut<T>, mut t: ViewMut<T>) -> i32 {
     let n = r.n;
     debug_assert!(r.m == n && b.n == n, "R must be n×n and B m×n");
     if n == 0 || b.m == 0 {
@@ -16,12 +17,12 @@ pub fn tpqrt(ib: usize, mut r: ViewMut<f64>, mut b: ViewMut<f64>, mut t: ViewMut
     }
     let ib = ib.clamp(1, n);
     debug_assert!(t.m >= ib && t.n >= n);
-    let mut work = vec![0.0; ib * n];
+    let mut work = vec![T::zero(); ib * n];
     let mut info = 0;
     // SAFETY: `r` is a valid n×n block, `b` a valid m×n block, `t` holds ib×n with t.ld >= ib,
     // and `work` has the ib·n elements DTPQRT documents.
     unsafe {
-        bk::dtpqrt(
+        bk::tpqrt::<T>(
             &fi(b.m),
             &fi(n),
             &0,

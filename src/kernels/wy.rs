@@ -10,13 +10,14 @@
 
 use super::fi;
 use crate::backend::lapack::{self as bk, ch};
+use crate::scalar::Scalar;
 use crate::tile::{View, ViewMut};
 
 /// op(V₁)·X for V₁ the unit lower triangular k×k top of V and X the first k rows of `x`, as a
 /// new k×n column-major array (DTRMM works in place, so on a copy). `trans` is b'N' or b'T'.
-fn unit_top_times(v: View<f64>, k: usize, trans: u8, x: View<f64>) -> Vec<f64> {
+fn unit_top_times<T: Scalar>(v: View<T>, k: usize, trans: u8, x: View<T>) -> Vec<T> {
     let n = x.n;
-    let mut tmp = vec![0.0; k * n];
+    let mut tmp = vec![T::zero(); k * n];
     for j in 0..n {
         for i in 0..k {
             tmp[i + j * k] = x.get(i, j);
@@ -25,40 +26,37 @@ fn unit_top_times(v: View<f64>, k: usize, trans: u8, x: View<f64>) -> Vec<f64> {
     // SAFETY: V's first k rows are a k×k block with leading dimension v.ld; tmp is k×n with
     // leading dimension k.
     unsafe {
-        bk::dtrmm(
+        bk::trmm::<T>(
             ch(b'L'),
             ch(b'L'),
-            ch(trans),
+            ch(if trans == b'N' { b'N' } else { T::ADJOINT }),
             ch(b'U'),
             &fi(k),
             &fi(n),
-            &1.0,
+            &T::one(),
             v.as_ptr(),
             &fi(v.ld),
             tmp.as_mut_ptr(),
             &fi(k),
-            1,
-            1,
-            1,
-            1,
         )
     }
     tmp
 }
 
-/// S ← β·S + V₁ᵀ·C₁ restricted to the first k rows of V and C.
-fn unit_top_vt_c(v: View<f64>, k: usize, c: View<f64>, beta: f64, s: &mut ViewMut<f64>) {
+/// S ← β·S + V₁ᴴ·C₁ (β 0 or 1) restricted to the first k rows of V and C.
+fn unit_top_vt_c<T: Scalar>(v: View<T>, k: usize, c: View<T>, beta: T, s: &mut ViewMut<T>) {
     let tmp = unit_top_times(v, k, b'T', c);
     for j in 0..c.n {
         for i in 0..k {
-            let old = if beta == 0.0 { 0.0 } else { beta * s.get(i, j) };
-            s.set(i, j, old + tmp[i + j * k]);
+            // β is 0 (S is overwritten, NaN in it does not survive) or 1.
+            let x = tmp[i + j * k];
+            s.set(i, j, if beta == T::zero() { T::zero() } else { s.get(i, j) }.add(x));
         }
     }
 }
 
-/// S ← β·S + Vᵀ·C for V m×k (`unit`: the diagonal row block), C m×n, S k×n.
-pub fn vt_c(v: View<f64>, k: usize, unit: bool, c: View<f64>, beta: f64, mut s: ViewMut<f64>) {
+/// S ← β·S + Vᴴ·C (β 0 or 1) for V m×k (`unit`: the diagonal row block), C m×n, S k×n.
+pub fn vt_c<T: Scalar>(v: View<T>, k: usize, unit: bool, c: View<T>, beta: T, mut s: ViewMut<T>) {
     assert!(
         v.m == c.m && v.n >= k && s.m == k && s.n == c.n,
         "V {}×{}, C {}×{}, S {}×{}",
@@ -77,7 +75,7 @@ pub fn vt_c(v: View<f64>, k: usize, unit: bool, c: View<f64>, beta: f64, mut s: 
     if unit {
         assert!(v.m >= k, "the diagonal block of V has fewer than {k} rows");
         unit_top_vt_c(v, k, c, beta, &mut s);
-        beta = 1.0;
+        beta = T::one();
         top = k;
     }
     let rest = v.m - top;
@@ -87,13 +85,13 @@ pub fn vt_c(v: View<f64>, k: usize, unit: bool, c: View<f64>, beta: f64, mut s: 
     let (vr, cr) = (v.sub(top, 0, rest, k), c.sub(top, 0, rest, c.n));
     // SAFETY: Vr is rest×k, Cr rest×n, S k×n, each with its leading dimension.
     unsafe {
-        bk::dgemm(
-            ch(b'T'),
+        bk::gemm::<T>(
+            ch(T::ADJOINT),
             ch(b'N'),
             &fi(k),
             &fi(c.n),
             &fi(rest),
-            &1.0,
+            &T::one(),
             vr.as_ptr(),
             &fi(vr.ld),
             cr.as_ptr(),
@@ -101,14 +99,12 @@ pub fn vt_c(v: View<f64>, k: usize, unit: bool, c: View<f64>, beta: f64, mut s: 
             &beta,
             s.as_mut_ptr(),
             &fi(s.ld),
-            1,
-            1,
         )
     }
 }
 
-/// W ← Tᵀ·W for T k×k upper triangular (DLARFT's forward, columnwise factor), W k×n.
-pub fn tt_w(t: View<f64>, mut w: ViewMut<f64>) {
+/// W ← Tᴴ·W for T k×k upper triangular (DLARFT's forward, columnwise factor), W k×n.
+pub fn tt_w<T: Scalar>(t: View<T>, mut w: ViewMut<T>) {
     let k = w.m;
     assert!(t.m >= k && t.n >= k, "T smaller than {k}×{k}");
     if k == 0 || w.n == 0 {
@@ -116,28 +112,24 @@ pub fn tt_w(t: View<f64>, mut w: ViewMut<f64>) {
     }
     // SAFETY: T's leading k×k block and W (k×n) with their leading dimensions.
     unsafe {
-        bk::dtrmm(
+        bk::trmm::<T>(
             ch(b'L'),
             ch(b'U'),
-            ch(b'T'),
+            ch(T::ADJOINT),
             ch(b'N'),
             &fi(k),
             &fi(w.n),
-            &1.0,
+            &T::one(),
             t.as_ptr(),
             &fi(t.ld),
             w.as_mut_ptr(),
             &fi(w.ld),
-            1,
-            1,
-            1,
-            1,
         )
     }
 }
 
 /// C ← C − V·W for V m×k (`unit`: the diagonal row block), W k×n, C m×n.
-pub fn c_minus_vw(v: View<f64>, k: usize, unit: bool, w: View<f64>, mut c: ViewMut<f64>) {
+pub fn c_minus_vw<T: Scalar>(v: View<T>, k: usize, unit: bool, w: View<T>, mut c: ViewMut<T>) {
     assert!(
         v.m == c.m && v.n >= k && w.m == k && w.n == c.n,
         "V {}×{}, W {}×{}, C {}×{}",
@@ -158,7 +150,7 @@ pub fn c_minus_vw(v: View<f64>, k: usize, unit: bool, w: View<f64>, mut c: ViewM
         let tmp = unit_top_times(v, k, b'N', w);
         for j in 0..n {
             for i in 0..k {
-                c.set(i, j, c.get(i, j) - tmp[i + j * k]);
+                c.set(i, j, c.get(i, j).sub(tmp[i + j * k]));
             }
         }
         top = k;
@@ -171,22 +163,20 @@ pub fn c_minus_vw(v: View<f64>, k: usize, unit: bool, w: View<f64>, mut c: ViewM
     let mut cr = c.sub_mut(top, 0, rest, n);
     // SAFETY: Vr is rest×k, W k×n, Cr rest×n, each with its leading dimension.
     unsafe {
-        bk::dgemm(
+        bk::gemm::<T>(
             ch(b'N'),
             ch(b'N'),
             &fi(rest),
             &fi(n),
             &fi(k),
-            &-1.0,
+            &T::from_f64(-1.0),
             vr.as_ptr(),
             &fi(vr.ld),
             w.as_ptr(),
             &fi(w.ld),
-            &1.0,
+            &T::one(),
             cr.as_mut_ptr(),
             &fi(cr.ld),
-            1,
-            1,
         )
     }
 }
