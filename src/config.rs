@@ -10,10 +10,10 @@ pub const ROUTINES: &[&str] = &[
     "dpotrf", "spotrf", "cpotrf", "zpotrf", "dpotrs", "spotrs", "cpotrs", "zpotrs", "dposv", "sposv",
     "cposv", "zposv", "dgetrf", "sgetrf", "cgetrf", "zgetrf", "dgetrs", "sgetrs", "cgetrs", "zgetrs",
     "dgesv", "sgesv", "cgesv", "zgesv", "dgeqrf", "sgeqrf", "cgeqrf", "zgeqrf", "dgels", "sgels", "cgels",
-    "zgels", "dtrtri", "strtri", "ctrtri", "ztrtri", "dpotri", "spotri", "cpotri", "zpotri", "dgetri", "sgetri",
-    "cgetri", "zgetri", "dorgqr", "sorgqr", "cungqr", "zungqr", "dormqr", "sormqr", "cunmqr", "zunmqr", "dgemm",
-    "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri", "pdpotri", "pdgetri",
-    "pdorgqr", "pdormqr",
+    "zgels", "dtrtri", "strtri", "ctrtri", "ztrtri", "dpotri", "spotri", "cpotri", "zpotri", "dgetri",
+    "sgetri", "cgetri", "zgetri", "dorgqr", "sorgqr", "cungqr", "zungqr", "dormqr", "sormqr", "cunmqr",
+    "zunmqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri",
+    "pdpotri", "pdgetri", "pdorgqr", "pdormqr",
 ];
 
 #[derive(Clone, Debug)]
