@@ -14,7 +14,11 @@
 *>   DGESV   ||B - A*X||, INFO on a singular matrix;
 *>   DGEQRF  Q**T*A = R, with Q**T applied by the reference DORMQR from
 *>           the reflectors DGEQRF returned (LAPACK's storage format);
-*>   DGELS   ||A**T*(B - A*X)|| for a least-squares problem.
+*>   DGELS   ||A**T*(B - A*X)|| for a least-squares problem;
+*>   and the other types: ZPOTRF + ZPOTRS on a Hermitian positive
+*>   definite matrix (||B - A*X||), CGETRF + CGETRS with TRANS = 'C'
+*>   (||B - A**H*X||), SGEQRF + SORGQR (||A - Q*R||, ||Q**T*Q - I||),
+*>   each in its own precision.
 *> Scaled residuals must stay below 30 (LAPACK's test threshold). One
 *> line PASS or FAIL per routine; STOP 1 when anything failed.
 *> Run with HETLA_MIN_N=0 and a small HETLA_NB to force the tile path.
@@ -25,7 +29,8 @@
      $                 X( LDA, 4 ), R( LDA, NMAX ), TAU( NMAX ),
      $                 WORK( 8192 )
       INTEGER          IPIV( NMAX ), ISEED( 4 ), NFAIL
-      EXTERNAL         TPOTRF, TPOSV, TGETRF, TGESV, TGEQRF, TGELS
+      EXTERNAL         TPOTRF, TPOSV, TGETRF, TGESV, TGEQRF, TGELS,
+     $                 TTYPES
       DATA             ISEED / 1, 7, 13, 2023 /
 *
       NFAIL = 0
@@ -36,6 +41,7 @@
       CALL TGESV( 43, 2, A, AF, B, X, LDA, IPIV, ISEED, NFAIL )
       CALL TGEQRF( 53, 31, A, AF, R, LDA, TAU, WORK, ISEED, NFAIL )
       CALL TGELS( 57, 23, 3, A, AF, B, X, LDA, WORK, ISEED, NFAIL )
+      CALL TTYPES( 37, ISEED, NFAIL )
       IF( NFAIL.GT.0 ) THEN
          WRITE( *, '(A,I3,A)' ) ' legacy.f:', NFAIL, ' check(s) failed'
          STOP 1
@@ -313,4 +319,165 @@
       RN = RN / ( MAX( M, N, NRHS )*ANORM1( M, N, A, LDA )*
      $     ANORM1( M, NRHS, B, LDA )*DLAMCH( 'Precision' ) )
       CALL REPORT( 'DGELS', RN, INFO, 0, NFAIL )
+      END
+*
+*     The other types on one N (N + 8 <= 45): ZPOTRF + ZPOTRS, CGETRF +
+*     CGETRS ('C'), SGEQRF + SORGQR, each checked in its own precision.
+      SUBROUTINE TTYPES( N, ISEED, NFAIL )
+      INTEGER          N, ISEED( 4 ), NFAIL
+      INTEGER          LD, NM
+      PARAMETER        ( LD = 50, NM = 45 )
+      COMPLEX*16       ZA( LD, NM ), ZF( LD, NM ), ZB( LD, 2 ),
+     $                 ZX( LD, 2 ), ZS
+      COMPLEX          CA( LD, NM ), CF( LD, NM ), CB( LD, 2 ),
+     $                 CX( LD, 2 ), CS
+      REAL             SA( LD, NM ), SF( LD, NM ), SQ( LD, NM ),
+     $                 STAU( NM ), SWORK( 4096 ), SS, SEPS, SLAMCH
+      INTEGER          IPIV( NM ), INFO, I, J, K, M
+      DOUBLE PRECISION RN, XN, AN, C, DLAMCH
+      EXTERNAL         DLAMCH, SLAMCH, ZLARNV, CLARNV, SLARNV,
+     $                 ZPOTRF, ZPOTRS, CGETRF, CGETRS, SGEQRF, SORGQR,
+     $                 REPORT
+*
+*     ZPOTRF + ZPOTRS: A = G + G**H + 2N*I.
+      DO 10 J = 1, N
+         CALL ZLARNV( 2, ISEED, N, ZF( 1, J ) )
+   10 CONTINUE
+      DO 30 J = 1, N
+         DO 20 I = 1, N
+            ZA( I, J ) = ZF( I, J ) + DCONJG( ZF( J, I ) )
+   20    CONTINUE
+         ZA( J, J ) = DBLE( ZA( J, J ) ) + 2*N
+   30 CONTINUE
+      DO 50 J = 1, N
+         DO 40 I = 1, N
+            ZF( I, J ) = ZA( I, J )
+   40    CONTINUE
+   50 CONTINUE
+      DO 60 J = 1, 2
+         CALL ZLARNV( 2, ISEED, N, ZB( 1, J ) )
+         CALL ZCOPY( N, ZB( 1, J ), 1, ZX( 1, J ), 1 )
+   60 CONTINUE
+      CALL ZPOTRF( 'L', N, ZF, LD, INFO )
+      IF( INFO.EQ.0 ) CALL ZPOTRS( 'L', N, 2, ZF, LD, ZX, LD, INFO )
+      RN = 0.0D0
+      XN = 0.0D0
+      AN = 0.0D0
+      DO 90 J = 1, N
+         C = 0.0D0
+         DO 70 I = 1, N
+            C = C + ABS( ZA( I, J ) )
+   70    CONTINUE
+         AN = MAX( AN, C )
+   90 CONTINUE
+      DO 120 J = 1, 2
+         C = 0.0D0
+         XN = 0.0D0
+         DO 110 I = 1, N
+            ZS = ZB( I, J )
+            DO 100 K = 1, N
+               ZS = ZS - ZA( I, K )*ZX( K, J )
+  100       CONTINUE
+            C = C + ABS( ZS )
+  110    CONTINUE
+         RN = MAX( RN, C )
+  120 CONTINUE
+      DO 140 J = 1, 2
+         C = 0.0D0
+         DO 130 I = 1, N
+            C = C + ABS( ZX( I, J ) )
+  130    CONTINUE
+         XN = MAX( XN, C )
+  140 CONTINUE
+      CALL REPORT( 'ZPOTRF+ZPOTRS L', RN / ( N*AN*XN*
+     $             DLAMCH( 'Precision' ) ), INFO, 0, NFAIL )
+*
+*     CGETRF + CGETRS ('C'): A random + N*I, solve A**H*X = B.
+      SEPS = SLAMCH( 'Precision' )
+      DO 150 J = 1, N
+         CALL CLARNV( 2, ISEED, N, CA( 1, J ) )
+         CA( J, J ) = CA( J, J ) + N
+         CALL CCOPY( N, CA( 1, J ), 1, CF( 1, J ), 1 )
+  150 CONTINUE
+      DO 160 J = 1, 2
+         CALL CLARNV( 2, ISEED, N, CB( 1, J ) )
+         CALL CCOPY( N, CB( 1, J ), 1, CX( 1, J ), 1 )
+  160 CONTINUE
+      CALL CGETRF( N, N, CF, LD, IPIV, INFO )
+      IF( INFO.EQ.0 )
+     $   CALL CGETRS( 'C', N, 2, CF, LD, IPIV, CX, LD, INFO )
+      RN = 0.0D0
+      XN = 0.0D0
+      AN = 0.0D0
+      DO 180 J = 1, N
+         C = 0.0D0
+         DO 170 I = 1, N
+            C = C + ABS( CA( J, I ) )
+  170    CONTINUE
+         AN = MAX( AN, C )
+  180 CONTINUE
+      DO 210 J = 1, 2
+         C = 0.0D0
+         DO 200 I = 1, N
+            CS = CB( I, J )
+            DO 190 K = 1, N
+               CS = CS - CONJG( CA( K, I ) )*CX( K, J )
+  190       CONTINUE
+            C = C + ABS( CS )
+  200    CONTINUE
+         RN = MAX( RN, C )
+         C = 0.0D0
+         DO 205 I = 1, N
+            C = C + ABS( CX( I, J ) )
+  205    CONTINUE
+         XN = MAX( XN, C )
+  210 CONTINUE
+      CALL REPORT( 'CGETRF+CGETRS C', RN / ( N*AN*XN*SEPS ), INFO, 0,
+     $             NFAIL )
+*
+*     SGEQRF + SORGQR on an (N+8)-by-N matrix.
+      M = N + 8
+      DO 220 J = 1, N
+         CALL SLARNV( 2, ISEED, M, SA( 1, J ) )
+         CALL SCOPY( M, SA( 1, J ), 1, SF( 1, J ), 1 )
+  220 CONTINUE
+      CALL SGEQRF( M, N, SF, LD, STAU, SWORK, 4096, INFO )
+      DO 230 J = 1, N
+         CALL SCOPY( M, SF( 1, J ), 1, SQ( 1, J ), 1 )
+  230 CONTINUE
+      IF( INFO.EQ.0 )
+     $   CALL SORGQR( M, N, N, SQ, LD, STAU, SWORK, 4096, INFO )
+*     ||A - Q*R||_1 / (M*||A||_1*EPS) and ||Q**T*Q - I||_1 / (M*EPS).
+      RN = 0.0D0
+      AN = 0.0D0
+      DO 260 J = 1, N
+         C = 0.0D0
+         XN = 0.0D0
+         DO 250 I = 1, M
+            SS = SA( I, J )
+            DO 240 K = 1, J
+               SS = SS - SQ( I, K )*SF( K, J )
+  240       CONTINUE
+            C = C + ABS( SS )
+            XN = XN + ABS( SA( I, J ) )
+  250    CONTINUE
+         RN = MAX( RN, C )
+         AN = MAX( AN, XN )
+  260 CONTINUE
+      CALL REPORT( 'SGEQRF+SORGQR A-QR', RN / ( M*AN*SEPS ), INFO, 0,
+     $             NFAIL )
+      RN = 0.0D0
+      DO 290 J = 1, N
+         C = 0.0D0
+         DO 280 I = 1, N
+            SS = 0.0E0
+            IF( I.EQ.J ) SS = -1.0E0
+            DO 270 K = 1, M
+               SS = SS + SQ( K, I )*SQ( K, J )
+  270       CONTINUE
+            C = C + ABS( SS )
+  280    CONTINUE
+         RN = MAX( RN, C )
+  290 CONTINUE
+      CALL REPORT( 'SORGQR Q**T*Q-I', RN / ( M*SEPS ), INFO, 0, NFAIL )
       END

@@ -24,7 +24,7 @@ LIB=target/release/libhetla.so
 BUILD=fortran-tests/build
 FC=${FC:-gfortran}
 FFLAGS=(-O1 -g -std=legacy -Wall -Wno-unused-dummy-argument -Werror -Wl,--no-as-needed)
-EXPECT="dpotrf=tiles dposv dgetrf dgesv dgeqrf dgels"
+EXPECT="dpotrf=tiles dposv dgetrf dgesv dgeqrf dgels zpotrf zpotrs cgetrf cgetrs sgeqrf sorgqr"
 TIMEOUT=${FORTRAN_TIMEOUT:-300}
 export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-8}
 
