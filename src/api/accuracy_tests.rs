@@ -47,10 +47,14 @@ const KNOWN_OPEN: &[&str] = &[
 
 /// Every class of `routines` at [`SIZES`] with `cfg`: asserts the rule and returns the outcomes.
 fn check_with(cfg: &Config, routines: &[Routine], types: &[Ty]) -> Vec<Outcome> {
-    let outcomes: Vec<Outcome> = accuracy::cases(routines, &Class::ALL, &SIZES, SEEDS, types)
-        .iter()
-        .map(|c| accuracy::compare(cfg, c))
-        .collect();
+    // On a thread with a large stack: a call that goes to the backend (the single and complex
+    // types forward where devices are) runs OpenBLAS's threaded xGETRF, which needs more than a
+    // test thread's 2 MiB (it overflowed it under 3 emulated devices).
+    let cases = accuracy::cases(routines, &Class::ALL, &SIZES, SEEDS, types);
+    let c = cfg.clone();
+    let run = move || cases.iter().map(|case| accuracy::compare(&c, case)).collect::<Vec<Outcome>>();
+    let thread = std::thread::Builder::new().stack_size(64 << 20).spawn(run).unwrap();
+    let outcomes = thread.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
     let rows = accuracy::summarize(&outcomes);
     // Shown with `--nocapture`.
     eprintln!("{}", accuracy::markdown(&rows));
