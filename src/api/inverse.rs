@@ -541,6 +541,10 @@ mod tests {
         }
 
         fn matches_the_backend<T: OpElem>() {
+            // One backend thread for the whole test: where devices are the calls forward, and
+            // a forwarded call's bits depend on the backend's thread count, which the tests
+            // running beside this one change (their comparisons are bitwise too).
+            let _blas = crate::backend::BlasThreadsGuard::new();
             for (n, nb) in [(1usize, 1usize), (2, 1), (7, 3), (37, 4), (45, 8), (67, 16)] {
                 trtri_case::<T>(n, n + 3, nb);
                 potri_case::<T>(n, n + 2, nb);
