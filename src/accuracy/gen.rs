@@ -488,31 +488,7 @@ pub fn triangle_of<T: Scalar>(class: Class, n: usize, seed: u64) -> Vec<T> {
     }
     let mut r = vec![T::zero(); n * n];
     for j in 0..n {
-        let mut rj = vec![(0.0, 0.0); j + 1];
-        for _ in 0..2 {
-            for l in 0..j {
-                let (mut cr, mut ci) = (0.0, 0.0);
-                for i in 0..n {
-                    let ((ar, ai), (br, bi)) = (q[i + l * n], q[i + j * n]);
-                    cr += ar * br + ai * bi;
-                    ci += ar * bi - ai * br;
-                }
-                for i in 0..n {
-                    let (ar, ai) = q[i + l * n];
-                    let e = &mut q[i + j * n];
-                    e.0 -= cr * ar - ci * ai;
-                    e.1 -= cr * ai + ci * ar;
-                }
-                rj[l].0 += cr;
-                rj[l].1 += ci;
-            }
-        }
-        let nrm = (0..n).map(|i| q[i + j * n].0.powi(2) + q[i + j * n].1.powi(2)).sum::<f64>().sqrt();
-        for i in 0..n {
-            let e = &mut q[i + j * n];
-            *e = (e.0 / nrm, e.1 / nrm);
-        }
-        rj[j] = (nrm, 0.0);
+        let rj = orthonormalize(&mut q, n, j);
         for (l, &(re, im)) in rj.iter().enumerate() {
             r[l + j * n] = T::from_parts(re * scale[j], im * scale[j]);
         }
@@ -532,30 +508,42 @@ fn unitary(n: usize, k: usize, seed: u64) -> Vec<(f64, f64)> {
     let mut rng = Rng::new(seed.wrapping_mul(1_000_033) ^ n as u64 ^ 0xC0);
     let mut q: Vec<(f64, f64)> = (0..n * k).map(|_| (rng.normal(), rng.normal())).collect();
     for j in 0..k {
-        for _ in 0..2 {
-            for l in 0..j {
-                // c = q_lᴴ·q_j; q_j −= c·q_l
-                let (mut cr, mut ci) = (0.0, 0.0);
-                for i in 0..n {
-                    let ((ar, ai), (br, bi)) = (q[i + l * n], q[i + j * n]);
-                    cr += ar * br + ai * bi;
-                    ci += ar * bi - ai * br;
-                }
-                for i in 0..n {
-                    let (ar, ai) = q[i + l * n];
-                    let e = &mut q[i + j * n];
-                    e.0 -= cr * ar - ci * ai;
-                    e.1 -= cr * ai + ci * ar;
-                }
-            }
-        }
-        let nrm = (0..n).map(|i| q[i + j * n].0.powi(2) + q[i + j * n].1.powi(2)).sum::<f64>().sqrt();
-        for i in 0..n {
-            let e = &mut q[i + j * n];
-            *e = (e.0 / nrm, e.1 / nrm);
-        }
+        orthonormalize(&mut q, n, j);
     }
     q
+}
+
+/// Column j of the complex n-row columns `q` made orthonormal to columns 0..j (classical
+/// Gram–Schmidt, twice) and of norm 1; returns R's column: the coefficients q_lᴴ·q_j, summed
+/// over both passes, and the norm.
+fn orthonormalize(q: &mut [(f64, f64)], n: usize, j: usize) -> Vec<(f64, f64)> {
+    let mut rj = vec![(0.0, 0.0); j + 1];
+    for _ in 0..2 {
+        for l in 0..j {
+            // c = q_lᴴ·q_j; q_j −= c·q_l
+            let (mut cr, mut ci) = (0.0, 0.0);
+            for i in 0..n {
+                let ((ar, ai), (br, bi)) = (q[i + l * n], q[i + j * n]);
+                cr += ar * br + ai * bi;
+                ci += ar * bi - ai * br;
+            }
+            for i in 0..n {
+                let (ar, ai) = q[i + l * n];
+                let e = &mut q[i + j * n];
+                e.0 -= cr * ar - ci * ai;
+                e.1 -= cr * ai + ci * ar;
+            }
+            rj[l].0 += cr;
+            rj[l].1 += ci;
+        }
+    }
+    let nrm = (0..n).map(|i| q[i + j * n].0.powi(2) + q[i + j * n].1.powi(2)).sum::<f64>().sqrt();
+    for i in 0..n {
+        let e = &mut q[i + j * n];
+        *e = (e.0 / nrm, e.1 / nrm);
+    }
+    rj[j] = (nrm, 0.0);
+    rj
 }
 
 /// A block tridiagonal matrix: `nb` block rows of m×m blocks, stored as `dbtsv` takes them.
