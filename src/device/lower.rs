@@ -33,7 +33,7 @@
 //! H100 (56 LASWPs of up to 512 interchanges each).
 
 use super::{DeviceOp, Tiles};
-use crate::kernels::{Diag, Dir, Side, Trans, Uplo};
+use crate::kernels::{Diag, Dir, Side, Trans, Uplo, QR_IB};
 
 /// Where a block lives: a declared operand tile (by position) or a scratch slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -301,7 +301,12 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
             let (vm, vr, vc) = b.operand(v, false);
             let (tm, tr, tc) = b.operand(t, false);
             assert!(vr == m && vc >= k && m >= k && tr >= k && tc >= k, "LARFB operands do not match");
-            if m > 0 && n > 0 && k > 0 {
+            // In blocks of at most QR_IB reflectors, the first block first (Hᵀ = H_kᵀ·…·H_1ᵀ),
+            // each with its diagonal block of T, as the host kernel applies them.
+            let (m0, k0, (vm0, tm0, cm0)) = (m, k, (vm, tm, cm));
+            for b0 in (0..if m0 > 0 && n > 0 { k0 } else { 0 }).step_by(QR_IB) {
+                let (m, k) = (m0 - b0, QR_IB.min(k0 - b0));
+                let (vm, tm, cm) = (vm0.at(b0, b0), tm0.at(b0, b0), cm0.at(b0, 0));
                 let w = b.work(k, n);
                 let lt = (Side::Left, Uplo::Lower, Trans::Yes, Diag::Unit);
                 b.call(Call::Trmm {

@@ -5,6 +5,15 @@
 //! V is m×k unit lower trapezoidal (only its strictly lower part is read, the unit diagonal is
 //! implied, so R stored above the diagonal of the same block is left alone); T is k×k upper
 //! triangular as DLARFT forms it.
+//!
+//! A block reflector wider than [`IB`] is applied as consecutive blocks of [`IB`] reflectors, each
+//! with its own diagonal block of T (the forward, columnwise T of reflectors i..j is T's diagonal
+//! block i..j): the width LAPACK's DGEQRF aggregates (its block size, 32), and the width MAGMA and
+//! PLASMA call the inner blocking. Applying a tile's 192 reflectors as one block lost accuracy on
+//! columns graded over 1e±100: DGEQRF's backward error ‖A − QR‖ at 800×400 was 2.7× LAPACK's as
+//! the median of 3 seeds (3.6× in one); in blocks of 32, 0.5–1.9× (accuracy benchmark, tall
+//! graded class). The work is the same; the products have an inner size of 32 instead of the
+//! tile's width.
 
 use super::fi;
 use crate::backend::lapack::{self as bk, ch};
@@ -22,13 +31,34 @@ pub fn larfb_op<T: Scalar>(trans: u8, v: View<T>, k: usize, t: View<T>, c: ViewM
 
 /// DLARFB `side`, `trans`, 'F', 'C': C ← op(H)·C (b'L') or C·op(H) (b'R'), H = I − V·T·Vᵀ,
 /// V with as many rows as C has rows (left) or columns (right).
+/// More than [`IB`] reflectors go as blocks of [`IB`] (the module's docs): H = H₁·H₂·…, so
+/// H·C and C·Hᴴ take the last block first, Hᴴ·C and C·H the first.
 pub fn larfb_side<T: Scalar>(side: u8, trans: u8, v: View<T>, k: usize, t: View<T>, mut c: ViewMut<T>) {
-    let (nv, ldwork) = if side == b'L' { (c.m, c.n) } else { (c.n, c.m) };
+    let nv = if side == b'L' { c.m } else { c.n };
     assert!(v.n >= k && v.m == nv && v.m >= k, "V is {}×{}, C is {}×{}, k = {k}", v.m, v.n, c.m, c.n);
     assert!(t.m >= k && t.n >= k, "T smaller than {k}×{k}");
     if c.m == 0 || c.n == 0 || k == 0 {
         return;
     }
+    let first_block_first = (side == b'L') != (trans == b'N');
+    let blocks = k.div_ceil(IB);
+    for i in 0..blocks {
+        let b = if first_block_first { i } else { blocks - 1 - i };
+        let (b0, w) = (b * IB, IB.min(k - b * IB));
+        let vb = v.sub(b0, b0, nv - b0, w);
+        let tb = t.sub(b0, b0, w, w);
+        let cb = if side == b'L' { c.sub_mut(b0, 0, c.m - b0, c.n) } else { c.sub_mut(0, b0, c.m, c.n - b0) };
+        larfb_block(side, trans, vb, w, tb, cb);
+    }
+}
+
+/// The inner blocking of block reflectors: at most this many are applied as one (the module's
+/// docs). The device lowering of the QR update (`device::lower`) uses the same width.
+pub const IB: usize = 32;
+
+/// One DLARFB call: k ≤ [`IB`] reflectors.
+fn larfb_block<T: Scalar>(side: u8, trans: u8, v: View<T>, k: usize, t: View<T>, mut c: ViewMut<T>) {
+    let ldwork = if side == b'L' { c.n } else { c.m };
     let mut work = vec![T::zero(); ldwork * k];
     // SAFETY: V is nv×k with leading dimension v.ld, T k×k with t.ld, C m×n with c.ld, and WORK
     // ldwork×k with leading dimension ldwork (n for SIDE = 'L', m for 'R'), as DLARFB requires.

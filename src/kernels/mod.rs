@@ -32,7 +32,7 @@ pub use getrf::{
     lu_update, trsm_right_upper_zero_safe, Candidate, Perm, TileGetrf,
 };
 pub use lacpy::copy;
-pub use larfb::{larfb, larfb_op, larfb_side};
+pub use larfb::{larfb, larfb_op, larfb_side, IB as QR_IB};
 pub use laset::zero;
 pub use laswp::{laswp, laswp_steps, Dir};
 pub use orgqr::larft;
