@@ -281,6 +281,38 @@ pub fn apply_q(v: &[f64], m: usize, ld: usize, tau: &[f64], trans: bool, x: &mut
     apply_q_body(v, m, ld, tau, trans, x)
 }
 
+/// [`apply_q`] of a complex Q (`complex`: `v` and `tau` are interleaved parts, `ld` counted in
+/// complex entries, `x` interleaved parts of length 2m): Q = H₁·…·H_k with H_i = I − τ_i·v_i·v_iᴴ,
+/// applied as Q·x or (`trans`) Qᴴ·x, whose H_iᴴ takes conj(τ_i). A real Q is [`apply_q`]'s.
+pub fn apply_q_of(complex: bool, v: &[f64], m: usize, ld: usize, tau: &[f64], trans: bool, x: &mut [Dd]) {
+    if !complex {
+        return apply_q(v, m, ld, tau, trans, x);
+    }
+    let k = tau.len() / 2;
+    for s in 0..k {
+        let i = if trans { s } else { k - 1 - s };
+        let at = |r: usize| (v[2 * (r + i * ld)], v[2 * (r + i * ld) + 1]);
+        // w = v_iᴴ·x, v_i's entry i being 1.
+        let (mut wr, mut wi) = (x[2 * i], x[2 * i + 1]);
+        for r in i + 1..m {
+            let (vr, vi) = at(r);
+            let (xr, xi) = (x[2 * r], x[2 * r + 1]);
+            wr = wr + xr * vr + xi * vi;
+            wi = wi + xi * vr - xr * vi;
+        }
+        let (tr, ti) = (tau[2 * i], if trans { -tau[2 * i + 1] } else { tau[2 * i + 1] });
+        // t = τ·w (conj(τ)·w for Hᴴ), then x −= t·v_i.
+        let (t_r, t_i) = (wr * tr - wi * ti, wr * ti + wi * tr);
+        x[2 * i] = x[2 * i] - t_r;
+        x[2 * i + 1] = x[2 * i + 1] - t_i;
+        for r in i + 1..m {
+            let (vr, vi) = at(r);
+            x[2 * r] = x[2 * r] - (t_r * vr - t_i * vi);
+            x[2 * r + 1] = x[2 * r + 1] - (t_r * vi + t_i * vr);
+        }
+    }
+}
+
 #[inline(always)]
 fn apply_q_body(v: &[f64], m: usize, ld: usize, tau: &[f64], trans: bool, x: &mut [Dd]) {
     for t in 0..tau.len() {

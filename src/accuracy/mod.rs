@@ -329,7 +329,7 @@ impl Routine {
         use Routine::*;
         match self {
             PotrfL | PotrfU | PotrsL | PosvU | Getrf | GetrsN | GetrsT | Gesv | TrtriU | TrtriLUnit
-            | PotriL | Getri => &Ty::ALL,
+            | PotriL | Getri | Geqrf | GeqrfWide | Orgqr | OrmqrLN | OrmqrLT | OrmqrRN | OrmqrRT => &Ty::ALL,
             GetrsC => &[Ty::C, Ty::Z],
             _ => &[Ty::D],
         }
@@ -337,7 +337,13 @@ impl Routine {
 
     /// The call in type `ty`: [`Routine::name`] with `ty`'s letter.
     pub fn name_in(self, ty: Ty) -> String {
-        format!("{}{}", ty.letter(), &self.name()[1..])
+        let stem = &self.name()[1..];
+        // The complex types' unitary Q: xUNGQR, xUNMQR.
+        let stem = match (ty, stem.strip_prefix("or")) {
+            (Ty::C | Ty::Z, Some(rest)) => format!("un{rest}").replace(" T", " C"),
+            _ => stem.to_string(),
+        };
+        format!("{}{stem}", ty.letter())
     }
 
     /// The input classes the routine is compared on: all but the condition classes for a matrix

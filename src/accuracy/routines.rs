@@ -264,8 +264,8 @@ pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
         GetrsC => typed!(lu(case, LuOp::Getrs(b'C'), false)),
         Gesv => typed!(lu(case, LuOp::Gesv, false)),
         GesvCalu => lu::<f64>(case, LuOp::Gesv, true)?,
-        Geqrf => Box::new(Qr::new(class, tall, n, seed)),
-        GeqrfWide => Box::new(Qr::new(class, wide, n, seed)),
+        Geqrf => typed!(qr(case, tall, n)),
+        GeqrfWide => typed!(qr(case, wide, n)),
         GelsNTall => Box::new(Gels::new(class, b'N', tall, n, seed)),
         GelsTTall => Box::new(Gels::new(class, b'T', tall, n, seed)),
         GelsNWide => Box::new(Gels::new(class, b'N', wide, n, seed)),
@@ -274,11 +274,11 @@ pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
         TrtriLUnit => typed!(inv(case, Inv::Trtri { lower: true, unit: true })),
         PotriL => typed!(inv(case, Inv::Potri)),
         Getri => typed!(inv(case, Inv::Getri)),
-        Orgqr => Box::new(Q::new(class, tall, n, seed, None)),
-        OrmqrLN => Box::new(Q::new(class, tall, n, seed, Some((b'L', b'N')))),
-        OrmqrLT => Box::new(Q::new(class, tall, n, seed, Some((b'L', b'T')))),
-        OrmqrRN => Box::new(Q::new(class, tall, n, seed, Some((b'R', b'N')))),
-        OrmqrRT => Box::new(Q::new(class, tall, n, seed, Some((b'R', b'T')))),
+        Orgqr => typed!(q_problem(case, tall, n, None)),
+        OrmqrLN => typed!(q_problem(case, tall, n, Some((b'L', b'N')))),
+        OrmqrLT => typed!(q_problem(case, tall, n, Some((b'L', b'T')))),
+        OrmqrRN => typed!(q_problem(case, tall, n, Some((b'R', b'N')))),
+        OrmqrRT => typed!(q_problem(case, tall, n, Some((b'R', b'T')))),
         BtsvThomas => Box::new(Bt::new(case, Method::Thomas, false)),
         BtsvTwisted => Box::new(Bt::new(case, Method::Twisted, false)),
         BtsvCyclic => Box::new(Bt::new(case, Method::Cyclic, false)),
@@ -543,35 +543,33 @@ impl<T: OpElem> Problem for Lu<T> {
 // ---------------------------------------------------------------------------------------------
 // DGEQRF
 
-struct Qr {
+struct Qr<T> {
     m: usize,
     n: usize,
-    a: Vec<f64>,
+    a: Vec<T>,
     anorm: f64,
     seed: u64,
 }
 
-impl Qr {
-    fn new(class: Class, m: usize, n: usize, seed: u64) -> Qr {
-        let a = gen::general(class, m, n, seed);
-        let anorm = Mat::new(&a, m, n, m, Shape::Full).fnorm();
-        Qr { m, n, a, anorm, seed }
-    }
+fn qr<T: OpElem>(case: &Case, m: usize, n: usize) -> Result<Box<dyn Problem>, String> {
+    let a = gen::general_of::<T>(case.class, m, n, case.seed);
+    let anorm = Mat::of(T::COMPLEX, &parts(&a), m, n, m, Shape::Full).fnorm();
+    Ok(Box::new(Qr { m, n, a, anorm, seed: case.seed }))
 }
 
-impl Problem for Qr {
+impl<T: OpElem> Problem for Qr<T> {
     fn run(&self, hetla: Option<&Config>) -> Out {
         let (m, n) = (self.m as i32, self.n as i32);
         let mut a = self.a.clone();
-        let mut tau = vec![0.0; self.m.min(self.n)];
+        let mut tau = vec![T::zero(); self.m.min(self.n)];
         let (pa, pt) = (raw(&mut a), raw(&mut tau));
-        let mut work = vec![0.0; lwork(|w, l| forward::dgeqrf(m, n, pa, m, pt, w, l))];
+        let mut work = vec![T::zero(); lwork(|w, l| forward::geqrf(m, n, pa, m, pt, w, l))];
         let (pw, lw) = (raw(&mut work), work.len() as i32);
         let info = match hetla {
-            None => reference(|| forward::dgeqrf(m, n, pa, m, pt, pw, lw)),
-            Some(c) => info(api::geqrf::dgeqrf(c, m, n, pa, m, pt, pw, lw)),
+            None => reference(|| forward::geqrf(m, n, pa, m, pt, pw, lw)),
+            Some(c) => info(api::geqrf::geqrf(c, m, n, pa, m, pt, pw, lw)),
         };
-        Out { a, aux: tau, ..Out::new(info) }
+        Out { a: parts(&a), aux: parts(&tau), ..Out::new(info) }
     }
 
     fn defined(&self, out: &Out) -> Vec<f64> {
@@ -579,23 +577,28 @@ impl Problem for Qr {
     }
 
     fn measure(&self, out: &Out) -> Option<Vec<f64>> {
-        let (m, n) = (self.m, self.n);
-        let k = m.min(n);
-        let a = Mat::new(&self.a, m, n, m, Shape::Full);
-        let r = Mat::new(&out.a, k, n, m, Shape::Upper { unit: false });
+        let (m, n, cx) = (self.m, self.n, T::COMPLEX);
+        let (k, w) = (m.min(n), if cx { 2 } else { 1 });
+        let a0 = parts(&self.a);
+        let a = Mat::of(cx, &a0, m, n, m, Shape::Full);
+        let r = Mat::of(cx, &out.a, k, n, m, Shape::Upper { unit: false });
         let q = |trans: bool, mut y: Vec<Dd>| {
-            apply_q(&out.a, m, m, &out.aux, trans, &mut y);
+            dd::apply_q_of(cx, &out.a, m, m, &out.aux, trans, &mut y);
             y
         };
         let qr = |p: &[Dd]| {
             let mut y = r.apply(false, p);
-            y.resize(m, Dd::ZERO);
+            y.resize(w * m, Dd::ZERO);
             q(false, y)
         };
-        let backward = probe_gap(&probes(n, self.seed), |p| a.apply(false, p), qr, &[self.anorm]);
-        let ortho =
-            probe_gap(&probes(m, self.seed + 1), |p| q(true, q(false, p.to_vec())), |p| p.to_vec(), &[]);
-        Some(vec![backward, ortho])
+        let backward = probe_gap(&probes(w * n, self.seed), |p| a.apply(false, p), qr, &[self.anorm]);
+        let ps = probes(w * m, self.seed + 1);
+        let ortho = probe_gap(&ps, |p| q(true, q(false, p.to_vec())), |p| p.to_vec(), &[]);
+        Some(vec![backward * EPS / T::eps(), ortho * EPS / T::eps()])
+    }
+
+    fn eps(&self) -> f64 {
+        T::eps()
     }
 }
 
@@ -900,35 +903,58 @@ impl<T: OpElem> Problem for Inverse<T> {
 // ---------------------------------------------------------------------------------------------
 // DORGQR, DORMQR
 
-struct Q {
-    /// `None`: DORGQR; else DORMQR's SIDE and TRANS.
+struct Q<T> {
+    /// `None`: xORGQR / xUNGQR; else xORMQR's / xUNMQR's SIDE and TRANS ('T' stands for 'C' in
+    /// the complex types).
     op: Option<(u8, u8)>,
     m: usize,
     n: usize,
-    /// The class's matrix and the reference's DGEQRF of it: reflectors (corrupted for a
+    /// The class's matrix and the backend's xGEQRF of it: reflectors (corrupted for a
     /// corruption class) and tau.
-    a: Vec<f64>,
-    v: Vec<f64>,
-    tau: Vec<f64>,
-    /// DORMQR's C: m×nc (side L) or nc×m (side R).
-    c: Vec<f64>,
+    a: Vec<T>,
+    v: Vec<T>,
+    tau: Vec<T>,
+    /// xORMQR's C: m×nc (side L) or nc×m (side R).
+    c: Vec<T>,
     nc: usize,
     anorm: f64,
     seed: u64,
 }
 
-impl Q {
-    fn new(class: Class, m: usize, n: usize, seed: u64, op: Option<(u8, u8)>) -> Q {
-        let a = gen::general(if class.is_corruption() { Class::Well } else { class }, m, n, seed);
-        let (mut v, mut tau) = (a.clone(), vec![0.0; n]);
-        gen::geqrf(m, n, &mut v, &mut tau);
-        gen::corrupt(class, &mut v, m, n, m, Region::Full);
-        let nc = n / 2 + 3;
-        let c = Rng::new(seed + 9).normals(m * nc);
-        let anorm = Mat::new(&a, m, n, m, Shape::Full).fnorm();
-        Q { op, m, n, a, v, tau, c, nc, anorm, seed }
+fn q_problem<T: OpElem>(
+    case: &Case,
+    m: usize,
+    n: usize,
+    op: Option<(u8, u8)>,
+) -> Result<Box<dyn Problem>, String> {
+    let (class, seed) = (case.class, case.seed);
+    let a = gen::general_of::<T>(if class.is_corruption() { Class::Well } else { class }, m, n, seed);
+    let (mut v, mut tau) = (a.clone(), vec![T::zero(); n]);
+    if T::LETTER == b'd' {
+        // The double problems keep their inputs: the reflectors of the harness's own DGEQRF.
+        let (mut vd, mut td) = (parts(&v), vec![0.0; n]);
+        gen::geqrf(m, n, &mut vd, &mut td);
+        v = vd.into_iter().map(T::from_f64).collect();
+        tau = td.into_iter().map(T::from_f64).collect();
+    } else {
+        let (pv, pt) = (raw(&mut v), raw(&mut tau));
+        let mut work =
+            vec![T::zero(); lwork(|w, l| forward::geqrf(m as i32, n as i32, pv, m as i32, pt, w, l))];
+        let (pw, lw) = (raw(&mut work), work.len() as i32);
+        let info = reference(|| forward::geqrf(m as i32, n as i32, pv, m as i32, pt, pw, lw));
+        if info != 0 {
+            return Err(format!("the backend's QR of the input failed (INFO {info})"));
+        }
     }
+    gen::corrupt(class, &mut v, m, n, m, Region::Full);
+    let nc = n / 2 + 3;
+    let w = if T::COMPLEX { 2 } else { 1 };
+    let c = Rng::new(seed + 9).normals(w * m * nc).chunks(w).map(|p| T::from_parts(p[0], p[w - 1])).collect();
+    let anorm = Mat::of(T::COMPLEX, &parts(&a), m, n, m, Shape::Full).fnorm();
+    Ok(Box::new(Q { op, m, n, a, v, tau, c, nc, anorm, seed }))
+}
 
+impl<T> Q<T> {
     /// (rows, columns) of C.
     fn c_dims(&self, side: u8) -> (usize, usize) {
         if side == b'L' {
@@ -939,35 +965,36 @@ impl Q {
     }
 }
 
-impl Problem for Q {
+impl<T: OpElem> Problem for Q<T> {
     fn run(&self, hetla: Option<&Config>) -> Out {
         let (m, n) = (self.m as i32, self.n as i32);
         let (mut v, mut tau, mut c) = (self.v.clone(), self.tau.clone(), self.c.clone());
         let (pv, pt, pc) = (raw(&mut v), raw(&mut tau), raw(&mut c));
         let info = match self.op {
             None => {
-                let mut work = vec![0.0; lwork(|w, l| forward::dorgqr(m, n, n, pv, m, pt, w, l))];
+                let mut work = vec![T::zero(); lwork(|w, l| forward::orgqr(m, n, n, pv, m, pt, w, l))];
                 let (pw, lw) = (raw(&mut work), work.len() as i32);
                 match hetla {
-                    None => reference(|| forward::dorgqr(m, n, n, pv, m, pt, pw, lw)),
-                    Some(cf) => info(api::orgqr::dorgqr(cf, m, n, n, pv, m, pt, pw, lw)),
+                    None => reference(|| forward::orgqr(m, n, n, pv, m, pt, pw, lw)),
+                    Some(cf) => info(api::orgqr::orgqr(cf, m, n, n, pv, m, pt, pw, lw)),
                 }
             }
             Some((side, trans)) => {
+                let trans = if trans == b'T' { T::ADJOINT } else { trans };
                 let (cm, cn) = self.c_dims(side);
                 let (cm, cn) = (cm as i32, cn as i32);
-                let call = |w, l| forward::dormqr(side, trans, cm, cn, n, pv, m, pt, pc, cm, w, l);
-                let mut work = vec![0.0; lwork(call)];
+                let call = |w, l| forward::ormqr(side, trans, cm, cn, n, pv, m, pt, pc, cm, w, l);
+                let mut work = vec![T::zero(); lwork(call)];
                 let (pw, lw) = (raw(&mut work), work.len() as i32);
                 match hetla {
-                    None => reference(|| forward::dormqr(side, trans, cm, cn, n, pv, m, pt, pc, cm, pw, lw)),
+                    None => reference(|| forward::ormqr(side, trans, cm, cn, n, pv, m, pt, pc, cm, pw, lw)),
                     Some(cf) => {
-                        info(api::orgqr::dormqr(cf, side, trans, cm, cn, n, pv, m, pt, pc, cm, pw, lw))
+                        info(api::orgqr::ormqr(cf, side, trans, cm, cn, n, pv, m, pt, pc, cm, pw, lw))
                     }
                 }
             }
         };
-        Out { a: v, b: c, ..Out::new(info) }
+        Out { a: parts(&v), b: parts(&c), ..Out::new(info) }
     }
 
     fn defined(&self, out: &Out) -> Vec<f64> {
@@ -979,34 +1006,44 @@ impl Problem for Q {
     }
 
     fn measure(&self, out: &Out) -> Option<Vec<f64>> {
-        let (m, n) = (self.m, self.n);
+        let (m, n, cx) = (self.m, self.n, T::COMPLEX);
+        let w = if cx { 2 } else { 1 };
+        let (v0, tau0) = (parts(&self.v), parts(&self.tau));
         let q = |trans: bool, mut y: Vec<Dd>| {
-            apply_q(&self.v, m, m, &self.tau, trans, &mut y);
+            dd::apply_q_of(cx, &v0, m, m, &tau0, trans, &mut y);
             y
         };
+        let scaled = |v: Vec<f64>| Some(v.into_iter().map(|x| x * EPS / T::eps()).collect());
         let Some((side, trans)) = self.op else {
-            // DORGQR: Q's orthogonality and A − Q·R with the reference's R.
-            let qm = Mat::new(&out.a, m, n, m, Shape::Full);
+            // xORGQR: Q's orthogonality and A − Q·R with the backend's R.
+            let qm = Mat::of(cx, &out.a, m, n, m, Shape::Full);
             let ortho = probe_gap(
-                &probes(n, self.seed),
+                &probes(w * n, self.seed),
                 |p| qm.apply(true, &qm.apply(false, p)),
                 |p| p.to_vec(),
                 &[],
             );
-            let r = Mat::new(&self.v, n, n, m, Shape::Upper { unit: false });
-            let a = Mat::new(&self.a, m, n, m, Shape::Full);
-            let ps = probes(n, self.seed + 1);
+            let r = Mat::of(cx, &v0, n, n, m, Shape::Upper { unit: false });
+            let a0 = parts(&self.a);
+            let a = Mat::of(cx, &a0, m, n, m, Shape::Full);
+            let ps = probes(w * n, self.seed + 1);
             let backward =
                 probe_gap(&ps, |p| a.apply(false, p), |p| qm.apply(false, &r.apply(false, p)), &[self.anorm]);
-            return Some(vec![ortho, backward]);
+            return scaled(vec![ortho, backward]);
         };
-        // DORMQR: C′ against op(Q)·C or C·op(Q) with Q applied from the reflectors.
+        // xORMQR: C′ against op(Q)·C or C·op(Q) with Q applied from the reflectors.
         let (cm, cn) = self.c_dims(side);
-        let (c, c1) = (Mat::new(&self.c, cm, cn, cm, Shape::Full), Mat::new(&out.b, cm, cn, cm, Shape::Full));
+        let c0 = parts(&self.c);
+        let (c, c1) =
+            (Mat::of(cx, &c0, cm, cn, cm, Shape::Full), Mat::of(cx, &out.b, cm, cn, cm, Shape::Full));
         let t = trans == b'T';
         let want =
             |p: &[Dd]| if side == b'L' { q(t, c.apply(false, p)) } else { c.apply(false, &q(t, p.to_vec())) };
-        Some(vec![probe_gap(&probes(cn, self.seed), |p| c1.apply(false, p), want, &[c.fnorm()])])
+        scaled(vec![probe_gap(&probes(w * cn, self.seed), |p| c1.apply(false, p), want, &[c.fnorm()])])
+    }
+
+    fn eps(&self) -> f64 {
+        T::eps()
     }
 }
 

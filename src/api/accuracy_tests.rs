@@ -140,6 +140,20 @@ fn inverses_single_and_complex() {
     check_other_types(&[Routine::TrtriU, Routine::TrtriLUnit, Routine::PotriL, Routine::Getri]);
 }
 
+/// xGEQRF, xUNGQR/xORGQR and xUNMQR/xORMQR (TRANS 'C' in the complex types) in S, C and Z.
+#[test]
+fn qr_single_and_complex() {
+    check_other_types(&[
+        Routine::Geqrf,
+        Routine::GeqrfWide,
+        Routine::Orgqr,
+        Routine::OrmqrLN,
+        Routine::OrmqrLT,
+        Routine::OrmqrRN,
+        Routine::OrmqrRT,
+    ]);
+}
+
 #[test]
 fn q_from_reflectors() {
     check(&[Routine::Orgqr, Routine::OrmqrLN, Routine::OrmqrLT, Routine::OrmqrRN, Routine::OrmqrRT]);
