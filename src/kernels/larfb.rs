@@ -41,6 +41,9 @@ pub fn larfb_side<T: Scalar>(side: u8, trans: u8, v: View<T>, k: usize, t: View<
         return;
     }
     let first_block_first = (side == b'L') != (trans == b'N');
+    // DLARFB's WORK, ldwork × (reflectors of a block), the same for every block.
+    let ldwork = if side == b'L' { c.n } else { c.m };
+    let mut work = vec![T::zero(); ldwork * k.min(IB)];
     let blocks = k.div_ceil(IB);
     for i in 0..blocks {
         let b = if first_block_first { i } else { blocks - 1 - i };
@@ -48,7 +51,7 @@ pub fn larfb_side<T: Scalar>(side: u8, trans: u8, v: View<T>, k: usize, t: View<
         let vb = v.sub(b0, b0, nv - b0, w);
         let tb = t.sub(b0, b0, w, w);
         let cb = if side == b'L' { c.sub_mut(b0, 0, c.m - b0, c.n) } else { c.sub_mut(0, b0, c.m, c.n - b0) };
-        larfb_block(side, trans, vb, w, tb, cb);
+        larfb_block(side, trans, vb, w, tb, cb, &mut work);
     }
 }
 
@@ -56,10 +59,18 @@ pub fn larfb_side<T: Scalar>(side: u8, trans: u8, v: View<T>, k: usize, t: View<
 /// docs). The device lowering of the QR update (`device::lower`) uses the same width.
 pub const IB: usize = 32;
 
-/// One DLARFB call: k ≤ [`IB`] reflectors.
-fn larfb_block<T: Scalar>(side: u8, trans: u8, v: View<T>, k: usize, t: View<T>, mut c: ViewMut<T>) {
+/// One DLARFB call: k ≤ [`IB`] reflectors, `work` at least ldwork × k.
+fn larfb_block<T: Scalar>(
+    side: u8,
+    trans: u8,
+    v: View<T>,
+    k: usize,
+    t: View<T>,
+    mut c: ViewMut<T>,
+    work: &mut [T],
+) {
     let ldwork = if side == b'L' { c.n } else { c.m };
-    let mut work = vec![T::zero(); ldwork * k];
+    assert!(work.len() >= ldwork * k, "DLARFB's WORK too small");
     // SAFETY: V is nv×k with leading dimension v.ld, T k×k with t.ld, C m×n with c.ld, and WORK
     // ldwork×k with leading dimension ldwork (n for SIDE = 'L', m for 'R'), as DLARFB requires.
     unsafe {
