@@ -54,7 +54,8 @@
 #   mpi-fortran   tests/mpi/fortran.sh: the demo's ScaLAPACK Fortran program (demo/legacy_pdsolver.f)
 #                 under mpirun -np 1..4, preloaded and relinked with -lhetla ahead of ScaLAPACK
 #   scalapack-suite tests/scalapack_suite.sh: ScaLAPACK's own testers xdllt, xdlu, xdqr, xdinv
-#                 (pdtrtri, pdpotri, pdgetri) and xdls (pdgels: pdgeqrf, pdormqr) with their
+#                 (pdtrtri, pdpotri, pdgetri) and xdls (pdgels: pdgeqrf, pdormqr), and the other
+#                 types' testers of what hetla runs in them (xsllt, xcllt, xzllt), with their
 #                 shipped .dat files on 8 ranks, hetla preloaded with every call on tiles
 #                 (HETLA_MIN_N=0, HETLA_NB=4), against a baseline run without hetla; each run
 #                 under a 120 s timeout (they take seconds), so a hang fails the step

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr, xdinv, xdls with their
+# ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr, xdinv, xdls and the
+# other types' testers of the routines hetla runs in them, xsllt, xcllt, xzllt, with their
 # shipped .dat files, unchanged) run with libhetla preloaded and the tile path forced, compared with a
 # baseline run of the same testers without it.
 #
@@ -8,9 +9,7 @@
 #
 # Each preloaded run passes when the tester reaches END OF TESTS with no failed residual check,
 # the same numbers of passed, unchecked and skipped tests as the baseline, and at least one call
-# of each of the tester's own routines (xdllt: pdpotrf, xdlu: pdgetrf, xdqr: pdgeqrf, xdinv:
-# pdtrtri, pdpotri and pdgetri, xdls: pdgeqrf and pdormqr, which its pdgels calls) that took the
-# tile path (counted from the HETLA_VERBOSE=1 lines). A baseline that does not finish is a failure
+# of each of the tester's own routines (`routines_of` below) that took the tile path (counted from the HETLA_VERBOSE=1 lines). A baseline that does not finish is a failure
 # too (there is nothing to compare with). Prints `[PASS] ...`/`[FAIL] ...` lines, each run's wall
 # time, and `scalapack-suite: N passed, M failed`; exit status 1 when anything failed.
 #
@@ -39,7 +38,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 lib=${HETLA_LIB:-$root/target/release/libhetla.so}
 tests=${SCALAPACK_TESTS:-/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/scalapack/openmpi-tests}
 np=${NP:-8}
-testers=${TESTERS:-"xdllt xdlu xdqr xdinv xdls"}
+testers=${TESTERS:-"xdllt xdlu xdqr xdinv xdls xsllt xcllt xzllt"}
 baseline=${BASELINE:-1}
 limit=${TIMEOUT:-600}
 export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-4} HETLA_VERBOSE=1
@@ -110,14 +109,18 @@ count() {
     grep -i "$2" "$1" | head -1 | grep -o '[0-9]\+' | head -1 || true
 }
 
-# The routines of each tester that must each take the tile path at least once.
+# The routines of each tester that must each take the tile path at least once (x?llt: p?potrf,
+# x?lu: p?getrf, x?qr: p?geqrf, x?inv: p?trtri, p?potri and p?getri, x?ls: p?geqrf and
+# p?ormqr, p?unmqr for complex, which its p?gels calls; ? is the tester's type letter).
 routines_of() {
+    local x=${1:1:1} q=or
+    case $x in c | z) q=un ;; esac
     case $1 in
-    xdllt) echo pdpotrf ;;
-    xdlu) echo pdgetrf ;;
-    xdqr) echo pdgeqrf ;;
-    xdinv) echo pdtrtri pdpotri pdgetri ;;
-    xdls) echo pdgeqrf pdormqr ;;
+    x[sdcz]llt) echo "p${x}potrf" ;;
+    x[sdcz]lu) echo "p${x}getrf" ;;
+    x[sdcz]qr) echo "p${x}geqrf" ;;
+    x[sdcz]inv) echo "p${x}trtri p${x}potri p${x}getri" ;;
+    x[sdcz]ls) echo "p${x}geqrf p${x}${q}mqr" ;;
     *) echo none ;;
     esac
 }

@@ -31,6 +31,13 @@ pub mod solve;
 pub mod tasks;
 pub mod tiles2d;
 
+/// The element types of the distributed layer: LAPACK's four ([`crate::scalar::Scalar`]), whose
+/// ops run on tiles ([`crate::graph::op::OpElem`]) and whose values travel in MPI collectives
+/// ([`crate::backend::mpi::Equivalence`]: `MPI_DOUBLE`, `MPI_FLOAT`, `MPI_C_FLOAT_COMPLEX`,
+/// `MPI_C_DOUBLE_COMPLEX`). Tile messages carry any of them as bytes ([`comm`]).
+pub trait DistElem: crate::graph::op::OpElem + crate::backend::mpi::Equivalence {}
+impl<T: crate::graph::op::OpElem + crate::backend::mpi::Equivalence> DistElem for T {}
+
 /// Why a distributed call cannot run on tiles in this process, if it cannot: the process's MPI
 /// must be Open MPI ([`crate::backend::mpi`]), initialized (by the application or its BLACS)
 /// and not yet finalized.
@@ -78,7 +85,11 @@ pub struct Stats {
 
 impl Stats {
     /// What a run of the distributed tasks (`run`) and the conversions around it measured.
-    pub fn of(redistribution_s: f64, run: &mut tasks::SeqRun, conversion: Option<&'static str>) -> Stats {
+    pub fn of<T: crate::scalar::Scalar>(
+        redistribution_s: f64,
+        run: &mut tasks::SeqRun<T>,
+        conversion: Option<&'static str>,
+    ) -> Stats {
         let devices = std::mem::take(&mut run.devices);
         Stats {
             redistribution_s,
