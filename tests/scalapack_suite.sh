@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr, xdinv, xdls and the
-# other types' testers of the routines hetla runs in them, xsllt, xcllt, xzllt, with their
-# shipped .dat files, unchanged) run with libhetla preloaded and the tile path forced, compared with a
+# other types' x?llt, x?lu, x?qr, x?inv, x?ls for ? = s, c, z, with their shipped .dat files,
+# unchanged) run with libhetla preloaded and the tile path forced, compared with a
 # baseline run of the same testers without it.
 #
 #   tests/scalapack_suite.sh                         # 8 ranks, every tester, with baseline
@@ -38,7 +38,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 lib=${HETLA_LIB:-$root/target/release/libhetla.so}
 tests=${SCALAPACK_TESTS:-/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/scalapack/openmpi-tests}
 np=${NP:-8}
-testers=${TESTERS:-"xdllt xdlu xdqr xdinv xdls xsllt xcllt xzllt"}
+testers=${TESTERS:-"xdllt xdlu xdqr xdinv xdls xsllt xslu xsqr xsinv xsls xcllt xclu xcqr xcinv xcls xzllt xzlu xzqr xzinv xzls"}
 baseline=${BASELINE:-1}
 limit=${TIMEOUT:-600}
 export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-4} HETLA_VERBOSE=1
