@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr, xdinv, xdls and the
 # other types' x?llt, x?lu, x?qr, x?inv, x?ls for ? = s, c, z, with their shipped .dat files,
-# unchanged) run with libhetla preloaded and the tile path forced, compared with a
+# unchanged, but for x[scz]llt's tests/scalapack/LLT-types.dat, see below) run with libhetla preloaded and the tile path forced, compared with a
 # baseline run of the same testers without it.
 #
 #   tests/scalapack_suite.sh                         # 8 ranks, every tester, with baseline
@@ -128,6 +128,14 @@ routines_of() {
 printf '%-6s %-9s %7s %7s %7s %7s %5s %8s %s\n' tester run passed nocheck failed skipped done seconds "hetla calls"
 for t in $testers; do
     rs=$(routines_of "$t")
+    # The other precisions' Cholesky testers read tests/scalapack/LLT-types.dat: the shipped
+    # LLT.dat's sizes, block sizes, grids and refinement, with 2 of its 3 NRHS and NBRHS values
+    # (192 tests instead of 432: each refinement calls p?potrs hundreds of times, and xsllt on 8
+    # ranks took minutes); xdllt keeps the shipped file.
+    case $t in
+    x[scz]llt) cp "$root/tests/scalapack/LLT-types.dat" "$work/LLT.dat" ;;
+    xdllt) cp "$tests/LLT.dat" "$work/LLT.dat" ;;
+    esac
     for mode in baseline hetla; do
         [ "$mode" = baseline ] && [ "$baseline" != 1 ] && continue
         out="$work/$t.$mode.out"

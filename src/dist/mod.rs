@@ -6,6 +6,10 @@
 //! on the 2-D tiles of a general M×N sub(A) ([`tiles2d`]), the triangular solves of PDPOTRS and
 //! PDGETRS in [`solve`], and the block tridiagonal solver of PDBTTRF/PDBTTRS in [`bt`].
 //!
+//! Everything but [`bt`] is generic over the element type ([`DistElem`]: f32, f64, c32, c64):
+//! the PD* routines are the f64 instances, PS*, PC* and PZ* the others. Tile messages carry any
+//! type as bytes ([`comm::pack`]); the conversions and reductions use the type's MPI datatype.
+//!
 //! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
 //! rank runs the same serial task generator and creates only the task instances whose output tile
 //! it owns; an input tile owned elsewhere arrives as a message that names the tile and its

@@ -574,7 +574,7 @@ pub fn layout_name(s: Shape) -> &'static str {
 /// ([`lu_qr_shape`]).
 pub(crate) const ROW_LAYOUT_MAX_RANKS: usize = 8;
 
-/// Tile width of the distributed LU (`routine` = `"pdgetrf"`) and QR (any other), from the
+/// Tile width of the distributed LU (`routine` = `"p?getrf"`, any type) and QR (any other), from the
 /// problem (`n`, the caller's `caller_nb`, `p` process rows of the tiles' layout; `in_place`:
 /// whether that layout is the caller's, [`caller_layout`]): `HETLA_NB` when set; the caller's
 /// block size when it is 128..=256 and `in_place`, because then every tile already is where the
