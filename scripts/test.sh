@@ -50,11 +50,12 @@
 #                 faults on rank 1: every answer right or the grid aborted, within 60 s
 #   mpi-tests     tests/mpi/run.sh: pdpotrf, pdgetrf, pdgeqrf, the solves, the inverses
 #                 (pdtrtri, pdpotri, pdgetri) and Q (pdorgqr, pdormqr) under mpirun -np 1..4
-#                 against reference ScaLAPACK
+#                 against reference ScaLAPACK, and the same routines in s, c, z (ptyped_test.c)
 #   mpi-fortran   tests/mpi/fortran.sh: the demo's ScaLAPACK Fortran program (demo/legacy_pdsolver.f)
 #                 under mpirun -np 1..4, preloaded and relinked with -lhetla ahead of ScaLAPACK
 #   scalapack-suite tests/scalapack_suite.sh: ScaLAPACK's own testers xdllt, xdlu, xdqr, xdinv
-#                 (pdtrtri, pdpotri, pdgetri) and xdls (pdgels: pdgeqrf, pdormqr) with their
+#                 (pdtrtri, pdpotri, pdgetri) and xdls (pdgels: pdgeqrf, pdormqr), and the other
+#                 types' x?llt, x?lu, x?qr, x?inv, x?ls (? = s, c, z), with their
 #                 shipped .dat files on 8 ranks, hetla preloaded with every call on tiles
 #                 (HETLA_MIN_N=0, HETLA_NB=4), against a baseline run without hetla; each run
 #                 under a 120 s timeout (they take seconds), so a hang fails the step
@@ -241,8 +242,10 @@ if [ $build_ok = 1 ]; then
         runner scalapack-suite-split-grid tests/scalapack_suite.sh
     # Every scratch buffer starts as NaN (the tiles outside a triangle keep stale values, never
     # read): the testers must pass as they do without it.
+    # The double testers, and one complex type's Cholesky and LU (the other types' scratch tiles
+    # are zero-filled; their shared tile storage is poisoned as f64's).
     NP=4 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_TEST_POISON_SCRATCH=1 \
-        runner scalapack-suite-poison tests/scalapack_suite.sh
+        TESTERS="xdllt xdlu xdqr xdinv xdls xzllt xzlu" runner scalapack-suite-poison tests/scalapack_suite.sh
     runner sim tests/sim.sh
     runner valgrind tests/valgrind/run.sh
     runner install tests/install.sh

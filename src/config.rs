@@ -13,7 +13,11 @@ pub const ROUTINES: &[&str] = &[
     "zgels", "dtrtri", "strtri", "ctrtri", "ztrtri", "dpotri", "spotri", "cpotri", "zpotri", "dgetri",
     "sgetri", "cgetri", "zgetri", "dorgqr", "sorgqr", "cungqr", "zungqr", "dormqr", "sormqr", "cunmqr",
     "zunmqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri",
-    "pdpotri", "pdgetri", "pdorgqr", "pdormqr",
+    "pdpotri", "pdgetri", "pdorgqr", "pdormqr", "pspotrf", "pcpotrf", "pzpotrf", "pspotrs", "pcpotrs",
+    "pzpotrs", "psposv", "pcposv", "pzposv", "psgetrf", "pcgetrf", "pzgetrf", "psgetrs", "pcgetrs",
+    "pzgetrs", "psgesv", "pcgesv", "pzgesv", "psgeqrf", "pcgeqrf", "pzgeqrf", "psorgqr", "pcungqr",
+    "pzungqr", "psormqr", "pcunmqr", "pzunmqr", "pstrtri", "pctrtri", "pztrtri", "pspotri", "pcpotri",
+    "pzpotri", "psgetri", "pcgetri", "pzgetri",
 ];
 
 #[derive(Clone, Debug)]

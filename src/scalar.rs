@@ -301,6 +301,40 @@ pub fn name<T: Scalar>(stem: &'static str) -> &'static str {
     NAMES.iter().find(|(s, _)| *s == stem).map(|(_, n)| n[i]).expect("a routine stem of the table")
 }
 
+/// The ScaLAPACK name of routine `stem` (`"potrf"`) for element type `T` (`"pzpotrf"`), lower
+/// case as `HETLA_DISABLE`, the learner and the verbose lines name routines.
+pub fn pname<T: Scalar>(stem: &'static str) -> &'static str {
+    const NAMES: &[(&str, [&str; 4])] = &[
+        ("potrf", ["pspotrf", "pdpotrf", "pcpotrf", "pzpotrf"]),
+        ("potrs", ["pspotrs", "pdpotrs", "pcpotrs", "pzpotrs"]),
+        ("posv", ["psposv", "pdposv", "pcposv", "pzposv"]),
+        ("getrf", ["psgetrf", "pdgetrf", "pcgetrf", "pzgetrf"]),
+        ("getrs", ["psgetrs", "pdgetrs", "pcgetrs", "pzgetrs"]),
+        ("gesv", ["psgesv", "pdgesv", "pcgesv", "pzgesv"]),
+        ("geqrf", ["psgeqrf", "pdgeqrf", "pcgeqrf", "pzgeqrf"]),
+        ("trtri", ["pstrtri", "pdtrtri", "pctrtri", "pztrtri"]),
+        ("potri", ["pspotri", "pdpotri", "pcpotri", "pzpotri"]),
+        ("getri", ["psgetri", "pdgetri", "pcgetri", "pzgetri"]),
+        ("orgqr", ["psorgqr", "pdorgqr", "pcungqr", "pzungqr"]),
+        ("ormqr", ["psormqr", "pdormqr", "pcunmqr", "pzunmqr"]),
+    ];
+    NAMES
+        .iter()
+        .find(|(s, _)| *s == stem)
+        .map(|(_, n)| n[type_index::<T>()])
+        .expect("a routine stem of the ScaLAPACK table")
+}
+
+/// 0, 1, 2, 3 for s, d, c, z.
+pub fn type_index<T: Scalar>() -> usize {
+    match T::LETTER {
+        b's' => 0,
+        b'd' => 1,
+        b'c' => 2,
+        _ => 3,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +372,10 @@ mod tests {
         assert_eq!(name::<c32>("orgqr"), "cungqr");
         assert_eq!(name::<c64>("ormqr"), "zunmqr");
         assert_eq!(name::<f32>("ormqr"), "sormqr");
+        assert_eq!(pname::<f64>("potrf"), "pdpotrf");
+        assert_eq!(pname::<f32>("getrs"), "psgetrs");
+        assert_eq!(pname::<c32>("orgqr"), "pcungqr");
+        assert_eq!(pname::<c64>("ormqr"), "pzunmqr");
         assert_eq!(c64::from_parts(1.0, 2.0).add(c64::from_parts(0.5, -1.0)), c64::from_parts(1.5, 1.0));
         assert_eq!(c32::from_parts(1.0, 2.0).sub(c32::from_parts(0.5, -1.0)), c32::from_parts(0.5, 3.0));
         assert_eq!(0.1f32.add(0.2f32), 0.1f32 + 0.2f32);

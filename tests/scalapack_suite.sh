@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr, xdinv, xdls with their
-# shipped .dat files, unchanged) run with libhetla preloaded and the tile path forced, compared with a
+# ScaLAPACK's own testers (Debian scalapack-mpi-test: xdllt, xdlu, xdqr, xdinv, xdls and the
+# other types' x?llt, x?lu, x?qr, x?inv, x?ls for ? = s, c, z, with their shipped .dat files,
+# unchanged, but for x[scz]llt's tests/scalapack/LLT-types.dat, see below) run with libhetla preloaded and the tile path forced, compared with a
 # baseline run of the same testers without it.
 #
 #   tests/scalapack_suite.sh                         # 8 ranks, every tester, with baseline
@@ -8,9 +9,7 @@
 #
 # Each preloaded run passes when the tester reaches END OF TESTS with no failed residual check,
 # the same numbers of passed, unchecked and skipped tests as the baseline, and at least one call
-# of each of the tester's own routines (xdllt: pdpotrf, xdlu: pdgetrf, xdqr: pdgeqrf, xdinv:
-# pdtrtri, pdpotri and pdgetri, xdls: pdgeqrf and pdormqr, which its pdgels calls) that took the
-# tile path (counted from the HETLA_VERBOSE=1 lines). A baseline that does not finish is a failure
+# of each of the tester's own routines (`routines_of` below) that took the tile path (counted from the HETLA_VERBOSE=1 lines). A baseline that does not finish is a failure
 # too (there is nothing to compare with). Prints `[PASS] ...`/`[FAIL] ...` lines, each run's wall
 # time, and `scalapack-suite: N passed, M failed`; exit status 1 when anything failed.
 #
@@ -39,7 +38,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 lib=${HETLA_LIB:-$root/target/release/libhetla.so}
 tests=${SCALAPACK_TESTS:-/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/scalapack/openmpi-tests}
 np=${NP:-8}
-testers=${TESTERS:-"xdllt xdlu xdqr xdinv xdls"}
+testers=${TESTERS:-"xdllt xdlu xdqr xdinv xdls xsllt xslu xsqr xsinv xsls xcllt xclu xcqr xcinv xcls xzllt xzlu xzqr xzinv xzls"}
 baseline=${BASELINE:-1}
 limit=${TIMEOUT:-600}
 export HETLA_MIN_N=${HETLA_MIN_N:-0} HETLA_NB=${HETLA_NB:-4} HETLA_VERBOSE=1
@@ -110,14 +109,18 @@ count() {
     grep -i "$2" "$1" | head -1 | grep -o '[0-9]\+' | head -1 || true
 }
 
-# The routines of each tester that must each take the tile path at least once.
+# The routines of each tester that must each take the tile path at least once (x?llt: p?potrf,
+# x?lu: p?getrf, x?qr: p?geqrf, x?inv: p?trtri, p?potri and p?getri, x?ls: p?geqrf and
+# p?ormqr, p?unmqr for complex, which its p?gels calls; ? is the tester's type letter).
 routines_of() {
+    local x=${1:1:1} q=or
+    case $x in c | z) q=un ;; esac
     case $1 in
-    xdllt) echo pdpotrf ;;
-    xdlu) echo pdgetrf ;;
-    xdqr) echo pdgeqrf ;;
-    xdinv) echo pdtrtri pdpotri pdgetri ;;
-    xdls) echo pdgeqrf pdormqr ;;
+    x[sdcz]llt) echo "p${x}potrf" ;;
+    x[sdcz]lu) echo "p${x}getrf" ;;
+    x[sdcz]qr) echo "p${x}geqrf" ;;
+    x[sdcz]inv) echo "p${x}trtri p${x}potri p${x}getri" ;;
+    x[sdcz]ls) echo "p${x}geqrf p${x}${q}mqr" ;;
     *) echo none ;;
     esac
 }
@@ -125,6 +128,14 @@ routines_of() {
 printf '%-6s %-9s %7s %7s %7s %7s %5s %8s %s\n' tester run passed nocheck failed skipped done seconds "hetla calls"
 for t in $testers; do
     rs=$(routines_of "$t")
+    # The other precisions' Cholesky testers read tests/scalapack/LLT-types.dat: the shipped
+    # LLT.dat's sizes, block sizes, grids and refinement, with 2 of its 3 NRHS and NBRHS values
+    # (192 tests instead of 432: each refinement calls p?potrs hundreds of times, and xsllt on 8
+    # ranks took minutes); xdllt keeps the shipped file.
+    case $t in
+    x[scz]llt) cp "$root/tests/scalapack/LLT-types.dat" "$work/LLT.dat" ;;
+    xdllt) cp "$tests/LLT.dat" "$work/LLT.dat" ;;
+    esac
     for mode in baseline hetla; do
         [ "$mode" = baseline ] && [ "$baseline" != 1 ] && continue
         out="$work/$t.$mode.out"

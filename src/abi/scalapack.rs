@@ -12,6 +12,7 @@
 use super::pguard;
 use crate::api::scalapack::{self as sl, Desc};
 use crate::config;
+use crate::scalar::{c32, c64};
 use crate::tile::Raw;
 use std::ffi::c_char;
 
@@ -33,7 +34,58 @@ pub unsafe extern "C" fn pdpotrf_(
 ) {
     let da = desc(desca);
     *info = pguard(da.ctxt(), "PDPOTRF", || {
-        sl::potrf::pdpotrf(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+        sl::potrf::potrf::<f64>(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pspotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PSPOTRF", || {
+        sl::potrf::potrf::<f32>(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcpotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PCPOTRF", || {
+        sl::potrf::potrf::<c32>(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzpotrf_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PZPOTRF", || {
+        sl::potrf::potrf::<c64>(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
     });
 }
 
@@ -55,12 +107,117 @@ pub unsafe extern "C" fn pdpotrs_(
 ) {
     let (da, db) = (desc(desca), desc(descb));
     *info = pguard(da.ctxt(), "PDPOTRS", || {
-        sl::potrf::pdpotrs(
+        sl::potrf::potrs::<f64>(
             config::get(),
             *uplo as u8,
             *n,
             *nrhs,
             Raw::new(a as *mut f64),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pspotrs_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    b: *mut f32,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PSPOTRS", || {
+        sl::potrf::potrs::<f32>(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut f32),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcpotrs_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    b: *mut c32,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PCPOTRS", || {
+        sl::potrf::potrs::<c32>(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut c32),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzpotrs_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    b: *mut c64,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PZPOTRS", || {
+        sl::potrf::potrs::<c64>(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut c64),
             *ia,
             *ja,
             &da,
@@ -90,7 +247,112 @@ pub unsafe extern "C" fn pdposv_(
 ) {
     let (da, db) = (desc(desca), desc(descb));
     *info = pguard(da.ctxt(), "PDPOSV", || {
-        sl::potrf::pdposv(
+        sl::potrf::posv::<f64>(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn psposv_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    b: *mut f32,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PSPOSV", || {
+        sl::potrf::posv::<f32>(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcposv_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    b: *mut c32,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PCPOSV", || {
+        sl::potrf::posv::<c32>(
+            config::get(),
+            *uplo as u8,
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzposv_(
+    uplo: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    b: *mut c64,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PZPOSV", || {
+        sl::potrf::posv::<c64>(
             config::get(),
             *uplo as u8,
             *n,
@@ -120,7 +382,58 @@ pub unsafe extern "C" fn pdgetrf_(
 ) {
     let da = desc(desca);
     *info = pguard(da.ctxt(), "PDGETRF", || {
-        sl::getrf::pdgetrf(config::get(), *m, *n, Raw::new(a), *ia, *ja, &da, Raw::new(ipiv))
+        sl::getrf::getrf::<f64>(config::get(), *m, *n, Raw::new(a), *ia, *ja, &da, Raw::new(ipiv))
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn psgetrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PSGETRF", || {
+        sl::getrf::getrf::<f32>(config::get(), *m, *n, Raw::new(a), *ia, *ja, &da, Raw::new(ipiv))
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcgetrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PCGETRF", || {
+        sl::getrf::getrf::<c32>(config::get(), *m, *n, Raw::new(a), *ia, *ja, &da, Raw::new(ipiv))
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzgetrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *mut i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PZGETRF", || {
+        sl::getrf::getrf::<c64>(config::get(), *m, *n, Raw::new(a), *ia, *ja, &da, Raw::new(ipiv))
     });
 }
 
@@ -143,12 +456,123 @@ pub unsafe extern "C" fn pdgetrs_(
 ) {
     let (da, db) = (desc(desca), desc(descb));
     *info = pguard(da.ctxt(), "PDGETRS", || {
-        sl::getrf::pdgetrs(
+        sl::getrf::getrs::<f64>(
             config::get(),
             *trans as u8,
             *n,
             *nrhs,
             Raw::new(a as *mut f64),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn psgetrs_(
+    trans: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    b: *mut f32,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PSGETRS", || {
+        sl::getrf::getrs::<f32>(
+            config::get(),
+            *trans as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut f32),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcgetrs_(
+    trans: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    b: *mut c32,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PCGETRS", || {
+        sl::getrf::getrs::<c32>(
+            config::get(),
+            *trans as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut c32),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzgetrs_(
+    trans: *const c_char,
+    n: *const i32,
+    nrhs: *const i32,
+    a: *const c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    b: *mut c64,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+    _trans_len: usize,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PZGETRS", || {
+        sl::getrf::getrs::<c64>(
+            config::get(),
+            *trans as u8,
+            *n,
+            *nrhs,
+            Raw::new(a as *mut c64),
             *ia,
             *ja,
             &da,
@@ -178,7 +602,109 @@ pub unsafe extern "C" fn pdgesv_(
 ) {
     let (da, db) = (desc(desca), desc(descb));
     *info = pguard(da.ctxt(), "PDGESV", || {
-        sl::getrf::pdgesv(
+        sl::getrf::gesv::<f64>(
+            config::get(),
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv),
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn psgesv_(
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *mut i32,
+    b: *mut f32,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PSGESV", || {
+        sl::getrf::gesv::<f32>(
+            config::get(),
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv),
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcgesv_(
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *mut i32,
+    b: *mut c32,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PCGESV", || {
+        sl::getrf::gesv::<c32>(
+            config::get(),
+            *n,
+            *nrhs,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv),
+            Raw::new(b),
+            *ib,
+            *jb,
+            &db,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzgesv_(
+    n: *const i32,
+    nrhs: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *mut i32,
+    b: *mut c64,
+    ib: *const i32,
+    jb: *const i32,
+    descb: *const i32,
+    info: *mut i32,
+) {
+    let (da, db) = (desc(desca), desc(descb));
+    *info = pguard(da.ctxt(), "PZGESV", || {
+        sl::getrf::gesv::<c64>(
             config::get(),
             *n,
             *nrhs,
@@ -210,7 +736,97 @@ pub unsafe extern "C" fn pdgeqrf_(
 ) {
     let da = desc(desca);
     *info = pguard(da.ctxt(), "PDGEQRF", || {
-        sl::geqrf::pdgeqrf(
+        sl::geqrf::geqrf::<f64>(
+            config::get(),
+            *m,
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn psgeqrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *mut f32,
+    work: *mut f32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PSGEQRF", || {
+        sl::geqrf::geqrf::<f32>(
+            config::get(),
+            *m,
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcgeqrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *mut c32,
+    work: *mut c32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PCGEQRF", || {
+        sl::geqrf::geqrf::<c32>(
+            config::get(),
+            *m,
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzgeqrf_(
+    m: *const i32,
+    n: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *mut c64,
+    work: *mut c64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PZGEQRF", || {
+        sl::geqrf::geqrf::<c64>(
             config::get(),
             *m,
             *n,
@@ -240,7 +856,64 @@ pub unsafe extern "C" fn pdtrtri_(
 ) {
     let da = desc(desca);
     *info = pguard(da.ctxt(), "PDTRTRI", || {
-        sl::inverse::pdtrtri(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *ia, *ja, &da)
+        sl::inverse::trtri::<f64>(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pstrtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PSTRTRI", || {
+        sl::inverse::trtri::<f32>(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pctrtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PCTRTRI", || {
+        sl::inverse::trtri::<c32>(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pztrtri_(
+    uplo: *const c_char,
+    diag: *const c_char,
+    n: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+    _diag_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PZTRTRI", || {
+        sl::inverse::trtri::<c64>(config::get(), *uplo as u8, *diag as u8, *n, Raw::new(a), *ia, *ja, &da)
     });
 }
 
@@ -257,7 +930,58 @@ pub unsafe extern "C" fn pdpotri_(
 ) {
     let da = desc(desca);
     *info = pguard(da.ctxt(), "PDPOTRI", || {
-        sl::inverse::pdpotri(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+        sl::inverse::potri::<f64>(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pspotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PSPOTRI", || {
+        sl::inverse::potri::<f32>(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcpotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PCPOTRI", || {
+        sl::inverse::potri::<c32>(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzpotri_(
+    uplo: *const c_char,
+    n: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    info: *mut i32,
+    _uplo_len: usize,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PZPOTRI", || {
+        sl::inverse::potri::<c64>(config::get(), *uplo as u8, *n, Raw::new(a), *ia, *ja, &da)
     });
 }
 
@@ -277,7 +1001,103 @@ pub unsafe extern "C" fn pdgetri_(
 ) {
     let da = desc(desca);
     *info = pguard(da.ctxt(), "PDGETRI", || {
-        sl::inverse::pdgetri(
+        sl::inverse::getri::<f64>(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+            Raw::new(iwork),
+            *liwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn psgetri_(
+    n: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    work: *mut f32,
+    lwork: *const i32,
+    iwork: *mut i32,
+    liwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PSGETRI", || {
+        sl::inverse::getri::<f32>(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+            Raw::new(iwork),
+            *liwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcgetri_(
+    n: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    work: *mut c32,
+    lwork: *const i32,
+    iwork: *mut i32,
+    liwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PCGETRI", || {
+        sl::inverse::getri::<c32>(
+            config::get(),
+            *n,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(ipiv as *mut i32),
+            Raw::new(work),
+            *lwork,
+            Raw::new(iwork),
+            *liwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzgetri_(
+    n: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    ipiv: *const i32,
+    work: *mut c64,
+    lwork: *const i32,
+    iwork: *mut i32,
+    liwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PZGETRI", || {
+        sl::inverse::getri::<c64>(
             config::get(),
             *n,
             Raw::new(a),
@@ -309,7 +1129,7 @@ pub unsafe extern "C" fn pdorgqr_(
 ) {
     let da = desc(desca);
     *info = pguard(da.ctxt(), "PDORGQR", || {
-        sl::orgqr::pdorgqr(
+        sl::orgqr::orgqr::<f64>(
             config::get(),
             *m,
             *n,
@@ -319,6 +1139,102 @@ pub unsafe extern "C" fn pdorgqr_(
             *ja,
             &da,
             Raw::new(tau as *mut f64),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn psorgqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const f32,
+    work: *mut f32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PSORGQR", || {
+        sl::orgqr::orgqr::<f32>(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut f32),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcungqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const c32,
+    work: *mut c32,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PCUNGQR", || {
+        sl::orgqr::orgqr::<c32>(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut c32),
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzungqr_(
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const c64,
+    work: *mut c64,
+    lwork: *const i32,
+    info: *mut i32,
+) {
+    let da = desc(desca);
+    *info = pguard(da.ctxt(), "PZUNGQR", || {
+        sl::orgqr::orgqr::<c64>(
+            config::get(),
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut c64),
             Raw::new(work),
             *lwork,
         )
@@ -349,7 +1265,7 @@ pub unsafe extern "C" fn pdormqr_(
 ) {
     let (da, dc) = (desc(desca), desc(descc));
     *info = pguard(da.ctxt(), "PDORMQR", || {
-        sl::orgqr::pdormqr(
+        sl::orgqr::ormqr::<f64>(
             config::get(),
             *side as u8,
             *trans as u8,
@@ -361,6 +1277,144 @@ pub unsafe extern "C" fn pdormqr_(
             *ja,
             &da,
             Raw::new(tau as *mut f64),
+            Raw::new(c),
+            *ic,
+            *jc,
+            &dc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn psormqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut f32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const f32,
+    c: *mut f32,
+    ic: *const i32,
+    jc: *const i32,
+    descc: *const i32,
+    work: *mut f32,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    let (da, dc) = (desc(desca), desc(descc));
+    *info = pguard(da.ctxt(), "PSORMQR", || {
+        sl::orgqr::ormqr::<f32>(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut f32),
+            Raw::new(c),
+            *ic,
+            *jc,
+            &dc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pcunmqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut c32,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const c32,
+    c: *mut c32,
+    ic: *const i32,
+    jc: *const i32,
+    descc: *const i32,
+    work: *mut c32,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    let (da, dc) = (desc(desca), desc(descc));
+    *info = pguard(da.ctxt(), "PCUNMQR", || {
+        sl::orgqr::ormqr::<c32>(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut c32),
+            Raw::new(c),
+            *ic,
+            *jc,
+            &dc,
+            Raw::new(work),
+            *lwork,
+        )
+    });
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pzunmqr_(
+    side: *const c_char,
+    trans: *const c_char,
+    m: *const i32,
+    n: *const i32,
+    k: *const i32,
+    a: *mut c64,
+    ia: *const i32,
+    ja: *const i32,
+    desca: *const i32,
+    tau: *const c64,
+    c: *mut c64,
+    ic: *const i32,
+    jc: *const i32,
+    descc: *const i32,
+    work: *mut c64,
+    lwork: *const i32,
+    info: *mut i32,
+    _side_len: usize,
+    _trans_len: usize,
+) {
+    let (da, dc) = (desc(desca), desc(descc));
+    *info = pguard(da.ctxt(), "PZUNMQR", || {
+        sl::orgqr::ormqr::<c64>(
+            config::get(),
+            *side as u8,
+            *trans as u8,
+            *m,
+            *n,
+            *k,
+            Raw::new(a),
+            *ia,
+            *ja,
+            &da,
+            Raw::new(tau as *mut c64),
             Raw::new(c),
             *ic,
             *jc,

@@ -86,6 +86,9 @@ struct Api {
     info_null: usize,
     request_null: usize,
     double: usize,
+    float: usize,
+    c_float_complex: usize,
+    c_double_complex: usize,
     int: usize,
     int64: usize,
     op_sum: usize,
@@ -148,6 +151,9 @@ fn load() -> Result<Api, &'static str> {
         info_null: h!("ompi_mpi_info_null"),
         request_null: h!("ompi_request_null"),
         double: h!("ompi_mpi_double"),
+        float: h!("ompi_mpi_float"),
+        c_float_complex: h!("ompi_mpi_c_float_complex"),
+        c_double_complex: h!("ompi_mpi_c_double_complex"),
         int: h!("ompi_mpi_int"),
         int64: h!("ompi_mpi_int64_t"),
         op_sum: h!("ompi_mpi_op_sum"),
@@ -202,6 +208,21 @@ pub trait Equivalence: Copy {
 impl Equivalence for f64 {
     fn datatype() -> Handle {
         api().double as Handle
+    }
+}
+impl Equivalence for f32 {
+    fn datatype() -> Handle {
+        api().float as Handle
+    }
+}
+impl Equivalence for crate::scalar::c32 {
+    fn datatype() -> Handle {
+        api().c_float_complex as Handle
+    }
+}
+impl Equivalence for crate::scalar::c64 {
+    fn datatype() -> Handle {
+        api().c_double_complex as Handle
     }
 }
 impl Equivalence for i32 {
@@ -396,14 +417,14 @@ impl Comm {
         check(rc, "MPI_Allgather");
     }
 
-    /// `MPI_Alltoallv` of doubles: to rank r `scounts[r]` values from `send[sdispls[r]..]`, from
-    /// rank r `rcounts[r]` values into `recv[rdispls[r]..]`.
-    pub fn all_to_all_v(
+    /// `MPI_Alltoallv` of values of type `E`: to rank r `scounts[r]` values from
+    /// `send[sdispls[r]..]`, from rank r `rcounts[r]` values into `recv[rdispls[r]..]`.
+    pub fn all_to_all_v<E: Equivalence>(
         &self,
-        send: &[f64],
+        send: &[E],
         scounts: &[i32],
         sdispls: &[i32],
-        recv: &mut [f64],
+        recv: &mut [E],
         rcounts: &[i32],
         rdispls: &[i32],
     ) {
@@ -425,11 +446,11 @@ impl Comm {
                 send.as_ptr() as *const c_void,
                 scounts.as_ptr(),
                 sdispls.as_ptr(),
-                a.double as Handle,
+                E::datatype(),
                 recv.as_mut_ptr() as *mut c_void,
                 rcounts.as_ptr(),
                 rdispls.as_ptr(),
-                a.double as Handle,
+                E::datatype(),
                 self.raw,
             )
         };

@@ -2,7 +2,8 @@
 //!
 //! A message carries one tile version: MPI tag = the tile's index in the tile grid, payload =
 //! `[version, tile id, tile values column by column]`, so it names both the tile and the version
-//! it holds; the receiver checks the version against the one its task generator expects. Between
+//! it holds (a message is f64 words: the header's numbers as doubles, then the values' bytes,
+//! whatever their type: [`pack`], a complex value two reals, two f32 values one word); the receiver checks the version against the one its task generator expects. Between
 //! two ranks a given tile travels at most once per version, and MPI keeps messages of one
 //! (source, tag) in order, so the pair (source, tile id) finds the waiting local copy.
 //!
@@ -21,7 +22,8 @@
 use crate::backend::mpi::{waitall, Comm, Request};
 use crate::graph::Failure;
 use crate::runtime::{Held, Releaser};
-use crate::tile::{TiledMatrix, Workspace};
+use crate::scalar::Scalar;
+use crate::tile::{TiledMatrix, View, Workspace};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -182,7 +184,39 @@ struct Slot {
     store: usize,
     row0: usize,
     rows: usize,
+    cols: usize,
     ld: usize,
+}
+
+/// The f64 words `n` values of `T` take in a message (the last one padded).
+pub fn words<T: Scalar>(n: usize) -> usize {
+    (n * std::mem::size_of::<T>()).div_ceil(8)
+}
+
+/// The bytes of `v`.
+fn bytes<T: Scalar>(v: &[T]) -> &[u8] {
+    // SAFETY: every Scalar is f32, f64 or a repr(C) pair of them: plain bytes without padding,
+    // any of which may be read as u8; the slice covers exactly `v`'s memory.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// The bytes of `v`, writable.
+fn bytes_mut<T: Scalar>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `bytes`; any bytes written make a valid value of every Scalar (all bit
+    // patterns of f32 and f64 are values), and the slice borrows `v` mutably.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
+}
+
+/// Appends tile `t`'s values, column by column, to the message `data` as bytes ([`words`] f64
+/// words; for f64 the values themselves).
+pub fn pack<T: Scalar>(data: &mut Vec<f64>, t: View<T>) {
+    let at = data.len();
+    data.resize(at + words::<T>(t.m * t.n), 0.0);
+    let out = bytes_mut(&mut data[at..]);
+    let col = t.m * std::mem::size_of::<T>();
+    for j in 0..t.n {
+        out[j * col..(j + 1) * col].copy_from_slice(bytes(t.column(j)));
+    }
 }
 
 /// The notice that version `key.1` of tile `key.0` is ready in its owner's storage.
@@ -196,7 +230,7 @@ pub fn ack(key: CopyKey) -> Vec<f64> {
 }
 
 /// The master's message state for one distributed call.
-pub struct Engine {
+pub struct Engine<T: Scalar = f64> {
     outbox: Outbox,
     /// By (source rank, tile id).
     expected: HashMap<(usize, usize), VecDeque<Expect>>,
@@ -205,7 +239,7 @@ pub struct Engine {
     acks: HashMap<(usize, usize, u32), Held>,
     early_acks: HashSet<(usize, usize, u32)>,
     /// Storage of the local copies: one block per group of copies ([`Engine::add_copies`]).
-    stores: Vec<Workspace<f64>>,
+    stores: Vec<Workspace<T>>,
     slots: HashMap<CopyKey, Slot>,
     /// The buffer every message is received into before its values go to their copy.
     inbox: Vec<f64>,
@@ -218,13 +252,13 @@ pub struct Engine {
     pub in_place: usize,
 }
 
-impl Default for Engine {
+impl<T: Scalar> Default for Engine<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Engine {
+impl<T: Scalar> Engine<T> {
     pub fn new() -> Self {
         Engine {
             outbox: Arc::new(Mutex::new(Vec::new())),
@@ -247,7 +281,7 @@ impl Engine {
     }
 
     /// Storage for the local copy `key` of a remote `rows`×`cols` tile; its handle for tasks.
-    pub fn add_copy(&mut self, key: CopyKey, rows: usize, cols: usize) -> TiledMatrix<f64> {
+    pub fn add_copy(&mut self, key: CopyKey, rows: usize, cols: usize) -> TiledMatrix<T> {
         self.add_copies(&[key], &[rows], cols)
     }
 
@@ -256,7 +290,7 @@ impl Engine {
     /// it would on the rank that owns them); copy d is tile (d, 0) of the returned matrix. Every
     /// tile but the last has `rows[0]` rows, the last at most that. The block is not zero-filled:
     /// each copy is written in full by its message before its held task lets a reader near it.
-    pub fn add_copies(&mut self, keys: &[CopyKey], rows: &[usize], cols: usize) -> TiledMatrix<f64> {
+    pub fn add_copies(&mut self, keys: &[CopyKey], rows: &[usize], cols: usize) -> TiledMatrix<T> {
         assert_eq!(keys.len(), rows.len());
         let mb = rows[0].max(1);
         let last = rows.len() - 1;
@@ -271,7 +305,7 @@ impl Engine {
         self.stores.push(w);
         let mut row0 = 0;
         for (&key, &r) in keys.iter().zip(rows) {
-            self.slots.insert(key, Slot { store, row0, rows: r, ld: ld.max(1) });
+            self.slots.insert(key, Slot { store, row0, rows: r, cols, ld: ld.max(1) });
             row0 += r;
         }
         t
@@ -327,15 +361,19 @@ impl Engine {
         let dst = self.stores[s.store].as_mut_slice();
         let vals = &data[HEADER..];
         assert!(
-            s.rows == 0 || vals.len().is_multiple_of(s.rows),
-            "hetla: tile {} arrived with {} values",
+            vals.len() == words::<T>(s.rows * s.cols),
+            "hetla: tile {} arrived with {} words for {}x{} values",
             key.0,
-            vals.len()
+            vals.len(),
+            s.rows,
+            s.cols
         );
-        if s.rows > 0 {
-            for (c, col) in vals.chunks_exact(s.rows).enumerate() {
+        let vals = bytes(vals);
+        let col = s.rows * std::mem::size_of::<T>();
+        if col > 0 {
+            for c in 0..s.cols {
                 let at = s.row0 + c * s.ld;
-                dst[at..at + s.rows].copy_from_slice(col);
+                bytes_mut(&mut dst[at..at + s.rows]).copy_from_slice(&vals[c * col..(c + 1) * col]);
             }
         }
     }
@@ -407,7 +445,7 @@ mod tests {
 
         let seq = Seq::new(&Config::with_threads(1));
         let rel = seq.releaser();
-        let mut engine = Engine::new();
+        let mut engine = Engine::<f64>::new();
         let (ha, hb) = (engine.add_copy((a, 0), 2, 1), engine.add_copy((b, 0), 2, 1));
         let held_a = seq.submit_held(Task::new("recv").write(&ha, 0, 0), |_| Ok(()));
         let held_b = seq.submit_held(Task::new("recv").write(&hb, 0, 0), |_| Ok(()));
@@ -419,5 +457,39 @@ mod tests {
         assert_eq!(engine.stores[engine.slots[&(b, 0)].store].as_slice(), [2.0, 2.5]);
         seq.wait().unwrap();
         engine.flush(&mut tr0);
+    }
+
+    /// A tile of every element type travels as bytes and lands in its copy's place, column by
+    /// column (3×3 f32 values are 36 bytes: 4.5 words, the last padded).
+    #[test]
+    fn tiles_of_every_type_round_trip_through_a_message() {
+        fn each<T: Scalar>() {
+            let (m, n) = (3usize, 3usize);
+            let vals: Vec<T> = (0..m * n).map(|x| T::from_parts(x as f64 + 0.5, -(x as f64))).collect();
+            let mut data = header((9, 2), &Failure::default());
+            pack(&mut data, View::from_slice(&vals, m, n, m));
+            assert_eq!(data.len(), HEADER + words::<T>(m * n));
+            let mut world = LocalTransport::world(2);
+            let mut tr1 = world.pop().unwrap();
+            let mut tr0 = world.pop().unwrap();
+            tr1.send(0, tag_of(9), data);
+            let seq = Seq::new(&Config::with_threads(1));
+            let rel = seq.releaser();
+            let mut engine = Engine::<T>::new();
+            // The copy is the second of two stacked in one block (leading dimension 6).
+            let h = engine.add_copies(&[(8, 0), (9, 2)], &[m, m], n);
+            let held = seq.submit_held(Task::new("recv").write(&h, 1, 0), |_| Ok(()));
+            engine.expect(&rel, 1, (9, 2), held);
+            engine.progress(&mut tr0, &rel);
+            seq.wait().unwrap();
+            let got = engine.stores[engine.slots[&(9, 2)].store].as_slice();
+            for j in 0..n {
+                assert_eq!(&got[m + j * 2 * m..2 * m + j * 2 * m], &vals[j * m..(j + 1) * m]);
+            }
+        }
+        each::<f32>();
+        each::<f64>();
+        each::<crate::scalar::c32>();
+        each::<crate::scalar::c64>();
     }
 }

@@ -19,7 +19,7 @@
 //! the process column holding that column, for s < min(M, N).
 
 use super::tiles2d::{self, Finished};
-use super::Stats;
+use super::{DistElem, Stats};
 use crate::algo::geqrf::{generate, Fuse, Panel};
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
@@ -28,18 +28,19 @@ use crate::error::Error;
 use crate::tile::Raw;
 use std::cell::RefCell;
 
-/// PDGEQRF on tiles for a process inside the grid; the arguments have passed the checks and
-/// M, N > 0.
+/// P?GEQRF on tiles for a process inside the grid (PDGEQRF is the f64 instance; a complex QR's
+/// reflectors and tau are LAPACK's complex ones, as ZGEQRF's); the arguments have passed the
+/// checks and M, N > 0.
 #[allow(clippy::too_many_arguments)]
-pub fn pdgeqrf(
+pub fn geqrf<T: DistElem>(
     cfg: &Config,
     m: i32,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
-    tau: Raw<f64>,
+    tau: Raw<T>,
     g: &GridInfo,
     nb: usize,
     shape: super::redistribute::Shape,
@@ -65,9 +66,9 @@ pub fn pdgeqrf(
             let fuse = Fuse::qr(nb, cfg.threads);
             *tts.borrow_mut() = generate(ds, panel, fuse)
         },
-        |fin: &Finished| {
+        |fin: &Finished<T>| {
             // Each entry comes from the one rank that factored its panel, the others add zeros.
-            let mut mine = vec![0f64; kmin];
+            let mut mine = vec![T::zero(); kmin];
             for (k, id) in tts.borrow().iter().enumerate() {
                 if let Some(tt) = fin.buffers.get(id) {
                     let off = k * nb;
@@ -75,7 +76,7 @@ pub fn pdgeqrf(
                     mine[off..off + kb].copy_from_slice(&tt.as_slice()[kb..2 * kb]);
                 }
             }
-            let mut all = vec![0f64; kmin];
+            let mut all = vec![T::zero(); kmin];
             fin.grid.comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::sum());
             for (s, &t) in all.iter().enumerate() {
                 if fin.cols.owner[s] == fin.grid.mycol {
@@ -169,5 +170,62 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The QR generator on in-process ranks in single, single complex and double complex (one
+    /// process row: panels in place; 2-D grids: gathered panels, split updates): V, R and tau are
+    /// the shared-memory runtime's to a few ε of the type (tau as LAPACK's complex reflectors
+    /// leave it), every message sent is received.
+    #[test]
+    fn qr_in_other_types_on_local_ranks_matches_shared_memory() {
+        use crate::graph::op::OpElem;
+        use crate::scalar::{c32, c64};
+        fn each<T: OpElem + super::super::DistElem>() {
+            let ty = std::any::type_name::<T>();
+            for &(p, q) in &[(1, 2), (2, 1), (2, 2), (3, 2)] {
+                for &(m, n, nb) in &[(37, 23, 5), (23, 37, 5), (16, 16, 4)] {
+                    let panel = if p == 1 { Panel::InPlace } else { Panel::Gathered };
+                    let what = format!("{ty} grid {p}x{q} m {m} n {n} nb {nb} {panel:?}");
+                    let k = m.min(n);
+                    let a0: Vec<T> = Rng::new((m * 31 + n + nb + p * 3 + q) as u64).values(m, n, m);
+                    let mut a = a0.clone();
+                    let ids = Mutex::new(Vec::new());
+                    let runs = local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
+                        *ids.lock().unwrap() = generate(ds, panel, Fuse::ONE)
+                    });
+                    assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
+                    let sent: usize = runs.iter().map(|r| r.sent).sum();
+                    assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
+                    assert!(sent > 0, "{what}: tiles travel between the ranks");
+                    let mut tau = vec![T::zero(); k];
+                    for (s, id) in ids.lock().unwrap().iter().enumerate() {
+                        let off = s * nb;
+                        let kb = nb.min(n - off).min(m - off);
+                        let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(id)).collect();
+                        assert_eq!(holders.len(), 1, "{what}: panel {s}'s T is on one rank");
+                        tau[off..off + kb].copy_from_slice(&holders[0].as_slice()[kb..2 * kb]);
+                    }
+                    let mut s = a0.clone();
+                    let mut stau = vec![T::zero(); k];
+                    // SAFETY: `s` and `stau` hold the m×n matrix and k scalars until the wait.
+                    let ta = unsafe { TiledMatrix::from_raw(s.as_mut_ptr(), m, n, m, nb, nb) };
+                    let tt = unsafe { TiledMatrix::from_raw(stau.as_mut_ptr(), k, 1, k, nb, 1) };
+                    let store = Buffers::default();
+                    let seq = Seq::new(&cfg(2));
+                    geqrf(&seq, &ta, Some(&tt), &store);
+                    seq.wait().unwrap();
+                    let tol = 20.0 * m.max(n) as f64 * T::eps();
+                    assert!(rel(&a, &s) < tol, "{what}: V/R differ from shared memory by {}", rel(&a, &s));
+                    assert!(rel(&tau, &stau) < tol, "{what}: tau differs from shared memory");
+                    assert!(
+                        tau.iter().any(|t| t.im() != Default::default()) || !T::COMPLEX,
+                        "{what}: complex tau"
+                    );
+                }
+            }
+        }
+        each::<f32>();
+        each::<c32>();
+        each::<c64>();
     }
 }

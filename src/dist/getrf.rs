@@ -24,7 +24,7 @@
 
 use super::redistribute::Shape;
 use super::tiles2d::{self, Finished};
-use super::Stats;
+use super::{DistElem, Stats};
 use crate::algo::getrf::{gather_pivots, generate, Fuse, Lu, Panel, Step};
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
@@ -53,14 +53,14 @@ pub fn lu_tasks(pivot: Pivoting, nb: usize, threads: usize, split: bool, one_row
     }
 }
 
-/// PDGETRF on tiles for a process inside the grid; the arguments have passed the checks and
-/// M, N > 0.
+/// P?GETRF on tiles for a process inside the grid (PDGETRF is the f64 instance); the arguments
+/// have passed the checks and M, N > 0.
 #[allow(clippy::too_many_arguments)]
-pub fn pdgetrf(
+pub fn getrf<T: DistElem>(
     cfg: &Config,
     m: i32,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
@@ -88,7 +88,7 @@ pub fn pdgetrf(
             let one_row = tiles2d::one_row(shape, g);
             *steps.borrow_mut() = generate(ds, &lu_tasks(pivot, nb, cfg.threads, split, one_row))
         },
-        |fin: &Finished| {
+        |fin: &Finished<T>| {
             // Each panel's pivots and INFO from the one rank that factored it, zeros elsewhere.
             let (mine, local_info) = gather_pivots(&steps.borrow(), kmin, |id| {
                 fin.buffers.get(&id).map(|b| b.as_slice().to_vec())
@@ -124,7 +124,12 @@ mod tests {
 
     /// LAPACK's ipiv (1-based) and INFO (0 if none) from the ranks' pivot buffers; each panel's
     /// buffer is on exactly one rank.
-    fn pivots_of(runs: &[SeqRun], steps: &[Step], kmin: usize, what: &str) -> (Vec<i32>, i32) {
+    fn pivots_of<T: DistElem>(
+        runs: &[SeqRun<T>],
+        steps: &[Step],
+        kmin: usize,
+        what: &str,
+    ) -> (Vec<i32>, i32) {
         let (rows, info) = gather_pivots(steps, kmin, |id| {
             let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(&id)).collect();
             assert_eq!(holders.len(), 1, "{what}: a panel's pivots are on one rank");
@@ -217,6 +222,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The LU generator on in-process ranks in single, single complex and double complex, on one
+    /// process row (panels in place) and on 2-D grids (gathered panels, the rows that cross
+    /// process rows through the generic `LuExtract`/`LuNewTop`/`LuFill` ops): the backend's
+    /// pivots (|re| + |im| for complex) and INFO, factors equal to its to a few ε of the type,
+    /// every message sent is received; also an exactly singular matrix (a zero column).
+    #[test]
+    fn lu_in_other_types_on_local_ranks_matches_the_reference() {
+        use crate::scalar::{c32, c64};
+        fn each<T: DistElem>() {
+            let ty = std::any::type_name::<T>();
+            for &(p, q) in &[(1, 2), (2, 1), (2, 2), (3, 2)] {
+                for &(m, n, nb, zero) in &[(37, 23, 5, None), (23, 37, 5, None), (30, 30, 4, Some(11))] {
+                    let what = format!("{ty} grid {p}x{q} m {m} n {n} nb {nb} zero column {zero:?}");
+                    let mut a0: Vec<T> = Rng::new((m * 13 + n + nb + p * 3 + q) as u64).values(m, n, m);
+                    if let Some(j) = zero {
+                        (0..m).for_each(|i| a0[i + j * m] = T::zero());
+                    }
+                    let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
+                    for lu in [
+                        lu_tasks(Pivoting::Gepp, nb, 2, false, p == 1),
+                        lu_tasks(Pivoting::Gepp, nb, 2, false, false),
+                    ] {
+                        let what = format!("{what} {:?}", lu.panel);
+                        let mut a = a0.clone();
+                        let steps = Mutex::new(Vec::new());
+                        let runs =
+                            local_ranks::run_mn(&mut a, (m, n), nb, (p, q), &|_, _| true, &[], &|ds| {
+                                *steps.lock().unwrap() = generate(ds, &lu)
+                            });
+                        assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
+                        let sent: usize = runs.iter().map(|r| r.sent).sum();
+                        assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
+                        let (piv, info) = pivots_of(&runs, &steps.lock().unwrap(), m.min(n), &what);
+                        assert_eq!(piv, piv_ref, "{what}: pivots");
+                        assert_eq!(info, info_ref, "{what}: INFO");
+                        let d = rel(&a, &f);
+                        assert!(d < 100.0 * T::eps(), "{what}: factors differ from the reference by {d}");
+                    }
+                }
+            }
+        }
+        each::<f32>();
+        each::<c32>();
+        each::<c64>();
     }
 
     /// CALU on in-process ranks: the tournament runs over the places of the panel column (one

@@ -11,7 +11,7 @@
 
 use super::redistribute::{Part, Shape};
 use super::tiles2d;
-use super::Stats;
+use super::{DistElem, Stats};
 use crate::api::scalapack::{Desc, GridInfo};
 use crate::config::Config;
 use crate::error::Error;
@@ -50,13 +50,14 @@ pub fn generate(g: &mut impl Graph, inv: &Inverse) {
     }
 }
 
-/// The inverse `inv` of the N×N sub(A) on tiles for a process inside the grid; the arguments
+/// The inverse `inv` of the N×N sub(A) on tiles for a process inside the grid, in any element
+/// type (a complex P?POTRI's inverse is Hermitian: inv(U)·inv(U)ᴴ); the arguments
 /// have passed the checks, N > 0 and no diagonal element the inverse divides by is zero.
 #[allow(clippy::too_many_arguments)]
-pub fn run(
+pub fn run<T: DistElem>(
     cfg: &Config,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
@@ -187,7 +188,87 @@ mod tests {
         }
     }
 
-    fn check_runs(runs: &[super::super::tasks::SeqRun], what: &str) {
+    /// The inverses' generators on in-process ranks in single, single complex and double complex
+    /// (P?POTRI Hermitian): the shared-memory runtime's result of the same generator to a few ε
+    /// of the type, the other triangle untouched, every message sent received.
+    #[test]
+    fn inverses_in_other_types_on_local_ranks_match_shared_memory() {
+        use crate::graph::op::OpElem;
+        use crate::runtime::shared::SharedGraph;
+        use crate::runtime::Seq;
+        use crate::scalar::{c32, c64};
+        use crate::tile::{TiledMatrix, ViewMut};
+        /// `inv` of the n×n `a` on the shared-memory runtime, in tiles of `nb`.
+        fn shared<T: OpElem>(a: &[T], n: usize, nb: usize, inv: &Inverse) -> Vec<T> {
+            let mut s = a.to_vec();
+            // SAFETY: `s` holds the n×n matrix until the sequence is waited for.
+            let t = unsafe { TiledMatrix::from_raw(s.as_mut_ptr(), n, n, n, nb, nb) };
+            let seq = Seq::new(&cfg(2));
+            let store = crate::runtime::shared::Buffers::default();
+            generate(&mut SharedGraph::with_buffers(&seq, &t, &store), inv);
+            seq.wait().unwrap();
+            s
+        }
+        fn each<T: OpElem + super::super::DistElem>() {
+            let ty = std::any::type_name::<T>();
+            let all = |_: usize, _: usize| true;
+            for &(p, q) in &[(1, 2), (2, 1), (2, 2), (3, 2)] {
+                let (n, nb) = (23, 4);
+                let what = |s: &str| format!("{ty} {s} grid {p}x{q}");
+                let mut rng = Rng::new((p * 7 + q) as u64);
+                // A well-conditioned matrix: random entries, n added to the diagonal.
+                let mut a0: Vec<T> = rng.values(n, n, n);
+                for i in 0..n {
+                    a0[i + i * n] = a0[i + i * n].add(T::from_f64(n as f64));
+                }
+                for uplo in [Uplo::Lower, Uplo::Upper] {
+                    let keep = move |i: usize, j: usize| if uplo == Uplo::Lower { i >= j } else { i <= j };
+                    for inv in [Inverse::Trtri(uplo, Diag::NonUnit), Inverse::Trtri(uplo, Diag::Unit)] {
+                        let w = what(&format!("{inv:?}"));
+                        let mut a = a0.clone();
+                        let runs = local_ranks::run(&mut a, n, nb, (p, q), &keep, &|ds| generate(ds, &inv));
+                        check_runs(&runs, &w);
+                        let d = rel(&a, &shared(&a0, n, nb, &inv));
+                        assert!(d < 20.0 * n as f64 * T::eps(), "{w}: differs from shared memory by {d}");
+                        assert!(same_outside(&a0, &a, n, n, n, Some(uplo)), "{w}: other triangle written");
+                    }
+                    // A Cholesky factor of the Hermitian A·Aᴴ-like matrix: the backend's POTRF of
+                    // a0 made Hermitian.
+                    let mut h = a0.clone();
+                    for j in 0..n {
+                        for i in 0..j {
+                            h[j + i * n] = h[i + j * n].conj();
+                        }
+                        h[j + j * n] = T::from_f64(h[j + j * n].re().into());
+                    }
+                    let info = crate::kernels::potrf(uplo, ViewMut::from_slice(&mut h, n, n, n));
+                    assert_eq!(info, 0);
+                    let inv = Inverse::Potri(uplo);
+                    let w = what(&format!("{inv:?}"));
+                    let mut a = h.clone();
+                    let runs = local_ranks::run(&mut a, n, nb, (p, q), &keep, &|ds| generate(ds, &inv));
+                    check_runs(&runs, &w);
+                    let d = rel(&a, &shared(&h, n, nb, &inv));
+                    assert!(d < 20.0 * n as f64 * T::eps(), "{w}: differs from shared memory by {d}");
+                    assert!(same_outside(&h, &a, n, n, n, Some(uplo)), "{w}: other triangle written");
+                }
+                let (f, ipiv, info) = reference_getrf(n, n, &a0, n);
+                assert_eq!(info, 0);
+                let inv = Inverse::Getri(ipiv);
+                let mut a = f.clone();
+                let runs = local_ranks::run(&mut a, n, nb, (p, q), &all, &|ds| generate(ds, &inv));
+                let w = what("getri");
+                check_runs(&runs, &w);
+                let d = rel(&a, &shared(&f, n, nb, &inv));
+                assert!(d < 20.0 * n as f64 * T::eps(), "{w}: differs from shared memory by {d}");
+            }
+        }
+        each::<f32>();
+        each::<c32>();
+        each::<c64>();
+    }
+
+    fn check_runs<T: super::super::DistElem>(runs: &[super::super::tasks::SeqRun<T>], what: &str) {
         assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
         let sent: usize = runs.iter().map(|r| r.sent).sum();
         let received: usize = runs.iter().map(|r| r.received).sum();

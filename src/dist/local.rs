@@ -18,13 +18,14 @@ use super::redistribute::{
 };
 use super::shm::Shared;
 use super::tasks::LocalTile;
-use crate::tile::{Raw, TiledMatrix, Workspace};
+use super::DistElem;
+use crate::tile::{Elem, Raw, TiledMatrix, Workspace};
 use std::time::Instant;
 
 /// The local tile matrix of one distributed call on this rank.
-pub struct LocalTiles<'a> {
+pub struct LocalTiles<'a, T: Elem = f64> {
     grid: &'a Grid,
-    caller: CallerArray<'a>,
+    caller: CallerArray<'a, T>,
     trow: Axis,
     tcol: Axis,
     part: Part,
@@ -33,14 +34,14 @@ pub struct LocalTiles<'a> {
     local_row: Vec<usize>,
     local_col: Vec<usize>,
     in_place: bool,
-    store: Workspace<f64>,
+    store: Workspace<T>,
     /// The tiles' storage when it is shared between the ranks of one node (`store` is then
     /// empty); dropped after the tasks, with the LocalTiles.
-    shared: Option<Shared>,
-    matrix: TiledMatrix<f64>,
+    shared: Option<Shared<T>>,
+    matrix: TiledMatrix<T>,
     /// With shared storage, every other rank's local tile matrix as mapped here, by rank (the
     /// tasks read the tiles those ranks own there, [`TileGrid::read_in_place`]).
-    peer_tiles: Vec<Option<TiledMatrix<f64>>>,
+    peer_tiles: Vec<Option<TiledMatrix<T>>>,
     /// The rank holding each tile row and column (its position in the shape).
     tile_prow: Vec<usize>,
     tile_pcol: Vec<usize>,
@@ -54,12 +55,12 @@ pub struct LocalTiles<'a> {
     pub redistribution_s: f64,
 }
 
-impl<'a> LocalTiles<'a> {
+impl<'a, T: DistElem> LocalTiles<'a, T> {
     /// This rank's tiles of the `part` of sub(A), whose caller layout is `caller` (its local array
     /// and the row and column maps of sub(A)); `aligned` says whether the caller's blocks are
     /// `nb`×`nb` and sub(A) starts on a block boundary (then the tasks work in place). Converts
     /// the caller's values in (collective over the grid).
-    pub fn new(grid: &'a Grid, caller: CallerArray<'a>, nb: usize, part: Part, aligned: bool) -> Self {
+    pub fn new(grid: &'a Grid, caller: CallerArray<'a, T>, nb: usize, part: Part, aligned: bool) -> Self {
         Self::with_shape(grid, caller, nb, part, aligned, Shape::Grid, false)
     }
 
@@ -68,7 +69,7 @@ impl<'a> LocalTiles<'a> {
     /// or `reflect`ed ([`super::layout::deal`]; never in place).
     pub fn with_shape(
         grid: &'a Grid,
-        caller: CallerArray<'a>,
+        caller: CallerArray<'a, T>,
         nb: usize,
         part: Part,
         aligned: bool,
@@ -169,7 +170,7 @@ impl<'a> LocalTiles<'a> {
     }
 
     /// Where this rank keeps global tile (i, j) (which it must own).
-    pub fn tile(&self, i: usize, j: usize) -> LocalTile {
+    pub fn tile(&self, i: usize, j: usize) -> LocalTile<T> {
         LocalTile { m: self.matrix, i: self.local_row[i], j: self.local_col[j] }
     }
 
@@ -181,7 +182,7 @@ impl<'a> LocalTiles<'a> {
 
     /// Where this rank reads global tile (i, j), which another rank holds, in place in that
     /// rank's shared storage (`None` for this rank's own tiles, or without shared storage).
-    pub fn remote(&self, i: usize, j: usize) -> Option<LocalTile> {
+    pub fn remote(&self, i: usize, j: usize) -> Option<LocalTile<T>> {
         let r = self.shape.rank_of(self.grid, self.tile_prow[i], self.tile_pcol[j]);
         let m = (*self.peer_tiles.get(r)?)?;
         Some(LocalTile { m, i: self.local_row[i], j: self.local_col[j] })
@@ -213,10 +214,10 @@ impl<'a> LocalTiles<'a> {
         let how = if let Some(sh) = &mut self.shared {
             let (data, peers) = sh.parts();
             if inward && crate::tile::recycle::poison() {
-                data.fill(f64::NAN);
+                poison(data);
             }
             let mine = LocalMatrix { data, rowoff, coloff, ld };
-            let at: &dyn Placed = &LocalMatrix::<&[f64]> { data: &[], rowoff, coloff, ld };
+            let at: &dyn Placed = &LocalMatrix::<&[T]> { data: &[], rowoff, coloff, ld };
             let (grid, part) = (self.grid, self.part);
             if inward {
                 exchange_shared(grid, part, &caller, &tiles, back, mine, SharedSide::Sink(peers, at));
@@ -254,7 +255,7 @@ impl<'a> LocalTiles<'a> {
 }
 
 /// The position, in `shape`, of the process holding sub(A)'s first element: where tile (0, 0) goes.
-pub fn origin(grid: &Grid, caller: &CallerArray, shape: Shape) -> (usize, usize) {
+pub fn origin<T: Elem>(grid: &Grid, caller: &CallerArray<T>, shape: Shape) -> (usize, usize) {
     let (r, c) = (caller.rows.owner[0], caller.cols.owner[0]);
     match shape {
         Shape::Grid => (r, c),
@@ -268,4 +269,10 @@ pub fn origin(grid: &Grid, caller: &CallerArray, shape: Shape) -> (usize, usize)
 fn shared_wanted() -> bool {
     static WANT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *WANT.get_or_init(|| !matches!(std::env::var("HETLA_TEST_SHARED").as_deref(), Ok("never")))
+}
+
+/// Fills shared tile storage with NaN before a conversion in (`HETLA_TEST_POISON_SCRATCH=1`): a
+/// value the conversion leaves unwritten then shows in the result.
+fn poison<T: DistElem>(data: &mut [T]) {
+    data.fill(T::from_parts(f64::NAN, f64::NAN));
 }

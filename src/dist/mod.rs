@@ -6,6 +6,10 @@
 //! on the 2-D tiles of a general M×N sub(A) ([`tiles2d`]), the triangular solves of PDPOTRS and
 //! PDGETRS in [`solve`], and the block tridiagonal solver of PDBTTRF/PDBTTRS in [`bt`].
 //!
+//! Everything but [`bt`] is generic over the element type ([`DistElem`]: f32, f64, c32, c64):
+//! the PD* routines are the f64 instances, PS*, PC* and PZ* the others. Tile messages carry any
+//! type as bytes ([`comm::pack`]); the conversions and reductions use the type's MPI datatype.
+//!
 //! It follows the distributed task assignment of Song and Dongarra (seeds 000 §6, 001 §4): every
 //! rank runs the same serial task generator and creates only the task instances whose output tile
 //! it owns; an input tile owned elsewhere arrives as a message that names the tile and its
@@ -30,6 +34,13 @@ pub mod shm;
 pub mod solve;
 pub mod tasks;
 pub mod tiles2d;
+
+/// The element types of the distributed layer: LAPACK's four ([`crate::scalar::Scalar`]), whose
+/// ops run on tiles ([`crate::graph::op::OpElem`]) and whose values travel in MPI collectives
+/// ([`crate::backend::mpi::Equivalence`]: `MPI_DOUBLE`, `MPI_FLOAT`, `MPI_C_FLOAT_COMPLEX`,
+/// `MPI_C_DOUBLE_COMPLEX`). Tile messages carry any of them as bytes ([`comm`]).
+pub trait DistElem: crate::graph::op::OpElem + crate::backend::mpi::Equivalence {}
+impl<T: crate::graph::op::OpElem + crate::backend::mpi::Equivalence> DistElem for T {}
 
 /// Why a distributed call cannot run on tiles in this process, if it cannot: the process's MPI
 /// must be Open MPI ([`crate::backend::mpi`]), initialized (by the application or its BLACS)
@@ -78,7 +89,11 @@ pub struct Stats {
 
 impl Stats {
     /// What a run of the distributed tasks (`run`) and the conversions around it measured.
-    pub fn of(redistribution_s: f64, run: &mut tasks::SeqRun, conversion: Option<&'static str>) -> Stats {
+    pub fn of<T: crate::scalar::Scalar>(
+        redistribution_s: f64,
+        run: &mut tasks::SeqRun<T>,
+        conversion: Option<&'static str>,
+    ) -> Stats {
         let devices = std::mem::take(&mut run.devices);
         Stats {
             redistribution_s,

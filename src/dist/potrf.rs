@@ -22,7 +22,7 @@ use super::local::LocalTiles;
 use super::redistribute::{CallerArray, Part, Shape};
 use super::tasks::{run_sequence, LocalTile, TileGrid};
 use super::tiles2d::Cyclic;
-use super::Stats;
+use super::{DistElem, Stats};
 use crate::algo::potrf::{self, Granularity};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
@@ -31,13 +31,14 @@ use crate::error::Error;
 use crate::kernels::Uplo;
 use crate::tile::Raw;
 
-/// PDPOTRF on tiles for a process inside the grid; the arguments have passed the checks.
+/// P?POTRF on tiles for a process inside the grid (PDPOTRF is the f64 instance; a complex
+/// factor is Hermitian's, A = L·Lᴴ or Uᴴ·U); the arguments have passed the checks.
 #[allow(clippy::too_many_arguments)]
-pub fn pdpotrf(
+pub fn potrf<T: DistElem>(
     cfg: &Config,
     uplo: u8,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
@@ -68,7 +69,7 @@ pub fn pdpotrf(
     // 1. Caller layout -> tiles (PDPOTRF's checks make sub(A) start on a block boundary with
     // square blocks, so tiles of the caller's block size on its grid work in place).
     let local = LocalTiles::with_shape(&grid, caller, nb, part, nb == mb, shape, false);
-    let handles: Vec<Option<LocalTile>> = (0..nt * nt)
+    let handles: Vec<Option<LocalTile<T>>> = (0..nt * nt)
         .map(|t| {
             let (i, j) = (t % nt, t / nt);
             (owner[t] == me && in_part(i, j)).then(|| local.tile(i, j))
@@ -188,5 +189,78 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The Cholesky generator on in-process ranks in single, single complex and double complex
+    /// (Hermitian): the factor is the shared-memory runtime's to a few ε of the type (the same
+    /// tasks; the order of a tile's updates may differ), the other triangle is untouched, every
+    /// message sent is received, and a matrix that is not positive definite gives the backend's
+    /// INFO.
+    #[test]
+    fn cholesky_in_other_types_on_local_ranks_matches_shared_memory() {
+        use crate::graph::op::OpElem;
+        use crate::scalar::{c32, c64, Scalar};
+        use crate::tile::{TiledMatrix, ViewMut};
+        /// A Hermitian positive definite n×n matrix (both triangles), diagonal n + [-1, 1).
+        fn hpd<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+            let mut rng = Rng::new(seed);
+            let mut a = vec![T::zero(); n * n];
+            for j in 0..n {
+                for i in j..n {
+                    let re = rng.next();
+                    let v = if i == j { T::from_f64(n as f64 + re) } else { T::from_parts(re, rng.next()) };
+                    a[i + j * n] = v;
+                    a[j + i * n] = v.conj();
+                }
+            }
+            a
+        }
+        fn each<T: OpElem + super::super::DistElem>() {
+            let ty = std::any::type_name::<T>();
+            for &(p, q) in &[(1, 2), (2, 1), (2, 2), (3, 2)] {
+                for &(n, nb) in &[(37, 5), (9, 4)] {
+                    for uplo in [Uplo::Lower, Uplo::Upper] {
+                        let gran = if p == 1 && uplo == Uplo::Lower {
+                            Granularity::Columns
+                        } else {
+                            Granularity::Tiles
+                        };
+                        let what = format!("{ty} grid {p}x{q} n {n} nb {nb} {uplo:?}");
+                        let a0 = hpd::<T>(n, (n * 5 + p + 7 * q) as u64);
+                        let mut a = a0.clone();
+                        let runs = local_ranks::run(&mut a, n, nb, (p, q), &keep(uplo), &|ds| {
+                            generate(ds, uplo, gran)
+                        });
+                        assert!(runs.iter().all(|r| r.result.is_ok() && r.info.is_none()), "{what}");
+                        let sent: usize = runs.iter().map(|r| r.sent).sum();
+                        assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
+                        assert!(sent > 0, "{what}: tiles travel between the ranks");
+                        assert!(same_outside(&a0, &a, n, n, n, Some(uplo)), "{what}: other triangle written");
+                        let mut s = a0.clone();
+                        // SAFETY: `s` holds the n×n matrix until the sequence is waited for.
+                        let t = unsafe { TiledMatrix::from_raw(s.as_mut_ptr(), n, n, n, nb, nb) };
+                        let seq = crate::runtime::Seq::new(&cfg(2));
+                        crate::algo::potrf::potrf(&seq, uplo, &t);
+                        seq.wait().unwrap();
+                        let d = rel(&a, &s);
+                        assert!(d < 50.0 * T::eps(), "{what}: differs from shared memory by {d}");
+                        // Not positive definite at column 17 (or the last): the backend's INFO.
+                        let bad = 17.min(n - 1);
+                        let mut b = a0.clone();
+                        b[bad + bad * n] = T::from_f64(-1.0e3);
+                        let mut f = b.clone();
+                        let want = crate::kernels::potrf(uplo, ViewMut::from_slice(&mut f, n, n, n));
+                        let runs = local_ranks::run(&mut b, n, nb, (p, q), &keep(uplo), &|ds| {
+                            generate(ds, uplo, gran)
+                        });
+                        let info = runs.iter().filter_map(|r| r.info).min();
+                        assert_eq!(info, Some(want), "{what}: INFO");
+                    }
+                }
+            }
+        }
+        each::<f32>();
+        each::<c32>();
+        each::<c64>();
     }
 }

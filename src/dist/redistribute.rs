@@ -17,8 +17,9 @@
 
 use super::grid::Grid;
 use super::layout::Axis;
+use crate::backend::mpi::Equivalence;
 use crate::backend::mpi::SystemOperation;
-use crate::tile::ColMajor;
+use crate::tile::{ColMajor, Elem};
 
 /// Which elements of sub(A) take part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,19 +99,19 @@ impl Layout<'_> {
 }
 
 /// Where [`exchange`] reads the elements this rank holds in the source layout: any
-/// `Fn(i, j) -> f64`, or a type that can also copy a run of rows of one column at once.
-pub trait Source {
+/// `Fn(i, j) -> T`, or a type that can also copy a run of rows of one column at once.
+pub trait Source<T: Elem = f64> {
     /// Element (i, j) of sub(A).
-    fn get(&self, i: usize, j: usize) -> f64;
+    fn get(&self, i: usize, j: usize) -> T;
     /// Rows lo..lo+out.len() of column j into `out`; called only for consecutive rows that this
     /// rank holds.
-    fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
+    fn get_col(&self, j: usize, lo: usize, out: &mut [T]) {
         for (t, o) in out.iter_mut().enumerate() {
             *o = self.get(lo + t, j);
         }
     }
     /// Rows lo..lo+len of column j in place, when the source keeps them as one slice.
-    fn col(&self, _j: usize, _lo: usize, _len: usize) -> Option<&[f64]> {
+    fn col(&self, _j: usize, _lo: usize, _len: usize) -> Option<&[T]> {
         None
     }
 }
@@ -126,30 +127,30 @@ pub trait Placed {
 
 /// Where [`exchange`] stores the elements this rank holds in the target layout: any
 /// `FnMut(i, j, v)`, or a type that can also store a run of rows of one column at once.
-pub trait Sink {
+pub trait Sink<T: Elem = f64> {
     /// Stores element (i, j) of sub(A).
-    fn set(&mut self, i: usize, j: usize, v: f64);
+    fn set(&mut self, i: usize, j: usize, v: T);
     /// Stores `vals` as rows lo..lo+vals.len() of column j; called only for consecutive rows that
     /// this rank holds.
-    fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
+    fn set_col(&mut self, j: usize, lo: usize, vals: &[T]) {
         for (t, &v) in vals.iter().enumerate() {
             self.set(lo + t, j, v);
         }
     }
     /// Rows lo..lo+len of column j in place, writable, when the sink keeps them as one slice.
-    fn col_mut(&mut self, _j: usize, _lo: usize, _len: usize) -> Option<&mut [f64]> {
+    fn col_mut(&mut self, _j: usize, _lo: usize, _len: usize) -> Option<&mut [T]> {
         None
     }
 }
 
-impl<F: Fn(usize, usize) -> f64> Source for F {
-    fn get(&self, i: usize, j: usize) -> f64 {
+impl<T: Elem, F: Fn(usize, usize) -> T> Source<T> for F {
+    fn get(&self, i: usize, j: usize) -> T {
         self(i, j)
     }
 }
 
-impl<F: FnMut(usize, usize, f64)> Sink for F {
-    fn set(&mut self, i: usize, j: usize, v: f64) {
+impl<T: Elem, F: FnMut(usize, usize, T)> Sink<T> for F {
+    fn set(&mut self, i: usize, j: usize, v: T) {
         self(i, j, v)
     }
 }
@@ -180,46 +181,46 @@ impl<D> LocalMatrix<'_, D> {
     }
 }
 
-impl<D: AsRef<[f64]>> Source for LocalMatrix<'_, D> {
-    fn get(&self, i: usize, j: usize) -> f64 {
+impl<T: Elem, D: AsRef<[T]>> Source<T> for LocalMatrix<'_, D> {
+    fn get(&self, i: usize, j: usize) -> T {
         self.data.as_ref()[self.rowoff[i] + self.coloff[j]]
     }
-    fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
+    fn get_col(&self, j: usize, lo: usize, out: &mut [T]) {
         match self.col(j, lo, out.len()) {
             Some(src) => out.copy_from_slice(src),
             None => out.iter_mut().enumerate().for_each(|(t, o)| *o = self.get(lo + t, j)),
         }
     }
-    fn col(&self, j: usize, lo: usize, len: usize) -> Option<&[f64]> {
+    fn col(&self, j: usize, lo: usize, len: usize) -> Option<&[T]> {
         self.run(j, lo, len).map(|at| &self.data.as_ref()[at..at + len])
     }
 }
 
-impl<D: AsMut<[f64]>> Sink for LocalMatrix<'_, D> {
-    fn set(&mut self, i: usize, j: usize, v: f64) {
+impl<T: Elem, D: AsMut<[T]>> Sink<T> for LocalMatrix<'_, D> {
+    fn set(&mut self, i: usize, j: usize, v: T) {
         let at = self.rowoff[i] + self.coloff[j];
         self.data.as_mut()[at] = v;
     }
-    fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
+    fn set_col(&mut self, j: usize, lo: usize, vals: &[T]) {
         match self.col_mut(j, lo, vals.len()) {
             Some(dst) => dst.copy_from_slice(vals),
             None => vals.iter().enumerate().for_each(|(t, &v)| self.set(lo + t, j, v)),
         }
     }
-    fn col_mut(&mut self, j: usize, lo: usize, len: usize) -> Option<&mut [f64]> {
+    fn col_mut(&mut self, j: usize, lo: usize, len: usize) -> Option<&mut [T]> {
         self.run(j, lo, len).map(|at| &mut self.data.as_mut()[at..at + len])
     }
 }
 
 /// The caller's local array under its block-cyclic maps: row i of sub(A) at local row
 /// `rows.local[i]`, column j at local column `cols.local[j]`.
-pub struct CallerArray<'a> {
-    pub a: ColMajor<f64>,
+pub struct CallerArray<'a, T: Elem = f64> {
+    pub a: ColMajor<T>,
     pub rows: &'a Axis,
     pub cols: &'a Axis,
 }
 
-impl CallerArray<'_> {
+impl<T: Elem> CallerArray<'_, T> {
     /// The first local row of rows lo..lo+len, when their local rows are consecutive.
     fn run(&self, lo: usize, len: usize) -> Option<usize> {
         let first = self.rows.local[lo];
@@ -227,11 +228,11 @@ impl CallerArray<'_> {
     }
 }
 
-impl Source for CallerArray<'_> {
-    fn get(&self, i: usize, j: usize) -> f64 {
+impl<T: Elem> Source<T> for CallerArray<'_, T> {
+    fn get(&self, i: usize, j: usize) -> T {
         self.a.get(self.rows.local[i], self.cols.local[j])
     }
-    fn get_col(&self, j: usize, lo: usize, out: &mut [f64]) {
+    fn get_col(&self, j: usize, lo: usize, out: &mut [T]) {
         match self.run(lo, out.len()) {
             Some(first) => self.a.read_col(first, self.cols.local[j], out),
             None => out.iter_mut().enumerate().for_each(|(t, o)| *o = self.get(lo + t, j)),
@@ -239,11 +240,11 @@ impl Source for CallerArray<'_> {
     }
 }
 
-impl Sink for CallerArray<'_> {
-    fn set(&mut self, i: usize, j: usize, v: f64) {
+impl<T: Elem> Sink<T> for CallerArray<'_, T> {
+    fn set(&mut self, i: usize, j: usize, v: T) {
         self.a.set(self.rows.local[i], self.cols.local[j], v)
     }
-    fn set_col(&mut self, j: usize, lo: usize, vals: &[f64]) {
+    fn set_col(&mut self, j: usize, lo: usize, vals: &[T]) {
         match self.run(lo, vals.len()) {
             Some(first) => self.a.write_col(first, self.cols.local[j], vals),
             None => vals.iter().enumerate().for_each(|(t, &v)| self.set(lo + t, j, v)),
@@ -292,13 +293,13 @@ fn each_run(
 /// 1×Q grid that is all of them). Every column moves in runs of rows that are consecutive on both
 /// sides (slice copies, no lookup per element), and the buffers are kept for the next call
 /// ([`crate::tile::recycle`]).
-pub fn exchange(
+pub fn exchange<T: Elem + Equivalence>(
     grid: &Grid,
     part: Part,
     from: &Layout,
     to: &Layout,
-    read: impl Source,
-    mut write: impl Sink,
+    read: impl Source<T>,
+    mut write: impl Sink<T>,
 ) {
     let (src_rows, src_cols) = from.held(grid);
     let (dst_rows, dst_cols) = to.held(grid);
@@ -320,25 +321,25 @@ pub fn exchange(
 /// Which side of a conversion is in the ranks' shared tile storage ([`super::shm`]): every
 /// rank's storage as mapped here, with its leading dimension, and where element (i, j) lies in
 /// it ([`Placed::offset`]).
-pub enum SharedSide<'a> {
+pub enum SharedSide<'a, T = f64> {
     /// The target: each rank writes the values it holds in `from` into the holder's storage.
-    Sink(&'a [(*mut f64, usize)], &'a dyn Placed),
+    Sink(&'a [(*mut T, usize)], &'a dyn Placed),
     /// The source: each rank reads the values it holds in `to` from the holder's storage.
-    Source(&'a [(*mut f64, usize)], &'a dyn Placed),
+    Source(&'a [(*mut T, usize)], &'a dyn Placed),
 }
 
 /// [`exchange`] through shared tile storage: every value moves once, by plain copies, from its
 /// place in the source to its place in the target, whichever ranks hold them. Collective: it
 /// starts when every rank's storage is ready (converting back: every rank's tasks have
 /// finished) and ends when every rank has copied.
-pub fn exchange_shared(
+pub fn exchange_shared<T: Elem>(
     grid: &Grid,
     part: Part,
     from: &Layout,
     to: &Layout,
-    read: impl Source,
-    mut write: impl Sink,
-    side: SharedSide,
+    read: impl Source<T>,
+    mut write: impl Sink<T>,
+    side: SharedSide<T>,
 ) {
     let me = grid.me();
     let barrier = || {
@@ -389,13 +390,23 @@ pub fn exchange_shared(
 /// Copies rows lo..lo+len of column j, which this rank holds in both layouts, from `read` to
 /// `write`: straight from one side's slice to the other when either keeps the run as one, else
 /// through `tmp`.
-fn copy_here(read: &impl Source, write: &mut impl Sink, j: usize, lo: usize, len: usize, tmp: &mut Vec<f64>) {
+fn copy_here<T: Elem>(
+    read: &impl Source<T>,
+    write: &mut impl Sink<T>,
+    j: usize,
+    lo: usize,
+    len: usize,
+    tmp: &mut Vec<T>,
+) {
     if let Some(src) = read.col(j, lo, len) {
         write.set_col(j, lo, src);
     } else if let Some(dst) = write.col_mut(j, lo, len) {
         read.get_col(j, lo, dst);
     } else {
-        tmp.resize(len, 0.0);
+        if tmp.len() < len {
+            *tmp = T::zeroed(len);
+        }
+        let tmp = &mut tmp[..len];
         read.get_col(j, lo, tmp);
         write.set_col(j, lo, tmp);
     }
@@ -430,7 +441,7 @@ struct Held<'a> {
 /// One round of [`exchange`]: the columns `src_cols` this rank holds in `from` and `dst_cols`
 /// it holds in `to`, one `MPI_Alltoallv`.
 #[allow(clippy::too_many_arguments)]
-fn exchange_round(
+fn exchange_round<T: Elem + Equivalence>(
     grid: &Grid,
     part: Part,
     from: &Layout,
@@ -438,8 +449,8 @@ fn exchange_round(
     held: &Held,
     src_cols: &[usize],
     dst_cols: &[usize],
-    read: &impl Source,
-    write: &mut impl Sink,
+    read: &impl Source<T>,
+    write: &mut impl Sink<T>,
 ) {
     let size = grid.comm.size() as usize;
     let me = grid.me();
@@ -482,7 +493,7 @@ fn exchange_round(
 
     // Pass 2: pack in column-major order; what stays on this rank is copied directly.
     // Both buffers are written in full before they are read (packed here, filled by MPI).
-    let mut sbuf = crate::tile::recycle::take_scratch(stotal as usize);
+    let mut sbuf = T::scratch(stotal as usize);
     let mut cursor: Vec<usize> = sdispls.iter().map(|&d| d as usize).collect();
     let mut tmp = Vec::new();
     for &j in src_cols {
@@ -497,7 +508,7 @@ fn exchange_round(
             }
         });
     }
-    let mut rbuf = crate::tile::recycle::take_scratch(rtotal as usize);
+    let mut rbuf = T::scratch(rtotal as usize);
     grid.comm.all_to_all_v(
         &sbuf[..stotal as usize],
         &scounts,
@@ -519,8 +530,8 @@ fn exchange_round(
             }
         });
     }
-    crate::tile::recycle::give(sbuf);
-    crate::tile::recycle::give(rbuf);
+    T::release(sbuf);
+    T::release(rbuf);
 }
 
 #[cfg(test)]

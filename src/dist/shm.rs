@@ -27,6 +27,7 @@
 
 use super::grid::Grid;
 use crate::backend::mpi::SystemOperation;
+use crate::tile::Elem;
 use std::sync::{Mutex, MutexGuard};
 
 /// A region of this process: memfd, its inode, mapping, size in values, whether a call holds it.
@@ -86,32 +87,35 @@ pub(crate) fn after_fork_in_child(st: &mut State) {
     }
 }
 
-/// This rank's tile storage in a shared region, and where every rank's is mapped here.
-pub struct Shared {
+/// This rank's tile storage in a shared region, and where every rank's is mapped here: values of
+/// the call's element type `T` (a region counts its size in 8-byte words).
+pub struct Shared<T: Elem = f64> {
     /// This rank's storage (`values` values).
-    pub base: *mut f64,
+    pub base: *mut T,
     values: usize,
     slot: usize,
     /// The other ranks' regions this call maps, by (process id, slot).
     pinned: Vec<(i32, usize)>,
     /// Every rank's storage as mapped in this process (this rank's own included) and its leading
     /// dimension.
-    peers: Vec<(*mut f64, usize)>,
+    peers: Vec<(*mut T, usize)>,
 }
 
 /// Values every rank publishes: ok, pid, fd, inode, bytes, ld, token, slot.
 const FIELDS: usize = 8;
 
-impl Shared {
+impl<T: Elem> Shared<T> {
     /// Collective over `grid`: this rank's storage of `values` values with leading dimension
     /// `ld`, in shared memory that every rank of the grid has mapped, or `None` on every rank
     /// (then none holds any). `wanted`: this rank's wish (false declines for all).
-    pub fn open(grid: &Grid, values: usize, ld: usize, wanted: bool) -> Option<Shared> {
+    pub fn open(grid: &Grid, values: usize, ld: usize, wanted: bool) -> Option<Shared<T>> {
         let size = grid.comm.size() as usize;
         let me = grid.me();
         let want = wanted && size > 1 && size <= MAX_RANKS && grid.ranks_on_node == size;
         // Every rank takes part in the agreement, with or without a region.
-        let mine = if want { take(values.max(1)) } else { None };
+        // Regions count 8-byte words; a value of T takes size_of::<T>() bytes.
+        let words = (values * std::mem::size_of::<T>()).div_ceil(8).max(1);
+        let mine = if want { take(words) } else { None };
         let token = token();
         let info = match &mine {
             Some(l) => {
@@ -156,7 +160,7 @@ impl Shared {
                     // SAFETY: the mapping holds `bytes` ≥ 8 bytes; reading the first value, which
                     // its owner wrote before the gather, is how the mapping is checked.
                     Some(p) if unsafe { *(p as *const u64) } == f[6] as u64 => {
-                        *peer = (p as *mut f64, (f[5] as usize).max(1))
+                        *peer = (p as *mut T, (f[5] as usize).max(1))
                     }
                     _ => ok = false,
                 }
@@ -164,28 +168,29 @@ impl Shared {
         }
         let mut every = 0i32;
         grid.comm.all_reduce_into(&i32::from(ok), &mut every, SystemOperation::min());
-        let shared = mine.map(|l| Shared { base: l.ptr as *mut f64, values, slot: l.slot, pinned, peers });
+        let shared = mine.map(|l| Shared { base: l.ptr as *mut T, values, slot: l.slot, pinned, peers });
         // Dropping it gives the region and the mappings back.
         shared.filter(|_| every == 1)
     }
 
     /// This rank's storage as a slice, and every rank's storage as mapped here with its leading
     /// dimension.
-    pub fn parts(&mut self) -> (&mut [f64], &[(*mut f64, usize)]) {
-        // SAFETY: the region holds at least `values` values and this call holds it (`take`);
+    pub fn parts(&mut self) -> (&mut [T], &[(*mut T, usize)]) {
+        // SAFETY: the region holds at least `values` values of T (`words` above; a region is
+        // page-aligned, so aligned for T) and this call holds it (`take`);
         // nothing else in this process uses it, and other ranks write only during conversions.
         (unsafe { std::slice::from_raw_parts_mut(self.base, self.values) }, &self.peers)
     }
 }
 
-impl Shared {
+impl<T: Elem> Shared<T> {
     /// Every rank's storage as mapped in this process and its leading dimension, by rank.
-    pub fn peers(&self) -> &[(*mut f64, usize)] {
+    pub fn peers(&self) -> &[(*mut T, usize)] {
         &self.peers
     }
 }
 
-impl Drop for Shared {
+impl<T: Elem> Drop for Shared<T> {
     fn drop(&mut self) {
         let mut st = lock();
         for &(pid, slot) in &self.pinned {

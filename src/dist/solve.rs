@@ -3,8 +3,12 @@
 //! `DistSeq` (seeds 000 §6).
 //!
 //! * Cholesky, A = L·Lᵀ (uplo L): L·Y = B, then Lᵀ·X = Y; A = Uᵀ·U (uplo U): Uᵀ·Y = B, then U·X = Y.
-//! * LU, P·A = L·U (TRANS = N): X = U⁻¹·L⁻¹·P·B (L unit lower); TRANS = T or C (the same for
-//!   real A): X = Pᵀ·L⁻ᵀ·U⁻ᵀ·B.
+//! * LU, P·A = L·U (TRANS = N): X = U⁻¹·L⁻¹·P·B (L unit lower); TRANS = C: X = Pᵀ·L⁻ᴴ·U⁻ᴴ·B;
+//!   TRANS = T (the same as C for real A): for complex A, Aᵀ·X = B is Aᴴ·X̄ = B̄, so B is
+//!   conjugated on its way into tiles and X on its way back, around the adjoint solve.
+//!
+//! Generic over the element type ([`DistElem`]): PDPOTRS and PDGETRS are the f64 instances, the
+//! other types' P?POTRS and P?GETRS the others; a complex Cholesky factor is A = L·Lᴴ (Uᴴ·U).
 //!
 //! Layout. sub(A)'s part the solves read (the `uplo` triangle for Cholesky, all of it for LU) moves
 //! into `nb`×`nb` tiles dealt 2-D cyclically from the process holding sub(A)(1,1), as in
@@ -32,36 +36,36 @@ use super::layout::Axis;
 use super::local::LocalTiles;
 use super::redistribute::{exchange, CallerArray, Layout, Part, Shape};
 use super::tasks::{run_sequence, LocalTile, TileGrid};
-use super::Stats;
+use super::{DistElem, Stats};
 use crate::algo::trsm::{self, Pass};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::backend::mpi::SystemOperation;
 use crate::config::Config;
 use crate::error::Error;
 use crate::kernels::{Diag, Trans, Uplo};
-use crate::tile::Raw;
+use crate::tile::{Elem, Raw};
 use std::time::Instant;
 
 /// sub(A) and sub(B) as the caller passed them.
-pub struct Operands<'a> {
+pub struct Operands<'a, T: Elem = f64> {
     pub n: i32,
     pub nrhs: i32,
-    pub a: Raw<f64>,
+    pub a: Raw<T>,
     pub ia: i32,
     pub ja: i32,
     pub desca: &'a Desc,
-    pub b: Raw<f64>,
+    pub b: Raw<T>,
     pub ib: i32,
     pub jb: i32,
     pub descb: &'a Desc,
 }
 
-/// PDPOTRS on tiles for a process inside the grid; the arguments have passed the checks and
+/// P?POTRS on tiles for a process inside the grid; the arguments have passed the checks and
 /// N, NRHS > 0.
-pub fn pdpotrs(
+pub fn potrs<T: DistElem>(
     cfg: &Config,
     uplo: u8,
-    ops: &Operands,
+    ops: &Operands<T>,
     g: &GridInfo,
     nb: usize,
 ) -> (Result<(), Error>, Stats) {
@@ -69,16 +73,16 @@ pub fn pdpotrs(
     let ul = if uplo.eq_ignore_ascii_case(&b'U') { Uplo::Upper } else { Uplo::Lower };
     let part = if ul == Uplo::Lower { Part::Lower } else { Part::Upper };
     let passes = crate::algo::potrs::passes(ul);
-    solve(cfg, &grid, ops, part, passes, Perm::None, nb)
+    solve(cfg, &grid, ops, part, passes, Perm::None, false, nb)
 }
 
-/// PDGETRS on tiles for a process inside the grid; the arguments have passed the checks and
+/// P?GETRS on tiles for a process inside the grid; the arguments have passed the checks and
 /// N, NRHS > 0. `Err(reason)` (the same on every rank) when the pivots cannot be applied as a
 /// permutation of sub(B)'s rows (see the module doc): the caller forwards the call.
-pub fn pdgetrs(
+pub fn getrs<T: DistElem>(
     cfg: &Config,
     trans: u8,
-    ops: &Operands,
+    ops: &Operands<T>,
     ipiv: Raw<i32>,
     g: &GridInfo,
     nb: usize,
@@ -105,14 +109,16 @@ pub fn pdgetrs(
             Perm::Out(pos),
         )
     };
-    let (r, mut st) = solve(cfg, &grid, ops, Part::Full, passes, perm, nb);
+    // Aᵀ·X = B of a complex A as Aᴴ·X̄ = B̄.
+    let conj = T::COMPLEX && trans.eq_ignore_ascii_case(&b'T');
+    let (r, mut st) = solve(cfg, &grid, ops, Part::Full, passes, perm, conj, nb);
     st.redistribution_s += gather;
     Ok((r, st))
 }
 
 /// The row permutation of sub(B) that IPIV's interchanges amount to: `pos[i]` is where row i of
 /// sub(B) is after the swaps s ↔ IPIV(s) − IA for s = 0, 1, ..., N−1 in turn.
-fn permutation(grid: &Grid, ops: &Operands, ipiv: Raw<i32>) -> Result<Vec<usize>, &'static str> {
+fn permutation<T: Elem>(grid: &Grid, ops: &Operands<T>, ipiv: Raw<i32>) -> Result<Vec<usize>, &'static str> {
     gather_swaps(grid, ops.n as usize, ops.ia, ops.desca, ipiv).map(|t| positions(&t))
 }
 
@@ -173,15 +179,19 @@ enum Perm {
 }
 
 /// The two passes on sub(B) with the factor in sub(A)'s `part`; collective over the grid.
-fn solve(
+/// `conj`: B is conjugated into tiles and the solution conjugated back.
+#[allow(clippy::too_many_arguments)]
+fn solve<T: DistElem>(
     cfg: &Config,
     grid: &Grid,
-    ops: &Operands,
+    ops: &Operands<T>,
     part: Part,
     passes: [Pass; 2],
     perm: Perm,
+    conj: bool,
     nb: usize,
 ) -> (Result<(), Error>, Stats) {
+    let cj = |v: T| if conj { v.conj() } else { v };
     let (p, q, me) = (grid.nprow, grid.npcol, grid.me());
     let (n, nrhs) = (ops.n as usize, ops.nrhs as usize);
     let (da, db) = (ops.desca, ops.descb);
@@ -229,7 +239,7 @@ fn solve(
         && (ops.ja as usize - 1).is_multiple_of(nb);
     let atiles =
         LocalTiles::new(grid, CallerArray { a: alocal, rows: &arow, cols: &acol }, nb, part, aligned);
-    let handles: Vec<Option<LocalTile>> = (0..nt * nt)
+    let handles: Vec<Option<LocalTile<T>>> = (0..nt * nt)
         .map(|t| {
             let (i, j) = (t % nt, t / nt);
             (owner[t] == me && in_part(i, j)).then(|| atiles.tile(i, j))
@@ -267,8 +277,8 @@ fn solve(
         Part::Full,
         &bcaller,
         &Layout { rows: &axis_in, cols: &tbcol, shape: Shape::Grid },
-        |i: usize, j: usize| blocal.get(brow.local[i], bcol.local[j]),
-        |i: usize, j: usize, v: f64| {
+        |i: usize, j: usize| cj(blocal.get(brow.local[i], bcol.local[j])),
+        |i: usize, j: usize, v: T| {
             let ((ti, oi), (tc, oc)) = (at[row_in[i]], bt[j]);
             let w = tg.extra_mut(bids[ti + tc * nt]).expect("a B tile of this rank");
             w.as_mut_slice()[oi + oc * edge(ti)] = v;
@@ -292,9 +302,9 @@ fn solve(
         |i: usize, j: usize| {
             let ((ti, oi), (tc, oc)) = (at[row_out[i]], bt[j]);
             let w = tg.extra(bids[ti + tc * nt]).expect("a B tile of this rank");
-            w.as_slice()[oi + oc * edge(ti)]
+            cj(w.as_slice()[oi + oc * edge(ti)])
         },
-        |i: usize, j: usize, v: f64| blocal.set(brow.local[i], bcol.local[j], v),
+        |i: usize, j: usize, v: T| blocal.set(brow.local[i], bcol.local[j], v),
     );
     redist += t1.elapsed().as_secs_f64();
     let stats = Stats::of(redist, &mut run, None);
@@ -415,6 +425,86 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The triangular-solve generator on in-process ranks in single, single complex and double
+    /// complex (a transposed pass is the adjoint): the solution is the shared-memory runtime's to
+    /// a few ε of the type, and every message sent is received.
+    #[test]
+    fn solves_in_other_types_on_local_ranks_match_shared_memory() {
+        use crate::scalar::{c32, c64};
+        use crate::tile::View;
+        fn each<T: DistElem>() {
+            let ty = std::any::type_name::<T>();
+            let pass = |uplo, trans, diag| Pass { uplo, trans, diag };
+            let cases = [
+                crate::algo::potrs::passes(Uplo::Lower),
+                crate::algo::potrs::passes(Uplo::Upper),
+                [pass(Uplo::Upper, Trans::Yes, Diag::NonUnit), pass(Uplo::Lower, Trans::Yes, Diag::Unit)],
+            ];
+            for &(p, q) in &[(1, 2), (2, 2), (3, 2)] {
+                let (n, nrhs, nb) = (23, 7, 4);
+                for (ci, passes) in cases.iter().enumerate() {
+                    let what = format!("{ty} grid {p}x{q} case {ci}");
+                    let mut rng = Rng::new((ci * 31 + p * 3 + q) as u64);
+                    let mut a: Vec<T> = rng.values(n, n, n);
+                    for i in 0..n {
+                        a[i + i * n] = a[i + i * n].add(T::from_f64(2.0 * n as f64));
+                    }
+                    let b0: Vec<T> = rng.values(n, nrhs, n);
+                    let (nt, ct) = (n.div_ceil(nb), nrhs.div_ceil(nb));
+                    let edge = |i: usize| nb.min(n - i * nb);
+                    let bedge = |c: usize| nb.min(nrhs - c * nb);
+                    let mut extras = Vec::new();
+                    for c in 0..ct {
+                        for i in 0..nt {
+                            let v: Vec<T> = (0..bedge(c))
+                                .flat_map(|cc| (0..edge(i)).map(move |r| (i * nb + r, c * nb + cc)))
+                                .map(|(r, cc)| b0[r + cc * n])
+                                .collect();
+                            extras.push((edge(i), bedge(c), (i % p) * q + c % q, v));
+                        }
+                    }
+                    let ids: Vec<usize> = (0..nt * ct).map(|x| nt * nt + x).collect();
+                    let bcols: Vec<usize> = (0..ct).map(bedge).collect();
+                    let mut aa = a.clone();
+                    let runs =
+                        local_ranks::run_mn(&mut aa, (n, n), nb, (p, q), &|_, _| true, &extras, &|ds| {
+                            trsm::generate(ds, passes, &ids, &bcols)
+                        });
+                    assert!(runs.iter().all(|r| r.result.is_ok()), "{what}");
+                    let sent: usize = runs.iter().map(|r| r.sent).sum();
+                    assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
+                    assert!(aa == a, "{what}: A is only read");
+                    let mut x = vec![T::zero(); n * nrhs];
+                    for c in 0..ct {
+                        for i in 0..nt {
+                            let w =
+                                runs.iter().find_map(|r| r.buffers.get(&ids[i + c * nt])).expect("B tile");
+                            let v = View::from_slice(w.as_slice(), edge(i), bedge(c), edge(i));
+                            for cc in 0..bedge(c) {
+                                for r in 0..edge(i) {
+                                    x[i * nb + r + (c * nb + cc) * n] = v.get(r, cc);
+                                }
+                            }
+                        }
+                    }
+                    let (mut sa, mut sx) = (a.clone(), b0.clone());
+                    // SAFETY: the vectors hold the n×n and n×nrhs matrices until the wait.
+                    let ta = unsafe { TiledMatrix::from_raw(sa.as_mut_ptr(), n, n, n, nb, nb) };
+                    let tb = unsafe { TiledMatrix::from_raw(sx.as_mut_ptr(), n, nrhs, n, nb, nb) };
+                    let seq = Seq::new(&cfg(2));
+                    trsm::solve(&seq, passes, &ta, &tb);
+                    seq.wait().unwrap();
+                    let d = crate::algo::testutil::rel(&x, &sx);
+                    assert!(d < 50.0 * n as f64 * T::eps(), "{what}: differs from shared memory by {d}");
+                    assert!(x != b0, "{what}: B was solved");
+                }
+            }
+        }
+        each::<f32>();
+        each::<c32>();
+        each::<c64>();
     }
 
     #[test]

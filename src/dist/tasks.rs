@@ -27,6 +27,7 @@
 
 use super::comm::{CopyKey, Engine, MpiTransport, Outbox, Transport};
 use super::grid::Grid;
+use super::DistElem;
 use crate::backend::BlasThreadsGuard;
 use crate::config::Config;
 use crate::device::DevStats;
@@ -34,7 +35,8 @@ use crate::error::Error;
 use crate::graph::op::Operands;
 use crate::graph::{Failure, Graph, Op, Spec, TileId, Tiles, Tiling};
 use crate::runtime::{Ctx, Releaser, Seq, Task};
-use crate::tile::{TiledMatrix, View, ViewMut, Workspace};
+use crate::scalar::Scalar;
+use crate::tile::{Elem, TiledMatrix, View, ViewMut, Workspace};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -44,7 +46,7 @@ use std::sync::Arc;
 /// block of pivot rows, a partial sum), also each on one rank. Every tile has an id: tile (i, j)
 /// of the matrix is `i + j * mt` ([`TileGrid::id`]), extra tiles follow ([`TileGrid::add`]); its
 /// messages carry the id (and the version) ahead of the values ([`super::comm::tag_of`]).
-pub struct TileGrid {
+pub struct TileGrid<T: Scalar = f64> {
     pub m: usize,
     pub mb: usize,
     pub mt: usize,
@@ -54,15 +56,15 @@ pub struct TileGrid {
     /// Rank owning each tile, by id.
     pub owner: Vec<usize>,
     /// This rank's tiles, by id.
-    pub local: Vec<Option<LocalTile>>,
+    pub local: Vec<Option<LocalTile<T>>>,
     /// Shapes of the extra tiles (id − mt·nt).
     extra: Vec<(usize, usize)>,
     /// Storage of this rank's extra tiles (by id − mt·nt; `None` where another rank holds it).
-    store: Vec<Option<Workspace<f64>>>,
+    store: Vec<Option<Workspace<T>>>,
     /// Whether the ranks read the matrix's tiles in place in their owners' storage, and where
     /// this rank finds each tile another rank owns (by id; [`TileGrid::read_in_place`]).
     in_place: bool,
-    remote: Vec<Option<LocalTile>>,
+    remote: Vec<Option<LocalTile<T>>>,
     /// The matrix's tiles as task generators see them.
     tiling: Tiling,
 }
@@ -70,30 +72,36 @@ pub struct TileGrid {
 /// Where this rank keeps one of its tiles: tile (i, j) of a local tiled matrix (a matrix of its
 /// own, or one tile of a matrix holding all of the rank's tiles, whose tile columns the runtime
 /// then deals between the host and the devices).
-#[derive(Clone, Copy)]
-pub struct LocalTile {
-    pub m: TiledMatrix<f64>,
+pub struct LocalTile<T: Elem = f64> {
+    pub m: TiledMatrix<T>,
     pub i: usize,
     pub j: usize,
 }
 
-impl From<TiledMatrix<f64>> for LocalTile {
+impl<T: Elem> Clone for LocalTile<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Elem> Copy for LocalTile<T> {}
+
+impl<T: Elem> From<TiledMatrix<T>> for LocalTile<T> {
     /// A one-tile matrix.
-    fn from(m: TiledMatrix<f64>) -> Self {
+    fn from(m: TiledMatrix<T>) -> Self {
         LocalTile { m, i: 0, j: 0 }
     }
 }
 
-impl TileGrid {
+impl<T: Scalar> TileGrid<T> {
     /// A grid of the `m`×`n` matrix in `mb`×`nb` tiles with the given owners and this rank's
     /// tiles (both at `i + j * mt`).
-    pub fn new<L: Into<LocalTile>>(
+    pub fn new<L: Into<LocalTile<T>>>(
         (m, mb): (usize, usize),
         (n, nb): (usize, usize),
         owner: Vec<usize>,
         local: Vec<Option<L>>,
     ) -> Self {
-        let local: Vec<Option<LocalTile>> = local.into_iter().map(|l| l.map(Into::into)).collect();
+        let local: Vec<Option<LocalTile<T>>> = local.into_iter().map(|l| l.map(Into::into)).collect();
         let (mt, nt) = (m.div_ceil(mb), n.div_ceil(nb));
         assert_eq!(owner.len(), mt * nt);
         assert_eq!(local.len(), mt * nt);
@@ -115,7 +123,12 @@ impl TileGrid {
         }
     }
     /// A square grid (`n`×`n` in `nb`×`nb` tiles).
-    pub fn square<L: Into<LocalTile>>(n: usize, nb: usize, owner: Vec<usize>, local: Vec<Option<L>>) -> Self {
+    pub fn square<L: Into<LocalTile<T>>>(
+        n: usize,
+        nb: usize,
+        owner: Vec<usize>,
+        local: Vec<Option<L>>,
+    ) -> Self {
         Self::new((n, nb), (n, nb), owner, local)
     }
     /// Rows of tile row `i`.
@@ -162,7 +175,13 @@ impl TileGrid {
     /// A new extra tile of `rows`×`cols` on rank `owner`, kept on that rank where `local` says
     /// (one tile of a local matrix of the caller's: a second matrix of the algorithm, whose tiles
     /// must be adjacent in memory where an op takes several as one block); returns its id.
-    pub fn add_local(&mut self, rows: usize, cols: usize, owner: usize, local: Option<LocalTile>) -> usize {
+    pub fn add_local(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        owner: usize,
+        local: Option<LocalTile<T>>,
+    ) -> usize {
         let id = self.owner.len();
         self.owner.push(owner);
         self.extra.push((rows, cols));
@@ -175,7 +194,7 @@ impl TileGrid {
     /// the grid must say so, or none (the owner posts notices instead of values); the storage must
     /// stay mapped and unwritten by anyone but its owner until every rank has finished the
     /// sequence ([`run_sequence`] ends with a barrier when tiles were read in place).
-    pub fn read_in_place(&mut self, me: usize, at: impl Fn(usize, usize) -> Option<LocalTile>) {
+    pub fn read_in_place(&mut self, me: usize, at: impl Fn(usize, usize) -> Option<LocalTile<T>>) {
         self.remote = (0..self.mt * self.nt).map(|t| at(t % self.mt, t / self.mt)).collect();
         for (t, r) in self.remote.iter().enumerate() {
             assert_eq!(r.is_some(), self.owner[t] != me, "hetla: tile {t} is not where its owner keeps it");
@@ -184,17 +203,17 @@ impl TileGrid {
     }
     /// The storage of extra tile `id` when this rank holds it, column-major with leading
     /// dimension max(1, rows), to fill before the tasks are generated or read after they ran.
-    pub fn extra(&self, id: usize) -> Option<&Workspace<f64>> {
+    pub fn extra(&self, id: usize) -> Option<&Workspace<T>> {
         self.store.get(id.checked_sub(self.mt * self.nt)?)?.as_ref()
     }
     /// Writable storage of extra tile `id`; see [`TileGrid::extra`].
-    pub fn extra_mut(&mut self, id: usize) -> Option<&mut Workspace<f64>> {
+    pub fn extra_mut(&mut self, id: usize) -> Option<&mut Workspace<T>> {
         self.store.get_mut(id.checked_sub(self.mt * self.nt)?)?.as_mut()
     }
 }
 
 /// What [`run_sequence`] reports.
-pub struct SeqRun {
+pub struct SeqRun<T: Scalar = f64> {
     pub result: Result<(), Error>,
     /// What this rank's devices moved and ran (empty without devices).
     pub devices: Vec<DevStats>,
@@ -206,14 +225,19 @@ pub struct SeqRun {
     /// The smallest INFO a task of this rank reported ([`crate::graph::Failure`]).
     pub info: Option<i32>,
     /// The buffers the generator asked for ([`Graph::buffer`]) that this rank holds, by id.
-    pub buffers: HashMap<usize, Workspace<f64>>,
+    pub buffers: HashMap<usize, Workspace<T>>,
 }
 
 /// Runs one distributed sequence over `tg`: worker threads for this rank from the grid
 /// ([`Grid::threads`]), single-threaded backend BLAS meanwhile, a fresh sequence whose master is
 /// this thread (the only one that calls MPI, through the message engine's progress callback),
 /// `generate` on every rank, then until every task has run and every message has gone out.
-pub fn run_sequence(cfg: &Config, grid: &Grid, tg: &TileGrid, generate: impl FnOnce(&mut DistSeq)) -> SeqRun {
+pub fn run_sequence<T: DistElem>(
+    cfg: &Config,
+    grid: &Grid,
+    tg: &TileGrid<T>,
+    generate: impl FnOnce(&mut DistSeq<T>),
+) -> SeqRun<T> {
     let mut rcfg = cfg.clone();
     rcfg.threads = grid.threads(cfg.threads);
     let run = run_on(&rcfg, grid.me(), &mut MpiTransport::new(&grid.comm), tg, generate);
@@ -228,14 +252,14 @@ pub fn run_sequence(cfg: &Config, grid: &Grid, tg: &TileGrid, generate: impl FnO
 }
 
 /// [`run_sequence`] for rank `me` over any transport (threads standing for ranks in tests).
-pub fn run_on(
+pub fn run_on<T: DistElem>(
     cfg: &Config,
     me: usize,
     tr: &mut dyn Transport,
-    tg: &TileGrid,
-    generate: impl FnOnce(&mut DistSeq),
-) -> SeqRun {
-    let engine = RefCell::new(Engine::new());
+    tg: &TileGrid<T>,
+    generate: impl FnOnce(&mut DistSeq<T>),
+) -> SeqRun<T> {
+    let engine = RefCell::new(Engine::<T>::new());
     let fail = engine.borrow().fail.clone();
     let mut buffers = HashMap::new();
     let (result, devices) = {
@@ -301,18 +325,18 @@ fn abort_grid(tr: &mut dyn Transport, e: &Error) -> ! {
 const SEND_PRIO: i64 = i64::MAX / 4;
 
 /// The generator's state on one rank.
-pub struct DistSeq<'a> {
+pub struct DistSeq<'a, T: Scalar = f64> {
     pub seq: &'a Seq,
     rel: Releaser,
-    pub grid: &'a TileGrid,
+    pub grid: &'a TileGrid<T>,
     pub me: usize,
-    engine: &'a RefCell<Engine>,
+    engine: &'a RefCell<Engine<T>>,
     outbox: Outbox,
     version: Vec<u32>,
     sent: HashSet<(usize, u32, usize)>,
-    copies: HashMap<(usize, u32), LocalTile>,
+    copies: HashMap<(usize, u32), LocalTile<T>>,
     /// Tiles this rank reads in place: the version and where (acknowledged before the next write).
-    in_place_reads: HashMap<usize, (u32, LocalTile)>,
+    in_place_reads: HashMap<usize, (u32, LocalTile<T>)>,
     /// Tiles of this rank read in place elsewhere: (version, reader rank) for each.
     in_place_sent: HashMap<usize, Vec<(u32, usize)>>,
     /// Where the tasks submitted as [`Spec`]s record INFO > 0 and check whether their step still
@@ -320,13 +344,13 @@ pub struct DistSeq<'a> {
     pub fail: Arc<Failure>,
     /// Buffers asked for during generation ([`Graph::buffer`]), by id − `grid.len()`: shape,
     /// owner and, on the owner, where it is.
-    bufs: Vec<(usize, usize, usize, Option<LocalTile>)>,
+    bufs: Vec<(usize, usize, usize, Option<LocalTile<T>>)>,
     /// Storage of this rank's buffers, by id.
-    store: HashMap<usize, Workspace<f64>>,
+    store: HashMap<usize, Workspace<T>>,
 }
 
-impl<'a> DistSeq<'a> {
-    pub fn new(seq: &'a Seq, grid: &'a TileGrid, me: usize, engine: &'a RefCell<Engine>) -> Self {
+impl<'a, T: DistElem> DistSeq<'a, T> {
+    pub fn new(seq: &'a Seq, grid: &'a TileGrid<T>, me: usize, engine: &'a RefCell<Engine<T>>) -> Self {
         let outbox = engine.borrow().outbox();
         DistSeq {
             seq,
@@ -361,7 +385,7 @@ impl<'a> DistSeq<'a> {
         }
     }
     /// Where this rank holds tile or buffer `id` (`None` on other ranks).
-    fn local(&self, id: usize) -> Option<LocalTile> {
+    fn local(&self, id: usize) -> Option<LocalTile<T>> {
         match id.checked_sub(self.grid.len()) {
             None => self.grid.local[id],
             Some(x) => self.bufs[x].3,
@@ -369,7 +393,7 @@ impl<'a> DistSeq<'a> {
     }
 
     /// The handle through which the owner of the task writing tile `w` reads tile `r`.
-    fn input(&mut self, ri: usize, owner: usize, prio: i64) -> Option<LocalTile> {
+    fn input(&mut self, ri: usize, owner: usize, prio: i64) -> Option<LocalTile<T>> {
         let (rows, cols) = self.dims(ri);
         let (ro, v) = (self.owner(ri), self.version[ri]);
         if ro == owner {
@@ -395,10 +419,8 @@ impl<'a> DistSeq<'a> {
                 self.seq.submit(t, move |c| {
                     let tile = c.tile(&h.m, h.i, h.j);
                     let mut data = super::comm::header((ri, v), &fail);
-                    data.reserve(tile.m * tile.n);
-                    for j in 0..tile.n {
-                        data.extend_from_slice(tile.column(j));
-                    }
+                    data.reserve(super::comm::words::<T>(tile.m * tile.n));
+                    super::comm::pack(&mut data, tile);
                     super::comm::post(&outbox, owner, tag, data);
                     Ok(())
                 });
@@ -457,7 +479,7 @@ impl<'a> DistSeq<'a> {
 
     /// The held task that stands for the arrival of tile `ri`'s current version from rank `ro`
     /// into the local copy `h`.
-    fn await_copy(&mut self, ri: usize, ro: usize, prio: i64, h: LocalTile) {
+    fn await_copy(&mut self, ri: usize, ro: usize, prio: i64, h: LocalTile<T>) {
         let v = self.version[ri];
         let held = self.seq.submit_held(Task::new("recv").prio(prio).write(&h.m, h.i, h.j), |_| Ok(()));
         self.engine.borrow_mut().expect(&self.rel, ro, (ri, v), held);
@@ -514,7 +536,7 @@ impl<'a> DistSeq<'a> {
 /// op reports INFO > 0 records it, and the tasks of that step and later ones on this rank skip
 /// their computation, but every task still runs and every message is still sent, so no rank waits
 /// for a tile that never comes.
-impl Graph for DistSeq<'_> {
+impl<T: DistElem> Graph for DistSeq<'_, T> {
     fn tiling(&self) -> &Tiling {
         &self.grid.tiling
     }
@@ -530,10 +552,10 @@ impl Graph for DistSeq<'_> {
         if owner == self.me {
             self.copy_runs(t.reads, t.prio + 1);
         }
-        let inputs: Vec<Option<LocalTile>> =
+        let inputs: Vec<Option<LocalTile<T>>> =
             t.reads.iter().map(|&r| self.input(r, owner, t.prio + 1)).collect();
         if owner == self.me {
-            let tiles: Vec<LocalTile> = t
+            let tiles: Vec<LocalTile<T>> = t
                 .writes
                 .iter()
                 .map(|&w| self.local(w).expect("the owner holds its tile"))
@@ -551,7 +573,10 @@ impl Graph for DistSeq<'_> {
             // recorded by the rule above.
             let op = t.op;
             let (fail, step) = (self.fail.clone(), t.step);
-            if op.on_device() && !matches!(op, Op::Potrf { .. }) && op.operands().iter().all(|o| o.count == 1)
+            if T::ON_DEVICES
+                && op.on_device()
+                && !matches!(op, Op::Potrf { .. })
+                && op.operands().iter().all(|o| o.count == 1)
             {
                 // The failure rule holds on a device too: after a failed step its kernels skip
                 // as the host bodies do (else a device divides by the failed pivot).
@@ -597,13 +622,13 @@ impl Graph for DistSeq<'_> {
 }
 
 /// A running task's operands: its tiles, each operand as the runs of adjacent tiles it holds.
-struct DistOperands<'c, 'a> {
+struct DistOperands<'c, 'a, T: Elem> {
     c: &'c Ctx<'a>,
-    tiles: &'c [LocalTile],
+    tiles: &'c [LocalTile<T>],
 }
 
-impl<'a> Operands<'a> for DistOperands<'_, 'a> {
-    fn input(&mut self, t: Tiles) -> Vec<View<'a, f64>> {
+impl<'a, T: Scalar> Operands<'a, T> for DistOperands<'_, 'a, T> {
+    fn input(&mut self, t: Tiles) -> Vec<View<'a, T>> {
         let mut pieces = Vec::new();
         let mut start = t.first;
         for p in t.first..t.first + t.count {
@@ -618,24 +643,24 @@ impl<'a> Operands<'a> for DistOperands<'_, 'a> {
         }
         pieces
     }
-    fn output(&mut self, t: Tiles) -> ViewMut<'a, f64> {
+    fn output(&mut self, t: Tiles) -> ViewMut<'a, T> {
         Run::of(&self.tiles[t.positions()]).view_mut(self.c)
     }
 }
 
 /// Tiles (i..i+rows, j..j+cols) of one local matrix.
-struct Run {
-    m: TiledMatrix<f64>,
+struct Run<T: Elem> {
+    m: TiledMatrix<T>,
     i: usize,
     rows: usize,
     j: usize,
     cols: usize,
 }
 
-impl Run {
+impl<T: Elem> Run<T> {
     /// The block the tiles form, given column by column (all the rows of the first tile column,
     /// then the next); they must be adjacent in one matrix.
-    fn of(tiles: &[LocalTile]) -> Run {
+    fn of(tiles: &[LocalTile<T>]) -> Run<T> {
         let f = tiles[0];
         let rows = tiles.iter().take_while(|t| t.j == f.j).count();
         assert!(tiles.len().is_multiple_of(rows), "hetla: a run's tile columns differ in height");
@@ -647,10 +672,10 @@ impl Run {
         }
         Run { m: f.m, i: f.i, rows, j: f.j, cols: tiles.len() / rows }
     }
-    fn view<'a>(&self, c: &Ctx<'a>) -> View<'a, f64> {
+    fn view<'a>(&self, c: &Ctx<'a>) -> View<'a, T> {
         c.region(&self.m, self.i..self.i + self.rows, self.j..self.j + self.cols)
     }
-    fn view_mut<'a>(&self, c: &Ctx<'a>) -> ViewMut<'a, f64> {
+    fn view_mut<'a>(&self, c: &Ctx<'a>) -> ViewMut<'a, T> {
         c.region_mut(&self.m, self.i..self.i + self.rows, self.j..self.j + self.cols)
     }
 }
@@ -740,49 +765,49 @@ pub mod local_ranks {
     /// on rank `(i % p) * q + j % q`), the tiles where `keep(i, j)` holds taking part. Each rank
     /// keeps its tiles in one local matrix (global tile (i, j) at local tile (i / p, j / q)), as
     /// the ScaLAPACK layer does; afterwards they are copied back into `a`. Returns each rank's run.
-    pub fn run(
-        a: &mut [f64],
+    pub fn run<T: DistElem>(
+        a: &mut [T],
         n: usize,
         nb: usize,
         grid: (usize, usize),
         keep: &(dyn Fn(usize, usize) -> bool + Sync),
-        generate: &(dyn Fn(&mut DistSeq) + Sync),
-    ) -> Vec<SeqRun> {
+        generate: &(dyn Fn(&mut DistSeq<T>) + Sync),
+    ) -> Vec<SeqRun<T>> {
         run_mn(a, (n, n), nb, grid, keep, &[], generate)
     }
 
     /// An extra tile for [`run_mn`]: rows, columns, owning rank and its values (column-major).
-    pub type Extra = (usize, usize, usize, Vec<f64>);
+    pub type Extra<T = f64> = (usize, usize, usize, Vec<T>);
 
     /// [`run`] for an `m`×`n` matrix (leading dimension `m`), with extra tiles `extras` (ids from
     /// mt·nt on, in order) whose values after the run are in their owner's `SeqRun::buffers`.
-    pub fn run_mn(
-        a: &mut [f64],
+    pub fn run_mn<T: DistElem>(
+        a: &mut [T],
         (m, n): (usize, usize),
         nb: usize,
         (p, q): (usize, usize),
         keep: &(dyn Fn(usize, usize) -> bool + Sync),
-        extras: &[Extra],
-        generate: &(dyn Fn(&mut DistSeq) + Sync),
-    ) -> Vec<SeqRun> {
+        extras: &[Extra<T>],
+        generate: &(dyn Fn(&mut DistSeq<T>) + Sync),
+    ) -> Vec<SeqRun<T>> {
         let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
         let owner: Vec<usize> = (0..mt * nt).map(|t| ((t % mt) % p) * q + (t / mt) % q).collect();
         let redge = |i: usize| nb.min(m - i * nb);
         let edge = |j: usize| nb.min(n - j * nb);
-        let src: &[f64] = a;
+        let src: &[T] = a;
         // Every rank's local matrix, made first so that the ranks can read each other's tiles in
         // place (as ranks sharing their storage on one node do), every other call.
-        let ws: Vec<Workspace<f64>> = (0..p * q)
+        let ws: Vec<Workspace<T>> = (0..p * q)
             .map(|me| {
                 let (pr, pc) = (me / q, me % q);
                 let mloc: usize = (0..mt).filter(|i| i % p == pr).map(redge).sum();
                 let nloc: usize = (0..nt).filter(|j| j % q == pc).map(edge).sum();
-                Workspace::<f64>::new(mloc, nloc, nb, nb)
+                Workspace::<T>::new(mloc, nloc, nb, nb)
             })
             .collect();
-        let mats: Vec<TiledMatrix<f64>> = ws.iter().map(|w| w.tiles()).collect();
+        let mats: Vec<TiledMatrix<T>> = ws.iter().map(|w| w.tiles()).collect();
         let in_place = IN_PLACE.with(|c| c.replace(!c.get()));
-        let results: Vec<(SeqRun, Workspace<f64>)> = std::thread::scope(|s| {
+        let results: Vec<(SeqRun<T>, Workspace<T>)> = std::thread::scope(|s| {
             let handles: Vec<_> = LocalTransport::world(p * q)
                 .into_iter()
                 .zip(ws)
@@ -791,7 +816,7 @@ pub mod local_ranks {
                     let (owner, mats) = (owner.clone(), &mats);
                     s.spawn(move || {
                         let ld = w.tiles().m.max(1);
-                        let local: Vec<Option<LocalTile>> = (0..mt * nt)
+                        let local: Vec<Option<LocalTile<T>>> = (0..mt * nt)
                             .map(|t| {
                                 let (i, j) = (t % mt, t / mt);
                                 (owner[t] == me && keep(i, j)).then(|| LocalTile {

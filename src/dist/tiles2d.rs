@@ -19,7 +19,7 @@ use super::layout::Axis;
 use super::local::LocalTiles;
 use super::redistribute::{CallerArray, Part, Shape};
 use super::tasks::{run_sequence, DistSeq, LocalTile, TileGrid};
-use super::Stats;
+use super::{DistElem, Stats};
 use crate::api::scalapack::{numroc, Desc, GridInfo};
 use crate::config::Config;
 use crate::error::Error;
@@ -77,11 +77,11 @@ pub fn one_row(shape: Shape, g: &GridInfo) -> bool {
 
 /// What the finishing step sees: the grid, the caller's row and column maps of sub(A), and the
 /// buffers the generator asked for that this rank holds (by id).
-pub struct Finished<'a> {
+pub struct Finished<'a, T: DistElem = f64> {
     pub grid: &'a Grid,
     pub rows: &'a Axis,
     pub cols: &'a Axis,
-    pub buffers: &'a HashMap<usize, Workspace<f64>>,
+    pub buffers: &'a HashMap<usize, Workspace<T>>,
 }
 
 /// Runs a 2-D tile algorithm on the M×N sub(A) for a process inside the grid: caller layout to
@@ -92,19 +92,19 @@ pub struct Finished<'a> {
 /// or gathering TAU), then sub(A) back into the caller's arrays (nothing else of them is
 /// written). Returns the sequence's result, `finish`'s value and the statistics.
 #[allow(clippy::too_many_arguments)]
-pub fn run<B, R>(
+pub fn run<T: DistElem, B, R>(
     cfg: &Config,
     (m, n): (usize, usize),
-    a: Raw<f64>,
+    a: Raw<T>,
     (ia, ja): (i32, i32),
     desca: &Desc,
     g: &GridInfo,
     nb: usize,
     (shape, reflect): (Shape, bool),
     part: Part,
-    buffers: impl FnOnce(&mut TileGrid, &Cyclic, usize) -> B,
-    generate: impl FnOnce(&mut DistSeq, &Cyclic, &B),
-    finish: impl FnOnce(&Finished) -> R,
+    buffers: impl FnOnce(&mut TileGrid<T>, &Cyclic, usize) -> B,
+    generate: impl FnOnce(&mut DistSeq<T>, &Cyclic, &B),
+    finish: impl FnOnce(&Finished<T>) -> R,
 ) -> (Result<(), Error>, R, Stats) {
     let grid = Grid::from_context(desca.ctxt(), g);
     let (p, q, me) = (grid.nprow, grid.npcol, grid.me());
@@ -127,7 +127,7 @@ pub fn run<B, R>(
     let (mt, nt) = (m.div_ceil(nb), n.div_ceil(nb));
     let owner: Vec<usize> = (0..mt * nt).map(|t| cyc.owner(t % mt, t / mt)).collect();
     let local = LocalTiles::with_shape(&grid, caller, nb, part, aligned, shape, reflect);
-    let handles: Vec<Option<LocalTile>> =
+    let handles: Vec<Option<LocalTile<T>>> =
         (0..mt * nt).map(|t| (owner[t] == me).then(|| local.tile(t % mt, t / mt))).collect();
 
     // The distributed algorithm.

@@ -38,6 +38,9 @@ pub trait OpElem: kernels::TileGetrf {
     /// `p` as an array of f64, for the paths that exist in f64 only (a device's whole-matrix
     /// solver, `api::solve_whole`): `Some` for f64 alone.
     fn as_f64(p: *mut Self) -> Option<*mut f64>;
+    /// C ← C·U⁻¹ of CALU's panel fill, a zero pivot dividing nothing
+    /// ([`kernels::trsm_right_upper_zero_safe`]): CALU runs in f64 only ([`OpElem::CALU`]).
+    fn trsm_zero_safe(u: View<Self>, c: ViewMut<Self>);
 }
 
 impl OpElem for f64 {
@@ -49,6 +52,9 @@ impl OpElem for f64 {
     #[inline(always)]
     fn as_f64(p: *mut f64) -> Option<*mut f64> {
         Some(p)
+    }
+    fn trsm_zero_safe(u: View<f64>, c: ViewMut<f64>) {
+        kernels::trsm_right_upper_zero_safe(u, c)
     }
 }
 
@@ -63,6 +69,9 @@ macro_rules! f64_only_ops {
             #[inline(always)]
             fn as_f64(_: *mut $t) -> Option<*mut f64> {
                 None
+            }
+            fn trsm_zero_safe(_: View<$t>, _: ViewMut<$t>) {
+                panic!("CALU runs on f64 only, not on {}", stringify!($t))
             }
         }
     )*};
@@ -303,6 +312,7 @@ impl Op {
             | Op::QrT { .. }
             | Op::QrApply { .. }
             | Op::QrOrg { .. } => self.compute_qr(ins, out),
+            Op::LuExtract { .. } | Op::LuNewTop { .. } | Op::LuFill { .. } => self.compute_lu(ins, out),
             _ => return T::compute_rest(self, ins, out),
         }
         0
@@ -337,10 +347,11 @@ impl Op {
             | Op::QrVw { .. }
             | Op::QrT { .. }
             | Op::QrApply { .. }
-            | Op::QrOrg { .. } => unreachable!("Op::compute states these ops for every type"),
-            Op::LuExtract { .. } | Op::LuNewTop { .. } | Op::LuFill { .. } | Op::LuColumn { .. } => {
-                self.compute_lu(ins, out)
-            }
+            | Op::QrOrg { .. }
+            | Op::LuExtract { .. }
+            | Op::LuNewTop { .. }
+            | Op::LuFill { .. } => unreachable!("Op::compute states these ops for every type"),
+            Op::LuColumn { .. } => self.compute_lu_column(ins, out),
             Op::CaluLeaf { .. } | Op::CaluMerge { .. } | Op::CaluRoot { .. } | Op::CaluTop { .. } => {
                 return self.compute_calu(ins, out)
             }
@@ -363,16 +374,16 @@ impl Op {
         0
     }
 
-    /// The LU's ops for tile columns on several places and split panels (ranks) and the fill of
-    /// CALU's panel, f64 only so far. A zero pivot is no failure here (LAPACK's DGETRF goes on):
-    /// the panel's INFO travels in its pivot buffer.
-    fn compute_lu<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) {
+    /// The LU's ops for tile columns on several places (ranks: the rows that cross them) and the
+    /// fill of CALU's panel, in every type (CALU's solve in f64 only). A zero pivot is no failure
+    /// here (LAPACK's DGETRF goes on): the panel's INFO travels in its pivot buffer.
+    fn compute_lu<'a, T: OpElem>(&self, ins: &mut impl Operands<'a, T>, mut out: ViewMut<T>) {
         let (mut b1, mut b2) = (Vec::new(), Vec::new());
         match *self {
             Op::LuExtract { piv, c, ref offs, .. } => {
                 let pv = whole(&ins.input(piv), &mut b1);
                 let (_, perm) = read_pivots(pv, pv.m);
-                let tiles: Vec<View<f64>> = c.positions().map(|p| one(ins, p)).collect();
+                let tiles: Vec<View<T>> = c.positions().map(|p| one_of(ins, p)).collect();
                 for (t, &s) in perm.src.iter().enumerate() {
                     for (tile, &o) in tiles.iter().zip(offs) {
                         if (o..o + tile.m).contains(&s) {
@@ -387,7 +398,7 @@ impl Op {
                 let (_, perm) = read_pivots(pv, r);
                 let old = whole(&ins.input(old), &mut b2);
                 let (h, n) = (old.m, old.n);
-                let oth: Vec<View<f64>> = others.positions().map(|p| one(ins, p)).collect();
+                let oth: Vec<View<T>> = others.positions().map(|p| one_of(ins, p)).collect();
                 kernels::copy(old, out.sub_mut(0, 0, h, n));
                 for (t, &s) in perm.src.iter().enumerate() {
                     // The tile row holding panel row s.
@@ -407,18 +418,71 @@ impl Op {
                     copy_row(&old, t, &mut out, h + t);
                 }
                 if let Some(l) = l {
-                    let lv = one(ins, l.first);
+                    let lv = one_of(ins, l.first);
                     kernels::trsm(
                         Side::Left,
                         Uplo::Lower,
                         Trans::No,
                         Diag::Unit,
-                        1.0,
+                        T::one(),
                         lv.sub(0, 0, r, r),
                         out.sub_mut(0, 0, r, n),
                     );
                 }
             }
+            Op::LuFill { w, piv, l, ref rows, h, solve, .. } => {
+                let pv = whole(&ins.input(piv), &mut b1);
+                let r = pv.m;
+                let (_, perm) = read_pivots(pv, r);
+                let wv = whole(&ins.input(w), &mut b2);
+                let n = out.n;
+                let top = rows[0].0 == 0;
+                if top {
+                    kernels::copy(wv.sub(0, 0, h, n), out.sub_mut(0, 0, h, n));
+                }
+                // Where each tile starts in the block.
+                let starts: Vec<usize> =
+                    rows.iter().scan(0, |at, &(_, rr)| Some(std::mem::replace(at, *at + rr))).collect();
+                for (&s, &f) in perm.src.iter().zip(&perm.fill) {
+                    let Some(f) = f else { continue };
+                    for (&(o, rr), &st) in rows.iter().zip(&starts) {
+                        if s >= h && (o..o + rr).contains(&s) {
+                            copy_row(&wv, h + f, &mut out, st + s - o);
+                        }
+                    }
+                }
+                if solve {
+                    // CALU's panel column: the rows below the top r (tile k's too) ← ·U₁₁⁻¹.
+                    let b0 = if top { r } else { 0 };
+                    let below = out.m - b0;
+                    if below > 0 {
+                        T::trsm_zero_safe(wv.sub(0, 0, r, r), out.sub_mut(b0, 0, below, r));
+                    }
+                }
+                if let Some(l) = l {
+                    let b0 = if top { h } else { 0 };
+                    let mut b3 = Vec::new();
+                    let lv = whole(&ins.input(l), &mut b3);
+                    let below = out.m - b0;
+                    let c = out.sub_mut(b0, 0, below, n);
+                    kernels::gemm(
+                        Trans::No,
+                        Trans::No,
+                        T::from_f64(-1.0),
+                        lv.sub(0, 0, below, r),
+                        wv.sub(0, 0, r, n),
+                        T::one(),
+                        c,
+                    );
+                }
+            }
+            _ => unreachable!("compute_lu is called with the LU ops only"),
+        }
+    }
+
+    /// The column task of a split LU panel (ranks), f64 only so far.
+    fn compute_lu_column<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) {
+        match *self {
             Op::LuColumn { cand, urows, piv, others, ref rows, j, r, block, .. } => {
                 let ids: Vec<usize> = rows.iter().flat_map(|&(o, h)| o..o + h).collect();
                 assert_eq!(ids.len(), out.m, "the rows of a place's panel tiles");
@@ -449,53 +513,7 @@ impl Op {
                     complete_pivots(pv, r);
                 }
             }
-            Op::LuFill { w, piv, l, ref rows, h, solve, .. } => {
-                let pv = whole(&ins.input(piv), &mut b1);
-                let r = pv.m;
-                let (_, perm) = read_pivots(pv, r);
-                let wv = whole(&ins.input(w), &mut b2);
-                let n = out.n;
-                let top = rows[0].0 == 0;
-                if top {
-                    kernels::copy(wv.sub(0, 0, h, n), out.sub_mut(0, 0, h, n));
-                }
-                // Where each tile starts in the block.
-                let starts: Vec<usize> =
-                    rows.iter().scan(0, |at, &(_, rr)| Some(std::mem::replace(at, *at + rr))).collect();
-                for (&s, &f) in perm.src.iter().zip(&perm.fill) {
-                    let Some(f) = f else { continue };
-                    for (&(o, rr), &st) in rows.iter().zip(&starts) {
-                        if s >= h && (o..o + rr).contains(&s) {
-                            copy_row(&wv, h + f, &mut out, st + s - o);
-                        }
-                    }
-                }
-                if solve {
-                    // CALU's panel column: the rows below the top r (tile k's too) ← ·U₁₁⁻¹.
-                    let b0 = if top { r } else { 0 };
-                    let below = out.m - b0;
-                    if below > 0 {
-                        kernels::trsm_right_upper_zero_safe(wv.sub(0, 0, r, r), out.sub_mut(b0, 0, below, r));
-                    }
-                }
-                if let Some(l) = l {
-                    let b0 = if top { h } else { 0 };
-                    let mut b3 = Vec::new();
-                    let lv = whole(&ins.input(l), &mut b3);
-                    let below = out.m - b0;
-                    let c = out.sub_mut(b0, 0, below, n);
-                    kernels::gemm(
-                        Trans::No,
-                        Trans::No,
-                        -1.0,
-                        lv.sub(0, 0, below, r),
-                        wv.sub(0, 0, r, n),
-                        1.0,
-                        c,
-                    );
-                }
-            }
-            _ => unreachable!("compute_lu is called with the LU ops only"),
+            _ => unreachable!("compute_lu_column is called with LuColumn only"),
         }
     }
 
@@ -784,8 +802,8 @@ fn copy_col<T: Scalar>(a: View<T>, sj: usize, b: &mut ViewMut<T>, dj: usize) {
     }
 }
 
-/// Row `si` of `a` into row `di` of `b` (the first `b.n` columns).
-fn copy_row(a: &View<f64>, si: usize, b: &mut ViewMut<f64>, di: usize) {
+/// Row `si` of `a` into row `di` of `b` (the first `b.n` columns), in any element type.
+fn copy_row<T: Scalar>(a: &View<T>, si: usize, b: &mut ViewMut<T>, di: usize) {
     for c in 0..b.n {
         b.set(di, c, a.get(si, c));
     }

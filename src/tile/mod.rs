@@ -44,6 +44,11 @@ pub trait Elem: Copy + Send + Sync + 'static {
     fn zeroed(len: usize) -> Vec<Self>;
     /// Hands a buffer from [`Elem::zeroed`] back (large f64 buffers are kept by [`recycle`]).
     fn release(_buf: Vec<Self>) {}
+    /// A buffer of `len` elements its user writes before reading: a recycled f64 buffer keeps its
+    /// old values ([`recycle::take_scratch`]); the other types get a zero-filled one.
+    fn scratch(len: usize) -> Vec<Self> {
+        Self::zeroed(len)
+    }
 }
 impl Elem for f64 {
     fn zeroed(len: usize) -> Vec<f64> {
@@ -51,6 +56,9 @@ impl Elem for f64 {
     }
     fn release(buf: Vec<f64>) {
         recycle::give(buf)
+    }
+    fn scratch(len: usize) -> Vec<f64> {
+        recycle::take_scratch(len)
     }
 }
 impl Elem for i32 {
@@ -378,12 +386,12 @@ impl<T: Elem + Default> Workspace<T> {
     }
 }
 
-impl Workspace<f64> {
+impl<T: Elem> Workspace<T> {
     /// [`Workspace::new`] for storage whose every element the algorithm writes before it reads
-    /// it: a recycled buffer keeps its old values ([`recycle::take_scratch`]).
+    /// it: a recycled buffer keeps its old values ([`Elem::scratch`]).
     pub fn scratch(m: usize, n: usize, mb: usize, nb: usize) -> Self {
         let ld = m.max(1);
-        let mut buf = recycle::take_scratch(ld * n.max(1));
+        let mut buf = T::scratch(ld * n.max(1));
         // SAFETY: as in `with_parts`: the buffer holds ld*n elements and lives as long as the
         // Workspace.
         let tiles = unsafe {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds tests/mpi/pdpotrf_test.c, pdgetrf_test.c, pdgeqrf_test.c, pdpotrs_test.c (with pdposv),
 # pdgetrs_test.c (with pdgesv), pdinv_test.c (pdtrtri, pdpotri, pdgetri) and pdq_test.c
-# (pdorgqr, pdormqr) twice each (reference ScaLAPACK only, for LD_PRELOAD; and
+# (pdorgqr, pdormqr), and ptyped_test.c once per other element type (pstyped, pctyped, pztyped:
+# p?potrf/potrs/posv, p?getrf/getrs/gesv, p?geqrf, p?orgqr/ungqr, p?ormqr/unmqr, p?trtri,
+# p?potri, p?getri), twice each (reference ScaLAPACK only, for LD_PRELOAD; and
 # relinked with -lhetla ahead of -lscalapack-openmpi) and runs
 # them under mpirun -np 1..4 on row- and column-major grids and on subgrid contexts, with the tile
 # path forced (HETLA_MIN_N=0, tiny HETLA_NB so tiles are smaller than, equal to and unaligned with
@@ -21,12 +23,20 @@ routines() {
     case $1 in
     pdinv) echo 'pd(trtri|potri|getri)' ;;
     pdq) echo 'pdor(gqr|mqr)' ;;
+    p[scz]typed) echo "p${1:1:1}(potrf|potrs|posv|getrf|getrs|gesv|geqrf|orgqr|ungqr|ormqr|unmqr|trtri|potri|getri)" ;;
     *) echo "$1" ;;
     esac
 }
 for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
     mpicc -O1 -o "$work/$t.preload" "$root/tests/mpi/${t}_test.c" -lscalapack-openmpi -lm -ldl
     mpicc -O1 -o "$work/$t.linked" "$root/tests/mpi/${t}_test.c" -L"$rel" -Wl,-rpath,"$rel" -lhetla \
+        -lscalapack-openmpi -lm -ldl
+done
+for x in s c z; do
+    t=p${x}typed
+    def=-DTYPE_${x^^}
+    mpicc -O1 "$def" -o "$work/$t.preload" "$root/tests/mpi/ptyped_test.c" -lscalapack-openmpi -lm -ldl
+    mpicc -O1 "$def" -o "$work/$t.linked" "$root/tests/mpi/ptyped_test.c" -L"$rel" -Wl,-rpath,"$rel" -lhetla \
         -lscalapack-openmpi -lm -ldl
 done
 
@@ -74,7 +84,7 @@ run() { # routine np nb how args...
         status=1
         grep FAIL <<<"$out" | head -5 >&2 || true
     fi
-    if [ -n "${LAYOUT:-}" ] && grep -E "hetla: pdge(trf|qrf) .*path=tiles" <<<"$out" | grep -qv "layout=$LAYOUT"; then
+    if [ -n "${LAYOUT:-}" ] && grep -E "hetla: p[sdcz]ge(trf|qrf) .*path=tiles" <<<"$out" | grep -qv "layout=$LAYOUT"; then
         echo "  a pdgetrf/pdgeqrf call did not use layout=$LAYOUT" >&2
         status=1
     fi
@@ -120,6 +130,18 @@ for t in pdpotrf pdgetrf pdgeqrf pdpotrs pdgetrs pdinv pdq; do
     run $t 4 4 linked C 2 2
     run $t 4 3 preload R 1 2 1
     run $t 4 5 linked C 2 1 1
+done
+# The other element types: every routine on one rank, on 2-D grids of both orders, a subgrid,
+# the 2-D LU and QR (layout=grid: gathered panels, the rows that cross process rows), and
+# conversions and tiles through MPI_Alltoallv and messages.
+for t in pstyped pctyped pztyped; do
+    run $t 1 3 preload R 1 1
+    run $t 2 8 linked C 2 1
+    run $t 4 3 preload R 2 2
+    run $t 3 5 linked C 1 3
+    run $t 4 5 linked C 2 1 1
+    LAYOUT=grid run $t 4 3 preload R 2 2
+    SHARED=never run $t 4 3 linked C 2 2
 done
 # The distributed Cholesky with emulated accelerators on every rank (its TRSM/SYRK/GEMM tasks
 # carry device kernels): ample memory, and 16K so that tiles are evicted and written back.

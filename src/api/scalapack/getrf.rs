@@ -1,5 +1,7 @@
-//! PDGETRF, PDGETRS and PDGESV with ScaLAPACK 2.2's checks (SRC/pdgetrf.f, pdgetrs.f,
-//! pdgesv.f). PDGETRF runs on the distributed 2-D tile LU ([`crate::dist::getrf`]), PDGETRS on
+//! P?GETRF, P?GETRS and P?GESV with ScaLAPACK 2.2's checks (SRC/pdgetrf.f, pdgetrs.f,
+//! pdgesv.f and their s, c, z twins, which check the same), one generic body per routine
+//! (`pdgetrf` is the f64 instance of [`getrf`]; P?GETRS of a complex type takes TRANS = 'C'
+//! as the adjoint and 'T' as the transpose). PDGETRF runs on the distributed 2-D tile LU ([`crate::dist::getrf`]), PDGETRS on
 //! the distributed 2-D tile solves ([`crate::dist::solve`]), and PDGESV is PDGETRF then PDGETRS
 //! as in the reference; each goes to the next ScaLAPACK in the process when the problem is small,
 //! the routine is disabled, MPI is not up, or (PDGETRS) IPIV is not a permutation of sub(A)'s rows.
@@ -12,21 +14,24 @@ use crate::backend::scalapack as fwd;
 use crate::config::Config;
 use crate::dist::redistribute::Shape;
 use crate::dist::solve::Operands;
+use crate::dist::DistElem;
 use crate::error::Error;
+use crate::scalar::pname;
 use crate::tile::Raw;
 
-/// PDGETRF: LU factorization with partial pivoting of the M×N sub(A).
+/// P?GETRF: LU factorization with partial pivoting of the M×N sub(A).
 #[allow(clippy::too_many_arguments)]
-pub fn pdgetrf(
+pub fn getrf<T: DistElem>(
     cfg: &Config,
     m: i32,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
     ipiv: Raw<i32>,
 ) -> Result<(), Error> {
+    let routine = pname::<T>("getrf");
     let g = grid_or_error(desca, 6)?;
     let mut info = 0;
     chk1mat(m, 1, n, 2, ia, ja, desca, 6, &g, &mut info);
@@ -43,11 +48,11 @@ pub fn pdgetrf(
     let shape = super::lu_qr_shape(cfg, g.nprow, g.npcol);
     // With whole tile columns over all ranks the tiles are sized as for one process row.
     let (p, q) = if shape == Shape::OneRow { (1, g.nprow * g.npcol) } else { (g.nprow, g.npcol) };
-    let nb = super::lu_qr_nb(cfg, "pdgetrf", n, desca.nb(), (p, q), super::caller_layout(shape, g.nprow));
+    let nb = super::lu_qr_nb(cfg, routine, n, desca.nb(), (p, q), super::caller_layout(shape, g.nprow));
     let mut plan = Plan {
         shape,
-        split: super::lu_split(cfg),
-        ..Plan::learned(cfg, "pdgetrf", m.min(n).max(0) as usize, nb, &g, desca.nb())
+        split: super::lu_split::<T>(cfg),
+        ..Plan::learned::<T>(cfg, routine, m.min(n).max(0) as usize, nb, &g, desca.nb())
     };
     pchkmat(desca.ctxt(), &g, &[op], &[], &mut info, Some(&mut plan));
     check(info)?;
@@ -64,19 +69,19 @@ pub fn pdgetrf(
         let rows = super::numroc(desca.m(), desca.mb(), g.myrow, desca.rsrc(), g.nprow);
         let mut pc = ipiv.snapshot((rows + desca.mb()).max(0) as usize);
         let size = m.min(n) as usize;
-        super::dist_trials(cfg, "pdgetrf", size, &g, desca.ctxt(), desca.nb(), &mut || {
-            pdgetrf(cfg, m, n, ac.fresh(), ia, ja, desca, pc.fresh()).is_ok()
+        super::dist_trials(cfg, routine, size, &g, desca.ctxt(), desca.nb(), &mut || {
+            getrf(cfg, m, n, ac.fresh(), ia, ja, desca, pc.fresh()).is_ok()
         });
-        return crate::api::tune::without_trials(|| pdgetrf(cfg, m, n, a, ia, ja, desca, ipiv));
+        return crate::api::tune::without_trials(|| getrf(cfg, m, n, a, ia, ja, desca, ipiv));
     }
     let rep = Report::start(cfg);
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
-    let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0);
+    let flops = T::FLOPS * 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0);
     if let Some(why) = plan.forward {
-        let info = fwd::pdgetrf(m, n, a, ia, ja, &desca.0, ipiv);
+        let info = fwd::getrf::<T>(m, n, a, ia, ja, &desca.0, ipiv);
         rep.finish(
-            "pdgetrf",
+            routine,
             format_args!(
                 "m={m} n={n} ia={ia} ja={ja} mb={} grid={}x{} pivot=gepp",
                 desca.mb(),
@@ -90,7 +95,7 @@ pub fn pdgetrf(
         return info_result(info);
     }
     let nb = plan.nb;
-    let (r, st) = crate::dist::getrf::pdgetrf(
+    let (r, st) = crate::dist::getrf::getrf(
         cfg,
         m,
         n,
@@ -106,7 +111,7 @@ pub fn pdgetrf(
     );
     super::report_tiles(
         &rep,
-        "pdgetrf",
+        routine,
         format_args!(
             "m={m} n={n} ia={ia} ja={ja} layout={} pivot={} panel={}",
             super::layout_name(plan.shape),
@@ -142,23 +147,24 @@ fn trans_code(t: u8) -> i32 {
     }
 }
 
-/// PDGETRS: solves op(sub(A))·X = sub(B) with the factors and pivots from PDGETRF.
+/// P?GETRS: solves op(sub(A))·X = sub(B) with the factors and pivots from P?GETRF.
 #[allow(clippy::too_many_arguments)]
-pub fn pdgetrs(
+pub fn getrs<T: DistElem>(
     cfg: &Config,
     trans: u8,
     n: i32,
     nrhs: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
     ipiv: Raw<i32>,
-    b: Raw<f64>,
+    b: Raw<T>,
     ib: i32,
     jb: i32,
     descb: &Desc,
 ) -> Result<(), Error> {
+    let routine = pname::<T>("getrs");
     let g = grid_or_error(desca, 7)?;
     let mut info = 0;
     chk1mat(n, 2, n, 2, ia, ja, desca, 7, &g, &mut info);
@@ -184,8 +190,8 @@ pub fn pdgetrs(
     }
     let opa = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
     let opb = Operand { m: n, mpos: 2, n: nrhs, npos: 3, i: ib, j: jb, desc: descb, descpos: 12 };
-    let nb = super::caller_aligned_nb(cfg, "pdgetrs", n, desca.nb(), super::SOLVE_IN_PLACE);
-    let mut plan = Plan::local(cfg, "pdgetrs", n.max(0) as usize, nb);
+    let nb = super::caller_aligned_nb(cfg, routine, n, desca.nb(), super::SOLVE_IN_PLACE);
+    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
     plan.forward = plan.forward.or_else(|| super::solve_slower(cfg, n, nrhs, g.nprow > 1));
     pchkmat(desca.ctxt(), &g, &[opa, opb], &[(trans_code(trans), 1)], &mut info, Some(&mut plan));
     check(info)?;
@@ -194,16 +200,16 @@ pub fn pdgetrs(
     }
     let rep = Report::start(cfg);
     let tc = trans.to_ascii_uppercase() as char;
-    let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
+    let flops = T::FLOPS * 2.0 * (n as f64).powi(2) * nrhs as f64;
     let mut why = plan.forward;
     if why.is_none() {
         let nb = plan.nb;
         let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
-        match crate::dist::solve::pdgetrs(cfg, trans, &ops, ipiv, &g, nb) {
+        match crate::dist::solve::getrs(cfg, trans, &ops, ipiv, &g, nb) {
             Ok((r, st)) => {
                 super::report_tiles(
                     &rep,
-                    "pdgetrs",
+                    routine,
                     format_args!("trans={tc} n={n} nrhs={nrhs} ia={ia} ja={ja} ib={ib} jb={jb}"),
                     desca,
                     &g,
@@ -217,9 +223,9 @@ pub fn pdgetrs(
             Err(reason) => why = Some(reason),
         }
     }
-    let info = fwd::pdgetrs(trans, n, nrhs, a, ia, ja, &desca.0, ipiv, b, ib, jb, &descb.0);
+    let info = fwd::getrs::<T>(trans, n, nrhs, a, ia, ja, &desca.0, ipiv, b, ib, jb, &descb.0);
     rep.finish(
-        "pdgetrs",
+        routine,
         format_args!("trans={tc} n={n} nrhs={nrhs} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
         Path::Forward,
         why,
@@ -270,18 +276,18 @@ fn check_pdgesv(
     Ok(g)
 }
 
-/// PDGESV: PDGETRF then PDGETRS.
+/// P?GESV: P?GETRF then P?GETRS.
 #[allow(clippy::too_many_arguments)]
-pub fn pdgesv(
+pub fn gesv<T: DistElem>(
     cfg: &Config,
     n: i32,
     nrhs: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
     ipiv: Raw<i32>,
-    b: Raw<f64>,
+    b: Raw<T>,
     ib: i32,
     jb: i32,
     descb: &Desc,
@@ -289,6 +295,6 @@ pub fn pdgesv(
     check_pdgesv(n, nrhs, ia, ja, desca, ib, jb, descb)?;
     // Like the reference: the factorization, then the solve only when it succeeded (each with its
     // own verbose line).
-    pdgetrf(cfg, n, n, a, ia, ja, desca, ipiv)?;
-    pdgetrs(cfg, b'N', n, nrhs, a, ia, ja, desca, ipiv, b, ib, jb, descb)
+    getrf(cfg, n, n, a, ia, ja, desca, ipiv)?;
+    getrs(cfg, b'N', n, nrhs, a, ia, ja, desca, ipiv, b, ib, jb, descb)
 }

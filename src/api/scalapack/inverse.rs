@@ -1,5 +1,7 @@
-//! PDTRTRI, PDPOTRI and PDGETRI with ScaLAPACK 2.2's checks and workspace query (SRC/pdtrtri.f,
-//! pdpotri.f, pdgetri.f), then the tile inverses on the distributed runtime
+//! P?TRTRI, P?POTRI and P?GETRI with ScaLAPACK 2.2's checks and workspace query (SRC/pdtrtri.f,
+//! pdpotri.f, pdgetri.f and their s, c, z twins, which check and size the same; a complex
+//! WORK(1) holds the size as its real part), one generic body each (`pdtrtri` is the f64
+//! instance of [`trtri`], and so on; a complex P?POTRI is Hermitian), then the tile inverses on the distributed runtime
 //! ([`crate::dist::inverse`]) unless the call is forwarded (small, disabled, no MPI, slower, or
 //! PDGETRI's pivots not a permutation of sub(A)'s rows).
 //!
@@ -15,8 +17,10 @@ use crate::api::{flag, Path, Report};
 use crate::backend::{blacs, scalapack as fwd};
 use crate::config::Config;
 use crate::dist::inverse::Inverse;
+use crate::dist::DistElem;
 use crate::error::Error;
 use crate::kernels::{Diag, Uplo};
+use crate::scalar::pname;
 use crate::tile::Raw;
 
 fn uplo_code(uplo: u8) -> i32 {
@@ -52,7 +56,7 @@ pub fn inverse_nb(cfg: &Config, n: i32, caller_nb: i32, q: i32) -> usize {
 /// The reference's singularity check of PDTRTRI: each process keeps the first (smallest) index
 /// s + 1 of a zero diagonal element sub(A)(s, s) among those it holds, 0 if none; INFO is the
 /// largest over the grid (IGAMX2D). Collective over the grid.
-fn zero_on_diagonal(n: i32, a: Raw<f64>, ia: i32, ja: i32, d: &Desc, g: &GridInfo) -> i32 {
+fn zero_on_diagonal<T: DistElem>(n: i32, a: Raw<T>, ia: i32, ja: i32, d: &Desc, g: &GridInfo) -> i32 {
     let (mb, nb) = (d.mb(), d.nb());
     let mloc = numroc(d.m(), mb, g.myrow, d.rsrc(), g.nprow) as usize;
     let nloc = numroc(d.n(), nb, g.mycol, d.csrc(), g.npcol) as usize;
@@ -63,7 +67,7 @@ fn zero_on_diagonal(n: i32, a: Raw<f64>, ia: i32, ja: i32, d: &Desc, g: &GridInf
         let (pr, pc) = ((d.rsrc() + gr / mb) % g.nprow, (d.csrc() + gc / nb) % g.npcol);
         if pr == g.myrow && pc == g.mycol {
             let (lr, lc) = ((gr / mb / g.nprow) * mb + gr % mb, (gc / nb / g.npcol) * nb + gc % nb);
-            if loc.get(lr as usize, lc as usize) == 0.0 {
+            if loc.get(lr as usize, lc as usize) == T::zero() {
                 first = s + 1;
                 break;
             }
@@ -74,13 +78,13 @@ fn zero_on_diagonal(n: i32, a: Raw<f64>, ia: i32, ja: i32, d: &Desc, g: &GridInf
 
 /// Runs `inv` on tiles after the singularity check; the verbose line either way.
 #[allow(clippy::too_many_arguments)]
-fn on_tiles(
+fn on_tiles<T: DistElem>(
     cfg: &Config,
     rep: &Report,
     routine: &str,
     desc: std::fmt::Arguments,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
@@ -94,18 +98,19 @@ fn on_tiles(
     r
 }
 
-/// PDTRTRI: the inverse of the upper or lower triangular sub(A).
+/// P?TRTRI: the inverse of the upper or lower triangular sub(A).
 #[allow(clippy::too_many_arguments)]
-pub fn pdtrtri(
+pub fn trtri<T: DistElem>(
     cfg: &Config,
     uplo: u8,
     diag: u8,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
 ) -> Result<(), Error> {
+    let routine = pname::<T>("trtri");
     let g = grid_or_error(desca, 7)?;
     let mut info = 0;
     chk1mat(n, 3, n, 3, ia, ja, desca, 7, &g, &mut info);
@@ -124,7 +129,7 @@ pub fn pdtrtri(
     }
     let op = Operand { m: n, mpos: 3, n, npos: 3, i: ia, j: ja, desc: desca, descpos: 7 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
-    let mut plan = Plan::local(cfg, "pdtrtri", n.max(0) as usize, nb);
+    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
     let dcode = if nounit { b'N' } else { b'U' } as i32;
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1), (dcode, 2)], &mut info, Some(&mut plan));
     check(info)?;
@@ -133,12 +138,12 @@ pub fn pdtrtri(
     }
     let rep = Report::start(cfg);
     let (uc, dc) = (uplo.to_ascii_uppercase() as char, diag.to_ascii_uppercase() as char);
-    let flops = (n as f64).powi(3) / 3.0;
+    let flops = T::FLOPS * (n as f64).powi(3) / 3.0;
     let desc = format_args!("uplo={uc} diag={dc} n={n} ia={ia} ja={ja}");
     if let Some(why) = plan.forward {
-        let info = fwd::pdtrtri(uplo, diag, n, a, ia, ja, &desca.0);
+        let info = fwd::trtri::<T>(uplo, diag, n, a, ia, ja, &desca.0);
         let grid = format_args!("mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol);
-        rep.finish("pdtrtri", format_args!("{desc} {grid}"), Path::Forward, Some(why), flops);
+        rep.finish(routine, format_args!("{desc} {grid}"), Path::Forward, Some(why), flops);
         return info_result(info);
     }
     if nounit {
@@ -149,20 +154,21 @@ pub fn pdtrtri(
     }
     let ul = uplo_of(uplo);
     let dg = if nounit { Diag::NonUnit } else { Diag::Unit };
-    on_tiles(cfg, &rep, "pdtrtri", desc, n, a, ia, ja, desca, &g, plan.nb, &Inverse::Trtri(ul, dg), flops)
+    on_tiles(cfg, &rep, routine, desc, n, a, ia, ja, desca, &g, plan.nb, &Inverse::Trtri(ul, dg), flops)
 }
 
-/// PDPOTRI: the inverse of sub(A) from its Cholesky factor (PDPOTRF's output).
+/// P?POTRI: the inverse of sub(A) from its Cholesky factor (P?POTRF's output).
 #[allow(clippy::too_many_arguments)]
-pub fn pdpotri(
+pub fn potri<T: DistElem>(
     cfg: &Config,
     uplo: u8,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
 ) -> Result<(), Error> {
+    let routine = pname::<T>("potri");
     let g = grid_or_error(desca, 6)?;
     let mut info = 0;
     chk1mat(n, 2, n, 2, ia, ja, desca, 6, &g, &mut info);
@@ -178,7 +184,7 @@ pub fn pdpotri(
     }
     let op = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
-    let mut plan = Plan::local(cfg, "pdpotri", n.max(0) as usize, nb);
+    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info, Some(&mut plan));
     check(info)?;
     if n == 0 {
@@ -186,12 +192,12 @@ pub fn pdpotri(
     }
     let rep = Report::start(cfg);
     let uc = uplo.to_ascii_uppercase() as char;
-    let flops = 2.0 * (n as f64).powi(3) / 3.0;
+    let flops = T::FLOPS * 2.0 * (n as f64).powi(3) / 3.0;
     let desc = format_args!("uplo={uc} n={n} ia={ia} ja={ja}");
     if let Some(why) = plan.forward {
-        let info = fwd::pdpotri(uplo, n, a, ia, ja, &desca.0);
+        let info = fwd::potri::<T>(uplo, n, a, ia, ja, &desca.0);
         let grid = format_args!("mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol);
-        rep.finish("pdpotri", format_args!("{desc} {grid}"), Path::Forward, Some(why), flops);
+        rep.finish(routine, format_args!("{desc} {grid}"), Path::Forward, Some(why), flops);
         return info_result(info);
     }
     let z = zero_on_diagonal(n, a, ia, ja, desca, &g);
@@ -201,7 +207,7 @@ pub fn pdpotri(
     on_tiles(
         cfg,
         &rep,
-        "pdpotri",
+        routine,
         desc,
         n,
         a,
@@ -239,22 +245,23 @@ fn getri_workspace(n: i32, ia: i32, d: &Desc, g: &GridInfo) -> (i32, i32) {
     (lwmin, liwmin)
 }
 
-/// PDGETRI: the inverse of sub(A) from PDGETRF's factors and pivots; LWORK = −1 or LIWORK = −1
+/// P?GETRI: the inverse of sub(A) from P?GETRF's factors and pivots; LWORK = −1 or LIWORK = −1
 /// is a workspace query. The tile path uses neither workspace.
 #[allow(clippy::too_many_arguments)]
-pub fn pdgetri(
+pub fn getri<T: DistElem>(
     cfg: &Config,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
     ipiv: Raw<i32>,
-    work: Raw<f64>,
+    work: Raw<T>,
     lwork: i32,
     iwork: Raw<i32>,
     liwork: i32,
 ) -> Result<(), Error> {
+    let routine = pname::<T>("getri");
     let g = grid_or_error(desca, 5)?;
     let mut info = 0;
     chk1mat(n, 1, n, 1, ia, ja, desca, 5, &g, &mut info);
@@ -263,7 +270,7 @@ pub fn pdgetri(
         let (iroff, icoff) = ((ia - 1) % desca.mb(), (ja - 1) % desca.nb());
         let (lwmin, liwmin) = getri_workspace(n, ia, desca, &g);
         // Stored before LWORK and LIWORK are judged, as the reference does.
-        work.set(0, lwmin as f64);
+        work.set(0, T::from_f64(lwmin as f64));
         iwork.set(0, liwmin);
         lquery = lwork == -1 || liwork == -1;
         if iroff != icoff || iroff != 0 {
@@ -278,7 +285,7 @@ pub fn pdgetri(
     }
     let op = Operand { m: n, mpos: 1, n, npos: 1, i: ia, j: ja, desc: desca, descpos: 5 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
-    let mut plan = Plan::local(cfg, "pdgetri", n.max(0) as usize, nb);
+    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
     let q = |l: i32| if l == -1 { -1 } else { 1 };
     pchkmat(desca.ctxt(), &g, &[op], &[(q(lwork), 8), (q(liwork), 10)], &mut info, Some(&mut plan));
     check(info)?;
@@ -286,7 +293,7 @@ pub fn pdgetri(
         return Ok(());
     }
     let rep = Report::start(cfg);
-    let flops = 4.0 * (n as f64).powi(3) / 3.0;
+    let flops = T::FLOPS * 4.0 * (n as f64).powi(3) / 3.0;
     let desc = format_args!("n={n} ia={ia} ja={ja}");
     let mut why = plan.forward;
     if why.is_none() {
@@ -301,7 +308,7 @@ pub fn pdgetri(
                 return on_tiles(
                     cfg,
                     &rep,
-                    "pdgetri",
+                    routine,
                     desc,
                     n,
                     a,
@@ -318,9 +325,9 @@ pub fn pdgetri(
             Err(reason) => why = Some(reason),
         }
     }
-    let info = fwd::pdgetri(n, a, ia, ja, &desca.0, ipiv, work, lwork, iwork, liwork);
+    let info = fwd::getri::<T>(n, a, ia, ja, &desca.0, ipiv, work, lwork, iwork, liwork);
     let grid = format_args!("mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol);
-    rep.finish("pdgetri", format_args!("{desc} {grid}"), Path::Forward, why, flops);
+    rep.finish(routine, format_args!("{desc} {grid}"), Path::Forward, why, flops);
     info_result(info)
 }
 

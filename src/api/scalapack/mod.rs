@@ -369,7 +369,7 @@ pub struct Plan {
 }
 
 /// Every reason a distributed call can be forwarded for, by code.
-const REASONS: [&str; 9] = [
+const REASONS: [&str; 10] = [
     "nested",
     "disabled",
     "small",
@@ -379,13 +379,26 @@ const REASONS: [&str; 9] = [
     "slower",
     "probe",
     "learned",
+    "devices",
 ];
 
 impl Plan {
-    /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
-    pub fn local(cfg: &Config, routine: &'static str, size: usize, nb: usize) -> Plan {
-        let forward = crate::api::forward_reason(cfg, routine, size).or_else(crate::dist::unsupported_reason);
-        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu, split: false, probe: None, trials: false }
+    /// This process's own decision for `routine` on a problem of `size` with tile width `nb`, in
+    /// element type `T`: another type than f64 forwards where this process has devices
+    /// (`reason=devices`, as the LAPACK routines: only f64 ops run on devices).
+    pub fn local<T: crate::graph::op::OpElem>(
+        cfg: &Config,
+        routine: &'static str,
+        size: usize,
+        nb: usize,
+    ) -> Plan {
+        let forward = crate::api::forwards_for_devices::<T>(cfg, routine)
+            .then_some("devices")
+            .or_else(|| crate::api::forward_reason(cfg, routine, size))
+            .or_else(crate::dist::unsupported_reason);
+        // CALU runs in f64 only: the other types' LU pivots partially whatever `HETLA_LU` says.
+        let pivot = if T::CALU { cfg.lu } else { Pivoting::Gepp };
+        Plan { forward, nb, shape: Shape::Grid, pivot, split: false, probe: None, trials: false }
     }
 
     /// [`Plan::local`] with the break-even size learned on this machine, as for a LAPACK call
@@ -393,7 +406,7 @@ impl Plan {
     /// `HETLA_MIN_N` the first calls of a size class are trials on tiles, then forwarded, and the
     /// class keeps the faster. Process (0, 0)'s decision is the grid's ([`pchkmat`]), so only it
     /// learns (the others' plans are replaced by its) and times the trial.
-    pub fn learned(
+    pub fn learned<T: crate::graph::op::OpElem>(
         cfg: &Config,
         routine: &'static str,
         size: usize,
@@ -403,7 +416,7 @@ impl Plan {
     ) -> Plan {
         crate::api::tune::plan(None);
         let unsupported = crate::dist::unsupported_reason();
-        let mut plan = Plan::local(cfg, routine, size, nb);
+        let mut plan = Plan::local::<T>(cfg, routine, size, nb);
         let root = g.myrow == 0 && g.mycol == 0;
         // `local` keeps "small" ahead of an unsupported MPI: learn only where tiles could run.
         if root
@@ -490,8 +503,10 @@ pub fn lu_qr_shape(cfg: &Config, p: i32, q: i32) -> Shape {
 /// 1.87–1.94. A split panel costs a round trip per column, which ranks sharing cores pay dearly;
 /// it spares the gather and scatter of the whole panel and its factorization on one core, which
 /// grow with the panel's height.
-pub fn lu_split(cfg: &Config) -> bool {
-    cfg.lu_panel == Some(LuPanel::Split)
+/// Element type `T`: the split panel's column op (`Op::LuColumn`) runs in f64 only, like CALU
+/// ([`crate::graph::op::OpElem::CALU`]); the other types gather.
+pub fn lu_split<T: crate::graph::op::OpElem>(cfg: &Config) -> bool {
+    T::CALU && cfg.lu_panel == Some(LuPanel::Split)
 }
 
 /// Whether tiles dealt in `shape` over a P×Q grid (`p` process rows) can be the caller's own
@@ -559,7 +574,7 @@ pub fn layout_name(s: Shape) -> &'static str {
 /// ([`lu_qr_shape`]).
 pub(crate) const ROW_LAYOUT_MAX_RANKS: usize = 8;
 
-/// Tile width of the distributed LU (`routine` = `"pdgetrf"`) and QR (any other), from the
+/// Tile width of the distributed LU (`routine` = `"p?getrf"`, any type) and QR (any other), from the
 /// problem (`n`, the caller's `caller_nb`, `p` process rows of the tiles' layout; `in_place`:
 /// whether that layout is the caller's, [`caller_layout`]): `HETLA_NB` when set; the caller's
 /// block size when it is 128..=256 and `in_place`, because then every tile already is where the
@@ -593,7 +608,7 @@ pub fn lu_qr_nb(
     }
     let want = match (p > 1, routine) {
         (true, _) => 256,
-        (false, "pdgetrf") => 320,
+        (false, r) if r.ends_with("getrf") => 320,
         (false, _) => 128,
     };
     // At least about four tile columns per process column.
@@ -623,8 +638,9 @@ pub fn q_slower(
     order: i32,
     c_width: i32,
 ) -> Option<&'static str> {
-    let slower = (routine == "pdorgqr" && caller_nb >= PDORGQR_MIN_NB_SLOWER)
-        || (routine == "pdormqr" && (c_width as f64) < SOLVE_TILES_MIN_NRHS_PER_N * order as f64);
+    // Any type's name: p?orgqr / p?ungqr, p?ormqr / p?unmqr.
+    let slower = (routine.ends_with("gqr") && caller_nb >= PDORGQR_MIN_NB_SLOWER)
+        || (routine.ends_with("mqr") && (c_width as f64) < SOLVE_TILES_MIN_NRHS_PER_N * order as f64);
     (cfg.min_n.is_none() && slower).then_some("slower")
 }
 

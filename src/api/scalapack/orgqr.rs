@@ -1,5 +1,7 @@
-//! PDORGQR and PDORMQR with ScaLAPACK 2.2's checks and workspace query (SRC/pdorgqr.f,
-//! pdormqr.f), then Q on the distributed tile runtime ([`crate::dist::orgqr`]) unless the call is
+//! P?ORGQR / P?UNGQR and P?ORMQR / P?UNMQR with ScaLAPACK 2.2's checks and workspace query
+//! (SRC/pdorgqr.f, pdormqr.f and their s, c, z twins: the same sizes; a complex WORK(1) holds the
+//! size as its real part, and PCUNMQR, PZUNMQR take TRANS = 'C' where PDORMQR takes 'T'), one
+//! generic body each (`pdorgqr` and `pdormqr` are the f64 instances of [`orgqr`] and [`ormqr`]), then Q on the distributed tile runtime ([`crate::dist::orgqr`]) unless the call is
 //! forwarded (small, disabled, no MPI, slower). The tile path needs no caller workspace; WORK(1)
 //! returns the reference's minimal LWORK either way.
 
@@ -11,8 +13,10 @@ use crate::api::{flag, Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
 use crate::dist::orgqr::Ormqr;
+use crate::dist::DistElem;
 use crate::error::Error;
 use crate::kernels::{Side, Trans};
+use crate::scalar::pname;
 use crate::tile::Raw;
 
 /// Tile width of the distributed Q: `HETLA_NB` when set, else `want` (the LAPACK routine's
@@ -26,21 +30,23 @@ fn q_nb(cfg: &Config, n: i32, ranks: i32, want: usize) -> usize {
     want.min(cap.max(32))
 }
 
-/// PDORGQR: the first N columns of Q (M×M) from the K reflectors PDGEQRF left in sub(A).
+/// P?ORGQR / P?UNGQR: the first N columns of Q (M×M) from the K reflectors P?GEQRF left in
+/// sub(A).
 #[allow(clippy::too_many_arguments)]
-pub fn pdorgqr(
+pub fn orgqr<T: DistElem>(
     cfg: &Config,
     m: i32,
     n: i32,
     k: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
-    tau: Raw<f64>,
-    work: Raw<f64>,
+    tau: Raw<T>,
+    work: Raw<T>,
     lwork: i32,
 ) -> Result<(), Error> {
+    let routine = pname::<T>("orgqr");
     let g = grid_or_error(desca, 7)?;
     let mut info = 0;
     chk1mat(m, 1, n, 2, ia, ja, desca, 7, &g, &mut info);
@@ -52,7 +58,7 @@ pub fn pdorgqr(
         let mpa0 = numroc(m + (ia - 1) % desca.mb(), desca.mb(), g.myrow, iarow, g.nprow);
         let nqa0 = numroc(n + (ja - 1) % desca.nb(), desca.nb(), g.mycol, iacol, g.npcol);
         lwmin = desca.nb() * (mpa0 + nqa0 + desca.nb());
-        work.set(0, lwmin as f64);
+        work.set(0, T::from_f64(lwmin as f64));
         if n > m {
             info = -2;
         } else if k < 0 || k > n {
@@ -63,8 +69,8 @@ pub fn pdorgqr(
     }
     let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
     let nb = q_nb(cfg, n, g.nprow * g.npcol, 192);
-    let mut plan = Plan::local(cfg, "pdorgqr", n.max(0) as usize, nb);
-    plan.forward = plan.forward.or_else(|| super::q_slower(cfg, "pdorgqr", desca.nb(), n, n));
+    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
+    plan.forward = plan.forward.or_else(|| super::q_slower(cfg, routine, desca.nb(), n, n));
     let extra = [(k, 3), (if lquery { -1 } else { 1 }, 10)];
     pchkmat(desca.ctxt(), &g, &[op], &extra, &mut info, Some(&mut plan));
     check(info)?;
@@ -73,41 +79,43 @@ pub fn pdorgqr(
     }
     let rep = Report::start(cfg);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let flops = 4.0 * mf * nf * kf - 2.0 * (mf + nf) * kf * kf + 4.0 * kf * kf * kf / 3.0;
+    let flops = T::FLOPS * (4.0 * mf * nf * kf - 2.0 * (mf + nf) * kf * kf + 4.0 * kf * kf * kf / 3.0);
     let desc = format_args!("m={m} n={n} k={k} ia={ia} ja={ja}");
     if let Some(why) = plan.forward {
-        let info = fwd::pdorgqr(m, n, k, a, ia, ja, &desca.0, tau, work, lwork);
+        let info = fwd::orgqr::<T>(m, n, k, a, ia, ja, &desca.0, tau, work, lwork);
         let grid = format_args!("mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol);
-        rep.finish("pdorgqr", format_args!("{desc} {grid}"), Path::Forward, Some(why), flops);
+        rep.finish(routine, format_args!("{desc} {grid}"), Path::Forward, Some(why), flops);
         return info_result(info);
     }
-    let (r, st) = crate::dist::orgqr::pdorgqr(cfg, (m, n, k), a, ia, ja, desca, tau, &g, plan.nb);
-    work.set(0, lwmin as f64);
-    super::report_tiles(&rep, "pdorgqr", format_args!("{desc} layout=row"), desca, &g, plan.nb, &st, flops);
+    let (r, st) = crate::dist::orgqr::orgqr(cfg, (m, n, k), a, ia, ja, desca, tau, &g, plan.nb);
+    work.set(0, T::from_f64(lwmin as f64));
+    super::report_tiles(&rep, routine, format_args!("{desc} layout=row"), desca, &g, plan.nb, &st, flops);
     r
 }
 
-/// PDORMQR: sub(C) ← op(Q)·sub(C) or sub(C)·op(Q), Q from the K reflectors in sub(A).
+/// P?ORMQR / P?UNMQR: sub(C) ← op(Q)·sub(C) or sub(C)·op(Q), Q from the K reflectors in sub(A);
+/// op(Q) is Q or Qᴴ (TRANS = 'C' for complex types, 'T' for real ones).
 #[allow(clippy::too_many_arguments)]
-pub fn pdormqr(
+pub fn ormqr<T: DistElem>(
     cfg: &Config,
     side: u8,
     trans: u8,
     m: i32,
     n: i32,
     k: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
-    tau: Raw<f64>,
-    c: Raw<f64>,
+    tau: Raw<T>,
+    c: Raw<T>,
     ic: i32,
     jc: i32,
     descc: &Desc,
-    work: Raw<f64>,
+    work: Raw<T>,
     lwork: i32,
 ) -> Result<(), Error> {
+    let routine = pname::<T>("ormqr");
     let g = grid_or_error(desca, 9)?;
     let mut info = 0;
     let left = flag(side, b'L');
@@ -139,10 +147,10 @@ pub fn pdormqr(
             let inner = numroc(numroc(n + icoffc, nba, 0, 0, g.npcol), nba, 0, 0, lcmq);
             ((nba * (nba - 1)) / 2).max((nqc0 + (npa0 + inner).max(mpc0)) * nba) + nba * nba
         };
-        work.set(0, lwmin as f64);
+        work.set(0, T::from_f64(lwmin as f64));
         if !left && !flag(side, b'R') {
             info = -1;
-        } else if !notran && !flag(trans, b'T') {
+        } else if !notran && !flag(trans, T::ADJOINT) {
             info = -2;
         } else if k < 0 || k > nq {
             info = -5;
@@ -167,12 +175,12 @@ pub fn pdormqr(
     };
     let opc = Operand { m, mpos: 3, n, npos: 4, i: ic, j: jc, desc: descc, descpos: 14 };
     let nb = q_nb(cfg, nq, g.nprow * g.npcol, 256);
-    let mut plan = Plan::local(cfg, "pdormqr", nq.max(0) as usize, nb);
+    let mut plan = Plan::local::<T>(cfg, routine, nq.max(0) as usize, nb);
     plan.forward =
-        plan.forward.or_else(|| super::q_slower(cfg, "pdormqr", desca.nb(), nq, if left { n } else { m }));
+        plan.forward.or_else(|| super::q_slower(cfg, routine, desca.nb(), nq, if left { n } else { m }));
     let extra = [
         (if left { b'L' } else { b'R' } as i32, 1),
-        (if notran { b'N' } else { b'T' } as i32, 2),
+        (if notran { b'N' } else { T::ADJOINT } as i32, 2),
         (k, 5),
         (if lquery { -1 } else { 1 }, 16),
     ];
@@ -183,15 +191,19 @@ pub fn pdormqr(
     }
     let rep = Report::start(cfg);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let flops =
-        if left { 4.0 * nf * kf * mf - 2.0 * nf * kf * kf } else { 4.0 * mf * kf * nf - 2.0 * mf * kf * kf };
+    let flops = T::FLOPS
+        * if left {
+            4.0 * nf * kf * mf - 2.0 * nf * kf * kf
+        } else {
+            4.0 * mf * kf * nf - 2.0 * mf * kf * kf
+        };
     let (sc, tc) = (side.to_ascii_uppercase() as char, trans.to_ascii_uppercase() as char);
     let desc = format_args!("side={sc} trans={tc} m={m} n={n} k={k} ia={ia} ja={ja} ic={ic} jc={jc}");
     if let Some(why) = plan.forward {
         let info =
-            fwd::pdormqr(side, trans, m, n, k, a, ia, ja, &desca.0, tau, c, ic, jc, &descc.0, work, lwork);
+            fwd::ormqr::<T>(side, trans, m, n, k, a, ia, ja, &desca.0, tau, c, ic, jc, &descc.0, work, lwork);
         let grid = format_args!("mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol);
-        rep.finish("pdormqr", format_args!("{desc} {grid}"), Path::Forward, Some(why), flops);
+        rep.finish(routine, format_args!("{desc} {grid}"), Path::Forward, Some(why), flops);
         return info_result(info);
     }
     let o = Ormqr {
@@ -210,12 +222,12 @@ pub fn pdormqr(
         jc,
         descc,
     };
-    let (r, st) = crate::dist::orgqr::pdormqr(cfg, &o, &g, plan.nb);
-    work.set(0, lwmin as f64);
+    let (r, st) = crate::dist::orgqr::ormqr(cfg, &o, &g, plan.nb);
+    work.set(0, T::from_f64(lwmin as f64));
     let layout = if left { "row" } else { "col" };
     super::report_tiles(
         &rep,
-        "pdormqr",
+        routine,
         format_args!("{desc} layout={layout}"),
         desca,
         &g,

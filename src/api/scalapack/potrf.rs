@@ -1,6 +1,8 @@
-//! PDPOTRF, PDPOTRS and PDPOSV with ScaLAPACK 2.2's checks (SRC/pdpotrf.f, pdpotrs.f, pdposv.f).
+//! P?POTRF, P?POTRS and P?POSV with ScaLAPACK 2.2's checks (SRC/pdpotrf.f, pdpotrs.f, pdposv.f
+//! and their s, c, z twins, which check the same), one generic body per routine: `pdpotrf` is the
+//! f64 instance of [`potrf`], and so on; a complex matrix is Hermitian (A = L·Lᴴ).
 //!
-//! PDPOTRF and PDPOTRS run on the distributed tile runtime (`crate::dist::potrf`,
+//! P?POTRF and P?POTRS run on the distributed tile runtime (`crate::dist::potrf`,
 //! `crate::dist::solve`) when the problem is large enough and the process has MPI; everything else
 //! goes to the next ScaLAPACK in the process. PDPOSV is PDPOTRF then PDPOTRS, as in the reference.
 
@@ -11,7 +13,9 @@ use crate::api::{flag, Path, Report};
 use crate::backend::scalapack as fwd;
 use crate::config::Config;
 use crate::dist::solve::Operands;
+use crate::dist::DistElem;
 use crate::error::Error;
+use crate::scalar::pname;
 use crate::tile::Raw;
 
 fn uplo_code(uplo: u8) -> i32 {
@@ -22,9 +26,9 @@ fn uplo_code(uplo: u8) -> i32 {
     }
 }
 
-/// The argument checks of PDPOTRF; returns the grid and the call's plan, agreed over the grid,
+/// The argument checks of P?POTRF; returns the grid and the call's plan, agreed over the grid,
 /// on success.
-pub fn check_pdpotrf(
+pub fn check_potrf<T: DistElem>(
     cfg: &Config,
     uplo: u8,
     n: i32,
@@ -47,49 +51,46 @@ pub fn check_pdpotrf(
         }
     }
     let op = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
-    let nb = super::caller_aligned_nb(
-        cfg,
-        "pdpotrf",
-        n,
-        desca.nb(),
-        super::pdpotrf_in_place(cfg, g.nprow, g.npcol),
-    );
-    let mut plan = Plan::learned(cfg, "pdpotrf", n.max(0) as usize, nb, &g, desca.nb());
+    let routine = pname::<T>("potrf");
+    let nb =
+        super::caller_aligned_nb(cfg, routine, n, desca.nb(), super::pdpotrf_in_place(cfg, g.nprow, g.npcol));
+    let mut plan = Plan::learned::<T>(cfg, routine, n.max(0) as usize, nb, &g, desca.nb());
     plan.shape = super::potrf_shape(cfg, g.nprow, g.npcol, nb, desca.nb());
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info, Some(&mut plan));
     check(info)?;
     Ok((g, plan))
 }
 
-/// PDPOTRF: Cholesky factorization of sub(A) = A(IA:IA+N-1, JA:JA+N-1).
+/// P?POTRF: Cholesky factorization of sub(A) = A(IA:IA+N-1, JA:JA+N-1).
 #[allow(clippy::too_many_arguments)]
-pub fn pdpotrf(
+pub fn potrf<T: DistElem>(
     cfg: &Config,
     uplo: u8,
     n: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
 ) -> Result<(), Error> {
-    let (g, plan) = check_pdpotrf(cfg, uplo, n, ia, ja, desca)?;
+    let routine = pname::<T>("potrf");
+    let (g, plan) = check_potrf::<T>(cfg, uplo, n, ia, ja, desca)?;
     if n == 0 {
         return Ok(());
     }
     if plan.trials {
         let mut ac = a.snapshot(super::local_span(desca, &g, ja + n - 1));
-        super::dist_trials(cfg, "pdpotrf", n as usize, &g, desca.ctxt(), desca.nb(), &mut || {
-            pdpotrf(cfg, uplo, n, ac.fresh(), ia, ja, desca).is_ok()
+        super::dist_trials(cfg, routine, n as usize, &g, desca.ctxt(), desca.nb(), &mut || {
+            potrf(cfg, uplo, n, ac.fresh(), ia, ja, desca).is_ok()
         });
-        return crate::api::tune::without_trials(|| pdpotrf(cfg, uplo, n, a, ia, ja, desca));
+        return crate::api::tune::without_trials(|| potrf(cfg, uplo, n, a, ia, ja, desca));
     }
     let rep = Report::start(cfg);
     let uc = uplo.to_ascii_uppercase() as char;
-    let flops = (n as f64).powi(3) / 3.0;
+    let flops = T::FLOPS * (n as f64).powi(3) / 3.0;
     if let Some(why) = plan.forward {
-        let info = fwd::pdpotrf(uplo, n, a, ia, ja, &desca.0);
+        let info = fwd::potrf::<T>(uplo, n, a, ia, ja, &desca.0);
         rep.finish(
-            "pdpotrf",
+            routine,
             format_args!("uplo={uc} n={n} ia={ia} ja={ja} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
             Path::Forward,
             Some(why),
@@ -98,11 +99,11 @@ pub fn pdpotrf(
         return info_result(info);
     }
     let nb = plan.nb;
-    let (r, st) = crate::dist::potrf::pdpotrf(cfg, uplo, n, a, ia, ja, desca, &g, nb, plan.shape);
+    let (r, st) = crate::dist::potrf::potrf(cfg, uplo, n, a, ia, ja, desca, &g, nb, plan.shape);
     let layout = super::layout_name(plan.shape);
     super::report_tiles(
         &rep,
-        "pdpotrf",
+        routine,
         format_args!("uplo={uc} n={n} ia={ia} ja={ja} layout={layout}"),
         desca,
         &g,
@@ -161,24 +162,25 @@ fn check_solve(
     Ok(g)
 }
 
-/// PDPOTRS: solves sub(A)·X = sub(B) with the factor from PDPOTRF.
+/// P?POTRS: solves sub(A)·X = sub(B) with the factor from P?POTRF.
 #[allow(clippy::too_many_arguments)]
-pub fn pdpotrs(
+pub fn potrs<T: DistElem>(
     cfg: &Config,
     uplo: u8,
     n: i32,
     nrhs: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
-    b: Raw<f64>,
+    b: Raw<T>,
     ib: i32,
     jb: i32,
     descb: &Desc,
 ) -> Result<(), Error> {
-    let nb = super::caller_aligned_nb(cfg, "pdpotrs", n, desca.nb(), super::SOLVE_IN_PLACE);
-    let mut plan = Plan::local(cfg, "pdpotrs", n.max(0) as usize, nb);
+    let routine = pname::<T>("potrs");
+    let nb = super::caller_aligned_nb(cfg, routine, n, desca.nb(), super::SOLVE_IN_PLACE);
+    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
     plan.forward = plan.forward.or_else(|| super::solve_slower(cfg, n, nrhs, false));
     let g = check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, true, 1100 + NB_, Some(&mut plan))?;
     if n == 0 || nrhs == 0 {
@@ -186,11 +188,11 @@ pub fn pdpotrs(
     }
     let rep = Report::start(cfg);
     let uc = uplo.to_ascii_uppercase() as char;
-    let flops = 2.0 * (n as f64).powi(2) * nrhs as f64;
+    let flops = T::FLOPS * 2.0 * (n as f64).powi(2) * nrhs as f64;
     if let Some(why) = plan.forward {
-        let info = fwd::pdpotrs(uplo, n, nrhs, a, ia, ja, &desca.0, b, ib, jb, &descb.0);
+        let info = fwd::potrs::<T>(uplo, n, nrhs, a, ia, ja, &desca.0, b, ib, jb, &descb.0);
         rep.finish(
-            "pdpotrs",
+            routine,
             format_args!("uplo={uc} n={n} nrhs={nrhs} mb={} grid={}x{}", desca.mb(), g.nprow, g.npcol),
             Path::Forward,
             Some(why),
@@ -200,10 +202,10 @@ pub fn pdpotrs(
     }
     let nb = plan.nb;
     let ops = Operands { n, nrhs, a, ia, ja, desca, b, ib, jb, descb };
-    let (r, st) = crate::dist::solve::pdpotrs(cfg, uplo, &ops, &g, nb);
+    let (r, st) = crate::dist::solve::potrs(cfg, uplo, &ops, &g, nb);
     super::report_tiles(
         &rep,
-        "pdpotrs",
+        routine,
         format_args!("uplo={uc} n={n} nrhs={nrhs} ia={ia} ja={ja} ib={ib} jb={jb}"),
         desca,
         &g,
@@ -214,18 +216,18 @@ pub fn pdpotrs(
     r
 }
 
-/// PDPOSV: PDPOTRF then PDPOTRS.
+/// P?POSV: P?POTRF then P?POTRS.
 #[allow(clippy::too_many_arguments)]
-pub fn pdposv(
+pub fn posv<T: DistElem>(
     cfg: &Config,
     uplo: u8,
     n: i32,
     nrhs: i32,
-    a: Raw<f64>,
+    a: Raw<T>,
     ia: i32,
     ja: i32,
     desca: &Desc,
-    b: Raw<f64>,
+    b: Raw<T>,
     ib: i32,
     jb: i32,
     descb: &Desc,
@@ -233,6 +235,6 @@ pub fn pdposv(
     check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, false, 1000 + NB_, None)?;
     // Like the reference: the factorization (ours, with its own verbose line), then the solve
     // only when it succeeded.
-    pdpotrf(cfg, uplo, n, a, ia, ja, desca)?;
-    pdpotrs(cfg, uplo, n, nrhs, a, ia, ja, desca, b, ib, jb, descb)
+    potrf(cfg, uplo, n, a, ia, ja, desca)?;
+    potrs(cfg, uplo, n, nrhs, a, ia, ja, desca, b, ib, jb, descb)
 }
