@@ -323,13 +323,15 @@ impl Routine {
         }
     }
 
-    /// The element types the routine is compared in: the Cholesky, LU and inversion families in
-    /// all four (TRANS = 'C' in the complex ones alone), the rest in double real so far.
+    /// The element types the routine is compared in: the Cholesky, LU, inversion and QR families
+    /// (with xGELS) in all four (TRANS = 'C' in the complex ones alone), the rest in double real
+    /// so far.
     pub fn types(self) -> &'static [Ty] {
         use Routine::*;
         match self {
             PotrfL | PotrfU | PotrsL | PosvU | Getrf | GetrsN | GetrsT | Gesv | TrtriU | TrtriLUnit
-            | PotriL | Getri | Geqrf | GeqrfWide | Orgqr | OrmqrLN | OrmqrLT | OrmqrRN | OrmqrRT => &Ty::ALL,
+            | PotriL | Getri | Geqrf | GeqrfWide | Orgqr | OrmqrLN | OrmqrLT | OrmqrRN | OrmqrRT
+            | GelsNTall | GelsTTall | GelsNWide | GelsTWide => &Ty::ALL,
             GetrsC => &[Ty::C, Ty::Z],
             _ => &[Ty::D],
         }
@@ -338,9 +340,10 @@ impl Routine {
     /// The call in type `ty`: [`Routine::name`] with `ty`'s letter.
     pub fn name_in(self, ty: Ty) -> String {
         let stem = &self.name()[1..];
-        // The complex types' unitary Q: xUNGQR, xUNMQR.
+        // The complex types' unitary Q: xUNGQR, xUNMQR; their TRANS = 'C' where real ones take 'T'.
         let stem = match (ty, stem.strip_prefix("or")) {
             (Ty::C | Ty::Z, Some(rest)) => format!("un{rest}").replace(" T", " C"),
+            (Ty::C | Ty::Z, None) if stem.starts_with("gels") => stem.replace(" T", " C"),
             _ => stem.to_string(),
         };
         format!("{}{stem}", ty.letter())

@@ -10,7 +10,7 @@
 //! against the product of those factors (applied in double-double), which isolates the routine
 //! from the factorization's own error.
 
-use super::dd::{self, apply_q, swap_rows, Dd, Mat, Shape};
+use super::dd::{self, swap_rows, Dd, Mat, Shape};
 use super::gen::{self, Blocks, Region, Rng};
 use super::{Case, Class, Routine, Ty};
 use crate::algo::bt::Method;
@@ -249,7 +249,7 @@ pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
             }
         };
     }
-    let (n, seed, class) = (case.n, case.seed, case.class);
+    let n = case.n;
     let tall = n + n / 3;
     let wide = n - n / 4;
     Ok(match case.routine {
@@ -266,10 +266,10 @@ pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
         GesvCalu => lu::<f64>(case, LuOp::Gesv, true)?,
         Geqrf => typed!(qr(case, tall, n)),
         GeqrfWide => typed!(qr(case, wide, n)),
-        GelsNTall => Box::new(Gels::new(class, b'N', tall, n, seed)),
-        GelsTTall => Box::new(Gels::new(class, b'T', tall, n, seed)),
-        GelsNWide => Box::new(Gels::new(class, b'N', wide, n, seed)),
-        GelsTWide => Box::new(Gels::new(class, b'T', wide, n, seed)),
+        GelsNTall => typed!(gels(case, b'N', tall, n)),
+        GelsTTall => typed!(gels(case, b'T', tall, n)),
+        GelsNWide => typed!(gels(case, b'N', wide, n)),
+        GelsTWide => typed!(gels(case, b'T', wide, n)),
         TrtriU => typed!(inv(case, Inv::Trtri { lower: false, unit: false })),
         TrtriLUnit => typed!(inv(case, Inv::Trtri { lower: true, unit: true })),
         PotriL => typed!(inv(case, Inv::Potri)),
@@ -603,52 +603,72 @@ impl<T: OpElem> Problem for Qr<T> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// DGELS
+// DGELS (and SGELS, CGELS, ZGELS: TRANS = 'C' in the complex types where the real ones take 'T')
 
-struct Gels {
+struct Gels<T> {
+    /// b'N', or b'T' for op(A) = Aᵀ (Aᴴ in a complex type).
     trans: u8,
     m: usize,
     n: usize,
-    a: Vec<f64>,
+    a: Vec<T>,
     /// B: rows of op(A) filled, max(m, n) rows.
-    b: Vec<f64>,
+    b: Vec<T>,
     anorm: f64,
-    /// For a minimum-norm problem: the backend's QR of op(A)ᵀ with its rows reversed
-    /// (reflectors, tau), whose Q's first columns span (reversed) the row space a minimum-norm X
-    /// lies in.
+    /// For a minimum-norm problem: the QR of op(A)ᴴ with its rows reversed, in double (parts
+    /// interleaved for a complex type: reflectors, tau), whose Q's first columns span (reversed)
+    /// the row space a minimum-norm X lies in.
     range: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-impl Gels {
-    fn new(class: Class, trans: u8, m: usize, n: usize, seed: u64) -> Gels {
-        let a = gen::general(class, m, n, seed);
-        let (p, q) = if trans == b'N' { (m, n) } else { (n, m) };
-        let ldb = m.max(n);
-        let mut rng = Rng::new(seed + 5);
-        let mut b = vec![0.0; ldb * NRHS];
-        for c in 0..NRHS {
-            for i in 0..p {
-                b[i + c * ldb] = rng.normal();
-            }
+fn gels<T: OpElem>(case: &Case, trans: u8, m: usize, n: usize) -> Result<Box<dyn Problem>, String> {
+    let (class, seed, cx) = (case.class, case.seed, T::COMPLEX);
+    let a = gen::general_of::<T>(class, m, n, seed);
+    let (p, q) = if trans == b'N' { (m, n) } else { (n, m) };
+    let ldb = m.max(n);
+    let mut rng = Rng::new(seed + 5);
+    let mut b = vec![T::zero(); ldb * NRHS];
+    for c in 0..NRHS {
+        for i in 0..p {
+            let re = rng.normal();
+            b[i + c * ldb] = T::from_parts(re, if cx { rng.normal() } else { 0.0 });
         }
-        let range = (p < q).then(|| {
-            // op(A)ᵀ (q×p) with its rows in reverse order: its QR's rounding is not that of the
-            // QR the reference's DGELS computes of op(A)ᵀ itself, which would measure the
-            // reference's X against its own basis.
-            let mut t: Vec<f64> = (0..p)
-                .flat_map(|j| (0..q).map(move |i| (q - 1 - i, j)))
-                .map(|(i, j)| op_entry(&a, m, trans, j, i))
-                .collect();
-            let mut tau = vec![0.0; p];
-            if t.iter().all(|x| x.is_finite()) {
-                gen::geqrf(q, p, &mut t, &mut tau);
-            }
-            (t, tau)
-        });
-        let anorm = Mat::new(&a, m, n, m, Shape::Full).fnorm();
-        Gels { trans, m, n, a, b, anorm, range }
     }
+    let range = (p < q).then(|| {
+        // op(A)ᴴ (q×p) with its rows in reverse order: its QR's rounding is not that of the QR
+        // the reference's xGELS computes of op(A)ᴴ itself, which would measure the reference's X
+        // against its own basis.
+        let at = |i: usize, j: usize| if trans == b'N' { a[i + j * m].conj() } else { a[j + i * m] };
+        let t: Vec<T> =
+            (0..p).flat_map(|j| (0..q).map(move |i| (q - 1 - i, j))).map(|(i, j)| at(j, i)).collect();
+        basis_qr(cx, q, p, parts(&t))
+    });
+    let anorm = Mat::of(cx, &parts(&a), m, n, m, Shape::Full).fnorm();
+    Ok(Box::new(Gels { trans, m, n, a, b, anorm, range }))
+}
 
+/// The backend's QR in double (DGEQRF, or ZGEQRF of a complex matrix's interleaved parts) of the
+/// q×p matrix `t`: (reflectors, tau) as parts; left as they are if `t` is not finite.
+fn basis_qr(complex: bool, q: usize, p: usize, mut t: Vec<f64>) -> (Vec<f64>, Vec<f64>) {
+    if !t.iter().all(|x| x.is_finite()) {
+        return (t, vec![0.0; if complex { 2 * p } else { p }]);
+    }
+    if !complex {
+        let mut tau = vec![0.0; p];
+        gen::geqrf(q, p, &mut t, &mut tau);
+        return (t, tau);
+    }
+    let mut z: Vec<c64> = t.chunks(2).map(|x| c64::from_parts(x[0], x[1])).collect();
+    let mut tau = vec![c64::zero(); p];
+    let (pz, pt) = (raw(&mut z), raw(&mut tau));
+    let _one = BlasThreadsGuard::new();
+    let mut work =
+        vec![c64::zero(); lwork(|w, l| forward::geqrf(q as i32, p as i32, pz, q as i32, pt, w, l))];
+    let (pw, lw) = (raw(&mut work), work.len() as i32);
+    assert_eq!(forward::geqrf(q as i32, p as i32, pz, q as i32, pt, pw, lw), 0, "reference zgeqrf");
+    (parts(&z), parts(&tau))
+}
+
+impl<T> Gels<T> {
     /// (rows, columns) of op(A).
     fn op_dims(&self) -> (usize, usize) {
         if self.trans == b'N' {
@@ -659,48 +679,46 @@ impl Gels {
     }
 }
 
-/// Entry (i, j) of op(A) for A m×n (leading dimension m).
-fn op_entry(a: &[f64], m: usize, trans: u8, i: usize, j: usize) -> f64 {
-    if trans == b'N' {
-        a[i + j * m]
-    } else {
-        a[j + i * m]
-    }
-}
-
-impl Problem for Gels {
+impl<T: OpElem> Problem for Gels<T> {
     fn run(&self, hetla: Option<&Config>) -> Out {
-        let (m, n, r, t) = (self.m as i32, self.n as i32, NRHS as i32, self.trans);
+        let (m, n, r) = (self.m as i32, self.n as i32, NRHS as i32);
+        let t = if self.trans == b'T' { T::ADJOINT } else { self.trans };
         let ldb = self.m.max(self.n) as i32;
         let (mut a, mut b) = (self.a.clone(), self.b.clone());
         let (pa, pb) = (raw(&mut a), raw(&mut b));
-        let mut work = vec![0.0; lwork(|w, l| forward::dgels(t, m, n, r, pa, m, pb, ldb, w, l))];
+        let mut work = vec![T::zero(); lwork(|w, l| forward::gels(t, m, n, r, pa, m, pb, ldb, w, l))];
         let (pw, lw) = (raw(&mut work), work.len() as i32);
         let info = match hetla {
-            None => reference(|| forward::dgels(t, m, n, r, pa, m, pb, ldb, pw, lw)),
-            Some(c) => info(api::gels::dgels(c, t, m, n, r, pa, m, pb, ldb, pw, lw)),
+            None => reference(|| forward::gels(t, m, n, r, pa, m, pb, ldb, pw, lw)),
+            Some(c) => info(api::gels::gels(c, t, m, n, r, pa, m, pb, ldb, pw, lw)),
         };
-        Out { b, ..Out::new(info) }
+        Out { b: parts(&b), ..Out::new(info) }
     }
 
     fn defined(&self, out: &Out) -> Vec<f64> {
         if out.info != 0 {
             return vec![];
         }
+        let w = if T::COMPLEX { 2 } else { 1 };
         let (ldb, q) = (self.m.max(self.n), self.op_dims().1);
-        columns(&out.b, q, NRHS, ldb).iter().flatten().map(|d| d.hi).collect()
+        columns(&out.b, w * q, NRHS, w * ldb).iter().flatten().map(|d| d.hi).collect()
     }
 
     fn measure(&self, out: &Out) -> Option<Vec<f64>> {
         if out.info != 0 {
             return None;
         }
+        let cx = T::COMPLEX;
+        let w = if cx { 2 } else { 1 };
         let ((p, q), ldb) = (self.op_dims(), self.m.max(self.n));
-        let a = Mat::new(&self.a, self.m, self.n, self.m, Shape::Full);
+        let a0 = parts(&self.a);
+        let a = Mat::of(cx, &a0, self.m, self.n, self.m, Shape::Full);
         let tr = self.trans == b'T';
-        let (b, x) = (columns(&self.b, p, NRHS, ldb), columns(&out.b, q, NRHS, ldb));
+        let (b, x) = (columns(&parts(&self.b), w * p, NRHS, w * ldb), columns(&out.b, w * q, NRHS, w * ldb));
+        // Each measure in units of the type's ε.
+        let units = EPS / T::eps();
         let Some((v, tau)) = &self.range else {
-            // Least squares: the normal equations' residual ‖op(A)ᵀ·(B − op(A)·X)‖ /
+            // Least squares: the normal equations' residual ‖op(A)ᴴ·(B − op(A)·X)‖ /
             // (‖A‖·(‖A‖·‖X‖ + ‖B‖)) / ε.
             let r: Vec<Vec<Dd>> = b
                 .iter()
@@ -711,32 +729,58 @@ impl Problem for Gels {
                 })
                 .collect();
             let (xn, bn) = (dd::dd_norm(&x), dd::dd_norm(&b));
-            return Some(vec![dd::dd_norm(&r) / self.anorm / self.anorm / (xn + bn / self.anorm) / EPS]);
+            let ne = dd::dd_norm(&r) / self.anorm / self.anorm / (xn + bn / self.anorm) / EPS;
+            return Some(vec![ne * units]);
         };
         let res = residual(|x| a.apply(tr, x), self.anorm, &b, &x);
-        // Minimum norm: X in the row space of op(A), as a backward error: X = op(A)ᵀ·Y₀ + S with
+        // Minimum norm: X in the row space of op(A), as a backward error: X = op(A)ᴴ·Y₀ + S with
         // Y₀ the least-squares coefficients and S the part outside; S is in the row space of
         // op(A + E) for ‖E‖ = ‖S‖/‖Y₀‖, so the measure is ‖S‖_F / (‖A‖_F·‖Y₀‖_F) / ε. (Relative to
         // ‖X‖ it would be κ(A)·ε for any X, since a computed basis of the row space is only that
-        // accurate.) The basis: the QR of op(A)ᵀ with its rows reversed (`Gels::new`).
+        // accurate.) The basis: the QR of op(A)ᴴ with its rows reversed (`gels`).
+        let reversed = |x: &[Dd]| -> Vec<Dd> { x.chunks(w).rev().flatten().copied().collect() };
         let (mut off, mut coef) = (Vec::new(), Vec::new());
         for xc in &x {
-            let mut y: Vec<Dd> = xc.iter().rev().copied().collect();
-            apply_q(v, q, q, tau, true, &mut y);
-            let c: Vec<f64> = y[..p].iter().map(|d| d.value()).collect();
-            y[p..].iter_mut().for_each(|d| *d = Dd::ZERO);
-            apply_q(v, q, q, tau, false, &mut y);
-            off.push(xc.iter().rev().zip(y).map(|(u, w)| u.sub(w)).collect());
-            // Y₀ = R⁻¹·c by back substitution (only its norm is used).
-            let mut y0 = c;
-            for i in (0..p).rev() {
-                let s: f64 = (i + 1..p).map(|j| v[i + j * q] * y0[j]).sum();
-                y0[i] = (y0[i] - s) / v[i + i * q];
-            }
-            coef.extend(y0);
+            let xr = reversed(xc);
+            let mut y = xr.clone();
+            dd::apply_q_of(cx, v, q, q, tau, true, &mut y);
+            let c: Vec<f64> = y[..w * p].iter().map(|d| d.value()).collect();
+            y[w * p..].iter_mut().for_each(|d| *d = Dd::ZERO);
+            dd::apply_q_of(cx, v, q, q, tau, false, &mut y);
+            off.push(xr.iter().zip(y).map(|(u, v)| u.sub(v)).collect());
+            coef.extend(back_substitute(cx, v, q, p, c));
         }
-        Some(vec![res, dd::dd_norm(&off) / self.anorm / dd::norm(coef.into_iter()) / EPS])
+        Some(vec![res * units, dd::dd_norm(&off) / self.anorm / dd::norm(coef.into_iter()) / EPS * units])
     }
+
+    fn eps(&self) -> f64 {
+        T::eps()
+    }
+}
+
+/// R⁻¹·c in double, R the leading p×p upper triangle of the q-row array `v` (parts interleaved
+/// for a complex one, as `c`): the minimum-norm problem's coefficients.
+fn back_substitute(complex: bool, v: &[f64], q: usize, p: usize, mut y: Vec<f64>) -> Vec<f64> {
+    if !complex {
+        for i in (0..p).rev() {
+            let s: f64 = (i + 1..p).map(|j| v[i + j * q] * y[j]).sum();
+            y[i] = (y[i] - s) / v[i + i * q];
+        }
+        return y;
+    }
+    let r = |i: usize, j: usize| (v[2 * (i + j * q)], v[2 * (i + j * q) + 1]);
+    for i in (0..p).rev() {
+        let (mut sr, mut si) = (y[2 * i], y[2 * i + 1]);
+        for j in i + 1..p {
+            let ((ar, ai), (zr, zi)) = (r(i, j), (y[2 * j], y[2 * j + 1]));
+            sr -= ar * zr - ai * zi;
+            si -= ar * zi + ai * zr;
+        }
+        let (dr, di) = r(i, i);
+        let z = div(c64::from_parts(sr, si), c64::from_parts(dr, di));
+        (y[2 * i], y[2 * i + 1]) = (z.re, z.im);
+    }
+    y
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -26,9 +26,11 @@ const SEEDS: u64 = 3;
 ///   agree with each other (2.6e-199 and 2.2e-199): a defect of that tiling, not summation order.
 /// * dbttrf+dbttrs with block cyclic reduction, condition 1e10: the residual 2-5x DGBSV's
 ///   (cyclic reduction is less stable than elimination in order); at 1e14 it holds in these seeds.
-/// * dgels TRANS='T' on a tall graded matrix (rows and columns over 1e±100; 3e2x at n = 400 since
-///   the QR applies its reflectors 32 at a time, 2e8x before): the minimum-norm
-///   problem is numerically singular there (both references' and hetla's residuals are 1e199-1e201
+/// * dgels TRANS='T' and zgels TRANS='C' on a tall graded matrix (rows and columns over 1e±100;
+///   at n = 400 dgels 3e2x since the QR applies its reflectors 32 at a time, 2e8x before, and
+///   zgels 5e2x; at n = 53..113 with tiles of 8-16 also sgels TRANS='T' tall (4.4x) and its
+///   row-space measure TRANS='N' wide (2.4x), graded over 1e±15, beyond single precision's
+///   1/ε, where every measure is below 1e-6 ε; cgels holds): the minimum-norm problem is numerically singular there (both references' and hetla's residuals are 1e199-1e201
 ///   for a right side of norm 20), and the normwise backward error ‖r‖/(‖A‖·‖X‖ + ‖B‖) then ranks
 ///   answers by ‖X‖: hetla's X is 1e10-1e13 times smaller than the references', with the same
 ///   residual, and measures 200-17000x theirs. Open until the measure is one that such a problem
@@ -47,6 +49,9 @@ const SEEDS: u64 = 3;
 const KNOWN_OPEN: &[&str] = &[
     "dbttrf+dbttrs T cyclic cond 1e10",
     "dgels T tall graded",
+    "zgels C tall graded",
+    "sgels T tall graded",
+    "sgels N wide graded",
     "dtrtri U N graded",
     "ztrtri U N graded",
     "ztrtri L U graded",
@@ -147,10 +152,14 @@ fn inverses_single_and_complex() {
     check_other_types(&[Routine::TrtriU, Routine::TrtriLUnit, Routine::PotriL, Routine::Getri]);
 }
 
-/// xGEQRF, xUNGQR/xORGQR and xUNMQR/xORMQR (TRANS 'C' in the complex types) in S, C and Z.
+/// xGEQRF, xUNGQR/xORGQR, xUNMQR/xORMQR and xGELS (TRANS 'C' in the complex types) in S, C and Z.
 #[test]
 fn qr_single_and_complex() {
     check_other_types(&[
+        Routine::GelsNTall,
+        Routine::GelsTTall,
+        Routine::GelsNWide,
+        Routine::GelsTWide,
         Routine::Geqrf,
         Routine::GeqrfWide,
         Routine::Orgqr,
