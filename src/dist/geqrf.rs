@@ -90,7 +90,8 @@ pub fn geqrf<T: DistElem>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::tasks::local_ranks;
+    use super::super::tasks::{local_ranks, SeqRun};
+    use super::super::DistElem;
     use crate::algo::geqrf::{generate, geqrf, Fuse, Panel};
     use crate::algo::testutil::*;
     use crate::runtime::shared::Buffers;
@@ -100,6 +101,27 @@ mod tests {
 
     fn max_diff(x: &[f64], y: &[f64]) -> f64 {
         x.iter().zip(y).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
+    }
+
+    /// tau of an m×n QR on in-process ranks, read from each panel's T buffer (`ids`, one per
+    /// panel: its second block of kb entries) on the one rank that factored it; `fill` where no
+    /// panel wrote.
+    fn panel_tau<T: DistElem>(
+        runs: &[SeqRun<T>],
+        ids: &[usize],
+        (m, n, nb): (usize, usize, usize),
+        fill: T,
+        what: &str,
+    ) -> Vec<T> {
+        let mut tau = vec![fill; m.min(n)];
+        for (s, id) in ids.iter().enumerate() {
+            let off = s * nb;
+            let kb = nb.min(n - off).min(m - off);
+            let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(id)).collect();
+            assert_eq!(holders.len(), 1, "{what}: panel {s}'s T is on one rank");
+            tau[off..off + kb].copy_from_slice(&holders[0].as_slice()[kb..2 * kb]);
+        }
+        tau
     }
 
     /// The QR generator on in-process ranks (2-D grids: split updates; one process row: one
@@ -133,14 +155,7 @@ mod tests {
                     let crosses = (p > 1 && m > nb) || (q > 1 && n > nb);
                     assert_eq!(sent > 0, crosses, "{what}: messages exactly when tiles are on several ranks");
                     // tau from the TT buffer of each panel, on the rank that factored it.
-                    let mut tau = vec![GUARD; k];
-                    for (s, id) in ids.lock().unwrap().iter().enumerate() {
-                        let off = s * nb;
-                        let kb = nb.min(n - off).min(m - off);
-                        let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(id)).collect();
-                        assert_eq!(holders.len(), 1, "{what}: panel {s}'s T is on one rank");
-                        tau[off..off + kb].copy_from_slice(&holders[0].as_slice()[kb..2 * kb]);
-                    }
+                    let tau = panel_tau(&runs, &ids.lock().unwrap(), (m, n, nb), GUARD, &what);
                     let (mut r, mut rtau) = (a0.clone(), vec![0.0; k]);
                     reference_geqrf(m, n, &mut r, m, &mut rtau);
                     let tol = 10.0 * m.max(n) as f64 * eps();
@@ -180,7 +195,7 @@ mod tests {
     fn qr_in_other_types_on_local_ranks_matches_shared_memory() {
         use crate::graph::op::OpElem;
         use crate::scalar::{c32, c64};
-        fn each<T: OpElem + super::super::DistElem>() {
+        fn each<T: OpElem + DistElem>() {
             let ty = std::any::type_name::<T>();
             for &(p, q) in &[(1, 2), (2, 1), (2, 2), (3, 2)] {
                 for &(m, n, nb) in &[(37, 23, 5), (23, 37, 5), (16, 16, 4)] {
@@ -197,14 +212,7 @@ mod tests {
                     let sent: usize = runs.iter().map(|r| r.sent).sum();
                     assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
                     assert!(sent > 0, "{what}: tiles travel between the ranks");
-                    let mut tau = vec![T::zero(); k];
-                    for (s, id) in ids.lock().unwrap().iter().enumerate() {
-                        let off = s * nb;
-                        let kb = nb.min(n - off).min(m - off);
-                        let holders: Vec<_> = runs.iter().filter_map(|r| r.buffers.get(id)).collect();
-                        assert_eq!(holders.len(), 1, "{what}: panel {s}'s T is on one rank");
-                        tau[off..off + kb].copy_from_slice(&holders[0].as_slice()[kb..2 * kb]);
-                    }
+                    let tau = panel_tau(&runs, &ids.lock().unwrap(), (m, n, nb), T::zero(), &what);
                     let mut s = a0.clone();
                     let mut stau = vec![T::zero(); k];
                     // SAFETY: `s` and `stau` hold the m×n matrix and k scalars until the wait.

@@ -211,7 +211,6 @@ mod tests {
         }
         fn each<T: OpElem + super::super::DistElem>() {
             let ty = std::any::type_name::<T>();
-            let all = |_: usize, _: usize| true;
             for &(p, q) in &[(1, 2), (2, 1), (2, 2), (3, 2)] {
                 let (n, nb) = (23, 4);
                 let what = |s: &str| format!("{ty} {s} grid {p}x{q}");
@@ -221,16 +220,27 @@ mod tests {
                 for i in 0..n {
                     a0[i + i * n] = a0[i + i * n].add(T::from_f64(n as f64));
                 }
+                // `inv` of `input` on the ranks, the tiles `keep` says: the shared-memory result,
+                // and with `uplo` the other triangle untouched.
+                let on_ranks = |input: &[T], inv: &Inverse, label: &str, uplo: Option<Uplo>| {
+                    let w = what(label);
+                    let keep = move |i: usize, j: usize| match uplo {
+                        Some(Uplo::Lower) => i >= j,
+                        Some(Uplo::Upper) => i <= j,
+                        None => true,
+                    };
+                    let mut a = input.to_vec();
+                    let runs = local_ranks::run(&mut a, n, nb, (p, q), &keep, &|ds| generate(ds, inv));
+                    check_runs(&runs, &w);
+                    let d = rel(&a, &shared(input, n, nb, inv));
+                    assert!(d < 20.0 * n as f64 * T::eps(), "{w}: differs from shared memory by {d}");
+                    if uplo.is_some() {
+                        assert!(same_outside(input, &a, n, n, n, uplo), "{w}: other triangle written");
+                    }
+                };
                 for uplo in [Uplo::Lower, Uplo::Upper] {
-                    let keep = move |i: usize, j: usize| if uplo == Uplo::Lower { i >= j } else { i <= j };
                     for inv in [Inverse::Trtri(uplo, Diag::NonUnit), Inverse::Trtri(uplo, Diag::Unit)] {
-                        let w = what(&format!("{inv:?}"));
-                        let mut a = a0.clone();
-                        let runs = local_ranks::run(&mut a, n, nb, (p, q), &keep, &|ds| generate(ds, &inv));
-                        check_runs(&runs, &w);
-                        let d = rel(&a, &shared(&a0, n, nb, &inv));
-                        assert!(d < 20.0 * n as f64 * T::eps(), "{w}: differs from shared memory by {d}");
-                        assert!(same_outside(&a0, &a, n, n, n, Some(uplo)), "{w}: other triangle written");
+                        on_ranks(&a0, &inv, &format!("{inv:?}"), Some(uplo));
                     }
                     // A Cholesky factor of the Hermitian A·Aᴴ-like matrix: the backend's POTRF of
                     // a0 made Hermitian.
@@ -244,23 +254,11 @@ mod tests {
                     let info = crate::kernels::potrf(uplo, ViewMut::from_slice(&mut h, n, n, n));
                     assert_eq!(info, 0);
                     let inv = Inverse::Potri(uplo);
-                    let w = what(&format!("{inv:?}"));
-                    let mut a = h.clone();
-                    let runs = local_ranks::run(&mut a, n, nb, (p, q), &keep, &|ds| generate(ds, &inv));
-                    check_runs(&runs, &w);
-                    let d = rel(&a, &shared(&h, n, nb, &inv));
-                    assert!(d < 20.0 * n as f64 * T::eps(), "{w}: differs from shared memory by {d}");
-                    assert!(same_outside(&h, &a, n, n, n, Some(uplo)), "{w}: other triangle written");
+                    on_ranks(&h, &inv, &format!("{inv:?}"), Some(uplo));
                 }
                 let (f, ipiv, info) = reference_getrf(n, n, &a0, n);
                 assert_eq!(info, 0);
-                let inv = Inverse::Getri(ipiv);
-                let mut a = f.clone();
-                let runs = local_ranks::run(&mut a, n, nb, (p, q), &all, &|ds| generate(ds, &inv));
-                let w = what("getri");
-                check_runs(&runs, &w);
-                let d = rel(&a, &shared(&f, n, nb, &inv));
-                assert!(d < 20.0 * n as f64 * T::eps(), "{w}: differs from shared memory by {d}");
+                on_ranks(&f, &Inverse::Getri(ipiv), "getri", None);
             }
         }
         each::<f32>();

@@ -336,10 +336,68 @@ mod tests {
             .collect()
     }
 
-    /// The triangular-solve generator on in-process ranks with B's tiles as extra tiles on the
-    /// process row of their tile row (as PDPOTRS and PDGETRS deal them): for the passes of both
-    /// routines, X equals the shared-memory runtime's, op(T₁)·op(T₂)·X = B to a few n·eps, A is
-    /// not written and every message sent is received.
+    /// The triangular-solve generator's `passes` over the n×n `a` and n×nrhs `b0` on in-process
+    /// ranks of a p×q grid, B's tiles as extra tiles on the process row of their tile row (as
+    /// PDPOTRS and PDGETRS deal them), and the shared-memory runtime's on the same input: (X on
+    /// the ranks, X in shared memory). Asserts that every rank succeeds, every message sent is
+    /// received and A is only read.
+    fn distributed_and_shared<T: DistElem>(
+        a: &[T],
+        b0: &[T],
+        (n, nrhs, nb): (usize, usize, usize),
+        (p, q): (usize, usize),
+        passes: &[Pass; 2],
+        what: &str,
+    ) -> (Vec<T>, Vec<T>) {
+        use crate::tile::View;
+        let (nt, ct) = (n.div_ceil(nb), nrhs.div_ceil(nb));
+        let edge = |i: usize| nb.min(n - i * nb);
+        let bedge = |c: usize| nb.min(nrhs - c * nb);
+        let mut extras = Vec::new();
+        for c in 0..ct {
+            for i in 0..nt {
+                let v: Vec<T> = (0..bedge(c))
+                    .flat_map(|cc| (0..edge(i)).map(move |r| (i * nb + r, c * nb + cc)))
+                    .map(|(r, cc)| b0[r + cc * n])
+                    .collect();
+                extras.push((edge(i), bedge(c), (i % p) * q + c % q, v));
+            }
+        }
+        let ids: Vec<usize> = (0..nt * ct).map(|x| nt * nt + x).collect();
+        let bcols: Vec<usize> = (0..ct).map(bedge).collect();
+        let mut aa = a.to_vec();
+        let runs = local_ranks::run_mn(&mut aa, (n, n), nb, (p, q), &|_, _| true, &extras, &|ds| {
+            trsm::generate(ds, passes, &ids, &bcols)
+        });
+        assert!(runs.iter().all(|r| r.result.is_ok()), "{what}");
+        let sent: usize = runs.iter().map(|r| r.sent).sum();
+        assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
+        assert!(aa == a, "{what}: A is only read");
+        let mut x = vec![T::zero(); n * nrhs];
+        for c in 0..ct {
+            for i in 0..nt {
+                let w = runs.iter().find_map(|r| r.buffers.get(&ids[i + c * nt])).expect("B tile");
+                let v = View::from_slice(w.as_slice(), edge(i), bedge(c), edge(i));
+                for cc in 0..bedge(c) {
+                    for r in 0..edge(i) {
+                        x[i * nb + r + (c * nb + cc) * n] = v.get(r, cc);
+                    }
+                }
+            }
+        }
+        let (mut sa, mut sx) = (a.to_vec(), b0.to_vec());
+        // SAFETY: the vectors hold the n×n and n×nrhs matrices until the wait.
+        let ta = unsafe { TiledMatrix::from_raw(sa.as_mut_ptr(), n, n, n, nb, nb) };
+        let tb = unsafe { TiledMatrix::from_raw(sx.as_mut_ptr(), n, nrhs, n, nb, nb) };
+        let seq = Seq::new(&cfg(2));
+        trsm::solve(&seq, passes, &ta, &tb);
+        seq.wait().unwrap();
+        (x, sx)
+    }
+
+    /// For the passes of both routines, in double: X on in-process ranks equals the
+    /// shared-memory runtime's, and op(T₁)·op(T₂)·X = B to a few n·eps
+    /// ([`distributed_and_shared`] checks the messages and that A is only read).
     #[test]
     fn solves_on_local_ranks_match_shared_memory() {
         let pass = |uplo, trans, diag| Pass { uplo, trans, diag };
@@ -359,49 +417,7 @@ mod tests {
                         a[i + i * n] += 2.0 * n as f64;
                     }
                     let b0 = rng.matrix(n, nrhs, n);
-                    let (nt, ct) = (n.div_ceil(nb), nrhs.div_ceil(nb));
-                    let edge = |i: usize| nb.min(n - i * nb);
-                    let bedge = |c: usize| nb.min(nrhs - c * nb);
-                    let mut extras = Vec::new();
-                    for c in 0..ct {
-                        for i in 0..nt {
-                            let v: Vec<f64> = (0..bedge(c))
-                                .flat_map(|cc| (0..edge(i)).map(move |r| (i * nb + r, c * nb + cc)))
-                                .map(|(r, cc)| b0[r + cc * n])
-                                .collect();
-                            extras.push((edge(i), bedge(c), (i % p) * q + c % q, v));
-                        }
-                    }
-                    let ids: Vec<usize> = (0..nt * ct).map(|x| nt * nt + x).collect();
-                    let bcols: Vec<usize> = (0..ct).map(bedge).collect();
-                    let mut aa = a.clone();
-                    let runs =
-                        local_ranks::run_mn(&mut aa, (n, n), nb, (p, q), &|_, _| true, &extras, &|ds| {
-                            trsm::generate(ds, passes, &ids, &bcols)
-                        });
-                    assert!(runs.iter().all(|r| r.result.is_ok()), "{what}");
-                    let sent: usize = runs.iter().map(|r| r.sent).sum();
-                    assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
-                    assert_eq!(aa, a, "{what}: A is only read");
-                    let mut x = vec![0.0; n * nrhs];
-                    for c in 0..ct {
-                        for i in 0..nt {
-                            let w =
-                                runs.iter().find_map(|r| r.buffers.get(&ids[i + c * nt])).expect("B tile");
-                            for cc in 0..bedge(c) {
-                                for r in 0..edge(i) {
-                                    x[i * nb + r + (c * nb + cc) * n] = w.as_slice()[r + cc * edge(i)];
-                                }
-                            }
-                        }
-                    }
-                    // The shared-memory runtime of the same generator.
-                    let (mut sa, mut sx) = (a.clone(), b0.clone());
-                    let ta = unsafe { TiledMatrix::from_raw(sa.as_mut_ptr(), n, n, n, nb, nb) };
-                    let tb = unsafe { TiledMatrix::from_raw(sx.as_mut_ptr(), n, nrhs, n, nb, nb) };
-                    let seq = Seq::new(&cfg(2));
-                    trsm::solve(&seq, passes, &ta, &tb);
-                    seq.wait().unwrap();
+                    let (x, sx) = distributed_and_shared(&a, &b0, (n, nrhs, nb), (p, q), passes, &what);
                     let d = x.iter().zip(&sx).map(|(u, v)| (u - v).abs()).fold(0.0, f64::max);
                     let xn = fnorm(&x, n, nrhs, n);
                     assert!(
@@ -427,13 +443,11 @@ mod tests {
         }
     }
 
-    /// The triangular-solve generator on in-process ranks in single, single complex and double
-    /// complex (a transposed pass is the adjoint): the solution is the shared-memory runtime's to
-    /// a few ε of the type, and every message sent is received.
+    /// The same in single, single complex and double complex (a transposed pass is the
+    /// adjoint): the solution is the shared-memory runtime's to a few ε of the type.
     #[test]
     fn solves_in_other_types_on_local_ranks_match_shared_memory() {
         use crate::scalar::{c32, c64};
-        use crate::tile::View;
         fn each<T: DistElem>() {
             let ty = std::any::type_name::<T>();
             let pass = |uplo, trans, diag| Pass { uplo, trans, diag };
@@ -452,50 +466,7 @@ mod tests {
                         a[i + i * n] = a[i + i * n].add(T::from_f64(2.0 * n as f64));
                     }
                     let b0: Vec<T> = rng.values(n, nrhs, n);
-                    let (nt, ct) = (n.div_ceil(nb), nrhs.div_ceil(nb));
-                    let edge = |i: usize| nb.min(n - i * nb);
-                    let bedge = |c: usize| nb.min(nrhs - c * nb);
-                    let mut extras = Vec::new();
-                    for c in 0..ct {
-                        for i in 0..nt {
-                            let v: Vec<T> = (0..bedge(c))
-                                .flat_map(|cc| (0..edge(i)).map(move |r| (i * nb + r, c * nb + cc)))
-                                .map(|(r, cc)| b0[r + cc * n])
-                                .collect();
-                            extras.push((edge(i), bedge(c), (i % p) * q + c % q, v));
-                        }
-                    }
-                    let ids: Vec<usize> = (0..nt * ct).map(|x| nt * nt + x).collect();
-                    let bcols: Vec<usize> = (0..ct).map(bedge).collect();
-                    let mut aa = a.clone();
-                    let runs =
-                        local_ranks::run_mn(&mut aa, (n, n), nb, (p, q), &|_, _| true, &extras, &|ds| {
-                            trsm::generate(ds, passes, &ids, &bcols)
-                        });
-                    assert!(runs.iter().all(|r| r.result.is_ok()), "{what}");
-                    let sent: usize = runs.iter().map(|r| r.sent).sum();
-                    assert_eq!(sent, runs.iter().map(|r| r.received).sum::<usize>(), "{what}");
-                    assert!(aa == a, "{what}: A is only read");
-                    let mut x = vec![T::zero(); n * nrhs];
-                    for c in 0..ct {
-                        for i in 0..nt {
-                            let w =
-                                runs.iter().find_map(|r| r.buffers.get(&ids[i + c * nt])).expect("B tile");
-                            let v = View::from_slice(w.as_slice(), edge(i), bedge(c), edge(i));
-                            for cc in 0..bedge(c) {
-                                for r in 0..edge(i) {
-                                    x[i * nb + r + (c * nb + cc) * n] = v.get(r, cc);
-                                }
-                            }
-                        }
-                    }
-                    let (mut sa, mut sx) = (a.clone(), b0.clone());
-                    // SAFETY: the vectors hold the n×n and n×nrhs matrices until the wait.
-                    let ta = unsafe { TiledMatrix::from_raw(sa.as_mut_ptr(), n, n, n, nb, nb) };
-                    let tb = unsafe { TiledMatrix::from_raw(sx.as_mut_ptr(), n, nrhs, n, nb, nb) };
-                    let seq = Seq::new(&cfg(2));
-                    trsm::solve(&seq, passes, &ta, &tb);
-                    seq.wait().unwrap();
+                    let (x, sx) = distributed_and_shared(&a, &b0, (n, nrhs, nb), (p, q), passes, &what);
                     let d = crate::algo::testutil::rel(&x, &sx);
                     assert!(d < 50.0 * n as f64 * T::eps(), "{what}: differs from shared memory by {d}");
                     assert!(x != b0, "{what}: B was solved");

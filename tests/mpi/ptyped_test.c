@@ -114,32 +114,7 @@ static double mag(T x) {
 }
 
 /* A block-cyclic mg×ng matrix of T: this process's local array, 3 padding rows of GUARD. */
-typedef struct {
-    int desc[9];
-    int mloc, nloc, lld, mb, nb, rsrc, csrc;
-    size_t sz;
-    T *v;
-} TMat;
-
-typedef T (*tentry_fn)(int gi, int gj, const void *ctx);
-
-static TMat tmat(int ctxt, int mg, int ng, int mb, int nb, int rsrc, int csrc, tentry_fn f, const void *ctx) {
-    TMat m;
-    m.mloc = numroc_(&mg, &mb, &myrow, &rsrc, &nprow);
-    m.nloc = numroc_(&ng, &nb, &mycol, &csrc, &npcol);
-    m.lld = (m.mloc > 0 ? m.mloc : 1) + 3;
-    m.mb = mb, m.nb = nb, m.rsrc = rsrc, m.csrc = csrc;
-    int d[9] = {1, ctxt, mg, ng, mb, nb, rsrc, csrc, m.lld};
-    memcpy(m.desc, d, sizeof d);
-    m.sz = (size_t)m.lld * (m.nloc > 0 ? m.nloc : 1);
-    m.v = malloc(m.sz * sizeof(T));
-    for (size_t k = 0; k < m.sz; k++) m.v[k] = GUARD;
-    for (int lj = 0; lj < m.nloc; lj++) {
-        int gj = gidx(lj, nb, mycol, csrc, npcol);
-        for (int li = 0; li < m.mloc; li++) m.v[li + (size_t)lj * m.lld] = f(gidx(li, mb, myrow, rsrc, nprow), gj, ctx);
-    }
-    return m;
-}
+DEFINE_MAT(TMat, tmat, tentry_fn, T, GUARD)
 
 static T *tcopy(const T *v, size_t n) {
     T *c = malloc((n ? n : 1) * sizeof(T));

@@ -36,34 +36,39 @@ static double rnd(int gi, int gj, unsigned seed) {
     return (double)(x % 100000) / 100000.0 - 0.5;
 }
 
-/* A block-cyclic mg×ng matrix: this process's local array, with 3 padding rows (LLD > LOCr)
- * holding -777 so that writes there show. */
-typedef struct {
-    int desc[9];
-    int mloc, nloc, lld, mb, nb, rsrc, csrc;
-    size_t sz;
-    double *v;
-} Mat;
-
-typedef double (*entry_fn)(int gi, int gj, const void *ctx);
-
-static Mat mat_new(int ctxt, int mg, int ng, int mb, int nb, int rsrc, int csrc, entry_fn f, const void *ctx) {
-    Mat m;
-    m.mloc = numroc_(&mg, &mb, &myrow, &rsrc, &nprow);
-    m.nloc = numroc_(&ng, &nb, &mycol, &csrc, &npcol);
-    m.lld = (m.mloc > 0 ? m.mloc : 1) + 3;
-    m.mb = mb, m.nb = nb, m.rsrc = rsrc, m.csrc = csrc;
-    int d[9] = {1, ctxt, mg, ng, mb, nb, rsrc, csrc, m.lld};
-    memcpy(m.desc, d, sizeof d);
-    m.sz = (size_t)m.lld * (m.nloc > 0 ? m.nloc : 1);
-    m.v = malloc(m.sz * sizeof(double));
-    for (size_t k = 0; k < m.sz; k++) m.v[k] = -777.0;
-    for (int lj = 0; lj < m.nloc; lj++) {
-        int gj = gidx(lj, nb, mycol, csrc, npcol);
-        for (int li = 0; li < m.mloc; li++) m.v[li + (size_t)lj * m.lld] = f(gidx(li, mb, myrow, rsrc, nprow), gj, ctx);
+/* A block-cyclic mg×ng matrix of ELEM: this process's local array, with 3 padding rows
+ * (LLD > LOCr) holding GUARDV so that writes there show. DEFINE_MAT(Name, ctor, entry, ELEM,
+ * GUARDV) declares the type Name, the entry function type `entry` (ELEM of a global position)
+ * and the constructor `ctor`; ptyped_test.c instantiates it for its own element type. */
+#define DEFINE_MAT(Name, ctor, entry, ELEM, GUARDV)                                                  \
+    typedef struct {                                                                                 \
+        int desc[9];                                                                                 \
+        int mloc, nloc, lld, mb, nb, rsrc, csrc;                                                     \
+        size_t sz;                                                                                   \
+        ELEM *v;                                                                                     \
+    } Name;                                                                                          \
+    typedef ELEM (*entry)(int gi, int gj, const void *ctx);                                          \
+    static Name ctor(int ctxt, int mg, int ng, int mb, int nb, int rsrc, int csrc, entry f,           \
+                     const void *ctx) {                                                              \
+        Name m;                                                                                      \
+        m.mloc = numroc_(&mg, &mb, &myrow, &rsrc, &nprow);                                           \
+        m.nloc = numroc_(&ng, &nb, &mycol, &csrc, &npcol);                                           \
+        m.lld = (m.mloc > 0 ? m.mloc : 1) + 3;                                                       \
+        m.mb = mb, m.nb = nb, m.rsrc = rsrc, m.csrc = csrc;                                          \
+        int d[9] = {1, ctxt, mg, ng, mb, nb, rsrc, csrc, m.lld};                                     \
+        memcpy(m.desc, d, sizeof d);                                                                 \
+        m.sz = (size_t)m.lld * (m.nloc > 0 ? m.nloc : 1);                                            \
+        m.v = malloc(m.sz * sizeof(ELEM));                                                           \
+        for (size_t k = 0; k < m.sz; k++) m.v[k] = (GUARDV);                                         \
+        for (int lj = 0; lj < m.nloc; lj++) {                                                        \
+            int gj = gidx(lj, nb, mycol, csrc, npcol);                                               \
+            for (int li = 0; li < m.mloc; li++)                                                      \
+                m.v[li + (size_t)lj * m.lld] = f(gidx(li, mb, myrow, rsrc, nprow), gj, ctx);         \
+        }                                                                                            \
+        return m;                                                                                    \
     }
-    return m;
-}
+
+DEFINE_MAT(Mat, mat_new, entry_fn, double, -777.0)
 
 static double *mat_copy(const Mat *m) {
     double *c = malloc(m->sz * sizeof(double));
