@@ -212,10 +212,23 @@ pub fn parse_bytes(s: &str) -> Option<usize> {
 /// The solvers follow their factorizations; pdpotrf and friends use the same sizes. LAPACK calls
 /// learn the machine's own sizes around these ([`crate::api::tune`]).
 pub fn default_min_n(routine: &str) -> usize {
-    match routine.trim_start_matches('p') {
-        "dgeqrf" | "dgels" | "dorgqr" | "dormqr" => 1024,
+    match lapack_stem(routine.trim_start_matches('p')) {
+        Some("geqrf" | "gels" | "orgqr" | "ormqr") => 1024,
         _ => 1536,
     }
+}
+
+/// A LAPACK name without its type letter (`zgetrf` → `getrf`), the complex types' unitary Q
+/// read as the real types' orthogonal one (`zungqr` → `orgqr`, `cunmqr` → `ormqr`): the sizes
+/// below are stated once for the four types. `None` for a name that is not of a LAPACK routine
+/// (ScaLAPACK's `p` names keep their own defaults in [`default_nb`]).
+fn lapack_stem(routine: &str) -> Option<&str> {
+    let stem = routine.strip_prefix(['s', 'd', 'c', 'z'])?;
+    Some(match stem {
+        "ungqr" => "orgqr",
+        "unmqr" => "ormqr",
+        s => s,
+    })
 }
 
 /// How break-even sizes are learned ([`crate::api::tune`]).
@@ -268,7 +281,7 @@ pub const WIDE_TILES_PER_THREAD: usize = 7;
 /// Whether `routine` takes [`WIDE_NB`] tiles for large problems: the one-sided factorizations
 /// and the solvers built on them.
 pub fn takes_wide_tiles(routine: &str) -> bool {
-    matches!(routine, "dgetrf" | "dgesv" | "dpotrf" | "dposv" | "dgeqrf" | "dgels")
+    matches!(lapack_stem(routine), Some("getrf" | "gesv" | "potrf" | "posv" | "geqrf" | "gels"))
 }
 
 /// Default tile edge per routine, tuned with bench/ on a 2-core machine (the largest; smaller
@@ -279,13 +292,18 @@ pub fn takes_wide_tiles(routine: &str) -> bool {
 /// time 1016, 1074, 1036 ms with 256 against 964, 1027, 930 ms with 512 (384: 959, 946,
 /// 1031); DTRTRI n = 4000 279, 263, 267 ms against 244, 256, 244 ms, n = 6000 860, 867 ms
 /// against 800, 786 ms. DPOTRI gained nothing (497 ms with 256, 517 ms with 512).
+///
+/// The other types take the same sizes by routine (`sgeqrf` as `dgeqrf`, [`lapack_stem`]). Forced
+/// tiles of 192, 256 and 384 against OpenBLAS, one process each (2026-11-28 20:51–20:57 UTC,
+/// `speed_types --sizes 6000 --complex-sizes 4000`, 3 samples): SGEQRF 1.38, 1.24, 1.22×;
+/// ZGEQRF 1.27, 1.15× (192, 256); SPOTRF 0.93, 0.98, 1.08× and SGETRF 0.90, 1.03, 1.10× (the
+/// wide tiles, [`WIDE_NB`], win at n = 6000 as in double).
 pub fn default_nb(routine: &str) -> usize {
-    match routine {
-        "dpotrf" | "dposv" | "dpotrs" => 256,
-        "dgetrf" | "dgesv" | "dgetrs" => 256,
-        "dgeqrf" | "dorgqr" => 192,
-        "dgels" => 192,
-        "dgetri" | "dtrtri" => 512,
+    match lapack_stem(routine) {
+        Some("potrf" | "posv" | "potrs") => 256,
+        Some("getrf" | "gesv" | "getrs") => 256,
+        Some("geqrf" | "orgqr" | "gels") => 192,
+        Some("getri" | "trtri") => 512,
         _ => 256,
     }
 }
@@ -566,6 +584,16 @@ mod nb_tests {
             assert_eq!(c.nb_for(r, 3000), default_nb(r), "{r}");
         }
         assert_eq!(c.nb_for("dpotrs", 6000), default_nb("dpotrs"));
+        // The other types by the same routine; ScaLAPACK's names keep theirs.
+        for (r, d) in [("zgetrf", "dgetrf"), ("sgeqrf", "dgeqrf"), ("cungqr", "dorgqr"), ("ztrtri", "dtrtri")]
+        {
+            assert_eq!(c.nb_for(r, 3000), c.nb_for(d, 3000), "{r}");
+            assert_eq!(c.nb_for(r, 6000), c.nb_for(d, 6000), "{r}");
+        }
+        assert_eq!(default_nb("pdgeqrf"), 256);
+        assert!(!takes_wide_tiles("pdgetrf"));
+        assert_eq!(default_min_n("zunmqr"), default_min_n("dormqr"));
+        assert_eq!(default_min_n("pzgeqrf"), default_min_n("dgeqrf"));
         assert_eq!(Config::with_threads(16).nb_for("dgetrf", 6000), MIN_AUTO_NB.max(128));
         let mut c = c;
         c.nb = Some(7);
