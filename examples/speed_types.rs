@@ -10,8 +10,9 @@
 //! the double benchmark: a symmetric or Hermitian matrix with a dominant diagonal for the Cholesky
 //! family and the triangular inverse, uniform entries otherwise; the inverses' and Q's inputs are
 //! the backend's factors of it, made once), makes two untimed hetla calls (the learner's first
-//! decision for the size runs its trials there), then takes `reps` samples of each side,
-//! interleaved (hetla, backend, hetla, ...), every call on a fresh copy of the input, each after
+//! decision for the size runs its trials there) and one untimed backend call, then takes `reps`
+//! samples of each side, interleaved in pairs whose order alternates (hetla, backend, backend,
+//! hetla, ...), every call on a fresh copy of the input, each after
 //! 250 ms idle (OpenBLAS's pool threads spin for a while after a threaded call). hetla runs with
 //! the settings of the environment (`HETLA_*`), as a program linked with it would; the backend
 //! is the LAPACK hetla forwards to (OpenBLAS here), with its own threads. Times are medians;
@@ -391,18 +392,25 @@ fn run_type<T: OpElem>(args: &Args, rows: &mut Vec<Row>) {
                 p.sample(true);
             }
             let path = api::last_path();
+            p.sample(false);
             let (mut th, mut tb) = (Vec::new(), Vec::new());
             let (mut ih, mut ib) = (0, 0);
             let (mut out_h, mut out_b) = (vec![], vec![]);
-            for _ in 0..args.reps {
-                let (t, i) = p.sample(true);
-                th.push(t);
-                ih = i;
-                out_h = p.output();
-                let (t, i) = p.sample(false);
-                tb.push(t);
-                ib = i;
-                out_b = p.output();
+            // Pairs in alternating order (hetla first, then the backend first), so that neither
+            // side always runs right after the other's call.
+            for rep in 0..args.reps {
+                for hetla in [rep % 2 == 0, rep % 2 == 1] {
+                    let (t, i) = p.sample(hetla);
+                    if hetla {
+                        th.push(t);
+                        ih = i;
+                        out_h = p.output();
+                    } else {
+                        tb.push(t);
+                        ib = i;
+                        out_b = p.output();
+                    }
+                }
             }
             let row = Row {
                 name,
