@@ -293,7 +293,7 @@ pub fn takes_wide_tiles(routine: &str) -> bool {
 /// 1031); DTRTRI n = 4000 279, 263, 267 ms against 244, 256, 244 ms, n = 6000 860, 867 ms
 /// against 800, 786 ms. DPOTRI gained nothing (497 ms with 256, 517 ms with 512).
 ///
-/// The other types take the same sizes by routine (`sgeqrf` as `dgeqrf`, [`lapack_stem`]). Forced
+/// The other types take the same sizes by routine (`sgeqrf` as `dgeqrf`, `lapack_stem`). Forced
 /// tiles of 192, 256 and 384 against OpenBLAS, one process each (2026-11-28 20:51–20:57 UTC,
 /// `speed_types --sizes 6000 --complex-sizes 4000`, 3 samples): SGEQRF 1.38, 1.24, 1.22×;
 /// ZGEQRF 1.27, 1.15× (192, 256); SPOTRF 0.93, 0.98, 1.08× and SGETRF 0.90, 1.03, 1.10× (the
