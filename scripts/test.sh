@@ -85,9 +85,9 @@
 #                 each call, a spy between hetla and the backend sees every tile kernel at 1
 #                 thread, and each backend's learned decisions go to a cache file of its own
 #   repeat        tests/repeat/run.sh: identical calls give identical bits with learning on, from an
-#                 empty cache: every LAPACK routine hetla runs, 10 calls each, on the host and on 2
-#                 emulated accelerators, and a second process; pdpotrf/pdgetrf/pdgeqrf under mpirun
-#                 on 1x2 and 2x2 grids, and a second job
+#                 empty cache: every LAPACK routine hetla runs in all four types, 10 calls each, on
+#                 the host and on 2 emulated accelerators, and a second process; p?potrf/p?getrf/
+#                 p?geqrf under mpirun (d on 1x2 and 2x2 grids, s/c/z on 1x2), and a second job
 #   docs          tests/docs/run.sh: the documentation stays true: every HETLA_* variable the library
 #                 reads is in docs/configuration.md and every one there is read; every exported
 #                 symbol is in the README's routine table and docs/routines.md; hetla-sim --help,
