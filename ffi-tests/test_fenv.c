@@ -26,7 +26,10 @@
  * the rounding checks hold there too, and under FE_TONEAREST DGEMM's C = 1 in every entry, with
  * the devices taking part (the fake CUDA computes as a GPU does).
  *
- * hetla-expect: dpotrf=tiles dpotrs=tiles dposv=tiles dgetrf=tiles dgetrs=tiles dgesv=tiles dgeqrf=tiles dgels=tiles dtrtri=tiles dpotri=tiles dgetri=tiles dorgqr=tiles dormqr=tiles
+ * The single and complex routines (the same list in S, C and Z, TRANS = 'C' for the complex
+ * types' GETRS and UNMQR) go through the same checks on inputs made from the double ones.
+ *
+ * hetla-expect: dpotrf=tiles dpotrs=tiles dposv=tiles dgetrf=tiles dgetrs=tiles dgesv=tiles dgeqrf=tiles dgels=tiles dtrtri=tiles dpotri=tiles dgetri=tiles dorgqr=tiles dormqr=tiles spotrf cpotrs zposv sgetrf cgetrs zgesv sgeqrf cgels zgels strtri cpotri zgetri sorgqr cungqr zunmqr
  * hetla-env: HETLA_CACHE_DIR=off OPENBLAS_NUM_THREADS=1
  * hetla-reference-env: OPENBLAS_NUM_THREADS=1
  */
@@ -251,6 +254,153 @@ static void r_dgemm(int ref, int nan) {
     free(a), free(c);
 }
 
+/* ---- the same routines in S, C and Z (hetla.h's prototypes) ---- */
+
+#define REFT(name) ((__typeof__(&name##_))ref_sym(#name "_"))
+
+/* The inputs of type prefix P (element E, real R, W reals per element) from the double ones: the
+ * real parts those, the imaginary parts a quarter of the next column's entries (zero for the
+ * Hermitian positive definite one); the factors by OpenBLAS's routine of the type. ADJ is the
+ * type's adjoint TRANS, ORG/ORM its Q routines' names. */
+#define DEFINE_FENV_TYPE(P, E, R, W, ADJ, ORG, ORM)                                                 \
+    static E *P##_spd, *P##_gen, *P##_b, *P##_wide, *P##_pofact, *P##_lufact, *P##_qrfact, *P##_tau, \
+        *P##_work;                                                                                  \
+    static int32_t P##_ipiv[N];                                                                     \
+    static E *P##_of(const double *src, int ld, int n, int herm) {                                  \
+        E *x = malloc(sizeof(E) * (size_t)ld * (size_t)n);                                          \
+        R *r = (R *)x;                                                                              \
+        for (int j = 0; j < n; j++)                                                                 \
+            for (int i = 0; i < ld; i++) {                                                          \
+                r[W * (i + (size_t)j * ld)] = (R)AT(src, ld, i, j);                                 \
+                if (W == 2) r[W * (i + (size_t)j * ld) + 1] = herm ? 0 : (R)(0.25 * AT(src, ld, i, (j + 1) % n)); \
+            }                                                                                       \
+        return x;                                                                                   \
+    }                                                                                               \
+    static E *P##_in(const E *src, int ld, int n, int nan, int i, int j) {                          \
+        E *c = malloc(sizeof(E) * (size_t)ld * (size_t)n);                                          \
+        memcpy(c, src, sizeof(E) * (size_t)ld * (size_t)n);                                         \
+        if (nan) ((R *)c)[W * (i + (size_t)j * ld)] = (R)NAN;                                       \
+        return c;                                                                                   \
+    }                                                                                               \
+    static void P##_setup(void) {                                                                   \
+        int n = N, lda = LDA, lwork = LWORK, info;                                                  \
+        P##_spd = P##_of(g_spd, LDA, N, 1), P##_gen = P##_of(g_gen, LDA, N, 0);                     \
+        P##_b = P##_of(g_b, N, NRHS, 0), P##_wide = P##_of(g_wide, 2 * N, N, 0);                    \
+        P##_work = malloc(sizeof(E) * LWORK), P##_tau = malloc(sizeof(E) * N);                      \
+        P##_pofact = P##_in(P##_spd, LDA, N, 0, 0, 0);                                              \
+        REFT(P##potrf)("L", &n, P##_pofact, &lda, &info, 1);                                        \
+        check(info == 0, "reference " #P "potrf INFO=%d", info);                                    \
+        P##_lufact = P##_in(P##_gen, LDA, N, 0, 0, 0);                                              \
+        REFT(P##getrf)(&n, &n, P##_lufact, &lda, P##_ipiv, &info);                                  \
+        check(info == 0, "reference " #P "getrf INFO=%d", info);                                    \
+        P##_qrfact = P##_in(P##_gen, LDA, N, 0, 0, 0);                                              \
+        REFT(P##geqrf)(&n, &n, P##_qrfact, &lda, P##_tau, P##_work, &lwork, &info);                 \
+        check(info == 0, "reference " #P "geqrf INFO=%d", info);                                    \
+    }                                                                                               \
+    static void r_##P##potrf(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, info;                                                                 \
+        E *a = P##_in(P##_spd, LDA, N, nan, 21, 9);                                                 \
+        prep();                                                                                     \
+        (ref ? REFT(P##potrf) : P##potrf_)("L", &n, a, &lda, &info, 1);                             \
+        free(a);                                                                                    \
+    }                                                                                               \
+    static void r_##P##potrs(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, nrhs = NRHS, info;                                                    \
+        E *b = P##_in(P##_b, N, NRHS, nan, 7, 1);                                                   \
+        prep();                                                                                     \
+        (ref ? REFT(P##potrs) : P##potrs_)("L", &n, &nrhs, P##_pofact, &lda, b, &n, &info, 1);     \
+        free(b);                                                                                    \
+    }                                                                                               \
+    static void r_##P##posv(int ref, int nan) {                                                     \
+        int n = N, lda = LDA, nrhs = NRHS, info;                                                    \
+        E *a = P##_in(P##_spd, LDA, N, nan, 30, 30), *b = P##_in(P##_b, N, NRHS, 0, 0, 0);         \
+        prep();                                                                                     \
+        (ref ? REFT(P##posv) : P##posv_)("L", &n, &nrhs, a, &lda, b, &n, &info, 1);                 \
+        free(a), free(b);                                                                           \
+    }                                                                                               \
+    static void r_##P##getrf(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, info;                                                                 \
+        int32_t ipiv[N];                                                                            \
+        E *a = P##_in(P##_gen, LDA, N, nan, 12, 17);                                                \
+        prep();                                                                                     \
+        (ref ? REFT(P##getrf) : P##getrf_)(&n, &n, a, &lda, ipiv, &info);                           \
+        free(a);                                                                                    \
+    }                                                                                               \
+    static void r_##P##getrs(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, nrhs = NRHS, info;                                                    \
+        E *b = P##_in(P##_b, N, NRHS, nan, 33, 2);                                                  \
+        prep();                                                                                     \
+        (ref ? REFT(P##getrs) : P##getrs_)(ADJ, &n, &nrhs, P##_lufact, &lda, P##_ipiv, b, &n, &info, 1); \
+        free(b);                                                                                    \
+    }                                                                                               \
+    static void r_##P##gesv(int ref, int nan) {                                                     \
+        int n = N, lda = LDA, nrhs = NRHS, info;                                                    \
+        int32_t ipiv[N];                                                                            \
+        E *a = P##_in(P##_gen, LDA, N, nan, 3, 3), *b = P##_in(P##_b, N, NRHS, 0, 0, 0);           \
+        prep();                                                                                     \
+        (ref ? REFT(P##gesv) : P##gesv_)(&n, &nrhs, a, &lda, ipiv, b, &n, &info);                   \
+        free(a), free(b);                                                                           \
+    }                                                                                               \
+    static void r_##P##geqrf(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, lwork = LWORK, info;                                                  \
+        E tau[N], *a = P##_in(P##_gen, LDA, N, nan, 25, 14);                                        \
+        prep();                                                                                     \
+        (ref ? REFT(P##geqrf) : P##geqrf_)(&n, &n, a, &lda, tau, P##_work, &lwork, &info);          \
+        free(a);                                                                                    \
+    }                                                                                               \
+    static void r_##P##gels(int ref, int nan) {                                                     \
+        int m = 2 * N, n = N, lda = 2 * N, nrhs = NRHS, lwork = LWORK, info;                        \
+        E *a = P##_in(P##_wide, 2 * N, N, nan, 50, 20), *b = P##_in(P##_wide, 2 * N, NRHS, 0, 0, 0); \
+        prep();                                                                                     \
+        (ref ? REFT(P##gels) : P##gels_)("N", &m, &n, &nrhs, a, &lda, b, &lda, P##_work, &lwork, &info, 1); \
+        free(a), free(b);                                                                           \
+    }                                                                                               \
+    static void r_##P##trtri(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, info;                                                                 \
+        E *a = P##_in(P##_pofact, LDA, N, nan, 35, 4);                                              \
+        prep();                                                                                     \
+        (ref ? REFT(P##trtri) : P##trtri_)("L", "N", &n, a, &lda, &info, 1, 1);                     \
+        free(a);                                                                                    \
+    }                                                                                               \
+    static void r_##P##potri(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, info;                                                                 \
+        E *a = P##_in(P##_pofact, LDA, N, nan, 18, 11);                                             \
+        prep();                                                                                     \
+        (ref ? REFT(P##potri) : P##potri_)("L", &n, a, &lda, &info, 1);                             \
+        free(a);                                                                                    \
+    }                                                                                               \
+    static void r_##P##getri(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, lwork = LWORK, info;                                                  \
+        E *a = P##_in(P##_lufact, LDA, N, nan, 27, 31);                                             \
+        prep();                                                                                     \
+        (ref ? REFT(P##getri) : P##getri_)(&n, a, &lda, P##_ipiv, P##_work, &lwork, &info);         \
+        free(a);                                                                                    \
+    }                                                                                               \
+    static void r_##P##orgqr(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, lwork = LWORK, info;                                                  \
+        E *a = P##_in(P##_qrfact, LDA, N, nan, 36, 2);                                              \
+        prep();                                                                                     \
+        (ref ? REFT(ORG) : ORG##_)(&n, &n, &n, a, &lda, P##_tau, P##_work, &lwork, &info);          \
+        free(a);                                                                                    \
+    }                                                                                               \
+    static void r_##P##ormqr(int ref, int nan) {                                                    \
+        int n = N, lda = LDA, nrhs = NRHS, lwork = LWORK, info;                                     \
+        E *c = P##_in(P##_b, N, NRHS, nan, 9, 0);                                                   \
+        prep();                                                                                     \
+        (ref ? REFT(ORM) : ORM##_)("L", ADJ, &n, &nrhs, &n, P##_qrfact, &lda, P##_tau, c, &n, P##_work, \
+                                   &lwork, &info, 1, 1);                                            \
+        free(c);                                                                                    \
+    }
+DEFINE_FENV_TYPE(s, float, float, 1, "T", sorgqr, sormqr)
+DEFINE_FENV_TYPE(c, hetla_complex_float, float, 2, "C", cungqr, cunmqr)
+DEFINE_FENV_TYPE(z, hetla_complex_double, double, 2, "C", zungqr, zunmqr)
+
+#define TYPED_ROUTINES(P, ORG, ORM)                                                                 \
+    {#P "potrf", r_##P##potrf}, {#P "potrs", r_##P##potrs}, {#P "posv", r_##P##posv},               \
+        {#P "getrf", r_##P##getrf}, {#P "getrs", r_##P##getrs}, {#P "gesv", r_##P##gesv},           \
+        {#P "geqrf", r_##P##geqrf}, {#P "gels", r_##P##gels}, {#P "trtri", r_##P##trtri},           \
+        {#P "potri", r_##P##potri}, {#P "getri", r_##P##getri}, {#ORG, r_##P##orgqr}, {#ORM, r_##P##ormqr}
+
 static const struct {
     const char *name;
     routine_fn run;
@@ -258,6 +408,9 @@ static const struct {
     {"dpotrf", r_dpotrf}, {"dpotrs", r_dpotrs}, {"dposv", r_dposv},   {"dgetrf", r_dgetrf}, {"dgetrs", r_dgetrs},
     {"dgesv", r_dgesv},   {"dgeqrf", r_dgeqrf}, {"dgels", r_dgels},   {"dtrtri", r_dtrtri}, {"dpotri", r_dpotri},
     {"dgetri", r_dgetri}, {"dorgqr", r_dorgqr}, {"dormqr", r_dormqr}, {"dgemm", r_dgemm},
+    TYPED_ROUTINES(s, sorgqr, sormqr),
+    TYPED_ROUTINES(c, cungqr, cunmqr),
+    TYPED_ROUTINES(z, zungqr, zunmqr),
 };
 #define NROUTINES (sizeof ROUTINES / sizeof ROUTINES[0])
 
@@ -332,6 +485,9 @@ int main(void) {
     g_qrfact = mat_copy(g_gen, LDA, N);
     REF(dgeqrf)(&n, &n, g_qrfact, &lda, g_tau, g_work, &lwork, &info);
     check(info == 0, "reference dgeqrf INFO=%d", info);
+    s_setup();
+    c_setup();
+    z_setup();
     /* hetla opens its devices on its first call. */
     r_dpotrf(0, 0);
     int gpu = cuda_loaded();
