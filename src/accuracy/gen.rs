@@ -139,18 +139,19 @@ pub fn forget_orthogonal() {
     cache().lock().unwrap_or_else(|e| e.into_inner()).clear();
 }
 
-/// The backend's DGEQRF on the m×n matrix `a` (leading dimension m), one BLAS thread.
-pub fn geqrf(m: usize, n: usize, a: &mut [f64], tau: &mut [f64]) {
+/// The backend's xGEQRF of `a`'s type on the m×n matrix `a` (leading dimension m), one BLAS
+/// thread.
+pub fn geqrf<T: Scalar>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
     let (mi, ni) = (m as i32, n as i32);
     let ld = m.max(1) as i32;
-    let (mut info, mut q) = (0, 0.0);
+    let (mut info, mut q) = (0, T::zero());
     let _one = BlasThreadsGuard::new();
     // SAFETY: a workspace query writes one element of `q`.
-    unsafe { bk::dgeqrf(&mi, &ni, a.as_mut_ptr(), &ld, tau.as_mut_ptr(), &mut q, &-1, &mut info) };
-    let mut work = vec![0.0; (q as usize).max(1)];
+    unsafe { bk::geqrf::<T>(&mi, &ni, a.as_mut_ptr(), &ld, tau.as_mut_ptr(), &mut q, &-1, &mut info) };
+    let mut work = vec![T::zero(); (q.re().into() as usize).max(1)];
     // SAFETY: `a` holds m×n, `tau` min(m, n), `work` the size the query asked for.
     unsafe {
-        bk::dgeqrf(
+        bk::geqrf::<T>(
             &mi,
             &ni,
             a.as_mut_ptr(),
@@ -161,7 +162,7 @@ pub fn geqrf(m: usize, n: usize, a: &mut [f64], tau: &mut [f64]) {
             &mut info,
         )
     };
-    assert_eq!(info, 0, "reference dgeqrf");
+    assert_eq!(info, 0, "reference geqrf");
 }
 
 /// The backend's DORGQR: the first n columns of Q from k reflectors in `a` (m×n, leading

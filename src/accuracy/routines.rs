@@ -659,12 +659,7 @@ fn basis_qr(complex: bool, q: usize, p: usize, mut t: Vec<f64>) -> (Vec<f64>, Ve
     }
     let mut z: Vec<c64> = t.chunks(2).map(|x| c64::from_parts(x[0], x[1])).collect();
     let mut tau = vec![c64::zero(); p];
-    let (pz, pt) = (raw(&mut z), raw(&mut tau));
-    let _one = BlasThreadsGuard::new();
-    let mut work =
-        vec![c64::zero(); lwork(|w, l| forward::geqrf(q as i32, p as i32, pz, q as i32, pt, w, l))];
-    let (pw, lw) = (raw(&mut work), work.len() as i32);
-    assert_eq!(forward::geqrf(q as i32, p as i32, pz, q as i32, pt, pw, lw), 0, "reference zgeqrf");
+    gen::geqrf(q, p, &mut z, &mut tau);
     (parts(&z), parts(&tau))
 }
 
