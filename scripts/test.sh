@@ -60,9 +60,11 @@
 #                 (HETLA_MIN_N=0, HETLA_NB=4), against a baseline run without hetla; each run
 #                 under a 120 s timeout (they take seconds), so a hang fails the step
 #   scalapack-suite-calu, scalapack-suite-calu-grid: xdlu again with HETLA_LU=calu, on the default
-#                 layout and on 2-D tiles (the tournament across ranks)
-#   scalapack-suite-split-grid: xdlu again on 2-D tiles with HETLA_LU_PANEL=split (panels on
-#                 several process rows factored where their rows are); a 600 s timeout, as a
+#                 layout, and xdlu, xslu, xclu, xzlu on 2-D tiles (the tournament across ranks);
+#                 every tiled p?getrf must say pivot=calu
+#   scalapack-suite-split-grid: xdlu, xslu, xclu, xzlu again on 2-D tiles with HETLA_LU_PANEL=split
+#                 (panels on several process rows factored where their rows are; some p?getrf
+#                 must say panel=split); a 600 s timeout, as a
 #                 split panel's exchange per column waits for every rank of its process column
 #   sim           tests/sim.sh: hetla-sim end to end (calibrate, predictions, trace, refusals)
 #   valgrind      tests/valgrind/run.sh: memcheck of a C program calling the eight LAPACK routines
@@ -234,12 +236,13 @@ if [ $build_ok = 1 ]; then
     # last calls at normal speed; twelve reruns took 3.6-6.2 s each).
     NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 runner scalapack-suite tests/scalapack_suite.sh
     # xdlu with CALU on both layouts: the tournament within one rank (row) and across ranks (grid).
-    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu TESTERS=xdlu runner scalapack-suite-calu \
-        tests/scalapack_suite.sh
-    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu HETLA_DIST_LAYOUT=grid TESTERS=xdlu \
-        runner scalapack-suite-calu-grid tests/scalapack_suite.sh
-    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_DIST_LAYOUT=grid HETLA_LU_PANEL=split TESTERS=xdlu \
-        runner scalapack-suite-split-grid tests/scalapack_suite.sh
+    # The other types' LU with CALU across ranks (grid) and with split panels: xslu, xclu, xzlu.
+    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu GETRF_ALL=pivot=calu TESTERS=xdlu \
+        runner scalapack-suite-calu tests/scalapack_suite.sh
+    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_LU=calu HETLA_DIST_LAYOUT=grid GETRF_ALL=pivot=calu \
+        TESTERS="xdlu xslu xclu xzlu" runner scalapack-suite-calu-grid tests/scalapack_suite.sh
+    NP=8 TIMEOUT=600 HETLA_MIN_N=0 HETLA_NB=4 HETLA_DIST_LAYOUT=grid HETLA_LU_PANEL=split GETRF_SOME=panel=split \
+        TESTERS="xdlu xslu xclu xzlu" runner scalapack-suite-split-grid tests/scalapack_suite.sh
     # Every scratch buffer starts as NaN (the tiles outside a triangle keep stale values, never
     # read): the testers must pass as they do without it.
     # The double testers, and one complex type's Cholesky and LU (the other types' scratch tiles

@@ -92,6 +92,46 @@ pub trait Scalar: Elem + Default + PartialEq + Debug {
     fn sub(self, y: Self) -> Self {
         Self::from_parts(self.re().into() - y.re().into(), self.im().into() - y.im().into())
     }
+    /// x·y: the real types' product; for complex ones the textbook formula on the parts in f64
+    /// (the single type's parts are then rounded once).
+    #[inline(always)]
+    fn mul(self, y: Self) -> Self {
+        let (a, b, c, d) = (self.re().into(), self.im().into(), y.re().into(), y.im().into());
+        Self::from_parts(a * c - b * d, a * d + b * c)
+    }
+    /// x / y: the real types' quotient; for complex ones Smith's algorithm on the parts in f64
+    /// (no overflow from squaring y's parts).
+    #[inline(always)]
+    fn div(self, y: Self) -> Self {
+        let (a, b, c, d): (f64, f64, f64, f64) =
+            (self.re().into(), self.im().into(), y.re().into(), y.im().into());
+        if d == 0.0 {
+            return Self::from_parts(a / c, b / c);
+        }
+        if c.abs() >= d.abs() {
+            let (r, den) = (d / c, c + d * (d / c));
+            Self::from_parts((a + b * r) / den, (b - a * r) / den)
+        } else {
+            let (r, den) = (c / d, d + c * (c / d));
+            Self::from_parts((a * r + b) / den, (b * r - a) / den)
+        }
+    }
+    /// |re| + |im|: the magnitude LAPACK's I?AMAX compares (CABS1 for complex types), so a pivot
+    /// search picks the row LAPACK's would.
+    #[inline(always)]
+    fn abs1(self) -> f64 {
+        // Summed in the real type, as ?CABS1 sums (so ties and near-ties fall as LAPACK's do).
+        self.re().abs().add(self.im().abs()).into()
+    }
+    /// The safe minimum of the real type (LAPACK's `?LAMCH('S')`): the least normal number,
+    /// whose reciprocal does not overflow.
+    fn safe_min() -> f64 {
+        if Self::eps() < f32::EPSILON as f64 / 4.0 {
+            f64::MIN_POSITIVE
+        } else {
+            f32::MIN_POSITIVE as f64
+        }
+    }
 }
 
 impl Scalar for f64 {
@@ -137,6 +177,18 @@ impl Scalar for f64 {
     fn index(self) -> i32 {
         self as i32
     }
+    #[inline(always)]
+    fn mul(self, y: f64) -> f64 {
+        self * y
+    }
+    #[inline(always)]
+    fn div(self, y: f64) -> f64 {
+        self / y
+    }
+    #[inline(always)]
+    fn abs1(self) -> f64 {
+        self.abs()
+    }
 }
 
 impl Scalar for f32 {
@@ -175,6 +227,14 @@ impl Scalar for f32 {
     }
     fn index(self) -> i32 {
         self.to_bits() as i32
+    }
+    #[inline(always)]
+    fn mul(self, y: f32) -> f32 {
+        self * y
+    }
+    #[inline(always)]
+    fn div(self, y: f32) -> f32 {
+        self / y
     }
 }
 
@@ -398,5 +458,29 @@ mod tests {
         each::<c32>();
         each::<c64>();
         assert_eq!(f64::from_index(7), 7.0, "f64 keeps the value itself");
+    }
+
+    /// The one-value arithmetic the split LU panel and CALU's zero-safe solve use: products and
+    /// quotients as the type rounds them (exact cases), Smith's quotient without overflow where
+    /// the textbook one's |y|² overflows, CABS1 summed in the real type, the safe minimum.
+    #[test]
+    fn products_quotients_and_magnitudes() {
+        assert_eq!(3.0f64.mul(0.1), 3.0 * 0.1);
+        assert_eq!(1.0f32.div(3.0), 1.0f32 / 3.0);
+        let (x, y) = (c64 { re: 1.0, im: 2.0 }, c64 { re: 3.0, im: -1.0 });
+        assert_eq!(x.mul(y), c64 { re: 5.0, im: 5.0 });
+        // (1 + 2i)(2 + i) = 5i; Smith's ratio 1/2 is exact.
+        assert_eq!(c64 { re: 0.0, im: 5.0 }.div(c64 { re: 2.0, im: 1.0 }), x);
+        assert_eq!(c32 { re: 0.0, im: 5.0 }.div(c32 { re: 1.0, im: 2.0 }), c32 { re: 2.0, im: 1.0 });
+        assert_eq!(c64 { re: 4.0, im: 6.0 }.div(c64 { re: 2.0, im: 0.0 }), c64 { re: 2.0, im: 3.0 });
+        let big = c64 { re: 1e300, im: 1e300 };
+        assert_eq!(big.div(big), c64 { re: 1.0, im: 0.0 });
+        assert_eq!(c64 { re: -3.0, im: 4.0 }.abs1(), 7.0);
+        // 1 + 2^-24 rounds to 1 in single: summed in f32 as ICAMAX's CABS1 sums.
+        assert_eq!(c32 { re: 1.0, im: 2f32.powi(-24) }.abs1(), 1.0);
+        assert_eq!(f32::safe_min(), f32::MIN_POSITIVE as f64);
+        assert_eq!(c32::safe_min(), f32::MIN_POSITIVE as f64);
+        assert_eq!(f64::safe_min(), f64::MIN_POSITIVE);
+        assert_eq!(c64::safe_min(), f64::MIN_POSITIVE);
     }
 }

@@ -287,6 +287,8 @@ fi
 # hetla runs must fail exactly those, as every baseline failure is compared:
 #   host-s, host-c, host-z  every ?potrf, ?potrs, ?posv, ?potri, ?getrf, ?getrs, ?gesv, ?getri,
 #           ?trtri, ?geqrf, ?gels, ?orgqr/?ungqr, ?ormqr/?unmqr call on tiles;
+#   calu-s, calu-c, calu-z  the same with HETLA_LU=calu: every tiled ?getrf pivots by CALU's
+#           tournament;
 #   emu1-s, emu1-c, emu1-z  with an emulated accelerator in the process, where those calls go to
 #           the backend (reason=devices: only f64 runs on devices so far).
 if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
@@ -319,6 +321,15 @@ if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
                 fail "host-$t: no ${t}getrs call with TRANS=$tc on tiles"
             fi
         done
+        # CALU's tournament pivoting in every LU of the type (the GE and LS paths check
+        # residuals, not pivots).
+        check_variant "calu-$t" HETLA_LU=calu
+        lines=$(grep -c "^hetla: ${t}getrf .*path=tiles" "$OUT/calu-$t.err")
+        if [ "$lines" -gt 0 ] && ! grep "^hetla: ${t}getrf .*path=tiles" "$OUT/calu-$t.err" | grep -qv 'pivot=calu'; then
+            pass "calu-$t: every tiled ${t}getrf says pivot=calu ($lines calls)"
+        else
+            fail "calu-$t: tiled ${t}getrf calls without pivot=calu (or none on tiles)"
+        fi
         TILED=""
         check_variant "emu1-$t" HETLA_EMULATE_GPUS=1
         RE="^hetla: ${t}(potrf|potrs|posv|potri|getrf|getrs|gesv|getri|trtri|geqrf|gels|orgqr|ormqr|ungqr|unmqr) "

@@ -29,7 +29,9 @@
 #
 # Environment: HETLA_LIB (the library to preload), SCALAPACK_TESTS (the testers' folder), NP,
 # TESTERS, BASELINE=0 to skip the baseline (then only completion, failures and tile calls are
-# checked), TIMEOUT (seconds per run, default 600), KEEP=1 to keep the work folder. HETLA_MIN_N
+# checked), TIMEOUT (seconds per run, default 600), KEEP=1 to keep the work folder, GETRF_ALL
+# (a word every tiled p?getrf line must have, e.g. pivot=calu) and GETRF_SOME (a word one at
+# least must have, e.g. panel=split). HETLA_MIN_N
 # defaults to 0 and HETLA_NB to 4 (the testers' matrices are 4..57 wide); every HETLA_* variable
 # is passed to all ranks of the preloaded run.
 set -uo pipefail
@@ -184,6 +186,15 @@ for t in $testers; do
             [ "$r" = none ] || grep -q "^hetla: $r .*path=tiles" "$work/$t.$mode.hetla" ||
                 why+=("no $r call took the tile path")
         done
+        # GETRF_ALL: a word every tiled p?getrf line must carry (pivot=calu); GETRF_SOME: one
+        # that at least one must (panel=split: grids of one process row factor panels in place).
+        getrf_lines=$(grep -E '^hetla: p[sdcz]getrf .*path=tiles' "$work/$t.$mode.hetla")
+        if [ -n "${GETRF_ALL:-}" ] && { [ -z "$getrf_lines" ] || grep -qv -- "$GETRF_ALL" <<<"$getrf_lines"; }; then
+            why+=("a tiled p?getrf call without $GETRF_ALL (or none)")
+        fi
+        if [ -n "${GETRF_SOME:-}" ] && ! grep -q -- "$GETRF_SOME" <<<"$getrf_lines"; then
+            why+=("no tiled p?getrf call with $GETRF_SOME")
+        fi
         grep -qE '^hetla: [a-z0-9_]+: ' "$work/$t.$mode.hetla" && why+=("hetla reported an error")
         if [ ${#why[@]} -eq 0 ]; then
             pass "$t np=$np: $p tests passed (as without hetla), calls on tiles: $tiles, ${secs}s"

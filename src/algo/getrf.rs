@@ -4,7 +4,7 @@
 //! LAPACK's): one task generator for every runtime (`?getrf`/`?gesv` of the four types in shared
 //! memory, `pdgetrf` on every rank, `hetla-sim`). The generator names ops, not types: in shared
 //! memory the same tasks run in f32, f64, c32 or c64 ([`getrf`], [`getrs`]); the ops of tile
-//! columns on several places, split panels and CALU are f64's so far.
+//! columns on several places, split panels and CALU too.
 //!
 //! Rows are cut like columns, so with o = `col_offset(k)` tile (k, k) starts at (o, o). For panel
 //! k (tile column k, w its width, mk = M − o rows, r = min(w, mk) pivots):
@@ -764,8 +764,8 @@ fn several_places(
 
 /// Factors the M×N matrix `a` (rows and columns cut by the same partition) in place as
 /// P·A = L·U, writing LAPACK's row interchanges into `ipiv` (min(M, N)×1, its rows cut like A's)
-/// and the first zero pivot into `info`, by partial pivoting (any element type) or CALU's
-/// tournament pivoting (f64: [`OpElem::CALU`]). The pivot buffers live in `store`, which must
+/// and the first zero pivot into `info`, by partial pivoting or CALU's tournament pivoting (any
+/// element type). The pivot buffers live in `store`, which must
 /// outlive the sequence.
 #[allow(clippy::too_many_arguments)]
 pub fn getrf<T: OpElem>(
@@ -778,7 +778,6 @@ pub fn getrf<T: OpElem>(
     store: &Buffers<T>,
 ) {
     let (a, ipiv) = (*a, *ipiv);
-    assert!(pivot == Pivoting::Gepp || T::CALU, "CALU's ops run in f64 only");
     assert!(a.square_tiles(), "LU needs rows and columns cut alike");
     let kmin = a.m.min(a.n);
     assert!(
@@ -1109,7 +1108,14 @@ mod tests {
 
     /// The tile LU with the given pivoting on `a` (m×n, leading dimension ld, tiles of nb):
     /// (ipiv, INFO).
-    fn tile_lu(pivot: Pivoting, m: usize, n: usize, a: &mut [f64], ld: usize, nb: usize) -> (Vec<i32>, i32) {
+    fn tile_lu<T: OpElem>(
+        pivot: Pivoting,
+        m: usize,
+        n: usize,
+        a: &mut [T],
+        ld: usize,
+        nb: usize,
+    ) -> (Vec<i32>, i32) {
         let k = m.min(n);
         let mut ipiv = vec![-7i32; k.max(1)];
         let part = Part::uniform(nb);
@@ -1229,6 +1235,71 @@ mod tests {
                     assert!(err < 1e-8, "{what}: DGETRS with CALU's factors is off by {err}");
                 }
             }
+        }
+    }
+
+    /// CALU in every type, as [`calu_backward_error_is_within_4x_of_gepp`] and
+    /// [`calu_on_singular_matrices_gives_lapack_info`] check it in f64: on random, graded
+    /// (columns scaled over 6 orders of magnitude), tall and wide matrices a valid LAPACK ipiv and
+    /// a scaled residual within 4× of GEPP's on the same matrix (and small), nothing outside the
+    /// matrix written; with zero columns LAPACK's INFO and finite factors.
+    #[test]
+    fn calu_in_every_type() {
+        each_type!(calu_cases);
+    }
+
+    fn calu_cases<T: OpElem>() {
+        let name = std::any::type_name::<T>();
+        for &(m, n, nb, graded) in &[
+            (37, 37, 5, false),
+            (100, 100, 16, false),
+            (120, 120, 16, true),
+            (300, 60, 8, false),
+            (40, 90, 8, false),
+            (200, 200, 24, true),
+        ] {
+            let ld = m + 2;
+            let mut a0 = Rng::new((m * 7 + n + nb) as u64).values::<T>(m, n, ld);
+            if graded {
+                for j in 0..n {
+                    let s = T::from_f64(10f64.powf(-6.0 * j as f64 / n as f64));
+                    (0..m).for_each(|i| a0[i + j * ld] = a0[i + j * ld].mul(s));
+                }
+            }
+            let what = format!("{name} m {m} n {n} nb {nb} graded {graded}");
+            let (mut g, mut c) = (a0.clone(), a0.clone());
+            let (gp, gi) = tile_lu(Pivoting::Gepp, m, n, &mut g, ld, nb);
+            let (cp, ci) = tile_lu(Pivoting::Calu, m, n, &mut c, ld, nb);
+            assert_eq!((gi, ci), (0, 0), "{what}: INFO");
+            assert!(
+                cp.iter().enumerate().all(|(t, &p)| p as usize > t && p as usize <= m),
+                "{what}: CALU ipiv {cp:?}"
+            );
+            let (eg, ec) = (lu_residual(m, n, &a0, &g, ld, &gp), lu_residual(m, n, &a0, &c, ld, &cp));
+            eprintln!("{what}: scaled residual GEPP {eg:.3} CALU {ec:.3}");
+            assert!(ec <= 4.0 * eg.max(0.25) && ec < 10.0, "{what}: CALU residual {ec} against GEPP's {eg}");
+            assert_untouched_outside(&a0, &c, m, n, ld, None);
+        }
+        for &(m, n, nb, ref zero) in &[
+            (30, 30, 4, vec![11]),
+            (30, 30, 4, vec![0, 29]),
+            (40, 25, 6, vec![3, 4, 17]),
+            (25, 40, 6, vec![7, 30]),
+        ] {
+            let mut a0 = Rng::new((m * 3 + n + zero.len()) as u64).values::<T>(m, n, m);
+            for &j in zero {
+                (0..m).for_each(|i| a0[i + j * m] = T::zero());
+            }
+            let what = format!("{name} m {m} n {n} zero columns {zero:?}");
+            let (_, _, info_ref) = reference_getrf(m, n, &a0, m);
+            let mut c = a0.clone();
+            let (cp, ci) = tile_lu(Pivoting::Calu, m, n, &mut c, m, nb);
+            assert_eq!(ci, info_ref, "{what}: INFO");
+            assert!(
+                c.iter().all(|&x| parts(x).0.is_finite() && parts(x).1.is_finite()),
+                "{what}: NaN or Inf in the factors"
+            );
+            assert!(lu_residual(m, n, &a0, &c, m, &cp) < 10.0, "{what}");
         }
     }
 

@@ -389,15 +389,30 @@ pub fn reference_getrf<T: Scalar>(m: usize, n: usize, a: &[T], ld: usize) -> (Ve
 }
 
 /// LU's backward error ‖P·A − L·U‖₁ / (‖A‖₁·max(m, n)·ε) of the factors in `f` (L unit lower,
-/// U upper, as DGETRF leaves them) with LAPACK's interchanges `ipiv` (1-based), by BLAS.
-pub fn lu_backward_error(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, ipiv: &[i32]) -> f64 {
+/// U upper, as ?GETRF leaves them) with LAPACK's interchanges `ipiv` (1-based), in any element
+/// type (ε the type's): formed by BLAS in f64, or in double complex for the complex types.
+pub fn lu_backward_error<T: Scalar>(m: usize, n: usize, a: &[T], f: &[T], ld: usize, ipiv: &[i32]) -> f64 {
+    use crate::scalar::c64;
+    let wide =
+        |x: &[T]| -> Vec<c64> { x.iter().map(|&v| c64 { re: v.re().into(), im: v.im().into() }).collect() };
+    let real = |x: &[T]| -> Vec<f64> { x.iter().map(|&v| v.re().into()).collect() };
+    let e = if T::COMPLEX {
+        lu_backward_in(m, n, &wide(a), &wide(f), ld, ipiv)
+    } else {
+        lu_backward_in(m, n, &real(a), &real(f), ld, ipiv)
+    };
+    e / T::eps()
+}
+
+/// ‖P·A − L·U‖₁ / (‖A‖₁·max(m, n)) in `U`'s arithmetic.
+fn lu_backward_in<U: Scalar>(m: usize, n: usize, a: &[U], f: &[U], ld: usize, ipiv: &[i32]) -> f64 {
     use crate::kernels::{gemm, Trans};
     use crate::tile::{View, ViewMut};
     let k = m.min(n);
-    let mut l = vec![0.0; m * k];
-    let mut u = vec![0.0; k * n];
+    let mut l = vec![U::zero(); m * k];
+    let mut u = vec![U::zero(); k * n];
     for j in 0..k {
-        l[j + j * m] = 1.0;
+        l[j + j * m] = U::one();
         for i in j + 1..m {
             l[i + j * m] = f[i + j * ld];
         }
@@ -408,7 +423,7 @@ pub fn lu_backward_error(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, ip
         }
     }
     // P·A, then P·A − L·U.
-    let mut pa: Vec<f64> =
+    let mut pa: Vec<U> =
         (0..n).flat_map(|j| (0..m).map(move |i| (i, j))).map(|(i, j)| a[i + j * ld]).collect();
     for (r, &p) in ipiv.iter().enumerate() {
         let p = p as usize - 1;
@@ -420,17 +435,17 @@ pub fn lu_backward_error(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize, ip
         gemm(
             Trans::No,
             Trans::No,
-            -1.0,
+            U::from_f64(-1.0),
             View::from_slice(&l, m, k, m),
             View::from_slice(&u, k, n, k.max(1)),
-            1.0,
+            U::one(),
             ViewMut::from_slice(&mut pa, m, n, m),
         );
     }
-    let norm1 = |x: &[f64], lda: usize| {
-        (0..n).map(|j| (0..m).map(|i| x[i + j * lda].abs()).sum::<f64>()).fold(0.0, f64::max)
+    let norm1 = |x: &[U], lda: usize| {
+        (0..n).map(|j| (0..m).map(|i| x[i + j * lda].abs().into()).sum::<f64>()).fold(0.0, f64::max)
     };
-    norm1(&pa, m) / (norm1(a, ld).max(f64::MIN_POSITIVE) * m.max(n) as f64 * eps())
+    norm1(&pa, m) / (norm1(a, ld).max(f64::MIN_POSITIVE) * m.max(n) as f64)
 }
 
 /// Growth factor max|U| / max|A| of LU factors `f` (U in the upper trapezoid).

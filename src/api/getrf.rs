@@ -31,16 +31,6 @@ fn elem_bytes<T>() -> f64 {
     std::mem::size_of::<T>() as f64
 }
 
-/// The pivoting a call of type `T` runs: `HETLA_LU`'s in f64, partial pivoting in the other
-/// types (CALU's ops are f64 only, [`OpElem::CALU`]).
-fn pivoting<T: OpElem>(cfg: &Config) -> Pivoting {
-    if T::CALU {
-        cfg.lu
-    } else {
-        Pivoting::Gepp
-    }
-}
-
 /// DGETRF: [`getrf`] in f64.
 pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32>) -> Result<(), Error> {
     getrf(cfg, m, n, a, lda, ipiv)
@@ -49,9 +39,10 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
 /// SGETRF, DGETRF, CGETRF, ZGETRF: P·L·U of the m×n matrix A; `ipiv` receives LAPACK's row
 /// interchanges (partial pivoting by the backend's own choice of pivot in each column: the first
 /// largest |x| in the real types, |re| + |im| in the complex ones), INFO the first exactly zero
-/// pivot. One generator for the four types (`algo::getrf`); f64 also runs on devices, whole on
-/// a device's solver and with CALU, the other types run on the host's tiles with partial
-/// pivoting and forward where the process has devices (`api::forwards_for_devices`).
+/// pivot; with `HETLA_LU=calu` CALU's tournament pivoting instead. One generator for the four
+/// types (`algo::getrf`); f64 also runs on devices and whole on a device's solver, the other
+/// types run on the host's tiles and forward where the process has devices
+/// (`api::forwards_for_devices`).
 pub fn getrf<T: OpElem>(
     cfg: &Config,
     m: i32,
@@ -81,7 +72,7 @@ pub fn getrf<T: OpElem>(
         rep.finish(name, format_args!("m={m} n={n} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
-    let pivot = pivoting::<T>(cfg);
+    let pivot = cfg.lu;
     if pivot == Pivoting::Gepp {
         if let Some(af) = T::as_f64(a.ptr()) {
             // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and IPIV
@@ -192,8 +183,8 @@ pub fn dgesv(
 }
 
 /// SGESV, DGESV, CGESV, ZGESV: solves A·X = B by [`getrf`]'s and [`getrs`]'s generators, with
-/// LAPACK 3.11's checks; f64 also on devices and with CALU, the other types forward where the
-/// process has devices.
+/// LAPACK 3.11's checks; f64 also on devices, the other types forward where the process has
+/// devices.
 #[allow(clippy::too_many_arguments)]
 pub fn gesv<T: OpElem>(
     cfg: &Config,
@@ -227,7 +218,7 @@ pub fn gesv<T: OpElem>(
         rep.finish(name, format_args!("n={n} nrhs={nrhs} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
     }
-    let pivot = pivoting::<T>(cfg);
+    let pivot = cfg.lu;
     let nb = cfg.nb_for(name, nu);
     let (a, ipiv, b) =
         (a.matrix(nu, nu, lda as usize), ipiv.matrix(nu, 1, nu), b.matrix(nu, nr, ldb as usize));
@@ -717,28 +708,39 @@ mod tests {
         lu_entries::<crate::scalar::c64>();
     }
 
-    /// With HETLA_LU=calu the other types still pivot partially (CALU's ops are f64's), and say
-    /// so; f64 runs CALU.
+    /// HETLA_LU=calu runs CALU in every type (its pivots differ from partial pivoting's on this
+    /// matrix); the default pivots partially, with the backend's ipiv.
     #[test]
-    fn calu_is_f64_only() {
-        fn run<T: OpElem>(want: &str) {
+    fn calu_in_every_type() {
+        fn run<T: OpElem>(pivot: Pivoting) {
+            let name = std::any::type_name::<T>();
             let mut cfg = host(5);
-            cfg.lu = Pivoting::Calu;
+            cfg.lu = pivot;
             let n = 30;
             let mut rng = Rng::new(4);
             let a0 = rand::<T>(&mut rng, n, n, n, T::zero());
             let (mut a, mut p) = (a0.clone(), vec![0i32; n]);
             getrf(&cfg, n as i32, n as i32, raw(&mut a), n as i32, raw(&mut p)).unwrap();
-            assert_eq!(pivoting::<T>(&cfg).name(), want, "{}", std::any::type_name::<T>());
-            if want == "gepp" {
-                let (_, piv, _) = reference_getrf(n, n, &a0, n);
-                assert_eq!(p, piv, "{}: partial pivoting's ipiv", std::any::type_name::<T>());
-            }
+            assert_eq!(crate::api::last_path(), "tiles", "{name}");
+            assert!(
+                p.iter().enumerate().all(|(t, &x)| x as usize > t && x as usize <= n),
+                "{name}: ipiv {p:?}"
+            );
+            // On this matrix the tournament picks other pivots than partial pivoting does.
+            let (_, piv, _) = reference_getrf(n, n, &a0, n);
+            assert_eq!(
+                p == piv,
+                pivot == Pivoting::Gepp,
+                "{name} {}: ipiv {p:?}, GEPP's {piv:?}",
+                pivot.name()
+            );
         }
-        run::<f64>("calu");
-        run::<f32>("gepp");
-        run::<crate::scalar::c32>("gepp");
-        run::<crate::scalar::c64>("gepp");
+        for pivot in [Pivoting::Gepp, Pivoting::Calu] {
+            run::<f64>(pivot);
+            run::<f32>(pivot);
+            run::<crate::scalar::c32>(pivot);
+            run::<crate::scalar::c64>(pivot);
+        }
     }
 
     /// HETLA_DISABLE names each type's routines apart: a disabled one forwards

@@ -345,7 +345,7 @@ fn main() {
             );
         }
         "pdgetrf" => {
-            getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores, lu_split::<f64>(&cfg), setup.grid.0 == 1));
+            getrf::generate(&mut rec, &lu_tasks(pivot, nb, cores, lu_split(&cfg), setup.grid.0 == 1));
         }
         "dtrtri" => trtri::generate_trtri(&mut rec, Uplo::Lower, Diag::NonUnit, 0),
         "dpotri" => {

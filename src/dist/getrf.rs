@@ -226,7 +226,8 @@ mod tests {
 
     /// The LU generator on in-process ranks in single, single complex and double complex, on one
     /// process row (panels in place) and on 2-D grids (gathered panels, the rows that cross
-    /// process rows through the generic `LuExtract`/`LuNewTop`/`LuFill` ops): the backend's
+    /// process rows through the generic `LuExtract`/`LuNewTop`/`LuFill` ops; split panels,
+    /// `LuColumn`, column by column where their rows are): the backend's
     /// pivots (|re| + |im| for complex) and INFO, factors equal to its to a few ε of the type,
     /// every message sent is received; also an exactly singular matrix (a zero column).
     #[test]
@@ -245,8 +246,9 @@ mod tests {
                     for lu in [
                         lu_tasks(Pivoting::Gepp, nb, 2, false, p == 1),
                         lu_tasks(Pivoting::Gepp, nb, 2, false, false),
+                        lu_tasks(Pivoting::Gepp, nb, 2, true, p == 1),
                     ] {
-                        let what = format!("{what} {:?}", lu.panel);
+                        let what = format!("{what} {:?} split {}", lu.panel, lu.split);
                         let mut a = a0.clone();
                         let steps = Mutex::new(Vec::new());
                         let runs =
@@ -273,9 +275,19 @@ mod tests {
     /// CALU on in-process ranks: the tournament runs over the places of the panel column (one
     /// leaf per process row on 2-D grids, per tile on one process row), so the panel is never
     /// gathered on one rank; a valid ipiv, INFO as LAPACK's on exactly singular matrices (zero
-    /// columns), the backward error within 4× of the reference GEPP's, every message received.
+    /// columns), the backward error within 4× of the reference GEPP's, every message received; in
+    /// every type.
     #[test]
     fn calu_on_local_ranks() {
+        use crate::scalar::{c32, c64};
+        calu_ranks::<f64>();
+        calu_ranks::<f32>();
+        calu_ranks::<c32>();
+        calu_ranks::<c64>();
+    }
+
+    fn calu_ranks<T: DistElem>() {
+        let ty = std::any::type_name::<T>();
         for &(p, q) in &[(1, 1), (1, 2), (2, 1), (2, 2), (3, 2), (4, 1)] {
             for &(m, n, nb, zero) in &[
                 (37, 23, 5, None),
@@ -284,10 +296,10 @@ mod tests {
                 (60, 30, 4, Some(11)),
                 (30, 30, 4, Some(0)),
             ] {
-                let what = format!("grid {p}x{q} m {m} n {n} nb {nb} zero column {zero:?}");
-                let mut a0 = Rng::new((m * 17 + n * 5 + nb + p * 7 + q) as u64).matrix(m, n, m);
+                let what = format!("{ty} grid {p}x{q} m {m} n {n} nb {nb} zero column {zero:?}");
+                let mut a0: Vec<T> = Rng::new((m * 17 + n * 5 + nb + p * 7 + q) as u64).values(m, n, m);
                 if let Some(j) = zero {
-                    (0..m).for_each(|i| a0[i + j * m] = 0.0);
+                    (0..m).for_each(|i| a0[i + j * m] = T::zero());
                 }
                 let (f, piv_ref, info_ref) = reference_getrf(m, n, &a0, m);
                 let mut a = a0.clone();
@@ -306,7 +318,10 @@ mod tests {
                     piv.iter().enumerate().all(|(t, &x)| x as usize > t && x as usize <= m),
                     "{what}: ipiv {piv:?}"
                 );
-                assert!(a.iter().all(|x| x.is_finite()), "{what}: NaN or Inf");
+                assert!(
+                    a.iter().all(|&x| parts(x).0.is_finite() && parts(x).1.is_finite()),
+                    "{what}: NaN or Inf"
+                );
                 let (ec, eg) = (
                     lu_backward_error(m, n, &a0, &a, m, &piv),
                     lu_backward_error(m, n, &a0, &f, m, &piv_ref),

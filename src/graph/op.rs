@@ -20,32 +20,27 @@ pub trait Operands<'a, T: Scalar = f64> {
     fn output(&mut self, t: Tiles) -> ViewMut<'a, T>;
 }
 
-/// The element types ops run on. The Cholesky family's ops (`Gemm`, `Syrk`, `Trsm`, `Potrf`),
-/// the shared-memory LU's with partial pivoting (`LuPanel`, `LuLeaf`, `LuSplitUpdate`,
-/// `LuUpdate`, `Laswp`, `LaswpSteps`), the inverses' (`Trmm`, `Trtri`, `Lauum`, `LowerOut`,
-/// `ColExtract`, `ColFill`) and the QR family's (`QrPanel`, `Larfb`, `QrVtc`, `QrTw`, `QrVw`,
-/// `Gather`, `Scatter`, `QrT`, `QrApply`, `QrOrg`) are stated once for every [`Scalar`] in
-/// [`Op::compute`]; the others are f64 only so far ([`OpElem::compute_rest`]), and only f64 ops go
-/// to devices.
+/// The element types ops run on. Every op of the Cholesky family (`Gemm`, `Syrk`, `Trsm`,
+/// `Potrf`), of the LU (partial pivoting: `LuPanel`, `LuLeaf`, `LuSplitUpdate`, `LuUpdate`,
+/// `Laswp`, `LaswpSteps`; tile columns on several places: `LuExtract`, `LuNewTop`, `LuFill`,
+/// split panels' `LuColumn`; CALU's tournament: `CaluLeaf`, `CaluMerge`, `CaluRoot`, `CaluTop`),
+/// of the inverses (`Trmm`, `Trtri`, `Lauum`, `LowerOut`, `ColExtract`, `ColFill`) and of the QR
+/// family (`QrPanel`, `Larfb`, `QrVtc`, `QrTw`, `QrVw`, `Gather`, `Scatter`, `QrT`, `QrApply`,
+/// `QrOrg`) is stated once for every [`Scalar`] in [`Op::compute`]; the block tridiagonal
+/// solver's (`BtLu`, `BtSolve`) are f64 only ([`OpElem::compute_rest`]), and only f64 ops go to
+/// devices.
 pub trait OpElem: kernels::TileGetrf {
     /// Whether a task of this type may take its op to a device (`DeviceOp` lowers f64 only).
     const ON_DEVICES: bool;
-    /// Whether CALU's tournament ops (`CaluLeaf`, ..., and the `LuFill` that forms its L₂₁) run
-    /// in this type: f64 only; the other types' LU pivots partially whatever `HETLA_LU` says.
-    const CALU: bool;
     /// The ops [`Op::compute`] does not state generically.
     fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, Self>, out: ViewMut<Self>) -> i32;
     /// `p` as an array of f64, for the paths that exist in f64 only (a device's whole-matrix
     /// solver, `api::solve_whole`): `Some` for f64 alone.
     fn as_f64(p: *mut Self) -> Option<*mut f64>;
-    /// C ← C·U⁻¹ of CALU's panel fill, a zero pivot dividing nothing
-    /// ([`kernels::trsm_right_upper_zero_safe`]): CALU runs in f64 only ([`OpElem::CALU`]).
-    fn trsm_zero_safe(u: View<Self>, c: ViewMut<Self>);
 }
 
 impl OpElem for f64 {
     const ON_DEVICES: bool = true;
-    const CALU: bool = true;
     fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, f64>, out: ViewMut<f64>) -> i32 {
         op.compute_f64(ins, out)
     }
@@ -53,25 +48,18 @@ impl OpElem for f64 {
     fn as_f64(p: *mut f64) -> Option<*mut f64> {
         Some(p)
     }
-    fn trsm_zero_safe(u: View<f64>, c: ViewMut<f64>) {
-        kernels::trsm_right_upper_zero_safe(u, c)
-    }
 }
 
 macro_rules! f64_only_ops {
     ($($t:ty),*) => {$(
         impl OpElem for $t {
             const ON_DEVICES: bool = false;
-            const CALU: bool = false;
             fn compute_rest<'a>(op: &Op, _: &mut impl Operands<'a, $t>, _: ViewMut<$t>) -> i32 {
                 panic!("op {} runs on f64 only so far, not on {}", op.name(), stringify!($t))
             }
             #[inline(always)]
             fn as_f64(_: *mut $t) -> Option<*mut f64> {
                 None
-            }
-            fn trsm_zero_safe(_: View<$t>, _: ViewMut<$t>) {
-                panic!("CALU runs on f64 only, not on {}", stringify!($t))
             }
         }
     )*};
@@ -313,6 +301,10 @@ impl Op {
             | Op::QrApply { .. }
             | Op::QrOrg { .. } => self.compute_qr(ins, out),
             Op::LuExtract { .. } | Op::LuNewTop { .. } | Op::LuFill { .. } => self.compute_lu(ins, out),
+            Op::LuColumn { .. } => self.compute_lu_column(ins, out),
+            Op::CaluLeaf { .. } | Op::CaluMerge { .. } | Op::CaluRoot { .. } | Op::CaluTop { .. } => {
+                return self.compute_calu(ins, out)
+            }
             _ => return T::compute_rest(self, ins, out),
         }
         0
@@ -350,11 +342,12 @@ impl Op {
             | Op::QrOrg { .. }
             | Op::LuExtract { .. }
             | Op::LuNewTop { .. }
-            | Op::LuFill { .. } => unreachable!("Op::compute states these ops for every type"),
-            Op::LuColumn { .. } => self.compute_lu_column(ins, out),
-            Op::CaluLeaf { .. } | Op::CaluMerge { .. } | Op::CaluRoot { .. } | Op::CaluTop { .. } => {
-                return self.compute_calu(ins, out)
-            }
+            | Op::LuFill { .. }
+            | Op::LuColumn { .. }
+            | Op::CaluLeaf { .. }
+            | Op::CaluMerge { .. }
+            | Op::CaluRoot { .. }
+            | Op::CaluTop { .. } => unreachable!("Op::compute states these ops for every type"),
             Op::BtLu { piv, .. } => {
                 let mut p = vec![0i32; out.m.min(out.n)];
                 let info = kernels::getrf_slice(out, &mut p);
@@ -375,7 +368,7 @@ impl Op {
     }
 
     /// The LU's ops for tile columns on several places (ranks: the rows that cross them) and the
-    /// fill of CALU's panel, in every type (CALU's solve in f64 only). A zero pivot is no failure
+    /// fill of CALU's panel, in every type. A zero pivot is no failure
     /// here (LAPACK's DGETRF goes on): the panel's INFO travels in its pivot buffer.
     fn compute_lu<'a, T: OpElem>(&self, ins: &mut impl Operands<'a, T>, mut out: ViewMut<T>) {
         let (mut b1, mut b2) = (Vec::new(), Vec::new());
@@ -456,7 +449,7 @@ impl Op {
                     let b0 = if top { r } else { 0 };
                     let below = out.m - b0;
                     if below > 0 {
-                        T::trsm_zero_safe(wv.sub(0, 0, r, r), out.sub_mut(b0, 0, below, r));
+                        kernels::trsm_right_upper_zero_safe(wv.sub(0, 0, r, r), out.sub_mut(b0, 0, below, r));
                     }
                 }
                 if let Some(l) = l {
@@ -480,8 +473,8 @@ impl Op {
         }
     }
 
-    /// The column task of a split LU panel (ranks), f64 only so far.
-    fn compute_lu_column<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) {
+    /// The column task of a split LU panel (ranks), in every type.
+    fn compute_lu_column<'a, T: OpElem>(&self, ins: &mut impl Operands<'a, T>, mut out: ViewMut<T>) {
         match *self {
             Op::LuColumn { cand, urows, piv, others, ref rows, j, r, block, .. } => {
                 let ids: Vec<usize> = rows.iter().flat_map(|&(o, h)| o..o + h).collect();
@@ -494,13 +487,13 @@ impl Op {
                     let c = j - 1;
                     let c0 = c / block * block;
                     let c1 = (c0 + block).min(r);
-                    let all: Vec<View<f64>> = others.positions().map(|p| one(ins, p)).collect();
+                    let all: Vec<View<T>> = others.positions().map(|p| one_of(ins, p)).collect();
                     let (s, pivot) =
                         kernels::gepp_finish_column(out.reborrow(), &ids, (c, c1), &all, ub.reborrow());
                     if let Some(pv) = pv.as_mut() {
-                        pv.set(c, 0, (s + 1) as f64);
-                        if pivot == 0.0 && pv.get(0, 3) == 0.0 {
-                            pv.set(0, 3, (c + 1) as f64);
+                        pv.set(c, 0, T::from_index(kernels::row_index(s + 1)));
+                        if pivot == T::zero() && pv.get(0, 3).index() == 0 {
+                            pv.set(0, 3, T::from_index(kernels::row_index(c + 1)));
                         }
                     }
                     if j == c1 {
@@ -679,7 +672,7 @@ impl Op {
     }
 
     /// The tournament-pivoting ops (CALU's panel). Returns 0: INFO travels in the pivot buffer.
-    fn compute_calu<'a>(&self, ins: &mut impl Operands<'a>, mut out: ViewMut<f64>) -> i32 {
+    fn compute_calu<'a, T: OpElem>(&self, ins: &mut impl Operands<'a, T>, mut out: ViewMut<T>) -> i32 {
         let mut b1 = Vec::new();
         match *self {
             Op::CaluLeaf { a, ref rows, .. } => {
@@ -687,32 +680,33 @@ impl Op {
                 let w = out.n - 1;
                 assert_eq!(blk.n, w, "a candidate buffer is one column wider than the panel");
                 // Panel row of each block row.
-                let ids: Vec<f64> = rows.iter().flat_map(|&(o, h)| (o..o + h).map(|x| x as f64)).collect();
+                let ids: Vec<i32> =
+                    rows.iter().flat_map(|&(o, h)| (o..o + h).map(kernels::row_index)).collect();
                 assert_eq!(ids.len(), blk.m, "the rows of a leaf's tiles");
                 nominate(&[(blk, ids)], w, out);
             }
             Op::CaluMerge { others, .. } => {
                 let w = out.n - 1;
                 // The candidates are the leading rows of each buffer (panel row ≥ 0).
-                let count = |v: &View<f64>| (0..v.m).take_while(|&i| v.get(i, w) >= 0.0).count();
-                let mut own = vec![0.0; out.m * (w + 1)];
+                let count = |v: &View<T>| (0..v.m).take_while(|&i| v.get(i, w).index() >= 0).count();
+                let mut own = vec![T::zero(); out.m * (w + 1)];
                 kernels::copy(out.as_view(), ViewMut::from_slice(&mut own, out.m, w + 1, out.m.max(1)));
                 let mine = View::from_slice(&own, out.m, w + 1, out.m.max(1));
-                let oth: Vec<View<f64>> = others.positions().map(|p| one(ins, p)).collect();
-                let blocks: Vec<(View<f64>, Vec<f64>)> = std::iter::once(&mine)
+                let oth: Vec<View<T>> = others.positions().map(|p| one_of(ins, p)).collect();
+                let blocks: Vec<(View<T>, Vec<i32>)> = std::iter::once(&mine)
                     .chain(&oth)
                     .map(|v| {
                         let c = count(v);
-                        (v.sub(0, 0, c, w), (0..c).map(|i| v.get(i, w)).collect())
+                        (v.sub(0, 0, c, w), (0..c).map(|i| v.get(i, w).index()).collect())
                     })
                     .collect();
                 nominate(&blocks, w, out);
             }
             Op::CaluRoot { piv, cand, .. } => {
-                let cv = one(ins, cand.first);
+                let cv = one_of(ins, cand.first);
                 let w = cv.n - 1;
                 let r = out.m;
-                assert!((0..r).all(|t| cv.get(t, w) >= 0.0), "the root holds r winners");
+                assert!((0..r).all(|t| cv.get(t, w).index() >= 0), "the root holds r winners");
                 // GEPP on the winners: the order of the top rows, L₁₁ and U₁₁.
                 kernels::copy(cv.sub(0, 0, r, w), out.sub_mut(0, 0, r, w));
                 let mut p = vec![0i32; r];
@@ -721,7 +715,7 @@ impl Op {
                 for (t, &pt) in p.iter().enumerate() {
                     order.swap(t, pt as usize - 1);
                 }
-                let src: Vec<usize> = order.iter().map(|&x| cv.get(x, w) as usize).collect();
+                let src: Vec<usize> = order.iter().map(|&x| cv.get(x, w).index() as usize).collect();
                 let ipiv = kernels::interchanges_to_top(&src);
                 write_pivots(ins.output(piv), &ipiv, info);
             }
@@ -729,8 +723,8 @@ impl Op {
                 let pv = whole(&ins.input(piv), &mut b1);
                 let r = pv.m;
                 let (_, perm) = read_pivots(pv, r);
-                let old = one(ins, old.first);
-                let fv = one(ins, f.first);
+                let old = one_of(ins, old.first);
+                let fv = one_of(ins, f.first);
                 let (h, n) = (old.m, old.n);
                 kernels::copy(old, out.sub_mut(0, 0, h, n));
                 kernels::copy(fv.sub(0, 0, r, n), out.sub_mut(0, 0, r, n));
@@ -754,16 +748,16 @@ impl Op {
 /// GEPP on a copy of the candidate rows (`blocks`: values, the first `w` columns, stacked, and
 /// each row's panel row): the first min(count, w) pivot rows, in pivot order, into the candidate
 /// buffer `out` (values and panel row; −1 in the rows left over).
-fn nominate(blocks: &[(View<f64>, Vec<f64>)], w: usize, mut out: ViewMut<f64>) {
+fn nominate<T: OpElem>(blocks: &[(View<T>, Vec<i32>)], w: usize, mut out: ViewMut<T>) {
     let m: usize = blocks.iter().map(|b| b.0.m).sum();
     let ld = m.max(1);
-    let mut orig = vec![0.0; ld * w];
+    let mut orig = vec![T::zero(); ld * w];
     let mut at = 0;
     for (v, _) in blocks {
         kernels::copy(v.sub(0, 0, v.m, w), ViewMut::from_slice(&mut orig[at..], v.m, w, ld));
         at += v.m;
     }
-    let ids: Vec<f64> = blocks.iter().flat_map(|b| b.1.iter().copied()).collect();
+    let ids: Vec<i32> = blocks.iter().flat_map(|b| b.1.iter().copied()).collect();
     let mut s = orig.clone();
     let c = m.min(w);
     let mut p = vec![0i32; c];
@@ -779,13 +773,8 @@ fn nominate(blocks: &[(View<f64>, Vec<f64>)], w: usize, mut out: ViewMut<f64>) {
         }
     }
     for t in 0..out.m {
-        out.set(t, w, if t < c { ids[order[t]] } else { -1.0 });
+        out.set(t, w, T::from_index(if t < c { ids[order[t]] } else { -1 }));
     }
-}
-
-/// Operand position `p` as one block.
-fn one<'a>(ins: &mut impl Operands<'a>, p: usize) -> View<'a, f64> {
-    one_of(ins, p)
 }
 
 /// Operand position `p` as one block, in any element type.

@@ -169,16 +169,17 @@ pub fn interchanges_to_top(src: &[usize]) -> Vec<i32> {
 /// C ← C·U⁻¹ with U the upper triangle of the square `u` (non-unit): one TRSM, unless a diagonal
 /// entry is exactly zero; then column by column as LAPACK's DGETF2 scales its L, a zero pivot
 /// dividing nothing (CALU's L₂₁ of an exactly singular panel).
-pub fn trsm_right_upper_zero_safe(u: crate::tile::View<f64>, mut c: ViewMut<f64>) {
+pub fn trsm_right_upper_zero_safe<T: TileTrsm>(u: View<T>, mut c: ViewMut<T>) {
     let r = u.m;
+    let zero = T::zero();
     assert!(u.n >= r && c.n == r, "U is r×r and C has r columns");
-    if (0..r).all(|t| u.get(t, t) != 0.0) {
+    if (0..r).all(|t| u.get(t, t) != zero) {
         super::trsm(
             super::Side::Right,
             super::Uplo::Upper,
             super::Trans::No,
             super::Diag::NonUnit,
-            1.0,
+            T::one(),
             u.sub(0, 0, r, r),
             c,
         );
@@ -186,16 +187,16 @@ pub fn trsm_right_upper_zero_safe(u: crate::tile::View<f64>, mut c: ViewMut<f64>
     }
     for t in 0..r {
         let d = u.get(t, t);
-        if d != 0.0 {
+        if d != zero {
             for i in 0..c.m {
-                c.set(i, t, c.get(i, t) / d);
+                c.set(i, t, c.get(i, t).div(d));
             }
         }
         for j in t + 1..r {
             let ut = u.get(t, j);
-            if ut != 0.0 {
+            if ut != zero {
                 for i in 0..c.m {
-                    c.set(i, j, c.get(i, j) - c.get(i, t) * ut);
+                    c.set(i, j, c.get(i, j).sub(c.get(i, t).mul(ut)));
                 }
             }
         }
@@ -338,6 +339,7 @@ fn getrs_by_rows(trans: super::Trans, lu: crate::tile::View<f64>, piv: &[i32], m
 /// the place's candidate row for pivot column j (its values across the panel, as they are once
 /// columns 0..j are finished), in row w its panel row (−1: the place has no row from j on) and
 /// in row w + 1 a 1 when column 1's rows 0..w hold panel row j (the place that has it), else 0.
+/// The panel row and the flag are integers held as [`Scalar::from_index`] stores them.
 pub struct Candidate;
 
 impl Candidate {
@@ -347,17 +349,22 @@ impl Candidate {
     }
 }
 
+/// A panel row as the LAPACK integer a pivot buffer holds ([`Scalar::from_index`]).
+pub fn row_index(r: usize) -> i32 {
+    i32::try_from(r).expect("a panel row fits LAPACK's 32-bit integers")
+}
+
 /// Writes into `cand` the candidate for pivot column `j` of the block `a` (its rows are panel
 /// rows `ids`, ascending): its first largest magnitude in column j among rows j.. (IDAMAX's
 /// choice within the block), and row j itself when the block has it.
-pub fn gepp_candidate(a: View<f64>, ids: &[usize], j: usize, mut cand: ViewMut<f64>) {
+pub fn gepp_candidate<T: Scalar>(a: View<T>, ids: &[usize], j: usize, mut cand: ViewMut<T>) {
     let w = a.n;
     assert!(cand.m >= Candidate::rows(w) && cand.n >= 2, "a candidate buffer of (w + 2)×2 at least");
     let from = ids.partition_point(|&s| s < j);
     let col = a.column(j);
     let mut best: Option<usize> = None;
     for b in from..a.m {
-        if best.is_none_or(|x| col[b].abs() > col[x].abs()) {
+        if best.is_none_or(|x| col[b].abs1() > col[x].abs1()) {
             best = Some(b);
         }
     }
@@ -366,12 +373,12 @@ pub fn gepp_candidate(a: View<f64>, ids: &[usize], j: usize, mut cand: ViewMut<f
             for c in 0..w {
                 cand.set(c, 0, a.get(b, c));
             }
-            cand.set(w, 0, ids[b] as f64);
+            cand.set(w, 0, T::from_index(row_index(ids[b])));
         }
-        None => cand.set(w, 0, -1.0),
+        None => cand.set(w, 0, T::from_index(-1)),
     }
     let top = ids.get(from).filter(|&&s| s == j).map(|_| from);
-    cand.set(w + 1, 0, if top.is_some() { 1.0 } else { 0.0 });
+    cand.set(w + 1, 0, T::from_index(top.is_some() as i32));
     if let Some(b) = top {
         for c in 0..w {
             cand.set(c, 1, a.get(b, c));
@@ -387,28 +394,28 @@ pub fn gepp_candidate(a: View<f64>, ids: &[usize], j: usize, mut cand: ViewMut<f
 /// pivot row on columns c + 1..`c1` (the rest of c's column block; the columns right of it wait
 /// for [`gepp_block_update`]). The pivot row, as it was chosen, goes to row c of `urows`.
 /// Returns the pivot's panel row and value.
-pub fn gepp_finish_column(
-    mut a: ViewMut<f64>,
+pub fn gepp_finish_column<T: Scalar>(
+    mut a: ViewMut<T>,
     ids: &[usize],
     (c, c1): (usize, usize),
-    cands: &[View<f64>],
-    mut urows: ViewMut<f64>,
-) -> (usize, f64) {
+    cands: &[View<T>],
+    mut urows: ViewMut<T>,
+) -> (usize, T) {
     let w = a.n;
     let mut best: Option<(f64, usize, usize)> = None;
     for (q, v) in cands.iter().enumerate() {
-        let id = v.get(w, 0);
-        if id < 0.0 {
+        let id = v.get(w, 0).index();
+        if id < 0 {
             continue;
         }
-        let (x, s) = (v.get(c, 0).abs(), id as usize);
+        let (x, s) = (v.get(c, 0).abs1(), id as usize);
         if best.is_none_or(|(bx, bs, _)| x > bx || (x == bx && s < bs)) {
             best = Some((x, s, q));
         }
     }
     let (_, s, q) = best.expect("the place of row c always has a candidate");
-    let top = cands.iter().find(|v| v.get(w + 1, 0) == 1.0).expect("one place holds row c");
-    let prow: Vec<f64> = (0..w).map(|x| cands[q].get(x, 0)).collect();
+    let top = cands.iter().find(|v| v.get(w + 1, 0).index() == 1).expect("one place holds row c");
+    let prow: Vec<T> = (0..w).map(|x| cands[q].get(x, 0)).collect();
     for (x, &v) in prow.iter().enumerate() {
         urows.set(c, x, v);
     }
@@ -429,19 +436,20 @@ pub fn gepp_finish_column(
     let (left, mut right) = a.split_cols_mut(c + 1);
     let (_, mut lc) = left.split_cols_mut(c);
     let l = &mut lc.column_mut(0)[below..];
-    if pivot != 0.0 {
-        if pivot.abs() >= f64::MIN_POSITIVE {
-            let inv = 1.0 / pivot;
-            l.iter_mut().for_each(|x| *x *= inv);
+    if pivot != T::zero() {
+        // As ?GETF2: by the reciprocal unless it would overflow (|pivot| below the safe minimum).
+        if pivot.abs().into() >= T::safe_min() {
+            let inv = T::one().div(pivot);
+            l.iter_mut().for_each(|x| *x = x.mul(inv));
         } else {
-            l.iter_mut().for_each(|x| *x /= pivot);
+            l.iter_mut().for_each(|x| *x = x.div(pivot));
         }
     }
     for (x, &u) in prow.iter().enumerate().take(c1).skip(c + 1) {
-        if u != 0.0 {
+        if u != T::zero() {
             let col = &mut right.column_mut(x - c - 1)[below..];
             for (y, &li) in col.iter_mut().zip(l.iter()) {
-                *y -= li * u;
+                *y = y.sub(li.mul(u));
             }
         }
     }
@@ -453,18 +461,31 @@ pub fn gepp_finish_column(
 /// lower triangle on columns c0..c1, computed on every place alike; the place holding panel
 /// rows c0..c1 writes U₁₂ there, and every row from c1 on gets −= (its columns c0..c1)·U₁₂ (one
 /// GEMM). `a`'s rows are panel rows `ids`, ascending.
-pub fn gepp_block_update(a: ViewMut<f64>, ids: &[usize], (c0, c1): (usize, usize), urows: View<f64>) {
+pub fn gepp_block_update<T: TileTrsm>(
+    a: ViewMut<T>,
+    ids: &[usize],
+    (c0, c1): (usize, usize),
+    urows: View<T>,
+) {
     use super::{Diag, Side, Trans, Uplo};
     let (w, b) = (a.n, c1 - c0);
     if c1 >= w {
         return;
     }
-    let mut u12: Vec<f64> = Vec::with_capacity(b * (w - c1));
+    let mut u12: Vec<T> = Vec::with_capacity(b * (w - c1));
     for x in c1..w {
         u12.extend((c0..c1).map(|t| urows.get(t, x)));
     }
     let mut u = ViewMut::from_slice(&mut u12, b, w - c1, b.max(1));
-    super::trsm(Side::Left, Uplo::Lower, Trans::No, Diag::Unit, 1.0, urows.sub(c0, c0, b, b), u.reborrow());
+    super::trsm(
+        Side::Left,
+        Uplo::Lower,
+        Trans::No,
+        Diag::Unit,
+        T::one(),
+        urows.sub(c0, c0, b, b),
+        u.reborrow(),
+    );
     let (left, mut right) = a.split_cols_mut(c1);
     if let Ok(top) = ids.binary_search(&c0) {
         assert!(ids.get(top + b - 1) == Some(&(c1 - 1)), "rows c0..c1 lie together");
@@ -476,10 +497,10 @@ pub fn gepp_block_update(a: ViewMut<f64>, ids: &[usize], (c0, c1): (usize, usize
         super::gemm(
             Trans::No,
             Trans::No,
-            -1.0,
+            T::from_f64(-1.0),
             left.as_view().sub(from, c0, rows, b),
             u.as_view(),
-            1.0,
+            T::one(),
             right.sub_mut(from, 0, rows, w - c1),
         );
     }

@@ -29,7 +29,7 @@ pub use geqrf::geqrf_panel;
 pub use geqrt::geqrt;
 pub use getrf::{
     gepp_block_update, gepp_candidate, gepp_finish_column, getrf, getrf_slice, getrs, interchanges_to_top,
-    lu_update, trsm_right_upper_zero_safe, Candidate, Perm, TileGetrf,
+    lu_update, row_index, trsm_right_upper_zero_safe, Candidate, Perm, TileGetrf,
 };
 pub use lacpy::copy;
 pub use larfb::{larfb, larfb_op, larfb_side, IB as QR_IB};

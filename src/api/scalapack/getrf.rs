@@ -51,7 +51,7 @@ pub fn getrf<T: DistElem>(
     let nb = super::lu_qr_nb(cfg, routine, n, desca.nb(), (p, q), super::caller_layout(shape, g.nprow));
     let mut plan = Plan {
         shape,
-        split: super::lu_split::<T>(cfg),
+        split: super::lu_split(cfg),
         ..Plan::learned::<T>(cfg, routine, m.min(n).max(0) as usize, nb, &g, desca.nb())
     };
     pchkmat(desca.ctxt(), &g, &[op], &[], &mut info, Some(&mut plan));

@@ -396,9 +396,7 @@ impl Plan {
             .then_some("devices")
             .or_else(|| crate::api::forward_reason(cfg, routine, size))
             .or_else(crate::dist::unsupported_reason);
-        // CALU runs in f64 only: the other types' LU pivots partially whatever `HETLA_LU` says.
-        let pivot = if T::CALU { cfg.lu } else { Pivoting::Gepp };
-        Plan { forward, nb, shape: Shape::Grid, pivot, split: false, probe: None, trials: false }
+        Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu, split: false, probe: None, trials: false }
     }
 
     /// [`Plan::local`] with the break-even size learned on this machine, as for a LAPACK call
@@ -503,10 +501,8 @@ pub fn lu_qr_shape(cfg: &Config, p: i32, q: i32) -> Shape {
 /// 1.87–1.94. A split panel costs a round trip per column, which ranks sharing cores pay dearly;
 /// it spares the gather and scatter of the whole panel and its factorization on one core, which
 /// grow with the panel's height.
-/// Element type `T`: the split panel's column op (`Op::LuColumn`) runs in f64 only, like CALU
-/// ([`crate::graph::op::OpElem::CALU`]); the other types gather.
-pub fn lu_split<T: crate::graph::op::OpElem>(cfg: &Config) -> bool {
-    T::CALU && cfg.lu_panel == Some(LuPanel::Split)
+pub fn lu_split(cfg: &Config) -> bool {
+    cfg.lu_panel == Some(LuPanel::Split)
 }
 
 /// Whether tiles dealt in `shape` over a P×Q grid (`p` process rows) can be the caller's own
