@@ -10,6 +10,9 @@
 #   ROUTINES="pdpotrf" REPS=5 bench/scalapack.sh
 #   ROUTINES="pdgetrs pdpotrs" NRHS=1 bench/scalapack.sh   the solves, from the reference's factors
 #   ROUTINES=pdormqr COLS=1 bench/scalapack.sh  Q^T applied to C of N x COLS (default N x N)
+#   ROUTINES="pspotrf pcgetrf pzgeqrf pzunmqr" SIZES=2500 bench/scalapack.sh   the other types: one
+#                                               driver per type (scalapack_driver.c built with
+#                                               -DTYPE_S/C/Z), ceiling the type's own GEMM
 #   BENCH_SAVE=1 bench/scalapack.sh             also copy the outputs to bench/results/
 #
 # Environment: SWEEP (space-separated GRID:NB,NB,... entries; NP = P*Q ranks each), SIZES,
@@ -42,8 +45,13 @@ if [ "${BENCH_SKIP_CARGO:-0}" != 1 ]; then
 fi
 mkdir -p "$OUT"
 rel="$ROOT/target/release"
-mpicc -O2 -std=gnu11 -Wall -Wextra bench/scalapack_driver.c -L"$rel" -Wl,--no-as-needed \
-    -Wl,-rpath,"$rel" -lhetla -lscalapack-openmpi -llapack -lblas -lm -ldl -o "$OUT/scalapack_driver"
+# One driver per type the routines name (the letter after the p).
+letters=$(for r in $ROUTINES; do echo "${r:1:1}"; done | awk '!seen[$0]++')
+for t in $letters; do
+    case $t in s | d | c | z) ;; *) echo "bench: unknown type in ROUTINES: $t" >&2; exit 2 ;; esac
+    mpicc -O2 -std=gnu11 -Wall -Wextra -DTYPE_${t^^} bench/scalapack_driver.c -L"$rel" -Wl,--no-as-needed \
+        -Wl,-rpath,"$rel" -lhetla -lscalapack-openmpi -llapack -lblas -lm -ldl -o "$OUT/scalapack_driver_$t"
+done
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 comma() { tr -s ' ' ',' <<<"$*" | sed 's/^,//; s/,$//'; }
@@ -77,17 +85,21 @@ for entry in $SWEEP; do
     grid=${entry%%:*}
     nbs=${entry#*:}
     np=$((${grid%x*} * ${grid#*x}))
-    args=(--sizes "$(comma $SIZES)" --nbs "$nbs" --routines "$(comma $ROUTINES)" --reps "$REPS"
-        --nrhs "${NRHS:-1}" --cols "${COLS:-0}" --grid "$grid" --out "$OUT/scalapack.part.csv")
-    # Only rank 0 prints hetla's verbose lines (the path column), so no two ranks' lines interleave.
-    launch=(-np 1 "${env[@]}" -x HETLA_VERBOSE=1 "$OUT/scalapack_driver" "${args[@]}")
-    [ "$np" -gt 1 ] && launch+=(: -np $((np - 1)) "${env[@]}" -x HETLA_VERBOSE=0 "$OUT/scalapack_driver" "${args[@]}")
-    mpirun --oversubscribe "${launch[@]}" 2>>"$OUT/scalapack.log" || status=$?
-    if [ -f "$OUT/scalapack.csv" ]; then
-        tail -n +2 "$OUT/scalapack.part.csv" >>"$OUT/scalapack.csv"
-    else
-        cp "$OUT/scalapack.part.csv" "$OUT/scalapack.csv"
-    fi
+    for t in $letters; do
+        mine=$(for r in $ROUTINES; do if [ "${r:1:1}" = "$t" ]; then echo "$r"; fi; done)
+        drv="$OUT/scalapack_driver_$t"
+        args=(--sizes "$(comma $SIZES)" --nbs "$nbs" --routines "$(comma $mine)" --reps "$REPS"
+            --nrhs "${NRHS:-1}" --cols "${COLS:-0}" --grid "$grid" --out "$OUT/scalapack.part.csv")
+        # Only rank 0 prints hetla's verbose lines (the path column), so no two ranks' lines interleave.
+        launch=(-np 1 "${env[@]}" -x HETLA_VERBOSE=1 "$drv" "${args[@]}")
+        [ "$np" -gt 1 ] && launch+=(: -np $((np - 1)) "${env[@]}" -x HETLA_VERBOSE=0 "$drv" "${args[@]}")
+        mpirun --oversubscribe "${launch[@]}" 2>>"$OUT/scalapack.log" || status=$?
+        if [ -f "$OUT/scalapack.csv" ]; then
+            tail -n +2 "$OUT/scalapack.part.csv" >>"$OUT/scalapack.csv"
+        else
+            cp "$OUT/scalapack.part.csv" "$OUT/scalapack.csv"
+        fi
+    done
 done
 rm -f "$OUT/scalapack.part.csv"
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$META"
