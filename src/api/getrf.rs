@@ -721,19 +721,20 @@ mod tests {
             let a0 = rand::<T>(&mut rng, n, n, n, T::zero());
             let (mut a, mut p) = (a0.clone(), vec![0i32; n]);
             getrf(&cfg, n as i32, n as i32, raw(&mut a), n as i32, raw(&mut p)).unwrap();
-            assert_eq!(crate::api::last_path(), "tiles", "{name}");
+            // Tiles, or the backend where the test run puts devices in (HETLA_TEST_GPUS).
+            let path = crate::api::host_path::<T>(&cfg, "getrf");
+            assert_eq!(crate::api::last_path(), path, "{name}");
             assert!(
                 p.iter().enumerate().all(|(t, &x)| x as usize > t && x as usize <= n),
                 "{name}: ipiv {p:?}"
             );
-            // On this matrix the tournament picks other pivots than partial pivoting does.
+            // On this matrix the host's tournament (one leaf per thread) picks other pivots than
+            // partial pivoting does; the backend's are GEPP's.
             let (_, piv, _) = reference_getrf(n, n, &a0, n);
-            assert_eq!(
-                p == piv,
-                pivot == Pivoting::Gepp,
-                "{name} {}: ipiv {p:?}, GEPP's {piv:?}",
-                pivot.name()
-            );
+            if path != "tiles" || crate::device::open(&cfg).is_empty() {
+                let calu = pivot == Pivoting::Calu && path == "tiles";
+                assert_eq!(p != piv, calu, "{name} {} {path}: ipiv {p:?}, GEPP's {piv:?}", pivot.name());
+            }
         }
         for pivot in [Pivoting::Gepp, Pivoting::Calu] {
             run::<f64>(pivot);
