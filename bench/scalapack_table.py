@@ -116,8 +116,13 @@ if args.png:
         raise SystemExit(0)
     # The factorizations of every type in the run, in the order of their first rows.
     routines = list(dict.fromkeys(r["routine"] for r in rows if r["routine"][2:] in ("potrf", "getrf", "geqrf")))
-    fig, axes = plt.subplots(1, max(1, len(routines)), figsize=(5 * max(1, len(routines)), 4), squeeze=False)
-    for ax, rt in zip(axes[0], routines):
+    # Three panels a row (one row per type when every type's three factorizations ran).
+    cols = min(3, max(1, len(routines)))
+    nrows = max(1, -(-len(routines) // cols))
+    fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 4 * nrows), squeeze=False)
+    for ax in axes.flat[len(routines):]:
+        ax.axis("off")
+    for ax, rt in zip(axes.flat, routines):
         sel = [r for r in rows if r["routine"] == rt]
         labels = [f"N={r['n']}\n{r['grid']} NB={r['nb']}" for r in sel]
         g = [ceiling(r) or 1.0 for r in sel]
