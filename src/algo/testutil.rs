@@ -449,9 +449,10 @@ fn lu_backward_in<U: Scalar>(m: usize, n: usize, a: &[U], f: &[U], ld: usize, ip
 }
 
 /// Growth factor max|U| / max|A| of LU factors `f` (U in the upper trapezoid).
-pub fn lu_growth(m: usize, n: usize, a: &[f64], f: &[f64], ld: usize) -> f64 {
-    let amax = (0..n).flat_map(|j| (0..m).map(move |i| a[i + j * ld].abs())).fold(0.0, f64::max);
-    let umax = (0..n).flat_map(|j| (0..=j.min(m - 1)).map(move |i| f[i + j * ld].abs())).fold(0.0, f64::max);
+pub fn lu_growth<T: Scalar>(m: usize, n: usize, a: &[T], f: &[T], ld: usize) -> f64 {
+    let amax = (0..n).flat_map(|j| (0..m).map(move |i| a[i + j * ld].abs().into())).fold(0.0, f64::max);
+    let umax =
+        (0..n).flat_map(|j| (0..=j.min(m - 1)).map(move |i| f[i + j * ld].abs().into())).fold(0.0, f64::max);
     umax / amax.max(f64::MIN_POSITIVE)
 }
 
