@@ -612,15 +612,21 @@ pub fn lu_qr_nb(
     want.min(cap.max(32))
 }
 
-/// Caller block sizes from which PDORGQR is forwarded (unless `HETLA_MIN_N` is set): the
-/// reference's own blocking was faster there. Measured with `bench/scalapack.sh` (N = 4000, 1×2
-/// grid, 2026-11-25, machine loaded by other builds: grid DGEMM 28 GFLOP/s instead of about 107),
-/// hetla on tiles of 192 / reference: NB = 32 1.28×, NB = 64 0.78×.
-pub const PDORGQR_MIN_NB_SLOWER: i32 = 64;
+/// Caller block sizes from which P?ORGQR (the real types) is forwarded (unless `HETLA_MIN_N` is
+/// set): the reference's own blocking is faster there. Since the QR family applies its
+/// reflectors 32 at a time, measured with `HETLA_MIN_N=0 SWEEP="1x2:16,32" REPS=5
+/// bench/scalapack.sh` (2026-11-29 03:35–03:40 UTC, quiet, N = 4000 real and 2500 complex),
+/// hetla on tiles / reference: NB 16 `pdorgqr` 1.11×, `psorgqr` 1.19×, `pcungqr` 0.98×,
+/// `pzungqr` 0.85×; NB 32 0.82×, 0.94×, 0.86×, 0.90×. (Before the inner blocking, 2026-11-25 on
+/// a loaded machine: `pdorgqr` NB 32 1.28×, NB 64 0.78×.)
+pub const PDORGQR_MIN_NB_SLOWER: i32 = 32;
+
+/// The same for P?UNGQR (the complex types), measured with it.
+pub const PUNGQR_MIN_NB_SLOWER: i32 = 16;
 
 /// `Some("slower")` when the distributed Q routine `routine` (`pdorgqr`, `pdormqr`) with this
-/// caller block size measured slower on tiles than the reference ([`PDORGQR_MIN_NB_SLOWER`];
-/// PDORMQR measured faster at NB 32 and 64), or when PDORMQR applies Q (of order `order`) to
+/// caller block size measured slower on tiles than the reference ([`PDORGQR_MIN_NB_SLOWER`],
+/// [`PUNGQR_MIN_NB_SLOWER`]; PDORMQR measured faster at NB 32 and 64), or when PDORMQR applies Q (of order `order`) to
 /// fewer than `order` · [`SOLVE_TILES_MIN_NRHS_PER_N`] columns of C (`c_width`; rows for
 /// SIDE = 'R'): like a solve, that is O(order²) work per column, too little for the tile
 /// runtime to pay for converting the reflectors. Measured with `ROUTINES=pdormqr COLS=C
@@ -635,7 +641,8 @@ pub fn q_slower(
     c_width: i32,
 ) -> Option<&'static str> {
     // Any type's name: p?orgqr / p?ungqr, p?ormqr / p?unmqr.
-    let slower = (routine.ends_with("gqr") && caller_nb >= PDORGQR_MIN_NB_SLOWER)
+    let slower = (routine.ends_with("orgqr") && caller_nb >= PDORGQR_MIN_NB_SLOWER)
+        || (routine.ends_with("ungqr") && caller_nb >= PUNGQR_MIN_NB_SLOWER)
         || (routine.ends_with("mqr") && (c_width as f64) < SOLVE_TILES_MIN_NRHS_PER_N * order as f64);
     (cfg.min_n.is_none() && slower).then_some("slower")
 }
@@ -745,7 +752,10 @@ mod tests {
     fn q_routines_forward_large_caller_blocks_and_narrow_c_unless_forced() {
         let mut cfg = Config::with_threads(1);
         assert_eq!(q_slower(&cfg, "pdorgqr", 64, 4000, 4000), Some("slower"));
-        assert_eq!(q_slower(&cfg, "pdorgqr", 32, 4000, 4000), None);
+        assert_eq!(q_slower(&cfg, "pdorgqr", 32, 4000, 4000), Some("slower"));
+        assert_eq!(q_slower(&cfg, "psorgqr", 16, 4000, 4000), None);
+        assert_eq!(q_slower(&cfg, "pzungqr", 16, 2500, 2500), Some("slower"));
+        assert_eq!(q_slower(&cfg, "pcungqr", 8, 2500, 2500), None);
         assert_eq!(q_slower(&cfg, "pdormqr", 64, 4000, 4000), None);
         assert_eq!(q_slower(&cfg, "pdormqr", 32, 4000, 2000), None);
         assert_eq!(q_slower(&cfg, "pdormqr", 32, 4000, 1999), Some("slower"));
