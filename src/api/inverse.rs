@@ -720,6 +720,11 @@ mod tests {
             [backend, crate::backend::reference::with(netlib, run)]
         }
 
+        /// The larger of measure `r` over the references' inverses `xb` (real forms).
+        fn worst(xb: &[Vec<f64>], r: impl Fn(&[f64]) -> f64) -> f64 {
+            xb.iter().map(|b| r(b)).fold(0.0, f64::max)
+        }
+
         /// ‖X·T − I‖ and ‖T·X − I‖ of hetla's inverse and of the references', for triangles that
         /// tell a careful inverse from a careless one (LU's U and unit L, graded rows and
         /// columns, graded unit L), and ‖X·A − I‖, ‖A·X − I‖ for POTRI (graded HPD) and GETRI
@@ -772,16 +777,15 @@ mod tests {
                     };
                     let (t, xh) = (tri(&a), tri(&x));
                     let xb: Vec<Vec<f64>> = wants.iter().map(|w| tri(w)).collect();
-                    let worst = |r: &dyn Fn(&[f64]) -> f64| xb.iter().map(|b| r(b)).fold(0.0, f64::max);
                     p.add(
                         format!("trtri {name}: ‖X·T − I‖"),
                         residual(m, &xh, &t),
-                        worst(&|b| residual(m, b, &t)),
+                        worst(&xb, |b| residual(m, b, &t)),
                     );
                     p.add(
                         format!("trtri {name}: ‖T·X − I‖"),
                         residual(m, &t, &xh),
-                        worst(&|b| residual(m, &t, b)),
+                        worst(&xb, |b| residual(m, &t, b)),
                     );
                 }
                 // POTRI on a graded HPD matrix D·(B·Bᴴ/n + I)·D.
@@ -812,16 +816,15 @@ mod tests {
                     };
                     let xh = full(&x);
                     let xb: Vec<Vec<f64>> = wants.iter().map(|w| full(w)).collect();
-                    let worst = |r: &dyn Fn(&[f64]) -> f64| xb.iter().map(|b| r(b)).fold(0.0, f64::max);
                     p.add(
                         format!("potri {}: ‖X·A − I‖", uplo as char),
                         residual(m, &xh, &af),
-                        worst(&|b| residual(m, b, &af)),
+                        worst(&xb, |b| residual(m, b, &af)),
                     );
                     p.add(
                         format!("potri {}: ‖A·X − I‖", uplo as char),
                         residual(m, &af, &xh),
-                        worst(&|b| residual(m, &af, b)),
+                        worst(&xb, |b| residual(m, &af, b)),
                     );
                 }
                 // GETRI on a random and a graded matrix.
@@ -853,16 +856,15 @@ mod tests {
                     };
                     let (af, xh) = (dense(&a), dense(&x));
                     let xb: Vec<Vec<f64>> = wants.iter().map(|w| dense(w)).collect();
-                    let worst = |r: &dyn Fn(&[f64]) -> f64| xb.iter().map(|b| r(b)).fold(0.0, f64::max);
                     p.add(
                         format!("getri {name}: ‖X·A − I‖"),
                         residual(m, &xh, &af),
-                        worst(&|b| residual(m, b, &af)),
+                        worst(&xb, |b| residual(m, b, &af)),
                     );
                     p.add(
                         format!("getri {name}: ‖A·X − I‖"),
                         residual(m, &af, &xh),
-                        worst(&|b| residual(m, &af, b)),
+                        worst(&xb, |b| residual(m, &af, b)),
                     );
                 }
             }
