@@ -32,8 +32,8 @@
 #   lapack-suite-types tests/lapack_suite.sh with LAPACK_SUITE_TYPES: xlintsts, xlintstc, xlintstz
 #                 on their PO, GE, QR, LS and TR paths (?POTRF, ?POTRS, ?POSV, ?POTRI, ?GETRF,
 #                 ?GETRS, ?GESV, ?GETRI, ?TRTRI, ?GEQRF, ?GELS, ?ORGQR/?UNGQR, ?ORMQR/?UNMQR on
-#                 tiles; and forwarded beside 1 emulated accelerator), each against its own
-#                 baseline (seconds)
+#                 tiles) on the host, with CALU, on 2 emulated accelerators and on 1 fake GPU
+#                 (tests/fakecuda), each against its own baseline (seconds)
 #   lapack-suite-backends tests/lapack_suite.sh with LAPACK_SUITE_BACKENDS: the same xlintstd paths
 #                 under hetla over Intel MKL (from PyPI, scripts/mkl.sh) and over BLIS with the
 #                 reference LAPACK, each against that backend's own baseline
@@ -223,7 +223,7 @@ if [ $build_ok = 1 ]; then
     runner bt-tests tests/bt/run.sh
     runner bt-mpi tests/bt/mpi.sh
     runner lapack-suite tests/lapack_suite.sh
-    LAPACK_SUITE_TYPES=1 runner lapack-suite-types tests/lapack_suite.sh
+    LAPACK_SUITE_TYPES=1 LAPACK_SUITE_FAKECUDA=$FAKE runner lapack-suite-types tests/lapack_suite.sh
     LAPACK_SUITE_BACKENDS=1 runner lapack-suite-backends tests/lapack_suite.sh
     runner fakecuda-sites tests/fakecuda/sites.sh "$FAKE"
     LAPACK_SUITE_FAKECUDA=$FAKE runner lapack-suite-fakecuda tests/lapack_suite.sh

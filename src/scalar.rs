@@ -317,16 +317,19 @@ impl Scalar for c64 {
 }
 
 impl Elem for f32 {
+    const KIND: crate::tile::Kind = crate::tile::Kind::F32;
     fn zeroed(len: usize) -> Vec<f32> {
         vec![0.0; len]
     }
 }
 impl Elem for c32 {
+    const KIND: crate::tile::Kind = crate::tile::Kind::C32;
     fn zeroed(len: usize) -> Vec<c32> {
         vec![c32::default(); len]
     }
 }
 impl Elem for c64 {
+    const KIND: crate::tile::Kind = crate::tile::Kind::C64;
     fn zeroed(len: usize) -> Vec<c64> {
         vec![c64::default(); len]
     }

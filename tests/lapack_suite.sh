@@ -21,7 +21,7 @@
 #             device on 1 and 2 fake GPUs (tests/fakecuda), described further down;
 #   mkl, blis (only, each with its own baseline, when LAPACK_SUITE_BACKENDS=1 is set): hetla over
 #             Intel MKL and over BLIS with the reference LAPACK, described further down;
-#   host-s, host-c, host-z, emu1-s, ... (only, each type with its own baseline, when
+#   host-s, host-c, host-z, calu-s, emu2-s, fake1-s, ... (only, each type with its own baseline, when
 #             LAPACK_SUITE_TYPES=1 is set): xlintsts, xlintstc, xlintstz on their PO, GE and TR
 #             paths (?POTRF, ?POTRS, ?POSV, ?POTRI, ?GETRF, ?GETRS, ?GESV, ?GETRI, ?TRTRI of single
 #             real, single and double complex), described further down.
@@ -289,8 +289,11 @@ fi
 #           ?trtri, ?geqrf, ?gels, ?orgqr/?ungqr, ?ormqr/?unmqr call on tiles;
 #   calu-s, calu-c, calu-z  the same with HETLA_LU=calu: every tiled ?getrf pivots by CALU's
 #           tournament;
-#   emu1-s, emu1-c, emu1-z  with an emulated accelerator in the process, where those calls go to
-#           the backend (reason=devices: only f64 runs on devices so far).
+#   emu2-s, emu2-c, emu2-z  the same on 2 emulated accelerators, every call sent to them
+#           (HETLA_DEVICE_FORCE=1), each with 16K of memory (evictions);
+#   fake1-s, fake1-c, fake1-z (when LAPACK_SUITE_FAKECUDA=DIR names the fake CUDA libraries of
+#           tests/fakecuda) the same on one fake GPU taking every tile column: hetla's CUDA device
+#           code calling cuBLAS's and cuSOLVER's S, C and Z routines, checked by the fake.
 if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
     for t in s c z; do
         TESTER=$LAPACK_TEST_DIR/xlintst$t
@@ -330,18 +333,18 @@ if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
         else
             fail "calu-$t: tiled ${t}getrf calls without pivot=calu (or none on tiles)"
         fi
-        TILED=""
-        check_variant "emu1-$t" HETLA_EMULATE_GPUS=1
-        RE="^hetla: ${t}(potrf|potrs|posv|potri|getrf|getrs|gesv|getri|trtri|geqrf|gels|orgqr|ormqr|ungqr|unmqr) "
-        calls=$(grep -cE "$RE" "$OUT/emu1-$t.err")
-        # Invalid calls of the error-exit tests, queries and quick returns go to the backend as
-        # `untiled`, whatever the devices.
-        if [ "$calls" -gt 0 ] && ! grep -E "$RE" "$OUT/emu1-$t.err" |
-            grep -qv 'path=forward reason=\(devices\|nested\|untiled\)'; then
-            pass "emu1-$t: the Cholesky, LU, inverse and QR families went to the backend beside the device ($calls calls)"
-        else
-            fail "emu1-$t: a Cholesky, LU, inverse or QR-family call did not forward with a device present (or none was seen)"
-            grep -E "$RE" "$OUT/emu1-$t.err" | grep -v 'path=forward reason=\(devices\|nested\|untiled\)' | head -n 5 | sed 's/^/    | /'
+        check_variant "emu2-$t" HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=16K
+        check_devices "emu2-$t" 2
+        if [ -n "${LAPACK_SUITE_FAKECUDA:-}" ]; then
+            check_variant "fake1-$t" LD_LIBRARY_PATH="$LAPACK_SUITE_FAKECUDA" HETLA_GPUS=all HETLA_DEVICE_FORCE=1 \
+                HETLA_DEVICE_NB=16 FAKECUDA_DEVICES=1 HETLA_HOST_SHARE=0
+            check_devices "fake1-$t" 1 cuda
+            if grep -q '^fakecuda: ' "$OUT/fake1-$t.err"; then
+                fail "fake1-$t: the fake CUDA reported:"
+                grep -m 5 '^fakecuda: ' "$OUT/fake1-$t.err" | sed 's/^/    | /'
+            else
+                pass "fake1-$t: no violation reported by the fake CUDA"
+            fi
         fi
     done
     finish

@@ -1663,10 +1663,14 @@ mod tests {
             nan_input_in::<f64>();
             getrs_cases::<f64>(Part::uniform(6));
             corrupt_ipiv_fails_cleanly();
-            // The other types' tasks stay on the host, unfused (interchanges, TRSM and GEMM as
-            // separate ops) where the sequence has devices.
+            // The other types' tasks on the devices as f64's: unfused (interchanges, TRSM and
+            // GEMM as separate ops), the interchanges reading pivots as each type stores them.
             exactly_singular_cases::<c64>(None);
+            exactly_singular_cases::<f32>(None);
             square_and_rectangular_in::<f32>();
+            square_and_rectangular_in::<c32>();
+            square_and_rectangular_in::<c64>();
+            calu_backward_cases::<c32>(&[(37, 37, 5, 0), (120, 40, 8, 2)]);
             calu_on_singular_matrices_gives_lapack_info();
             calu_backward_cases::<f64>(&[(37, 37, 5, 0), (100, 100, 16, 1), (120, 40, 8, 2), (40, 90, 8, 0)]);
         });

@@ -378,7 +378,7 @@ mod tests {
             let p = Part::uniform(nb);
             // SAFETY: `f` holds the ld×n array, alive and unshared until the sequence is waited for.
             let t = unsafe { TiledMatrix::from_raw_parts(f.as_mut_ptr(), n, n, ld, p, p) };
-            let seq = Seq::new(&Config::with_threads(3));
+            let seq = Seq::new(&crate::algo::testutil::with_test_devices(Config::with_threads(3)));
             match gran {
                 None => potrf(&seq, uplo, &t),
                 Some(g) => generate(&mut SharedGraph::new(&seq, &t), uplo, g),
@@ -524,6 +524,17 @@ mod tests {
         fn zpotrf_tiles() {
             factor_matches_the_backend::<c64>();
             info_matches_the_backend::<c64>();
+        }
+
+        /// The same comparisons with 1, 2 and 3 emulated devices (all columns there, or half).
+        #[test]
+        fn every_type_on_emulated_devices() {
+            crate::algo::testutil::for_device_setups(|| {
+                factor_matches_the_backend::<f32>();
+                factor_matches_the_backend::<c32>();
+                factor_matches_the_backend::<c64>();
+                info_matches_the_backend::<c64>();
+            });
         }
 
         #[test]

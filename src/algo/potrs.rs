@@ -117,7 +117,7 @@ mod tests {
             let ta = unsafe { TiledMatrix::from_raw_parts(a.as_mut_ptr(), n, n, lda, p, p) };
             // SAFETY: as above.
             let tb = unsafe { TiledMatrix::from_raw_parts(b.as_mut_ptr(), n, nrhs, ldb, p, p) };
-            let seq = Seq::new(&Config::with_threads(3));
+            let seq = Seq::new(&crate::algo::testutil::with_test_devices(Config::with_threads(3)));
             potrf(&seq, uplo, &ta);
             potrs(&seq, uplo, &ta, &tb);
             seq.wait().unwrap();
@@ -154,5 +154,15 @@ mod tests {
     #[test]
     fn on_one_two_three_emulated_devices() {
         for_device_setups(factor_then_solve_has_small_residual);
+    }
+
+    #[test]
+    fn every_type_on_one_two_three_emulated_devices() {
+        use crate::scalar::{c32, c64};
+        for_device_setups(|| {
+            factor_then_solve_in::<f32>(37, 5, 8);
+            factor_then_solve_in::<c32>(37, 5, 8);
+            factor_then_solve_in::<c64>(37, 5, 8);
+        });
     }
 }

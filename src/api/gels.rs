@@ -18,7 +18,7 @@
 //! Calls below `HETLA_MIN_N` (measured on min(M, N)), disabled ones and nested ones are forwarded
 //! to the backend whole.
 
-use super::{check_args, flag, forward_reason, forwards_for_devices, learns, run_tiles, tune, Path, Report};
+use super::{check_args, flag, forward_reason, learns, run_tiles, tune, Path, Report};
 use crate::algo;
 use crate::backend::{array, forward};
 use crate::config::Config;
@@ -48,7 +48,7 @@ pub fn dgels(
 
 /// SGELS, DGELS, CGELS, ZGELS: solves min‖op(A)·X − B‖ or the minimum-norm op(A)·X = B for
 /// full-rank A, op(A) = A or (TRANS = 'T' real, 'C' complex) Aᴴ. One generator for the four
-/// types; the types other than f64 forward where the process has devices.
+/// types, on the host's tiles and the process's devices.
 #[allow(clippy::too_many_arguments)]
 pub fn gels<T: OpElem>(
     cfg: &Config,
@@ -80,8 +80,7 @@ pub fn gels<T: OpElem>(
         array::store_first(work, work_size::<T>(tpsd, m, n, nrhs) as f64);
         return Err(Error::Arg(10));
     }
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if !query && !devices && learns(cfg, name, mn as usize) {
+    if !query && learns(cfg, name, mn as usize) {
         let (mu, nu) = (m as usize, n as usize);
         let mut ac = a.snapshot(span(mu, nu, lda as usize));
         let mut bc = b.snapshot(span(mu.max(nu), nrhs as usize, ldb as usize));
@@ -96,7 +95,7 @@ pub fn gels<T: OpElem>(
     // The QR (or LQ) factorization dominates: 2·m·n·k − 2k³/3 with k = min(m, n).
     let flops = (2.0 * mf * nf * k - 2.0 * k * k * k / 3.0) * T::FLOPS;
     let tc = trans.to_ascii_uppercase() as char;
-    if let Some(why) = forward_reason(cfg, name, mn as usize).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, mn as usize) {
         // A short (legacy) LWORK would send the backend to its unblocked QR: it gets the
         // workspace its query asks for instead (the arguments are valid here).
         let call = |w: Raw<T>, l: i32| forward::gels(trans, m, n, nrhs, a, lda, b, ldb, w, l);
@@ -592,10 +591,7 @@ mod typed_tests {
                         lwork,
                     );
                     assert_eq!(r, Ok(()), "{what}");
-                    assert_eq!(
-                        crate::api::last_path(),
-                        crate::api::host_path::<T>(&host(nb), scalar::name::<T>("gels"))
-                    );
+                    assert_eq!(crate::api::last_path(), "tiles");
                     assert_eq!(w[0], fw[0], "{what}: WORK(1)");
                     assert!(w[1..].iter().all(|&x| x == pad), "{what}: WORK past WORK(1) written");
                     runs.push((a, b));

@@ -13,10 +13,7 @@
 //! The tile path (`algo::geqrf`) allocates its T factors itself, so it needs nothing from WORK
 //! beyond LAPACK's minimum and leaves it untouched apart from WORK(1).
 
-use super::{
-    check_args, forward_reason, forwards_for_devices, learns, run_factorization_on_devices, tune, Path,
-    Report,
-};
+use super::{check_args, forward_reason, learns, run_factorization_on_devices, tune, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
@@ -80,9 +77,8 @@ pub fn dgeqrf(
 }
 
 /// SGEQRF, DGEQRF, CGEQRF, ZGEQRF: A = Q·R with Q's Householder vectors below the diagonal and
-/// their scalars in `tau`. One generator for the four types (`algo::geqrf`); f64 also runs on
-/// devices and on a device's solver, the other types run on the host's tiles and forward where
-/// the process has devices (`api::forwards_for_devices`).
+/// their scalars in `tau`. One generator for the four types (`algo::geqrf`), on the host's tiles
+/// and the process's devices; f64 also whole on a device's solver.
 #[allow(clippy::too_many_arguments)]
 pub fn geqrf<T: OpElem>(
     cfg: &Config,
@@ -116,8 +112,7 @@ pub fn geqrf<T: OpElem>(
         work.set(0, T::one());
         return Ok(());
     }
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if !devices && learns(cfg, name, k as usize) {
+    if learns(cfg, name, k as usize) {
         let (mu, nu, ku) = (m as usize, n as usize, k as usize);
         let (mut ac, mut tc) = (a.snapshot(span(mu, nu, lda as usize)), tau.snapshot(ku));
         let mut wc = work.snapshot(lwork as usize);
@@ -129,7 +124,7 @@ pub fn geqrf<T: OpElem>(
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
     // Householder QR: 2·m·n·k − 2k³/3 with k = min(m, n) (LAPACK working note 41).
     let flops = (2.0 * mf * nf * kf - 2.0 * kf * kf * kf / 3.0) * T::FLOPS;
-    if let Some(why) = forward_reason(cfg, name, k as usize).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, k as usize) {
         // A legacy LWORK = N would send the backend to its unblocked code: it gets the workspace
         // its query asks for instead (the arguments are valid here).
         let call = |w: Raw<T>, l: i32| forward::geqrf(m, n, a, lda, tau, w, l);
@@ -416,10 +411,7 @@ mod typed_tests {
                 let (mut a, mut tau, mut w) = (a0.clone(), vec![pad; k + 2], vec![pad; n + 2]);
                 let r = geqrf(&host(nb), mi, ni, raw(&mut a), li, raw(&mut tau), raw(&mut w), ni);
                 assert_eq!(r, Ok(()), "{what}");
-                assert_eq!(
-                    crate::api::last_path(),
-                    crate::api::host_path::<T>(&host(nb), scalar::name::<T>("geqrf"))
-                );
+                assert_eq!(crate::api::last_path(), "tiles");
                 assert_eq!(w[0], fw[0], "{what}: WORK(1)");
                 assert!(w[1..] == vec![pad; n + 1][..], "{what}: WORK past its first element written");
                 runs.push((a, tau));
@@ -477,21 +469,39 @@ mod typed_tests {
         geqrf_entries::<c64>();
     }
 
-    /// The types other than f64 forward beside a device (`path=forward:devices`).
+    /// Every type runs on tiles beside a device, half the columns on it: R and the reflectors
+    /// within rounding of the backend's, as on the host.
     #[test]
-    fn forwarded_beside_devices() {
-        fn run<T: OpElem>(cfg: &Config) -> String {
-            let (m, n) = (20usize, 12usize);
-            let mut a = rand::<T>(&mut Rng::new(3), m, n, m, T::zero());
-            let (mut tau, mut w) = (vec![T::zero(); n], vec![T::zero(); n]);
+    fn every_type_on_tiles_beside_a_device() {
+        fn run<T: OpElem>(cfg: &Config) {
+            let (m, n) = (41usize, 29usize);
+            let a0 = rand::<T>(&mut Rng::new(3), m, n, m, T::zero());
+            let (mut a, mut tau, mut w) = (a0.clone(), vec![T::zero(); n], vec![T::zero(); n]);
             geqrf(cfg, m as i32, n as i32, raw(&mut a), m as i32, raw(&mut tau), raw(&mut w), n as i32)
                 .unwrap();
-            crate::api::last_path()
+            assert_eq!(crate::api::last_path(), "tiles");
+            let (mut ra, mut rtau) = (a0.clone(), vec![T::zero(); n]);
+            let mut q = vec![T::zero(); 1];
+            forward::geqrf(m as i32, n as i32, raw(&mut ra), m as i32, raw(&mut rtau), raw(&mut q), -1);
+            let lw = q[0].re().into() as usize;
+            let mut rw = vec![T::zero(); lw.max(1)];
+            forward::geqrf(
+                m as i32,
+                n as i32,
+                raw(&mut ra),
+                m as i32,
+                raw(&mut rtau),
+                raw(&mut rw),
+                lw as i32,
+            );
+            let tol = 50.0 * T::eps() * m as f64;
+            assert!(rel(&a, &ra) <= tol, "{}: {}", std::any::type_name::<T>(), rel(&a, &ra));
+            assert!(rel(&tau, &rtau) <= tol, "{}: tau {}", std::any::type_name::<T>(), rel(&tau, &rtau));
         }
         let mut cfg = host(4);
-        cfg.emulate_gpus = 1;
-        assert_eq!(run::<f32>(&cfg), "forward:devices");
-        assert_eq!(run::<c32>(&cfg), "forward:devices");
-        assert_eq!(run::<c64>(&cfg), "forward:devices");
+        (cfg.emulate_gpus, cfg.device_force, cfg.host_share) = (1, true, Some(0.5));
+        run::<f32>(&cfg);
+        run::<c32>(&cfg);
+        run::<c64>(&cfg);
     }
 }

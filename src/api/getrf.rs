@@ -3,8 +3,8 @@
 //! caller's arrays.
 
 use super::{
-    check_args, forward_reason, forwards_for_devices, learns, run_factorization_on_devices,
-    run_tiles_on_devices, tune, Path, Report,
+    check_args, forward_reason, learns, run_factorization_on_devices, run_tiles_on_devices, tune, Path,
+    Report,
 };
 use crate::algo;
 use crate::algo::getrf::{Solve, ZeroPivot};
@@ -40,9 +40,8 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
 /// interchanges (partial pivoting by the backend's own choice of pivot in each column: the first
 /// largest |x| in the real types, |re| + |im| in the complex ones), INFO the first exactly zero
 /// pivot; with `HETLA_LU=calu` CALU's tournament pivoting instead. One generator for the four
-/// types (`algo::getrf`); f64 also runs on devices and whole on a device's solver, the other
-/// types run on the host's tiles and forward where the process has devices
-/// (`api::forwards_for_devices`).
+/// types (`algo::getrf`), on the host's tiles and the process's devices; f64 also whole on a
+/// device's solver.
 pub fn getrf<T: OpElem>(
     cfg: &Config,
     m: i32,
@@ -58,8 +57,7 @@ pub fn getrf<T: OpElem>(
     }
     let (mu, nu, ld) = (m as usize, n as usize, lda as usize);
     let kmin = mu.min(nu);
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if !devices && learns(cfg, name, kmin) {
+    if learns(cfg, name, kmin) {
         let (mut ac, mut pc) = (a.snapshot(span(mu, nu, ld)), ipiv.snapshot(kmin));
         tune::trials(cfg, name, kmin, &mut || getrf(cfg, m, n, ac.fresh(), lda, pc.fresh()).is_ok());
     }
@@ -67,7 +65,7 @@ pub fn getrf<T: OpElem>(
     let (mf, nf) = (m as f64, n as f64);
     let k = mf.min(nf);
     let flops = 2.0 * (mf * nf * k - (mf + nf) * k * k / 2.0 + k * k * k / 3.0) * T::FLOPS;
-    if let Some(why) = forward_reason(cfg, name, kmin).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, kmin) {
         let info = forward::getrf(m, n, a, lda, ipiv);
         rep.finish(name, format_args!("m={m} n={n} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
@@ -118,8 +116,7 @@ pub fn dgetrs(
 }
 
 /// SGETRS, DGETRS, CGETRS, ZGETRS: solves op(A)·X = B with the factors from [`getrf`], op(A) =
-/// A, Aᵀ or (TRANS = 'C') Aᴴ, with LAPACK 3.11's checks; f64 also on devices, the other types
-/// forward where the process has devices.
+/// A, Aᵀ or (TRANS = 'C') Aᴴ, with LAPACK 3.11's checks, on tiles and devices in every type.
 #[allow(clippy::too_many_arguments)]
 pub fn getrs<T: OpElem>(
     cfg: &Config,
@@ -139,8 +136,7 @@ pub fn getrs<T: OpElem>(
         return Ok(());
     }
     let (nu, nr) = (n as usize, nrhs as usize);
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if !devices && learns(cfg, name, nu) {
+    if learns(cfg, name, nu) {
         let mut bc = b.snapshot(span(nu, nr, ldb as usize));
         tune::trials(cfg, name, nu, &mut || {
             getrs(cfg, trans, n, nrhs, a, lda, ipiv, bc.fresh(), ldb).is_ok()
@@ -149,7 +145,7 @@ pub fn getrs<T: OpElem>(
     let rep = Report::start(cfg);
     let flops = 2.0 * (n as f64).powi(2) * nrhs as f64 * T::FLOPS;
     let tc = trans.to_ascii_uppercase() as char;
-    if let Some(why) = forward_reason(cfg, name, nu).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, nu) {
         let info = forward::getrs(trans, n, nrhs, a, lda, ipiv, b, ldb);
         rep.finish(name, format_args!("trans={tc} n={n} nrhs={nrhs}"), Path::Forward, Some(why), flops);
         return numerical(info);
@@ -202,8 +198,7 @@ pub fn gesv<T: OpElem>(
         return Ok(());
     }
     let (nu, nr) = (n as usize, nrhs as usize);
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if !devices && learns(cfg, name, nu) {
+    if learns(cfg, name, nu) {
         let (mut ac, mut pc) = (a.snapshot(span(nu, nu, lda as usize)), ipiv.snapshot(nu));
         let mut bc = b.snapshot(span(nu, nr, ldb as usize));
         tune::trials(cfg, name, nu, &mut || {
@@ -213,7 +208,7 @@ pub fn gesv<T: OpElem>(
     let rep = Report::start(cfg);
     let nf = n as f64;
     let flops = (2.0 * nf * nf * nf / 3.0 + 2.0 * nf * nf * nrhs as f64) * T::FLOPS;
-    if let Some(why) = forward_reason(cfg, name, nu).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, nu) {
         let info = forward::gesv(n, nrhs, a, lda, ipiv, b, ldb);
         rep.finish(name, format_args!("n={n} nrhs={nrhs} pivot=gepp"), Path::Forward, Some(why), flops);
         return numerical(info);
@@ -526,7 +521,7 @@ mod tests {
             for _ in 0..2 {
                 let (mut a, mut p, mut b) = (a0.clone(), p0.clone(), b0.clone());
                 gesv(&host(nb), ni, ri, raw(&mut a), lai, raw(&mut p), raw(&mut b), lbi).unwrap();
-                assert_eq!(crate::api::last_path(), crate::api::host_path::<T>(&host(nb), "getrf"), "{what}");
+                assert_eq!(crate::api::last_path(), "tiles", "{what}");
                 runs.push((a, p, b));
             }
             assert!(runs[0] == runs[1], "{what}: gesv's bits differ between two calls");
@@ -562,11 +557,7 @@ mod tests {
                 for _ in 0..2 {
                     let (mut f, mut q, mut x) = (fa.clone(), fp.clone(), b0.clone());
                     getrs(&host(nb), tc, ni, ri, raw(&mut f), lai, raw(&mut q), raw(&mut x), lbi).unwrap();
-                    assert_eq!(
-                        crate::api::last_path(),
-                        crate::api::host_path::<T>(&host(nb), "getrf"),
-                        "{what}"
-                    );
+                    assert_eq!(crate::api::last_path(), "tiles", "{what}");
                     assert!(f == fa && q == fp, "{what}: getrs wrote A or IPIV");
                     xs.push(x);
                 }
@@ -594,27 +585,6 @@ mod tests {
             let r = getrf(&host(nb), ni, ni, raw(&mut ga), lai, raw(&mut gp));
             assert_eq!(r, Err(Error::Numerical(want)), "{what}: getrf's INFO");
             assert!(ga == ba && gp == bp, "{what}: getrf and gesv factor alike");
-
-            // Devices in the process: the types that do not run on them forward, with the
-            // backend's bits.
-            if !T::ON_DEVICES {
-                let mut dev = host(nb);
-                dev.emulate_gpus = 1;
-                let (mut a, mut p, mut b) = (a0.clone(), p0.clone(), b0.clone());
-                gesv(&dev, ni, ri, raw(&mut a), lai, raw(&mut p), raw(&mut b), lbi).unwrap();
-                assert_eq!(crate::api::last_path(), "forward:devices", "{what}");
-                assert!(a == fa && p == fp && b == xb, "{what}: a forwarded gesv is the backend's");
-                let (mut a, mut p, mut ga, mut gp) = (a0.clone(), p0.clone(), a0.clone(), p0.clone());
-                assert_eq!(forward::getrf(ni, ni, raw(&mut ga), lai, raw(&mut gp)), 0, "{what}");
-                getrf(&dev, ni, ni, raw(&mut a), lai, raw(&mut p)).unwrap();
-                assert_eq!(crate::api::last_path(), "forward:devices", "{what}");
-                assert!(a == ga && p == gp, "{what}: a forwarded getrf is the backend's");
-                let (mut x, mut w) = (b0.clone(), b0.clone());
-                forward::getrs(b'T', ni, ri, raw(&mut fa), lai, raw(&mut fp), raw(&mut w), lbi);
-                getrs(&dev, b'T', ni, ri, raw(&mut fa), lai, raw(&mut fp), raw(&mut x), lbi).unwrap();
-                assert_eq!(crate::api::last_path(), "forward:devices", "{what}");
-                assert!(x == w, "{what}: a forwarded getrs is the backend's");
-            }
         }
 
         // Rectangular GETRF, tall and wide: the backend's pivots and INFO, factors within a few
@@ -631,7 +601,7 @@ mod tests {
             for _ in 0..2 {
                 let (mut a, mut p) = (a0.clone(), vec![ipad; k + 1]);
                 getrf(&host(nb), mi, ni, raw(&mut a), lai, raw(&mut p)).unwrap();
-                assert_eq!(crate::api::last_path(), crate::api::host_path::<T>(&host(nb), "getrf"), "{what}");
+                assert_eq!(crate::api::last_path(), "tiles", "{what}");
                 runs.push((a, p));
             }
             assert!(runs[0] == runs[1], "{what}: bits differ between two calls");
@@ -722,7 +692,7 @@ mod tests {
             let (mut a, mut p) = (a0.clone(), vec![0i32; n]);
             getrf(&cfg, n as i32, n as i32, raw(&mut a), n as i32, raw(&mut p)).unwrap();
             // Tiles, or the backend where the test run puts devices in (HETLA_TEST_GPUS).
-            let path = crate::api::host_path::<T>(&cfg, "getrf");
+            let path = "tiles";
             assert_eq!(crate::api::last_path(), path, "{name}");
             assert!(
                 p.iter().enumerate().all(|(t, &x)| x as usize > t && x as usize <= n),
@@ -762,11 +732,8 @@ mod tests {
         cfg.disabled = vec!["cgesv".to_string()];
         assert!(crate::config::ROUTINES.contains(&"cgesv") && crate::config::ROUTINES.contains(&"zgetrs"));
         assert_eq!(run::<crate::scalar::c32>(&cfg), "forward:disabled");
-        assert_eq!(
-            run::<crate::scalar::c64>(&cfg),
-            crate::api::host_path::<crate::scalar::c64>(&cfg, "zgesv")
-        );
-        assert_eq!(run::<f32>(&cfg), crate::api::host_path::<f32>(&cfg, "sgesv"));
+        assert_eq!(run::<crate::scalar::c64>(&cfg), "tiles");
+        assert_eq!(run::<f32>(&cfg), "tiles");
         assert_eq!(run::<f64>(&cfg), "tiles");
     }
 

@@ -1,9 +1,8 @@
 //! xTRTRI, xPOTRI and xGETRI (inverses) in the four types (S, D, C, Z), with LAPACK 3.11's
 //! checks, run as the tile algorithms of [`crate::algo::trtri`] and [`crate::algo::getri`] on
 //! views of the caller's arrays. One source for every type: `dtrtri`, `dpotri` and `dgetri` are
-//! the f64 instances of [`trtri`], [`potri`] and [`getri`]; f64 also runs on devices, the other
-//! types run on the host's tiles and forward where the process has devices
-//! (`api::forwards_for_devices`). For complex types xPOTRI is Hermitian: inv(U)·inv(U)ᴴ or
+//! the f64 instances of [`trtri`], [`potri`] and [`getri`], every type on the host's tiles and
+//! the process's devices. For complex types xPOTRI is Hermitian: inv(U)·inv(U)ᴴ or
 //! inv(L)ᴴ·inv(L), as CPOTRI/ZPOTRI (ZLAUUM's real diagonal).
 //!
 //! LAPACK's xTRTRI (and so xPOTRI and xGETRI, which call it first) looks for a zero on the
@@ -12,9 +11,7 @@
 
 use super::potrf::parse_uplo;
 use super::workspace;
-use super::{
-    check_args, flag, forward_reason, forwards_for_devices, learns, run_tiles_on_devices, tune, Path, Report,
-};
+use super::{check_args, flag, forward_reason, learns, run_tiles_on_devices, tune, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::config::Config;
@@ -71,15 +68,14 @@ pub fn trtri<T: OpElem>(cfg: &Config, uplo: u8, diag: u8, n: i32, a: Raw<T>, lda
         return Ok(());
     }
     let (nu, ld) = (n as usize, lda as usize);
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if !devices && learns(cfg, name, nu) {
+    if learns(cfg, name, nu) {
         let mut ac = a.snapshot(span(nu, nu, ld));
         tune::trials(cfg, name, nu, &mut || trtri(cfg, uplo, diag, n, ac.fresh(), lda).is_ok());
     }
     let rep = Report::start(cfg);
     let flops = (nu as f64).powi(3) / 3.0 * T::FLOPS;
     let (uc, dc) = (uplo.to_ascii_uppercase() as char, diag.to_ascii_uppercase() as char);
-    if let Some(why) = forward_reason(cfg, name, nu).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, nu) {
         let info = forward::trtri(uplo, diag, n, a, lda);
         rep.finish(name, format_args!("uplo={uc} diag={dc} n={n}"), Path::Forward, Some(why), flops);
         return numerical(info);
@@ -115,15 +111,14 @@ pub fn potri<T: OpElem>(cfg: &Config, uplo: u8, n: i32, a: Raw<T>, lda: i32) -> 
         return Ok(());
     }
     let (nu, ld) = (n as usize, lda as usize);
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if !devices && learns(cfg, name, nu) {
+    if learns(cfg, name, nu) {
         let mut ac = a.snapshot(span(nu, nu, ld));
         tune::trials(cfg, name, nu, &mut || potri(cfg, uplo, n, ac.fresh(), lda).is_ok());
     }
     let rep = Report::start(cfg);
     let flops = 2.0 * (nu as f64).powi(3) / 3.0 * T::FLOPS;
     let uc = uplo.to_ascii_uppercase() as char;
-    if let Some(why) = forward_reason(cfg, name, nu).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, nu) {
         let info = forward::potri(uplo, n, a, lda);
         rep.finish(name, format_args!("uplo={uc} n={n}"), Path::Forward, Some(why), flops);
         return numerical(info);
@@ -175,8 +170,7 @@ pub fn getri<T: OpElem>(
     let nu = n.max(0) as usize;
     let piv = ipiv.matrix(nu, 1, nu);
     let inside = valid && (0..nu).all(|i| (1..=n).contains(&piv.get(i, 0)));
-    let devices = inside && n > 0 && forwards_for_devices::<T>(cfg, name);
-    if inside && n > 0 && !devices && learns(cfg, name, nu) {
+    if inside && n > 0 && learns(cfg, name, nu) {
         let (mut ac, mut wc) = (a.snapshot(span(nu, nu, lda as usize)), work.snapshot(lwork as usize));
         tune::trials(cfg, name, nu, &mut || getri(cfg, n, ac.fresh(), lda, ipiv, wc.fresh(), lwork).is_ok());
     }
@@ -187,7 +181,7 @@ pub fn getri<T: OpElem>(
     if !inside {
         return workspace::getri(cfg, &rep, "pivot-outside", n, a, lda, ipiv, work, lwork);
     }
-    if let Some(why) = forward_reason(cfg, name, nu).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, nu) {
         return workspace::getri(cfg, &rep, why, n, a, lda, ipiv, work, lwork);
     }
     // WORK(1) as LAPACK's xGETRI writes it first (what a singular U leaves there).
@@ -381,10 +375,6 @@ mod tests {
             c
         }
 
-        fn path<T: OpElem>(cfg: &Config, stem: &'static str) -> &'static str {
-            crate::api::host_path::<T>(cfg, scalar::name::<T>(stem))
-        }
-
         fn uplo_of(c: u8) -> Uplo {
             parse_uplo(c).unwrap()
         }
@@ -457,7 +447,7 @@ mod tests {
                     for _ in 0..2 {
                         let mut a = a0.clone();
                         assert_eq!(trtri(&host(nb), uplo, diag, n as i32, raw(&mut a), ld as i32), Ok(()));
-                        assert_eq!(crate::api::last_path(), path::<T>(&host(nb), "trtri"), "{what}");
+                        assert_eq!(crate::api::last_path(), "tiles", "{what}");
                         runs.push(a);
                     }
                     assert!(runs[0] == runs[1], "{what}: bits differ between two calls");
@@ -485,7 +475,7 @@ mod tests {
                 for _ in 0..2 {
                     let mut a = f.clone();
                     assert_eq!(potri(&host(nb), uplo, n as i32, raw(&mut a), ld as i32), Ok(()));
-                    assert_eq!(crate::api::last_path(), path::<T>(&host(nb), "potri"), "{what}");
+                    assert_eq!(crate::api::last_path(), "tiles", "{what}");
                     runs.push(a);
                 }
                 assert!(runs[0] == runs[1], "{what}: bits differ between two calls");
@@ -530,7 +520,7 @@ mod tests {
                     lwork as i32,
                 );
                 assert_eq!(r, Ok(()), "{what}");
-                assert_eq!(crate::api::last_path(), path::<T>(&host(nb), "getri"), "{what}");
+                assert_eq!(crate::api::last_path(), "tiles", "{what}");
                 assert_eq!(w[0], w0[0], "{what}: WORK(1) with LWORK {lwork}");
                 runs.push(a);
             }
@@ -638,32 +628,36 @@ mod tests {
             let mut w0 = [pad];
             assert_eq!(forward::getri(0, raw(&mut a), 1, raw(&mut ipiv), raw(&mut w0), 1), 0);
             assert_eq!(w1, w0, "WORK(1) of N = 0 as the backend's");
-            // With a device in the process the types that do not run on devices forward.
-            if !T::ON_DEVICES {
+            // On tiles with an emulated device taking half the columns: within rounding of the
+            // backend, as on the host.
+            {
                 let mut dev = host(nb);
-                dev.emulate_gpus = 1;
+                (dev.emulate_gpus, dev.device_force, dev.host_share) = (1, true, Some(0.5));
                 let a0 = triangular::<T>(n, ld, 5, pad);
                 let (mut a, mut want) = (a0.clone(), a0.clone());
                 assert_eq!(forward::trtri(b'U', b'N', ni, raw(&mut want), ld as i32), 0);
                 assert_eq!(trtri(&dev, b'U', b'N', ni, raw(&mut a), ld as i32), Ok(()));
-                assert_eq!(crate::api::last_path(), "forward:devices");
-                // Within rounding, not bit for bit: the backend's ?POTRI and ?GETRI call ?TRTRI by
-                // its global symbol, which may be this process's own export, whose way (tiles or
-                // the backend) depends on what the learner saw earlier in the test run.
-                assert!(rel(&a, &want) <= tol::<T>(n), "a forwarded trtri is the backend's");
+                assert_eq!(crate::api::last_path(), "tiles");
+                assert!(rel(&a, &want) <= tol::<T>(n), "trtri on a device");
                 let f = factor(b'L', n, &hpd::<T>(n, ld, 9, pad), ld);
                 let (mut a, mut want) = (f.clone(), f.clone());
                 assert_eq!(forward::potri(b'L', ni, raw(&mut want), ld as i32), 0);
                 assert_eq!(potri(&dev, b'L', ni, raw(&mut a), ld as i32), Ok(()));
-                assert_eq!(crate::api::last_path(), "forward:devices");
-                assert!(rel(&a, &want) <= tol::<T>(n), "a forwarded potri is the backend's");
+                assert_eq!(crate::api::last_path(), "tiles");
+                assert!(rel(&a, &want) <= tol::<T>(n), "potri on a device");
                 let (f, mut ipiv, _) = tu::reference_getrf(n, n, &a0, ld);
                 let (mut a, mut w) = (f.clone(), vec![T::zero(); 64 * n]);
+                let (mut want, mut ww) = (f.clone(), vec![T::zero(); 64 * n]);
+                assert_eq!(
+                    forward::getri(ni, raw(&mut want), ld as i32, raw(&mut ipiv), raw(&mut ww), 64 * ni),
+                    0
+                );
                 assert_eq!(
                     getri(&dev, ni, raw(&mut a), ld as i32, raw(&mut ipiv), raw(&mut w), 64 * ni),
                     Ok(())
                 );
-                assert_eq!(crate::api::last_path(), "forward:devices");
+                assert_eq!(crate::api::last_path(), "tiles");
+                assert!(rel(&a, &want) <= tol::<T>(n), "getri on a device");
             }
         }
 

@@ -18,7 +18,6 @@ use crate::backend::BlasThreadsGuard;
 use crate::config::{Config, Pivoting};
 use crate::device::{self, DevStats, Plan, Work};
 use crate::error::Error;
-use crate::graph::op::OpElem;
 use crate::runtime::alloc::{Pattern, UpdatePolicy, UpdateShape};
 use crate::runtime::{placement, Seq};
 use crate::tile::Part;
@@ -139,32 +138,6 @@ pub(crate) fn forward_reason(cfg: &Config, routine: &'static str, size: usize) -
     }
 }
 
-/// Whether a call of `routine` in element type `T` forwards because the process has devices
-/// (`reason=devices`): only f64 ops run on devices so far ([`OpElem::ON_DEVICES`]), and what
-/// decides a call's way where devices are (the learner's device ways, the cost model, the hybrid
-/// partition of [`run_tiles_on_devices`]) is f64's, so such a call goes to the backend whole.
-/// Asked before learning, whose trials would only time that forwarding; never for f64, nor
-/// where [`forward_reason`] forwards before looking at sizes (nested calls, `HETLA_DISABLE`).
-pub(crate) fn forwards_for_devices<T: OpElem>(cfg: &Config, routine: &str) -> bool {
-    !(T::ON_DEVICES
-        || crate::runtime::in_task()
-        || called_back()
-        || cfg.is_disabled(routine)
-        || device::open(cfg).is_empty())
-}
-
-/// The path a test's host configuration takes for a call of type `T`: tiles, or the backend
-/// where the test run puts devices into every configuration (`HETLA_TEST_GPUS`: the
-/// unit-fakecuda runs) and `T` does not run on them.
-#[cfg(test)]
-pub(crate) fn host_path<T: OpElem>(cfg: &Config, routine: &str) -> &'static str {
-    if forwards_for_devices::<T>(cfg, routine) {
-        "forward:devices"
-    } else {
-        "tiles"
-    }
-}
-
 /// Whether a LAPACK call of `routine` on a problem of `size` is first to decide its class by
 /// the learner's trials on copies of its arrays ([`tune::trials`]): not where
 /// [`forward_reason`] forwards before learning (nested calls, `HETLA_DISABLE`, `HETLA_MIN_N`),
@@ -205,7 +178,7 @@ pub(crate) unsafe fn solve_whole(
         set_fields("solver=declined(no-device)".to_string());
         return None;
     };
-    let blk = device::HostBlock { ptr: a as *mut u8, m, n, ld, elem: 8 };
+    let blk = device::HostBlock { ptr: a as *mut u8, m, n, ld, elem: crate::tile::Kind::F64 };
     // SAFETY: the caller's guarantees, passed on. The factorization is the caller's numerical
     // work (`fenv::numeric`), wherever the device runs its host side.
     match crate::fenv::numeric(|| unsafe { dev.factor(f, &blk, aux) }) {
@@ -327,7 +300,7 @@ fn run_on_devices<R>(
             && host_only.is_none()
             && (cfg.device_force || device::worth_using(cfg, &devices, work))
         {
-            if cfg.lu == Pivoting::Calu && matches!(routine, "dgetrf" | "dgesv") {
+            if cfg.lu == Pivoting::Calu && matches!(routine.get(1..), Some("getrf" | "gesv")) {
                 // CALU's split (seed 004): uniform device-sized tiles, the host keeping d of
                 // them from the panel on (d/N = its share of the combined rate), the devices
                 // the rest; one updated column comes back each step.

@@ -11,7 +11,7 @@
 //! leaves there.
 
 use super::workspace::{self, query_with};
-use super::{flag, forward_reason, forwards_for_devices, learns, run_tiles_on_devices, tune, Path, Report};
+use super::{flag, forward_reason, learns, run_tiles_on_devices, tune, Path, Report};
 use crate::algo;
 use crate::backend::forward;
 use crate::backend::lapack::{self as bk, ch};
@@ -61,7 +61,7 @@ pub fn dorgqr(
 }
 
 /// SORGQR, DORGQR, CUNGQR, ZUNGQR: the m×n matrix Q with orthonormal columns from K reflectors;
-/// the types other than f64 forward where the process has devices.
+/// every type on tiles and the process's devices.
 #[allow(clippy::too_many_arguments)]
 pub fn orgqr<T: OpElem>(
     cfg: &Config,
@@ -76,8 +76,7 @@ pub fn orgqr<T: OpElem>(
 ) -> Result<(), Error> {
     let name = scalar::name::<T>("orgqr");
     let valid = workspace::dorgqr_valid(m, n, k, lda, lwork);
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if valid && n > 0 && !devices && learns(cfg, name, size_of(m, n, k)) {
+    if valid && n > 0 && learns(cfg, name, size_of(m, n, k)) {
         let mut ac = a.snapshot(span(m as usize, n as usize, lda as usize));
         let mut wc = work.snapshot(lwork as usize);
         tune::trials(cfg, name, size_of(m, n, k), &mut || {
@@ -88,7 +87,7 @@ pub fn orgqr<T: OpElem>(
     if !valid || n == 0 {
         return workspace::dorgqr(cfg, &rep, "untiled", m, n, k, a, lda, tau, work, lwork);
     }
-    if let Some(why) = forward_reason(cfg, name, size_of(m, n, k)).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, size_of(m, n, k)) {
         return workspace::dorgqr(cfg, &rep, why, m, n, k, a, lda, tau, work, lwork);
     }
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
@@ -154,8 +153,7 @@ pub fn ormqr<T: OpElem>(
     let left = flag(side, b'L');
     let nq = if left { m } else { n };
     let valid = workspace::dormqr_valid(T::ADJOINT, side, trans, m, n, k, lda, ldc, lwork);
-    let devices = forwards_for_devices::<T>(cfg, name);
-    if valid && m > 0 && n > 0 && k > 0 && !devices && learns(cfg, name, size_of(m, n, k)) {
+    if valid && m > 0 && n > 0 && k > 0 && learns(cfg, name, size_of(m, n, k)) {
         // A too: the reference writes ones on its diagonal while it works (and puts them back).
         let mut ac = a.snapshot(span(nq as usize, k as usize, lda as usize));
         let mut cc = c.snapshot(span(m as usize, n as usize, ldc as usize));
@@ -172,7 +170,7 @@ pub fn ormqr<T: OpElem>(
     if !valid || m == 0 || n == 0 || k == 0 {
         return fwd(&rep, "untiled");
     }
-    if let Some(why) = forward_reason(cfg, name, size_of(m, n, k)).or(devices.then_some("devices")) {
+    if let Some(why) = forward_reason(cfg, name, size_of(m, n, k)) {
         return fwd(&rep, why);
     }
     // WORK(1) as LAPACK's DORMQR leaves it: its optimal LWORK.
@@ -451,10 +449,7 @@ mod typed_tests {
             for _ in 0..2 {
                 let (mut a, mut t, mut w) = (a0.clone(), tau.clone(), vec![pad; n + 1]);
                 orgqr(&host(nb), mi, ni, ki, raw(&mut a), li, raw(&mut t), raw(&mut w), ni).unwrap();
-                assert_eq!(
-                    crate::api::last_path(),
-                    crate::api::host_path::<T>(&host(nb), scalar::name::<T>("orgqr"))
-                );
+                assert_eq!(crate::api::last_path(), "tiles");
                 assert_eq!(w[0], qw[0], "{what}: orgqr's WORK(1)");
                 assert!(
                     w[1..].iter().all(|&x| x == pad) && t == tau,
@@ -520,10 +515,7 @@ mod typed_tests {
                             nw as i32,
                         );
                         assert_eq!(r, Ok(()), "{what}");
-                        assert_eq!(
-                            crate::api::last_path(),
-                            crate::api::host_path::<T>(&host(nb), scalar::name::<T>("ormqr"))
-                        );
+                        assert_eq!(crate::api::last_path(), "tiles");
                         assert!(a == ra && t == rt, "{what}: ormqr wrote A or tau");
                         assert_eq!(w[0], fw[0], "{what}: ormqr's WORK(1)");
                         assert!(w[1..].iter().all(|&x| x == pad), "{what}: WORK past WORK(1) written");

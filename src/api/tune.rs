@@ -378,9 +378,18 @@ fn class_of(size: usize) -> i32 {
 /// The class key of a LAPACK routine: CALU's LU is another algorithm than partial pivoting, and
 /// learns its break-even apart.
 fn key(cfg: &Config, routine: &'static str) -> &'static str {
-    match (cfg.lu, routine) {
-        (crate::config::Pivoting::Calu, "dgetrf") => "dgetrf-calu",
-        (crate::config::Pivoting::Calu, "dgesv") => "dgesv-calu",
+    if cfg.lu != crate::config::Pivoting::Calu {
+        return routine;
+    }
+    match routine {
+        "sgetrf" => "sgetrf-calu",
+        "dgetrf" => "dgetrf-calu",
+        "cgetrf" => "cgetrf-calu",
+        "zgetrf" => "zgetrf-calu",
+        "sgesv" => "sgesv-calu",
+        "dgesv" => "dgesv-calu",
+        "cgesv" => "cgesv-calu",
+        "zgesv" => "zgesv-calu",
         _ => routine,
     }
 }

@@ -37,6 +37,8 @@
 //! C call sites passed there; LASWP, one `cublasDswap` per interchanged row on the H100, was its
 //! slowest op there (hence the batched form, correct on the H200).
 
+mod typed;
+
 use super::lower::{self, Call, Lowered, Mat, Shape, Src};
 use super::{
     declined, intern, unpack_triangle, with_solver_buffers, DevBuf, DevTile, Device, DeviceOp, Factor,
@@ -45,12 +47,15 @@ use super::{
 use crate::config::{Config, GpuSelect};
 use crate::error::Error;
 use crate::kernels::{Diag, Side, Trans, Uplo};
+use crate::scalar::{c32, c64};
+use crate::tile::Kind;
 use cudarc::cublas::sys as cb;
 use cudarc::cusolver::sys as cs;
 use cudarc::driver::sys as cu;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock};
+use typed::CuElem;
 
 /// Bytes of one pinned staging slot (a 1024×1024 f64 tile).
 const SLOT_BYTES: usize = 8 << 20;
@@ -82,14 +87,14 @@ pub struct Copy2D {
 }
 
 impl Copy2D {
-    /// Packed `m`×`n` f64 tile into rows `r0..` of a block with leading dimension `ld`
-    /// (gathering a stack); the offset of the destination is `r0·8` bytes.
-    pub fn tile_into_block(m: usize, n: usize, ld: usize) -> Copy2D {
-        Copy2D { width: m * 8, height: n, src_pitch: (m * 8).max(1), dst_pitch: ld * 8 }
+    /// Packed `m`×`n` tile of `sz`-byte elements into rows `r0..` of a block with leading
+    /// dimension `ld` (gathering a stack); the offset of the destination is `r0·sz` bytes.
+    pub fn tile_into_block(m: usize, n: usize, ld: usize, sz: usize) -> Copy2D {
+        Copy2D { width: m * sz, height: n, src_pitch: (m * sz).max(1), dst_pitch: ld * sz }
     }
     /// The reverse of [`Copy2D::tile_into_block`].
-    pub fn block_into_tile(m: usize, n: usize, ld: usize) -> Copy2D {
-        Copy2D { width: m * 8, height: n, src_pitch: ld * 8, dst_pitch: (m * 8).max(1) }
+    pub fn block_into_tile(m: usize, n: usize, ld: usize, sz: usize) -> Copy2D {
+        Copy2D { width: m * sz, height: n, src_pitch: ld * sz, dst_pitch: (m * sz).max(1) }
     }
     /// Whether the copy moves nothing (CUDA rejects zero-width 2-D copies on some drivers).
     pub fn is_empty(&self) -> bool {
@@ -104,13 +109,25 @@ pub fn chunks(bytes: usize) -> impl Iterator<Item = (usize, usize)> {
 }
 
 /// The 8-byte words of a [`Call::Permute`]'s pointer scratch at device address `ptrs`
-/// ([`lower::permute_ptrs`]): 1.0, then the addresses of that 1.0 (one per row), of the source
+/// ([`lower::permute_ptrs`]): 1 (two words), then the addresses of that 1 (one per row), of the source
 /// rows of the block at `a`, of the rows of `tmp` in order, and of the destination rows (row `r`
 /// of a column-major block starts at its element `r`, whatever the leading dimension).
-pub fn permute_words(ptrs: u64, a: u64, tmp: u64, moves: &[(usize, usize)]) -> Vec<u64> {
-    let row = |base: u64, r: usize| base + (8 * r) as u64;
+///
+/// The elements are `sz` bytes, complex or not: the constant is 1 of that type (its real part's
+/// bits in the first word, zeros after).
+pub fn permute_words(
+    ptrs: u64,
+    a: u64,
+    tmp: u64,
+    moves: &[(usize, usize)],
+    sz: usize,
+    complex: bool,
+) -> Vec<u64> {
+    let row = |base: u64, r: usize| base + (sz * r) as u64;
     let mut w = Vec::with_capacity(lower::permute_ptrs(moves.len()));
-    w.push(1.0f64.to_bits());
+    let part = if complex { sz / 2 } else { sz };
+    w.push(if part == 4 { u64::from(1.0f32.to_bits()) } else { 1.0f64.to_bits() });
+    w.push(0);
     w.extend(moves.iter().map(|_| ptrs));
     w.extend(moves.iter().map(|&(_, src)| row(a, src)));
     w.extend((0..moves.len()).map(|t| row(tmp, t)));
@@ -119,12 +136,12 @@ pub fn permute_words(ptrs: u64, a: u64, tmp: u64, moves: &[(usize, usize)]) -> V
 }
 
 /// Copies bytes `off..off + out.len()` of the packed layout of host tile `b` (columns of
-/// `b.m·b.elem` bytes, one after the other) into `out`.
+/// `b.m·b.elem.bytes()` bytes, one after the other) into `out`.
 ///
 /// # Safety
 /// `b.ptr` must be readable for the tile's shape (`n` columns `ld·elem` bytes apart).
 pub unsafe fn pack(b: &HostBlock, off: usize, out: &mut [u8]) {
-    let col = b.m * b.elem;
+    let col = b.m * b.elem.bytes();
     let mut p = off;
     while p < off + out.len() {
         let (j, i) = (p / col, p % col);
@@ -132,7 +149,7 @@ pub unsafe fn pack(b: &HostBlock, off: usize, out: &mut [u8]) {
         // SAFETY: column j < n, bytes i..i + take of it (the caller's guarantee); `out` has room.
         unsafe {
             std::ptr::copy_nonoverlapping(
-                b.ptr.add(j * b.ld * b.elem + i),
+                b.ptr.add(j * b.ld * b.elem.bytes() + i),
                 out.as_mut_ptr().add(p - off),
                 take,
             )
@@ -146,25 +163,23 @@ pub unsafe fn pack(b: &HostBlock, off: usize, out: &mut [u8]) {
 /// # Safety
 /// `b.ptr` must be writable for the tile's shape.
 pub unsafe fn unpack(data: &[u8], b: &HostBlock, off: usize) {
-    let col = b.m * b.elem;
+    let col = b.m * b.elem.bytes();
     let mut p = off;
     while p < off + data.len() {
         let (j, i) = (p / col, p % col);
         let take = (col - i).min(off + data.len() - p);
         // SAFETY: as in `pack`.
         unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr().add(p - off), b.ptr.add(j * b.ld * b.elem + i), take)
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr().add(p - off),
+                b.ptr.add(j * b.ld * b.elem.bytes() + i),
+                take,
+            )
         };
         p += take;
     }
 }
 
-fn op_t(t: Trans) -> cb::cublasOperation_t {
-    match t {
-        Trans::No => cb::cublasOperation_t::CUBLAS_OP_N,
-        Trans::Yes => cb::cublasOperation_t::CUBLAS_OP_T,
-    }
-}
 fn fill(u: Uplo) -> cb::cublasFillMode_t {
     match u {
         Uplo::Lower => cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER,
@@ -1022,7 +1037,7 @@ impl Cuda {
         }
         // The pivots or tau first: a failure there leaves A as it was (they are outputs only).
         if f.aux_elem() > 0 {
-            let x = HostBlock { ptr: aux, m: k, n: 1, ld: k, elem: f.aux_elem() };
+            let x = HostBlock { ptr: aux, m: k, n: 1, ld: k, elem: f.aux_kind() };
             // SAFETY: the caller guarantees `aux` writable for k elements.
             if unsafe { self.copy_out(x_dev, &x) }.is_err() {
                 return Solve::Declined("device-failed");
@@ -1107,21 +1122,76 @@ impl Cuda {
         ck(unsafe { cu::cuMemcpy2DAsync_v2(&d, stream) }, "cuMemcpy2DAsync_v2")
     }
 
-    /// Runs the lowered calls on the compute stream; returns POTRF's INFO (0 otherwise).
-    fn run(&self, lane: &mut Lane, low: &Lowered, args: &[DevTile]) -> Result<i32, Error> {
+    /// [`Device::execute`] of an op on tiles of `T`: LASWP's pivots read back, the op lowered
+    /// and run.
+    fn execute_as<T: CuElem>(&self, lane: &mut Lane, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {
+        let pivots = match *op {
+            DeviceOp::Laswp { ipiv, ipiv_base, count, .. } => {
+                let p = args[ipiv.first];
+                assert!(
+                    ipiv.count == 1 && p.elem == T::KIND && p.m >= count,
+                    "LASWP pivots: column 0 of one tile of the matrix's type"
+                );
+                let sz = std::mem::size_of::<T>();
+                let mut v = vec![T::zero(); count];
+                // Through the pinned out slot (an async copy into pageable memory would be
+                // synchronous), in slot-sized pieces; the compute stream (which waited for the
+                // copies in) is drained before each piece is read.
+                for (off, len) in chunks(count * sz) {
+                    // SAFETY: the pivot tile holds at least `count` elements of T; the slot holds
+                    // SLOT_BYTES ≥ `len` and is only used under the lane's lock; any bytes are a
+                    // valid T (plain floats).
+                    unsafe {
+                        ck(
+                            cu::cuMemcpyDtoHAsync_v2(
+                                lane.stage_out as *mut _,
+                                p.buf.addr + off as u64,
+                                len,
+                                lane.comp,
+                            ),
+                            "cuMemcpyDtoHAsync_v2",
+                        )?;
+                        ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
+                        std::ptr::copy_nonoverlapping(
+                            lane.stage_out,
+                            (v.as_mut_ptr() as *mut u8).add(off),
+                            len,
+                        );
+                    }
+                }
+                // The pivot buffers hold LAPACK integers as `Scalar::from_index` stores them.
+                v.iter().map(|&x| x.index() - ipiv_base).collect()
+            }
+            _ => Vec::new(),
+        };
+        let shapes: Vec<Shape> = args.iter().map(|t| Shape { m: t.m, n: t.n }).collect();
+        let low = lower::lower(op, &shapes, &pivots, std::mem::size_of::<T>());
+        self.run::<T>(lane, &low, args)
+    }
+
+    /// Runs the lowered calls on the compute stream, on elements of `T`; returns POTRF's INFO
+    /// (0 otherwise).
+    fn run<T: CuElem>(&self, lane: &mut Lane, low: &Lowered, args: &[DevTile]) -> Result<i32, Error> {
         const DEV: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+        let sz = std::mem::size_of::<T>();
         let (total, offs) = low.layout();
         // All device memory the calls need is found before the first is issued: running out
         // then leaves every operand as it was, and the runtime can evict and retry or run the
         // task on the host (`super::is_out_of_memory`).
-        Lane::grow(lane.comp, &mut lane.scratch, total * 8, || self.reclaim())?;
+        Lane::grow(lane.comp, &mut lane.scratch, total * sz, || self.reclaim())?;
         let base = lane.scratch.0;
         let addr = |m: Mat| -> u64 {
             let b = match m.src {
                 Src::Arg(p) => args[p].buf.addr,
-                Src::Slot(s) => base + (offs[s] * 8) as u64,
+                Src::Slot(s) => base + (offs[s] * sz) as u64,
             };
-            b + (m.off * 8) as u64
+            b + (m.off * sz) as u64
+        };
+        // A block as cuBLAS takes it: its address and leading dimension.
+        let blk = |m: Mat| (addr(m), ci(m.ld));
+        let op = |t: Trans| match t {
+            Trans::No => cb::cublasOperation_t::CUBLAS_OP_N,
+            Trans::Yes => typed::adjoint::<T>(),
         };
         let h = lane.blas;
         let mut info = 0;
@@ -1131,43 +1201,35 @@ impl Cuda {
                 let mut lwork = 0;
                 // SAFETY: the query only reads its arguments (`a` lies in the sized scratch or
                 // an operand).
-                cks(
-                    unsafe {
-                        cs::cusolverDnDpotrf_bufferSize(
-                            lane.solver,
-                            fill_solver(uplo),
-                            ci(n),
-                            addr(a) as *mut f64,
-                            ci(a.ld),
-                            &mut lwork,
-                        )
-                    },
-                    "cusolverDnDpotrf_bufferSize",
-                )?;
+                let (r, what) = unsafe {
+                    T::potrf_buffer_size(lane.solver, fill_solver(uplo), ci(n), blk(a), &mut lwork)
+                };
+                cks(r, what)?;
                 work_elems = work_elems.max(solver_work_elems(lwork));
             }
         }
-        Lane::grow(lane.comp, &mut lane.work, work_elems * 8, || self.reclaim())?;
+        Lane::grow(lane.comp, &mut lane.work, work_elems * sz, || self.reclaim())?;
         for c in &low.calls {
             // SAFETY: every address is inside a resident operand or the scratch just sized by
-            // the lowering's layout; sizes and leading dimensions come from the lowering, whose
-            // tests check them against the host kernels.
+            // the lowering's layout, in elements of `T` (the type of the op's tiles); sizes and
+            // leading dimensions come from the lowering, whose tests check them against the host
+            // kernels.
             unsafe {
                 match *c {
                     Call::Gather { slot, tiles, ld } | Call::Scatter { slot, tiles, ld } => {
                         let mut r0 = 0;
                         for t in &args[tiles.first..tiles.first + tiles.count] {
-                            let blk = base + ((offs[slot] + r0) * 8) as u64;
+                            let blk = base + ((offs[slot] + r0) * sz) as u64;
                             if matches!(c, Call::Gather { .. }) {
                                 Self::copy2d(
-                                    Copy2D::tile_into_block(t.m, t.n, ld),
+                                    Copy2D::tile_into_block(t.m, t.n, ld, sz),
                                     (DEV, t.buf.addr),
                                     (DEV, blk),
                                     lane.comp,
                                 )?;
                             } else {
                                 Self::copy2d(
-                                    Copy2D::block_into_tile(t.m, t.n, ld),
+                                    Copy2D::block_into_tile(t.m, t.n, ld, sz),
                                     (DEV, blk),
                                     (DEV, t.buf.addr),
                                     lane.comp,
@@ -1176,144 +1238,66 @@ impl Cuda {
                             r0 += t.m;
                         }
                     }
-                    Call::Gemm { ta, tb, m, n, k, alpha, a, b, beta, c } => ckb(
-                        cb::cublasDgemm_v2(
+                    Call::Gemm { ta, tb, m, n, k, alpha, a, b, beta, c } => {
+                        let (r, what) = T::gemm(
                             h,
-                            op_t(ta),
-                            op_t(tb),
-                            ci(m),
-                            ci(n),
-                            ci(k),
-                            &alpha,
-                            addr(a) as *const f64,
-                            ci(a.ld),
-                            addr(b) as *const f64,
-                            ci(b.ld),
-                            &beta,
-                            addr(c) as *mut f64,
-                            ci(c.ld),
-                        ),
-                        "cublasDgemm_v2",
-                    )?,
-                    Call::Syrk { uplo, trans, n, k, alpha, a, beta, c } => ckb(
-                        cb::cublasDsyrk_v2(
-                            h,
-                            fill(uplo),
-                            op_t(trans),
-                            ci(n),
-                            ci(k),
-                            &alpha,
-                            addr(a) as *const f64,
-                            ci(a.ld),
-                            &beta,
-                            addr(c) as *mut f64,
-                            ci(c.ld),
-                        ),
-                        "cublasDsyrk_v2",
-                    )?,
-                    Call::Trsm { side: s, uplo, trans, diag: d, m, n, alpha, a, b } => ckb(
-                        cb::cublasDtrsm_v2(
-                            h,
-                            side(s),
-                            fill(uplo),
-                            op_t(trans),
-                            diag(d),
-                            ci(m),
-                            ci(n),
-                            &alpha,
-                            addr(a) as *const f64,
-                            ci(a.ld),
-                            addr(b) as *mut f64,
-                            ci(b.ld),
-                        ),
-                        "cublasDtrsm_v2",
-                    )?,
-                    Call::Trmm { side: s, uplo, trans, diag: d, m, n, alpha, a, b, c } => ckb(
-                        cb::cublasDtrmm_v2(
-                            h,
-                            side(s),
-                            fill(uplo),
-                            op_t(trans),
-                            diag(d),
-                            ci(m),
-                            ci(n),
-                            &alpha,
-                            addr(a) as *const f64,
-                            ci(a.ld),
-                            addr(b) as *const f64,
-                            ci(b.ld),
-                            addr(c) as *mut f64,
-                            ci(c.ld),
-                        ),
-                        "cublasDtrmm_v2",
-                    )?,
-                    Call::Geam { m, n, alpha, a, beta, b, c } => ckb(
-                        cb::cublasDgeam(
-                            h,
-                            cb::cublasOperation_t::CUBLAS_OP_N,
-                            cb::cublasOperation_t::CUBLAS_OP_N,
-                            ci(m),
-                            ci(n),
-                            &alpha,
-                            addr(a) as *const f64,
-                            ci(a.ld),
-                            &beta,
-                            addr(b) as *const f64,
-                            ci(b.ld),
-                            addr(c) as *mut f64,
-                            ci(c.ld),
-                        ),
-                        "cublasDgeam",
-                    )?,
+                            op(ta),
+                            op(tb),
+                            [ci(m), ci(n), ci(k)],
+                            alpha,
+                            blk(a),
+                            blk(b),
+                            beta,
+                            blk(c),
+                        );
+                        ckb(r, what)?
+                    }
+                    Call::Syrk { uplo, trans, n, k, alpha, a, beta, c } => {
+                        let (r, what) =
+                            T::rank_k(h, fill(uplo), op(trans), [ci(n), ci(k)], alpha, blk(a), beta, blk(c));
+                        ckb(r, what)?
+                    }
+                    Call::Trsm { side: s, uplo, trans, diag: d, m, n, alpha, a, b } => {
+                        let sdtd = (side(s), fill(uplo), op(trans), diag(d));
+                        let (r, what) = T::trsm(h, sdtd, [ci(m), ci(n)], alpha, blk(a), blk(b));
+                        ckb(r, what)?
+                    }
+                    Call::Trmm { side: s, uplo, trans, diag: d, m, n, alpha, a, b, c } => {
+                        let sdtd = (side(s), fill(uplo), op(trans), diag(d));
+                        let (r, what) = T::trmm(h, sdtd, [ci(m), ci(n)], alpha, blk(a), blk(b), blk(c));
+                        ckb(r, what)?
+                    }
+                    Call::Geam { m, n, alpha, a, beta, b, c } => {
+                        let (r, what) = T::geam(h, [ci(m), ci(n)], alpha, blk(a), beta, blk(b), blk(c));
+                        ckb(r, what)?
+                    }
                     Call::Permute { n, a, tmp, ref moves, ptrs } => {
                         let p0 = addr(ptrs);
                         // `ptrs` is the op's own scratch, sized by the lowering.
-                        lane.upload(p0, &permute_words(p0, addr(a), addr(tmp), moves))?;
+                        lane.upload(p0, &permute_words(p0, addr(a), addr(tmp), moves, sz, T::COMPLEX))?;
                         // Rows are 1×n matrices (leading dimension: their block's); each product
-                        // is 1.0·row, into the scratch rows, then back to the destinations.
+                        // is 1·row, into the scratch rows, then back to the destinations.
                         let rows = moves.len();
-                        let arr = |k: usize| p0 + (8 * (1 + k * rows)) as u64;
+                        let arr = |k: usize| p0 + (8 * (2 + k * rows)) as u64;
                         for (b, ldb, c, ldc) in
                             [(arr(1), a.ld, arr(2), tmp.ld), (arr(2), tmp.ld, arr(3), a.ld)]
                         {
-                            ckb(
-                                cb::cublasDgemmBatched(
-                                    h,
-                                    cb::cublasOperation_t::CUBLAS_OP_N,
-                                    cb::cublasOperation_t::CUBLAS_OP_N,
-                                    1,
-                                    ci(n),
-                                    1,
-                                    &1.0,
-                                    arr(0) as *const *const f64,
-                                    1,
-                                    b as *const *const f64,
-                                    ci(ldb),
-                                    &0.0,
-                                    c as *const *mut f64,
-                                    ci(ldc),
-                                    ci(rows),
-                                ),
-                                "cublasDgemmBatched",
-                            )?;
+                            let (r, what) =
+                                T::gemm_rows(h, ci(n), arr(0), (b, ci(ldb)), (c, ci(ldc)), ci(rows));
+                            ckb(r, what)?;
                         }
                     }
                     Call::Potrf { uplo, n, a } => {
-                        let pa = addr(a) as *mut f64;
-                        let elems = lane.work.1 / 8;
-                        cks(
-                            cs::cusolverDnDpotrf(
-                                lane.solver,
-                                fill_solver(uplo),
-                                ci(n),
-                                pa,
-                                ci(a.ld),
-                                lane.work.0 as *mut f64,
-                                ci(elems),
-                                lane.info as *mut i32,
-                            ),
-                            "cusolverDnDpotrf",
-                        )?;
+                        let elems = lane.work.1 / sz;
+                        let (r, what) = T::potrf(
+                            lane.solver,
+                            fill_solver(uplo),
+                            ci(n),
+                            blk(a),
+                            (lane.work.0, ci(elems)),
+                            lane.info,
+                        );
+                        cks(r, what)?;
                         // devInfo lives on the device: read it back after the kernel, through
                         // the pinned out slot (free: the lane's lock is held).
                         ck(
@@ -1323,10 +1307,7 @@ impl Cuda {
                         ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
                         info = (lane.stage_out as *const i32).read_unaligned();
                         if info < 0 {
-                            return Err(Error::Runtime(format!(
-                                "cusolverDnDpotrf: argument {} invalid",
-                                -info
-                            )));
+                            return Err(Error::Runtime(format!("{what}: argument {} invalid", -info)));
                         }
                     }
                 }
@@ -1452,45 +1433,14 @@ impl Device for Cuda {
             // Kernels start after every copy in issued so far.
             // SAFETY: both handles belong to this lane.
             ck(unsafe { cu::cuStreamWaitEvent(lane.comp, lane.copied, 0) }, "cuStreamWaitEvent")?;
-            let pivots = match *op {
-                DeviceOp::Laswp { ipiv, ipiv_base, count, .. } => {
-                    let p = args[ipiv.first];
-                    assert!(
-                        ipiv.count == 1 && p.elem == 8 && p.m >= count,
-                        "LASWP pivots: column 0 of one f64 tile"
-                    );
-                    let mut v = vec![0f64; count];
-                    // Through the pinned out slot (an async copy into pageable memory would be
-                    // synchronous), in slot-sized pieces; the compute stream (which waited for the
-                    // copies in) is drained before each piece is read.
-                    for (off, len) in chunks(count * 8) {
-                        // SAFETY: the pivot tile holds at least `count` f64; the slot holds
-                        // SLOT_BYTES ≥ `len` and is only used under the lane's lock.
-                        unsafe {
-                            ck(
-                                cu::cuMemcpyDtoHAsync_v2(
-                                    lane.stage_out as *mut _,
-                                    p.buf.addr + off as u64,
-                                    len,
-                                    lane.comp,
-                                ),
-                                "cuMemcpyDtoHAsync_v2",
-                            )?;
-                            ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
-                            std::ptr::copy_nonoverlapping(
-                                lane.stage_out,
-                                (v.as_mut_ptr() as *mut u8).add(off),
-                                len,
-                            );
-                        }
-                    }
-                    v.iter().map(|&x| x as i32 - ipiv_base).collect()
-                }
-                _ => Vec::new(),
+            // The op runs in the type of the tiles it writes.
+            let info = match args[op.output().first].elem {
+                Kind::F64 => self.execute_as::<f64>(lane, op, args)?,
+                Kind::F32 => self.execute_as::<f32>(lane, op, args)?,
+                Kind::C64 => self.execute_as::<c64>(lane, op, args)?,
+                Kind::C32 => self.execute_as::<c32>(lane, op, args)?,
+                Kind::I32 => unreachable!("no op writes integer tiles"),
             };
-            let shapes: Vec<Shape> = args.iter().map(|t| Shape { m: t.m, n: t.n }).collect();
-            let low = lower::lower(op, &shapes, &pivots);
-            let info = self.run(lane, &low, args)?;
             // SAFETY: plain event record on our stream.
             ck(unsafe { cu::cuEventRecord(lane.computed, lane.comp) }, "cuEventRecord")?;
             Ok(info)
@@ -1538,26 +1488,41 @@ mod tests {
     #[test]
     fn permute_pointer_words() {
         // Rows 0 and 5 of a block at 0x1000 trade places through a scratch block at 0x9000.
-        let w = permute_words(0x100, 0x1000, 0x9000, &[(0, 5), (5, 0)]);
+        let w = permute_words(0x100, 0x1000, 0x9000, &[(0, 5), (5, 0)], 8, false);
         assert_eq!(w.len(), lower::permute_ptrs(2));
-        assert_eq!(f64::from_bits(w[0]), 1.0);
-        assert_eq!(w[1..], [0x100, 0x100, 0x1028, 0x1000, 0x9000, 0x9008, 0x1000, 0x1028]);
+        assert_eq!((f64::from_bits(w[0]), w[1]), (1.0, 0));
+        assert_eq!(w[2..], [0x100, 0x100, 0x1028, 0x1000, 0x9000, 0x9008, 0x1000, 0x1028]);
+        // Single complex elements (8 bytes): the constant is (1.0f32, 0.0f32), rows 8 bytes apart.
+        let w = permute_words(0x100, 0x1000, 0x9000, &[(0, 5), (5, 0)], 8, true);
+        assert_eq!((w[0], w[1]), (u64::from(1.0f32.to_bits()), 0));
+        assert_eq!(w[4..6], [0x1028, 0x1000]);
+        // Single real (4 bytes) and double complex (16 bytes).
+        let w = permute_words(0x100, 0x1000, 0x9000, &[(0, 5), (5, 0)], 4, false);
+        assert_eq!((w[0], w[4], w[6]), (u64::from(1.0f32.to_bits()), 0x1014, 0x9000));
+        assert_eq!(w[7], 0x9004);
+        let w = permute_words(0x100, 0x1000, 0x9000, &[(0, 5), (5, 0)], 16, true);
+        assert_eq!((f64::from_bits(w[0]), w[1], w[4], w[7]), (1.0, 0, 0x1050, 0x9010));
     }
 
     #[test]
     fn pitches_of_strided_copies() {
         // A tile of 4 rows into rows r0.. of a gathered block of 10 rows.
         assert_eq!(
-            Copy2D::tile_into_block(4, 6, 10),
+            Copy2D::tile_into_block(4, 6, 10, 8),
             Copy2D { width: 32, height: 6, src_pitch: 32, dst_pitch: 80 }
         );
         assert_eq!(
-            Copy2D::block_into_tile(4, 6, 10),
+            Copy2D::block_into_tile(4, 6, 10, 8),
             Copy2D { width: 32, height: 6, src_pitch: 80, dst_pitch: 32 }
         );
-        assert!(Copy2D::tile_into_block(0, 6, 10).is_empty());
-        assert!(Copy2D::tile_into_block(4, 0, 10).is_empty());
-        assert!(!Copy2D::tile_into_block(4, 6, 10).is_empty());
+        assert!(Copy2D::tile_into_block(0, 6, 10, 8).is_empty());
+        assert!(Copy2D::tile_into_block(4, 0, 10, 8).is_empty());
+        assert!(!Copy2D::tile_into_block(4, 6, 10, 8).is_empty());
+        // Double complex: 16 bytes an element.
+        assert_eq!(
+            Copy2D::tile_into_block(4, 6, 10, 16),
+            Copy2D { width: 64, height: 6, src_pitch: 64, dst_pitch: 160 }
+        );
     }
 
     /// Packing a strided host tile in pieces (as staging does, with any piece size) and
@@ -1566,7 +1531,7 @@ mod tests {
     fn staging_pieces_move_exactly_the_tile() {
         let (m, n, ld) = (5usize, 4usize, 9usize);
         let host: Vec<f64> = (0..ld * n).map(|x| x as f64).collect();
-        let b = HostBlock { ptr: host.as_ptr() as *mut u8, m, n, ld, elem: 8 };
+        let b = HostBlock { ptr: host.as_ptr() as *mut u8, m, n, ld, elem: crate::tile::Kind::F64 };
         for piece in [1usize, 3, 8, 13, 40, 160, 1000] {
             let mut packed = vec![0u8; b.bytes()];
             let mut off = 0;
@@ -1606,8 +1571,10 @@ mod tests {
 
     #[test]
     fn cublas_parameter_mapping() {
-        assert_eq!(op_t(Trans::No), cb::cublasOperation_t::CUBLAS_OP_N);
-        assert_eq!(op_t(Trans::Yes), cb::cublasOperation_t::CUBLAS_OP_T);
+        assert_eq!(typed::adjoint::<f64>(), cb::cublasOperation_t::CUBLAS_OP_T);
+        assert_eq!(typed::adjoint::<f32>(), cb::cublasOperation_t::CUBLAS_OP_T);
+        assert_eq!(typed::adjoint::<c32>(), cb::cublasOperation_t::CUBLAS_OP_C);
+        assert_eq!(typed::adjoint::<c64>(), cb::cublasOperation_t::CUBLAS_OP_C);
         assert_eq!(fill(Uplo::Lower), cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER);
         assert_eq!(fill(Uplo::Upper), cb::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER);
         assert_eq!(fill_solver(Uplo::Lower) as u32, cb::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER as u32);
@@ -1642,7 +1609,7 @@ mod tests {
         // 1100 x 1000 doubles with ld 1103: 8.8 MB, more than one slot.
         let (m, n, ld) = (1100usize, 1000usize, 1103usize);
         let host: Vec<f64> = (0..ld * n).map(|x| x as f64 * 0.5).collect();
-        let src = HostBlock { ptr: host.as_ptr() as *mut u8, m, n, ld, elem: 8 };
+        let src = HostBlock { ptr: host.as_ptr() as *mut u8, m, n, ld, elem: crate::tile::Kind::F64 };
         assert!(src.bytes() > SLOT_BYTES);
         let buf = d.alloc(src.bytes()).expect("device memory for the test tile");
         let mut back = vec![-1.0f64; ld * n];

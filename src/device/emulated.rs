@@ -20,10 +20,11 @@ use super::{
 };
 use crate::backend::forward;
 use crate::error::Error;
-use crate::graph::op::Operands;
+use crate::graph::op::{OpElem, Operands};
 use crate::kernels::Uplo;
+use crate::scalar::{c32, c64, Scalar};
 use crate::tile::Raw;
-use crate::tile::{RawBlock, View, ViewMut};
+use crate::tile::{Elem, Kind, RawBlock, View, ViewMut};
 use std::alloc::Layout;
 use std::sync::Mutex;
 
@@ -87,24 +88,28 @@ impl Emulated {
 
     /// A read-only block over operand `t` of `args`: the tile itself when it is one tile, else a
     /// gathered copy of the stack (kept in `scratch`).
-    fn block(&self, args: &[DevTile], t: Tiles, scratch: &mut Vec<f64>) -> RawBlock<f64> {
+    fn block<T: Elem>(&self, args: &[DevTile], t: Tiles, scratch: &mut Vec<T>) -> RawBlock<T> {
         let tiles = &args[t.positions()];
         if tiles.len() == 1 {
             let d = tiles[0];
-            assert_eq!(d.elem, 8, "f64 operand expected");
-            return RawBlock { ptr: self.at(&d.buf) as *mut f64, m: d.m, n: d.n, ld: d.m.max(1) };
+            assert_eq!(d.elem, T::KIND, "operand of another type than the op's");
+            return RawBlock { ptr: self.at(&d.buf) as *mut T, m: d.m, n: d.n, ld: d.m.max(1) };
         }
         let n = tiles[0].n;
         let m: usize = tiles.iter().map(|d| d.m).sum();
-        assert!(tiles.iter().all(|d| d.n == n && d.elem == 8), "a stack must be one f64 tile column");
+        assert!(
+            tiles.iter().all(|d| d.n == n && d.elem == T::KIND),
+            "a stack must be one tile column of one type"
+        );
         scratch.clear();
-        scratch.resize(m * n, 0.0);
+        scratch.extend(T::zeroed(m * n));
         let mut r0 = 0;
         for d in tiles {
-            let src = self.at(&d.buf) as *const f64;
+            let src = self.at(&d.buf) as *const T;
             for j in 0..n {
-                // SAFETY: the tile buffer holds d.m×n packed f64 (checked by the memory manager
-                // when it was allocated), and the scratch holds m×n with rows r0..r0+d.m free.
+                // SAFETY: the tile buffer holds d.m×n packed elements of T (checked by the memory
+                // manager when it was allocated, its type asserted above), and the scratch holds
+                // m×n with rows r0..r0+d.m free.
                 unsafe {
                     std::ptr::copy_nonoverlapping(src.add(j * d.m), scratch.as_mut_ptr().add(r0 + j * m), d.m)
                 };
@@ -116,7 +121,7 @@ impl Emulated {
 
     /// Writable view of operand `t` (in place, or gathered into `scratch`; then [`Self::scatter`]
     /// writes it back after the kernel).
-    fn output<'s>(&'s self, args: &[DevTile], t: Tiles, scratch: &'s mut Vec<f64>) -> ViewMut<'s, f64> {
+    fn output<'s, T: Elem>(&'s self, args: &[DevTile], t: Tiles, scratch: &'s mut Vec<T>) -> ViewMut<'s, T> {
         let b = self.block(args, t, scratch);
         // SAFETY: the operand's buffers are locked for the running task, which the dependency
         // lists give exclusive access to its outputs; a kernel's operands are distinct tiles, so
@@ -125,7 +130,7 @@ impl Emulated {
     }
 
     /// Writes a gathered stack back into its tiles (no-op for a single tile, used in place).
-    fn scatter(&self, args: &[DevTile], t: Tiles, scratch: &[f64]) {
+    fn scatter<T: Elem>(&self, args: &[DevTile], t: Tiles, scratch: &[T]) {
         let tiles = &args[t.positions()];
         if tiles.len() == 1 {
             return;
@@ -133,7 +138,7 @@ impl Emulated {
         let m: usize = tiles.iter().map(|d| d.m).sum();
         let mut r0 = 0;
         for d in tiles {
-            let dst = self.at(&d.buf) as *mut f64;
+            let dst = self.at(&d.buf) as *mut T;
             for j in 0..d.n {
                 // SAFETY: the reverse of the gather in `block`, same bounds.
                 unsafe {
@@ -143,30 +148,41 @@ impl Emulated {
             r0 += d.m;
         }
     }
+
+    /// [`Device::execute`] for ops on elements of `T`: the host's math on this device's copies.
+    fn run<T: OpElem>(&self, op: &DeviceOp, args: &[DevTile]) -> i32 {
+        let mut scratch = Vec::new();
+        let out = self.output::<T>(args, op.output(), &mut scratch);
+        let info = op.compute(&mut EmuOperands { dev: self, args, ty: std::marker::PhantomData }, out);
+        self.scatter(args, op.output(), &scratch);
+        info
+    }
 }
 
 /// The operands of a running kernel: each of its tiles, in place in the arena, one piece each.
-struct EmuOperands<'e> {
+struct EmuOperands<'e, T> {
     dev: &'e Emulated,
     args: &'e [DevTile],
+    ty: std::marker::PhantomData<T>,
 }
 
-impl<'e> Operands<'e> for EmuOperands<'e> {
-    fn input(&mut self, t: Tiles) -> Vec<View<'e, f64>> {
+impl<'e, T: Scalar> Operands<'e, T> for EmuOperands<'e, T> {
+    fn input(&mut self, t: Tiles) -> Vec<View<'e, T>> {
         self.args[t.positions()]
             .iter()
             .map(|d| {
-                assert_eq!(d.elem, 8, "f64 operand expected");
-                let b = RawBlock { ptr: self.dev.at(&d.buf) as *mut f64, m: d.m, n: d.n, ld: d.m.max(1) };
-                // SAFETY: the buffer holds d.m×d.n packed f64 (the memory manager allocated it
-                // for this tile) and is locked for the running task, which the dependency lists
-                // give shared read access to its inputs; inputs are other tiles than the output.
+                assert_eq!(d.elem, T::KIND, "operand of another type than the op's");
+                let b = RawBlock { ptr: self.dev.at(&d.buf) as *mut T, m: d.m, n: d.n, ld: d.m.max(1) };
+                // SAFETY: the buffer holds d.m×d.n packed elements of T (the memory manager
+                // allocated it for this tile, its type asserted above) and is locked for the
+                // running task, which the dependency lists give shared read access to its
+                // inputs; inputs are other tiles than the output.
                 unsafe { b.view() }
             })
             .collect()
     }
 
-    fn output(&mut self, _: Tiles) -> crate::tile::ViewMut<'e, f64> {
+    fn output(&mut self, _: Tiles) -> crate::tile::ViewMut<'e, T> {
         unreachable!("ops with a second output run on the host only (DeviceOp::on_device)")
     }
 }
@@ -220,35 +236,42 @@ impl Device for Emulated {
 
     unsafe fn copy_in(&self, src: &HostBlock, dst: &DevBuf) -> Result<(), Error> {
         assert!(dst.bytes >= src.bytes(), "device buffer too small for the tile");
-        let col = src.m * src.elem;
+        let col = src.m * src.elem.bytes();
         let d = self.at(dst);
         for j in 0..src.n {
             // SAFETY: the caller guarantees `src` readable for its shape; `dst` holds m·n·elem
             // bytes (asserted) inside the arena (checked by `at`).
-            unsafe { std::ptr::copy_nonoverlapping(src.ptr.add(j * src.ld * src.elem), d.add(j * col), col) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.ptr.add(j * src.ld * src.elem.bytes()), d.add(j * col), col)
+            };
         }
         Ok(())
     }
 
     unsafe fn copy_out(&self, src: &DevBuf, dst: &HostBlock) -> Result<(), Error> {
         assert!(src.bytes >= dst.bytes(), "device buffer smaller than the host tile");
-        let col = dst.m * dst.elem;
+        let col = dst.m * dst.elem.bytes();
         let s = self.at(src);
         for j in 0..dst.n {
             // SAFETY: the caller guarantees `dst` writable for its shape and unshared; `src`
             // holds m·n·elem bytes inside the arena.
-            unsafe { std::ptr::copy_nonoverlapping(s.add(j * col), dst.ptr.add(j * dst.ld * dst.elem), col) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(s.add(j * col), dst.ptr.add(j * dst.ld * dst.elem.bytes()), col)
+            };
         }
         Ok(())
     }
 
     fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {
-        // The op's math is the host's ([`crate::graph::op`]), run on this device's copies.
-        let mut scratch = Vec::new();
-        let out = self.output(args, op.output(), &mut scratch);
-        let info = op.compute(&mut EmuOperands { dev: self, args }, out);
-        self.scatter(args, op.output(), &scratch);
-        Ok(info)
+        // The op's math is the host's ([`crate::graph::op`]), run on this device's copies, in
+        // the type of the tiles it writes.
+        Ok(match args[op.output().first].elem {
+            Kind::F64 => self.run::<f64>(op, args),
+            Kind::F32 => self.run::<f32>(op, args),
+            Kind::C64 => self.run::<c64>(op, args),
+            Kind::C32 => self.run::<c32>(op, args),
+            Kind::I32 => unreachable!("no op writes integer tiles"),
+        })
     }
 
     fn sync(&self) -> Result<(), Error> {
@@ -345,7 +368,7 @@ mod tests {
         let d = Emulated::new(1, 1 << 16);
         let (m, n, ld) = (5, 3, 8);
         let mut host: Vec<f64> = (0..ld * n).map(|x| x as f64).collect();
-        let blk = HostBlock { ptr: host.as_mut_ptr() as *mut u8, m, n, ld, elem: 8 };
+        let blk = HostBlock { ptr: host.as_mut_ptr() as *mut u8, m, n, ld, elem: crate::tile::Kind::F64 };
         let buf = d.alloc(blk.bytes()).unwrap();
         // SAFETY: `host` outlives the calls and holds ld·n elements.
         unsafe { d.copy_in(&blk, &buf).unwrap() };

@@ -137,7 +137,7 @@ pub enum Call {
     /// Moves rows of the `n`-column block `a`: for each `(dst, src)` of `moves`, row `dst`
     /// becomes the old row `src` (a permutation of the listed rows). Row `t` of `tmp` (at least
     /// `moves.len()` rows) holds the `t`-th source row in between; `ptrs` is scratch of
-    /// [`permute_ptrs`]`(moves.len())` elements for the device's pointer arrays.
+    /// Room for [`permute_ptrs`]`(moves.len())` 8-byte words: the device's pointer arrays.
     Permute {
         n: usize,
         a: Mat,
@@ -147,11 +147,12 @@ pub enum Call {
     },
 }
 
-/// Elements (8 bytes each) of a [`Call::Permute`]'s pointer scratch for `rows` moved rows: the
-/// constant 1.0, then four arrays of `rows` device pointers (to that constant, to the source
-/// rows, to the rows of `tmp`, to the destination rows).
+/// 8-byte words of a [`Call::Permute`]'s pointer scratch for `rows` moved rows: the constant
+/// 1 of the op's type (two words, room for a double complex one), then four arrays of `rows`
+/// device pointers (to that constant, to the source rows, to the rows of `tmp`, to the
+/// destination rows).
 pub fn permute_ptrs(rows: usize) -> usize {
-    1 + 4 * rows
+    2 + 4 * rows
 }
 
 /// The rows LASWP's interchanges move in a block of `m` rows: `(dst, src)` pairs (row `dst` ends
@@ -167,7 +168,7 @@ pub fn row_moves(m: usize, pivots: &[i32], order: impl Iterator<Item = usize>) -
 /// The calls of one op and the scratch they need.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lowered {
-    /// Elements (f64) of each scratch slot.
+    /// Elements (of the op's type) of each scratch slot.
     pub slots: Vec<usize>,
     pub calls: Vec<Call>,
 }
@@ -237,10 +238,11 @@ impl Builder<'_> {
     }
 }
 
-/// The calls that perform `op` on resident tiles of shapes `shapes` (by declared position).
+/// The calls that perform `op` on resident tiles of shapes `shapes` (by declared position),
+/// whose elements are `elem` bytes each (scratch slots are counted in those elements).
 /// `pivots` are LASWP's block-local 1-based rows (`ipiv − ipiv_base`), read from the device
 /// beforehand; other ops ignore them.
-pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
+pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32], elem: usize) -> Lowered {
     let mut b =
         Builder { shapes, out: Lowered { slots: Vec::new(), calls: Vec::new() }, scatters: Vec::new() };
     match *op {
@@ -292,7 +294,7 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32]) -> Lowered {
             };
             if !moves.is_empty() && n > 0 {
                 let tmp = b.work(moves.len(), n);
-                let ptrs = b.work(permute_ptrs(moves.len()), 1);
+                let ptrs = b.work((permute_ptrs(moves.len()) * 8).div_ceil(elem), 1);
                 b.call(Call::Permute { n, a: am, tmp, moves, ptrs });
             }
         }
@@ -590,7 +592,7 @@ pub(crate) mod tests {
         let mut all = data.to_vec();
         for (p, s) in shapes.iter().enumerate() {
             let is_piv = ipiv.as_ref().is_some_and(|(q, _)| *q == p);
-            let (elem, bytes) = (8, 8 * s.m * s.n);
+            let (elem, bytes) = (crate::tile::Kind::F64, 8 * s.m * s.n);
             let buf = dev.alloc(bytes.max(1)).unwrap();
             let mut host: Vec<u8> = Vec::new();
             if is_piv {
@@ -615,7 +617,7 @@ pub(crate) mod tests {
             }
             _ => Vec::new(),
         };
-        let low = lower(op, shapes, &pivots);
+        let low = lower(op, shapes, &pivots, 8);
         let info_low = interpret(&low, shapes, &mut all);
         let mut diff = 0.0f64;
         for (p, s) in shapes.iter().enumerate() {
@@ -623,8 +625,13 @@ pub(crate) mod tests {
                 continue;
             }
             let mut back = vec![0.0f64; s.m * s.n];
-            let blk =
-                HostBlock { ptr: back.as_mut_ptr() as *mut u8, m: s.m, n: s.n, ld: s.m.max(1), elem: 8 };
+            let blk = HostBlock {
+                ptr: back.as_mut_ptr() as *mut u8,
+                m: s.m,
+                n: s.n,
+                ld: s.m.max(1),
+                elem: crate::tile::Kind::F64,
+            };
             // SAFETY: `back` holds the tile.
             unsafe { dev.copy_out(&tiles[p].buf, &blk).unwrap() };
             for (x, y) in back.iter().zip(&all[p]) {
@@ -665,7 +672,7 @@ pub(crate) mod tests {
                 c: Tiles::one(2),
                 k,
             };
-            let low = lower(&op, &shapes, &[]);
+            let low = lower(&op, &shapes, &[], 8);
             match &low.calls[..] {
                 [Call::Gemm { m: 7, n: 5, k: 3, a, b, c, .. }] => {
                     assert_eq!((a.ld, b.ld, c.ld), (sa.m, sb.m, 7), "leading dimensions are the tiles' rows");
@@ -701,7 +708,7 @@ pub(crate) mod tests {
             c: Tiles::stack(4, 3),
             k: 5,
         };
-        let low = lower(&op, &shapes, &[]);
+        let low = lower(&op, &shapes, &[], 8);
         assert_eq!(low.slots, vec![30, 50], "C's and A's gathered blocks, 10 rows each");
         let gathers = low.calls.iter().filter(|c| matches!(c, Call::Gather { .. })).count();
         let scatters: Vec<_> = low.calls.iter().filter(|c| matches!(c, Call::Scatter { .. })).collect();
@@ -730,7 +737,7 @@ pub(crate) mod tests {
                     beta: 1.0,
                     c: Tiles::one(1),
                 };
-                assert!(matches!(lower(&op, &shapes, &[]).calls[..], [Call::Syrk { n: 6, k: 4, .. }]));
+                assert!(matches!(lower(&op, &shapes, &[], 8).calls[..], [Call::Syrk { n: 6, k: 4, .. }]));
                 let (d, ..) = compare(&op, &shapes, &data, None);
                 assert!(d < TOL, "syrk {uplo:?} {trans:?}: {d}");
                 for side in [Side::Left, Side::Right] {
@@ -798,7 +805,7 @@ pub(crate) mod tests {
             let op =
                 DeviceOp::Laswp { a: Tiles::stack(1, 3), ipiv: Tiles::one(0), ipiv_base: 10, count: 5, dir };
             let pivots: Vec<i32> = ipiv.iter().map(|p| p - 10).collect();
-            let low = lower(&op, &shapes, &pivots);
+            let low = lower(&op, &shapes, &pivots, 8);
             // Block-local pivots 3, 1, 13, 4, 5: rows 0↔2, 1↔0, 2↔12 in turn (forward: rows 0,
             // 1, 2, 12 end up holding the old rows 1, 2, 12, 0; backward, the interchanges the
             // other way round: 12, 0, 1, 2); rows 3 and 4 stay. One call for all of them.
@@ -835,7 +842,7 @@ pub(crate) mod tests {
             let data: Vec<_> = shapes.iter().map(|s| rand(&mut rng, s.m, s.n)).collect();
             let op =
                 DeviceOp::Larfb { v: Tiles::stack(0, nt), k, t: Tiles::one(nt), c: Tiles::stack(nt + 1, nt) };
-            let low = lower(&op, &shapes, &[]);
+            let low = lower(&op, &shapes, &[], 8);
             let m: usize = rows.iter().sum();
             let gemms = low.calls.iter().filter(|c| matches!(c, Call::Gemm { .. })).count();
             let trmms = low.calls.iter().filter(|c| matches!(c, Call::Trmm { .. })).count();

@@ -373,12 +373,12 @@ impl Inner {
         if self.backed_up.insert((loc.ptr as usize, loc.m, loc.n, loc.ld)) {
             let mut data = vec![0u8; loc.bytes()];
             for j in 0..loc.n {
-                let col = loc.m * loc.elem;
+                let col = loc.m * loc.elem.bytes();
                 // SAFETY: the tile is the caller's live memory of this shape, and the task that
                 // is about to overwrite it owns it now (its dependencies).
                 unsafe {
                     std::ptr::copy_nonoverlapping(
-                        loc.ptr.add(j * loc.ld * loc.elem),
+                        loc.ptr.add(j * loc.ld * loc.elem.bytes()),
                         data.as_mut_ptr().add(j * col),
                         col,
                     )
@@ -392,13 +392,13 @@ impl Inner {
     /// with its first, original, contents).
     fn restore(&mut self) {
         for (loc, data) in self.backups.drain(..).rev() {
-            let col = loc.m * loc.elem;
+            let col = loc.m * loc.elem.bytes();
             for j in 0..loc.n {
                 // SAFETY: as in `backup`; the sequence has drained, nothing else uses the tile.
                 unsafe {
                     std::ptr::copy_nonoverlapping(
                         data.as_ptr().add(j * col),
-                        loc.ptr.add(j * loc.ld * loc.elem),
+                        loc.ptr.add(j * loc.ld * loc.elem.bytes()),
                         col,
                     )
                 };

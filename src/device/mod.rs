@@ -444,7 +444,15 @@ pub enum Factor {
 }
 
 impl Factor {
-    /// Bytes of the auxiliary output per element of `min(m, n)`: pivots or tau.
+    /// The type of the auxiliary output: pivots (i32) or tau (f64; none for a Cholesky).
+    pub fn aux_kind(self) -> crate::tile::Kind {
+        match self {
+            Factor::Getrf => crate::tile::Kind::I32,
+            Factor::Potrf(_) | Factor::Geqrf => crate::tile::Kind::F64,
+        }
+    }
+
+    /// Bytes of the auxiliary output per element of `min(m, n)` (0 for a Cholesky).
     pub fn aux_elem(self) -> usize {
         match self {
             Factor::Potrf(_) => 0,
@@ -504,9 +512,14 @@ pub fn with_solver_buffers<D: Device + ?Sized>(
 /// DPOTRF leaves the other triangle as the caller had it.
 ///
 /// # Safety
-/// `b.ptr` must be writable for the triangle of its shape (`b.elem` 8, `b.m == b.n`).
+/// `b.ptr` must be writable for the triangle of its shape (`b.elem` f64, `b.m == b.n`).
 pub unsafe fn unpack_triangle(data: &[u8], b: &HostBlock, off: usize, uplo: Uplo) {
-    assert!(b.elem == 8 && b.m == b.n && off.is_multiple_of(8) && data.len().is_multiple_of(8));
+    assert!(
+        b.elem == crate::tile::Kind::F64
+            && b.m == b.n
+            && off.is_multiple_of(8)
+            && data.len().is_multiple_of(8)
+    );
     let n = b.m;
     let (first, last) = (off / 8, (off + data.len()) / 8);
     let mut e = first;
@@ -541,7 +554,7 @@ pub struct DevBuf {
     pub bytes: usize,
 }
 
-/// One tile in host memory: `m`×`n` elements of `elem` bytes, column-major with leading
+/// One tile in host memory: `m`×`n` elements of type `elem`, column-major with leading
 /// dimension `ld` (in elements) at `ptr`. Copies in and out move exactly these bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostBlock {
@@ -549,7 +562,7 @@ pub struct HostBlock {
     pub m: usize,
     pub n: usize,
     pub ld: usize,
-    pub elem: usize,
+    pub elem: crate::tile::Kind,
 }
 
 // SAFETY: a HostBlock is an address and a shape. Who may touch the memory and when is decided by
@@ -562,7 +575,7 @@ unsafe impl Sync for HostBlock {}
 impl HostBlock {
     /// Bytes of the packed tile (what a device buffer for it holds).
     pub fn bytes(&self) -> usize {
-        self.m * self.n * self.elem
+        self.m * self.n * self.elem.bytes()
     }
 }
 
@@ -572,7 +585,7 @@ pub struct DevTile {
     pub buf: DevBuf,
     pub m: usize,
     pub n: usize,
-    pub elem: usize,
+    pub elem: crate::tile::Kind,
 }
 
 /// What the runtime needs from an accelerator.
@@ -623,7 +636,7 @@ pub trait Device: Send + Sync {
     /// i32, 1-based) of [`Factor::Getrf`] or tau (`min(m, n)` f64) of [`Factor::Geqrf`].
     ///
     /// # Safety
-    /// `a` must be readable and writable for its shape (f64, `elem` 8) and `aux` writable for
+    /// `a` must be readable and writable for its shape (`elem` f64) and `aux` writable for
     /// `min(m, n)` elements, both unshared during the call.
     unsafe fn factor(&self, _f: Factor, _a: &HostBlock, _aux: *mut u8) -> Solve {
         Solve::Declined("no solver")
@@ -838,7 +851,13 @@ mod tests {
         for uplo in [Uplo::Lower, Uplo::Upper] {
             for piece in [1, 3, 4, 25] {
                 let mut host = vec![-1.0; ld * n];
-                let b = HostBlock { ptr: host.as_mut_ptr() as *mut u8, m: n, n, ld, elem: 8 };
+                let b = HostBlock {
+                    ptr: host.as_mut_ptr() as *mut u8,
+                    m: n,
+                    n,
+                    ld,
+                    elem: crate::tile::Kind::F64,
+                };
                 for off in (0..n * n).step_by(piece) {
                     let end = (off + piece).min(n * n);
                     // SAFETY: `host` holds ld·n elements.

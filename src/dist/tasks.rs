@@ -573,10 +573,7 @@ impl<T: DistElem> Graph for DistSeq<'_, T> {
             // recorded by the rule above.
             let op = t.op;
             let (fail, step) = (self.fail.clone(), t.step);
-            if T::ON_DEVICES
-                && op.on_device()
-                && !matches!(op, Op::Potrf { .. })
-                && op.operands().iter().all(|o| o.count == 1)
+            if op.on_device() && !matches!(op, Op::Potrf { .. }) && op.operands().iter().all(|o| o.count == 1)
             {
                 // The failure rule holds on a device too: after a failed step its kernels skip
                 // as the host bodies do (else a device divides by the failed pivot).

@@ -27,11 +27,10 @@ pub trait Operands<'a, T: Scalar = f64> {
 /// of the inverses (`Trmm`, `Trtri`, `Lauum`, `LowerOut`, `ColExtract`, `ColFill`) and of the QR
 /// family (`QrPanel`, `Larfb`, `QrVtc`, `QrTw`, `QrVw`, `Gather`, `Scatter`, `QrT`, `QrApply`,
 /// `QrOrg`) is stated once for every [`Scalar`] in [`Op::compute`]; the block tridiagonal
-/// solver's (`BtLu`, `BtSolve`) are f64 only ([`OpElem::compute_rest`]), and only f64 ops go to
-/// devices.
+/// solver's (`BtLu`, `BtSolve`) are f64 only ([`OpElem::compute_rest`]). Ops of every type go
+/// to devices (the emulated device runs [`Op::compute`], a CUDA device the type's cuBLAS and
+/// cuSOLVER routines).
 pub trait OpElem: kernels::TileGetrf {
-    /// Whether a task of this type may take its op to a device (`DeviceOp` lowers f64 only).
-    const ON_DEVICES: bool;
     /// The ops [`Op::compute`] does not state generically.
     fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, Self>, out: ViewMut<Self>) -> i32;
     /// `p` as an array of f64, for the paths that exist in f64 only (a device's whole-matrix
@@ -40,7 +39,6 @@ pub trait OpElem: kernels::TileGetrf {
 }
 
 impl OpElem for f64 {
-    const ON_DEVICES: bool = true;
     fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, f64>, out: ViewMut<f64>) -> i32 {
         op.compute_f64(ins, out)
     }
@@ -53,7 +51,6 @@ impl OpElem for f64 {
 macro_rules! f64_only_ops {
     ($($t:ty),*) => {$(
         impl OpElem for $t {
-            const ON_DEVICES: bool = false;
             fn compute_rest<'a>(op: &Op, _: &mut impl Operands<'a, $t>, _: ViewMut<$t>) -> i32 {
                 panic!("op {} runs on f64 only so far, not on {}", op.name(), stringify!($t))
             }

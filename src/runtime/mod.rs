@@ -101,8 +101,7 @@ impl Task {
             u.mode = u.mode.merge(mode);
         } else {
             let b = a.raw_block(i..i + 1, j..j + 1);
-            let loc =
-                HostBlock { ptr: b.ptr as *mut u8, m: b.m, n: b.n, ld: b.ld, elem: std::mem::size_of::<T>() };
+            let loc = HostBlock { ptr: b.ptr as *mut u8, m: b.m, n: b.n, ld: b.ld, elem: T::KIND };
             self.accesses.push(TileUse { key, mode, loc });
         }
         self
@@ -373,7 +372,7 @@ mod tests {
     fn undeclared_tiles_are_refused() {
         let w = Workspace::<f64>::new(2, 1, 1, 1);
         let a = w.tiles();
-        let loc = HostBlock { ptr: std::ptr::null_mut(), m: 1, n: 1, ld: 1, elem: 8 };
+        let loc = HostBlock { ptr: std::ptr::null_mut(), m: 1, n: 1, ld: 1, elem: crate::tile::Kind::F64 };
         let ctx = Ctx { accesses: &[TileUse { key: a.key(0, 0), mode: Mode::Read, loc }] };
         let _ = ctx.tile(&a, 1, 0);
     }

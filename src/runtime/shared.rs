@@ -156,7 +156,7 @@ impl<T: OpElem> Graph for SharedGraph<'_, T> {
         let one_column = |t: Tiles| {
             pos[t.positions()].iter().all(|p| p.0.id() == pos[t.first].0.id() && p.2 == pos[t.first].2)
         };
-        if T::ON_DEVICES && op.on_device() && op.operands().into_iter().all(one_column) {
+        if op.on_device() && op.operands().into_iter().all(one_column) {
             task = task.device_op(op.clone());
         }
         self.seq.submit(task, move |c| {

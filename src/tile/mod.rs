@@ -38,8 +38,32 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// The element type of a block whose type is not in the Rust type (a device's copy of a tile):
+/// what a device needs to pick its library's routine and the bytes per element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    F32,
+    F64,
+    C32,
+    C64,
+    I32,
+}
+
+impl Kind {
+    /// Bytes of one element.
+    pub const fn bytes(self) -> usize {
+        match self {
+            Kind::F32 | Kind::I32 => 4,
+            Kind::F64 | Kind::C32 => 8,
+            Kind::C64 => 16,
+        }
+    }
+}
+
 /// Element types a tiled matrix may hold.
 pub trait Elem: Copy + Send + Sync + 'static {
+    /// The type as a value ([`Kind`]).
+    const KIND: Kind;
     /// A zero-filled buffer of `len` elements (large f64 buffers come from [`recycle`]).
     fn zeroed(len: usize) -> Vec<Self>;
     /// Hands a buffer from [`Elem::zeroed`] back (large f64 buffers are kept by [`recycle`]).
@@ -51,6 +75,7 @@ pub trait Elem: Copy + Send + Sync + 'static {
     }
 }
 impl Elem for f64 {
+    const KIND: Kind = Kind::F64;
     fn zeroed(len: usize) -> Vec<f64> {
         recycle::take(len)
     }
@@ -62,6 +87,7 @@ impl Elem for f64 {
     }
 }
 impl Elem for i32 {
+    const KIND: Kind = Kind::I32;
     fn zeroed(len: usize) -> Vec<i32> {
         vec![0; len]
     }

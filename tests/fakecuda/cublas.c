@@ -10,6 +10,7 @@
 #include "fakecuda.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define HANDLE_MAGIC 0x43424c53u
@@ -124,13 +125,22 @@ EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t h, struct fc_stream *s)
         }                                                                                                             \
     } while (0)
 
-#define OPERAND(what, p, m, n, ld, w) ((double *)fakecuda_operand(s, fn, what, (CUdeviceptr)(p), m, n, ld, 8, w))
+#define OPERAND(what, p, m, n, ld, w) fakecuda_operand(s, fn, what, (CUdeviceptr)(p), m, n, ld, fc_elem(ty), w)
 
-EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t h, int ta, int tb, int m, int n, int k, const double *alpha,
-                                     const double *A, int lda, const double *B, int ldb, const double *beta,
-                                     double *C, int ldc)
+/* Copies a host scalar of type ty (real: HERK's alpha and beta for c and z) into an op. */
+static void scalar(unsigned char *dst, const void *src, char ty, int real)
 {
-    static const char fn[] = "cublasDgemm_v2";
+    size_t e = fc_elem(ty);
+    memcpy(dst, src, real && (ty == 'c' || ty == 'z') ? e / 2 : e);
+}
+
+/* Every function below exists in four types, S, D, C and Z, as in cuBLAS: one body taking the
+ * type (`ty`) and the exported name (`fn`), and thin exports. */
+
+static cublasStatus_t gemm(const char *fn, char ty, cublasHandle_t h, int ta, int tb, int m, int n, int k,
+                           const void *alpha, const void *A, int lda, const void *B, int ldb, const void *beta,
+                           void *C, int ldc)
+{
     cublasStatus_t st;
     char a = op_char(ta, fn), b = op_char(tb, fn);
     if (m < 0 || n < 0 || k < 0)
@@ -141,8 +151,10 @@ EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t h, int ta, int tb, int m, in
     long ar, ac, br, bc;
     DIMS(a, m, k, ar, ac);
     DIMS(b, k, n, br, bc);
-    struct fc_op op = {.kind = OP_GEMM, .name = fn, .c1 = a, .c2 = b, .m = m, .n = n, .k = k, .lda = lda,
-                       .ldb = ldb, .ldc = ldc, .alpha = *alpha, .beta = *beta};
+    struct fc_op op = {.kind = OP_GEMM, .name = fn, .ty = ty, .c1 = a, .c2 = b, .m = m, .n = n, .k = k, .lda = lda,
+                       .ldb = ldb, .ldc = ldc};
+    scalar(op.alpha, alpha, ty, 0);
+    scalar(op.beta, beta, ty, 0);
     if (k > 0) {
         op.a = OPERAND("A", A, ar, ac, lda, 0);
         op.b = OPERAND("B", B, br, bc, ldb, 0);
@@ -154,13 +166,23 @@ EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t h, int ta, int tb, int m, in
     return CUBLAS_STATUS_SUCCESS;
 }
 
+#define EXPORT_GEMM(name, ty)                                                                                         \
+    EXPORT cublasStatus_t name(cublasHandle_t h, int ta, int tb, int m, int n, int k, const void *alpha,             \
+                               const void *A, int lda, const void *B, int ldb, const void *beta, void *C, int ldc)   \
+    {                                                                                                                 \
+        return gemm(#name, ty, h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                              \
+    }
+EXPORT_GEMM(cublasSgemm_v2, 's')
+EXPORT_GEMM(cublasDgemm_v2, 'd')
+EXPORT_GEMM(cublasCgemm_v2, 'c')
+EXPORT_GEMM(cublasZgemm_v2, 'z')
+
 /* The pointer arrays are device memory (checked, and recorded as read, when the call is made);
  * the pointers in them are read and checked when the operation executes (see OP_GEMM_BATCHED). */
-EXPORT cublasStatus_t cublasDgemmBatched(cublasHandle_t h, int ta, int tb, int m, int n, int k, const double *alpha,
-                                         const double *const Aarray[], int lda, const double *const Barray[],
-                                         int ldb, const double *beta, double *const Carray[], int ldc, int batch)
+static cublasStatus_t gemm_batched(const char *fn, char ty, cublasHandle_t h, int ta, int tb, int m, int n, int k,
+                                   const void *alpha, const void *Aarray, int lda, const void *Barray, int ldb,
+                                   const void *beta, const void *Carray, int ldc, int batch)
 {
-    static const char fn[] = "cublasDgemmBatched";
     cublasStatus_t st;
     char a = op_char(ta, fn), b = op_char(tb, fn);
     if (m < 0 || n < 0 || k < 0 || batch < 0)
@@ -172,9 +194,11 @@ EXPORT cublasStatus_t cublasDgemmBatched(cublasHandle_t h, int ta, int tb, int m
     struct fc_stream *s = begin(h, fn, &st);
     if (!s)
         return st;
-    struct fc_op op = {.kind = OP_GEMM_BATCHED, .name = fn, .c1 = a, .c2 = b, .m = m, .n = n, .k = k, .lda = lda,
-                       .ldb = ldb, .ldc = ldc, .alpha = *alpha, .beta = *beta, .batch = batch,
+    struct fc_op op = {.kind = OP_GEMM_BATCHED, .name = fn, .ty = ty, .c1 = a, .c2 = b, .m = m, .n = n, .k = k,
+                       .lda = lda, .ldb = ldb, .ldc = ldc, .batch = batch,
                        .dev = fakecuda_ctx_dev(fakecuda_current(fn))};
+    scalar(op.alpha, alpha, ty, 0);
+    scalar(op.beta, beta, ty, 0);
     if (batch > 0 && m > 0 && n > 0) {
         op.pa = fakecuda_operand(s, fn, "Aarray", (CUdeviceptr)Aarray, batch, 1, batch, 8, 0);
         op.pb = fakecuda_operand(s, fn, "Barray", (CUdeviceptr)Barray, batch, 1, batch, 8, 0);
@@ -185,21 +209,40 @@ EXPORT cublasStatus_t cublasDgemmBatched(cublasHandle_t h, int ta, int tb, int m
     return CUBLAS_STATUS_SUCCESS;
 }
 
-EXPORT cublasStatus_t cublasDsyrk_v2(cublasHandle_t h, int uplo, int trans, int n, int k, const double *alpha,
-                                     const double *A, int lda, const double *beta, double *C, int ldc)
+#define EXPORT_GEMM_BATCHED(name, ty)                                                                                 \
+    EXPORT cublasStatus_t name(cublasHandle_t h, int ta, int tb, int m, int n, int k, const void *alpha,             \
+                               const void *Aarray, int lda, const void *Barray, int ldb, const void *beta,            \
+                               const void *Carray, int ldc, int batch)                                                \
+    {                                                                                                                 \
+        return gemm_batched(#name, ty, h, ta, tb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc,        \
+                            batch);                                                                                   \
+    }
+EXPORT_GEMM_BATCHED(cublasSgemmBatched, 's')
+EXPORT_GEMM_BATCHED(cublasDgemmBatched, 'd')
+EXPORT_GEMM_BATCHED(cublasCgemmBatched, 'c')
+EXPORT_GEMM_BATCHED(cublasZgemmBatched, 'z')
+
+/* SYRK for s and d, HERK (real alpha and beta; op N or C) for c and z. */
+static cublasStatus_t rank_k(const char *fn, char ty, cublasHandle_t h, int uplo, int trans, int n, int k,
+                             const void *alpha, const void *A, int lda, const void *beta, void *C, int ldc)
 {
-    static const char fn[] = "cublasDsyrk_v2";
     cublasStatus_t st;
     char u = fill_char(uplo, fn), t = op_char(trans, fn);
     if (n < 0 || k < 0)
         return CUBLAS_STATUS_INVALID_VALUE;
+    if ((ty == 'c' || ty == 'z') && t == 'T')
+        return CUBLAS_STATUS_INVALID_VALUE; /* HERK takes N or C only */
+    if ((ty == 's' || ty == 'd') && t == 'C')
+        t = 'T';
     struct fc_stream *s = begin(h, fn, &st);
     if (!s)
         return st;
     long ar, ac;
     DIMS(t, n, k, ar, ac);
-    struct fc_op op = {.kind = OP_SYRK, .name = fn, .c1 = u, .c2 = t, .n = n, .k = k, .lda = lda, .ldc = ldc,
-                       .alpha = *alpha, .beta = *beta};
+    struct fc_op op = {.kind = OP_SYRK, .name = fn, .ty = ty, .c1 = u, .c2 = t, .n = n, .k = k, .lda = lda,
+                       .ldc = ldc};
+    scalar(op.alpha, alpha, ty, 1);
+    scalar(op.beta, beta, ty, 1);
     if (k > 0)
         op.a = OPERAND("A", A, ar, ac, lda, 0);
     op.c = OPERAND("C", C, n, n, ldc, 1);
@@ -209,10 +252,20 @@ EXPORT cublasStatus_t cublasDsyrk_v2(cublasHandle_t h, int uplo, int trans, int 
     return CUBLAS_STATUS_SUCCESS;
 }
 
-EXPORT cublasStatus_t cublasDtrsm_v2(cublasHandle_t h, int side, int uplo, int trans, int diag, int m, int n,
-                                     const double *alpha, const double *A, int lda, double *B, int ldb)
+#define EXPORT_RANK_K(name, ty)                                                                                       \
+    EXPORT cublasStatus_t name(cublasHandle_t h, int uplo, int trans, int n, int k, const void *alpha, const void *A, \
+                               int lda, const void *beta, void *C, int ldc)                                           \
+    {                                                                                                                 \
+        return rank_k(#name, ty, h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);                                  \
+    }
+EXPORT_RANK_K(cublasSsyrk_v2, 's')
+EXPORT_RANK_K(cublasDsyrk_v2, 'd')
+EXPORT_RANK_K(cublasCherk_v2, 'c')
+EXPORT_RANK_K(cublasZherk_v2, 'z')
+
+static cublasStatus_t trsm(const char *fn, char ty, cublasHandle_t h, int side, int uplo, int trans, int diag, int m,
+                           int n, const void *alpha, const void *A, int lda, void *B, int ldb)
 {
-    static const char fn[] = "cublasDtrsm_v2";
     cublasStatus_t st;
     char sd = side_char(side, fn), u = fill_char(uplo, fn), t = op_char(trans, fn), d = diag_char(diag, fn);
     if (m < 0 || n < 0)
@@ -221,8 +274,9 @@ EXPORT cublasStatus_t cublasDtrsm_v2(cublasHandle_t h, int side, int uplo, int t
     if (!s)
         return st;
     long na = sd == 'L' ? m : n;
-    struct fc_op op = {.kind = OP_TRSM, .name = fn, .c1 = sd, .c2 = u, .c3 = t, .c4 = d, .m = m, .n = n,
-                       .lda = lda, .ldb = ldb, .alpha = *alpha};
+    struct fc_op op = {.kind = OP_TRSM, .name = fn, .ty = ty, .c1 = sd, .c2 = u, .c3 = t, .c4 = d, .m = m, .n = n,
+                       .lda = lda, .ldb = ldb};
+    scalar(op.alpha, alpha, ty, 0);
     if (m > 0 && n > 0)
         op.a = OPERAND("A", A, na, na, lda, 0);
     op.b = OPERAND("B", B, m, n, ldb, 1);
@@ -232,11 +286,20 @@ EXPORT cublasStatus_t cublasDtrsm_v2(cublasHandle_t h, int side, int uplo, int t
     return CUBLAS_STATUS_SUCCESS;
 }
 
-EXPORT cublasStatus_t cublasDtrmm_v2(cublasHandle_t h, int side, int uplo, int trans, int diag, int m, int n,
-                                     const double *alpha, const double *A, int lda, const double *B, int ldb,
-                                     double *C, int ldc)
+#define EXPORT_TRSM(name, ty)                                                                                         \
+    EXPORT cublasStatus_t name(cublasHandle_t h, int side, int uplo, int trans, int diag, int m, int n,              \
+                               const void *alpha, const void *A, int lda, void *B, int ldb)                           \
+    {                                                                                                                 \
+        return trsm(#name, ty, h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);                              \
+    }
+EXPORT_TRSM(cublasStrsm_v2, 's')
+EXPORT_TRSM(cublasDtrsm_v2, 'd')
+EXPORT_TRSM(cublasCtrsm_v2, 'c')
+EXPORT_TRSM(cublasZtrsm_v2, 'z')
+
+static cublasStatus_t trmm(const char *fn, char ty, cublasHandle_t h, int side, int uplo, int trans, int diag, int m,
+                           int n, const void *alpha, const void *A, int lda, const void *B, int ldb, void *C, int ldc)
 {
-    static const char fn[] = "cublasDtrmm_v2";
     cublasStatus_t st;
     char sd = side_char(side, fn), u = fill_char(uplo, fn), t = op_char(trans, fn), d = diag_char(diag, fn);
     if (m < 0 || n < 0)
@@ -245,8 +308,9 @@ EXPORT cublasStatus_t cublasDtrmm_v2(cublasHandle_t h, int side, int uplo, int t
     if (!s)
         return st;
     long na = sd == 'L' ? m : n;
-    struct fc_op op = {.kind = OP_TRMM, .name = fn, .c1 = sd, .c2 = u, .c3 = t, .c4 = d, .m = m, .n = n,
-                       .lda = lda, .ldb = ldb, .ldc = ldc, .alpha = *alpha};
+    struct fc_op op = {.kind = OP_TRMM, .name = fn, .ty = ty, .c1 = sd, .c2 = u, .c3 = t, .c4 = d, .m = m, .n = n,
+                       .lda = lda, .ldb = ldb, .ldc = ldc};
+    scalar(op.alpha, alpha, ty, 0);
     if (m > 0 && n > 0)
         op.a = OPERAND("A", A, na, na, lda, 0);
     op.b = OPERAND("B", B, m, n, ldb, 0);
@@ -259,11 +323,21 @@ EXPORT cublasStatus_t cublasDtrmm_v2(cublasHandle_t h, int side, int uplo, int t
     return CUBLAS_STATUS_SUCCESS;
 }
 
-EXPORT cublasStatus_t cublasDgeam(cublasHandle_t h, int ta, int tb, int m, int n, const double *alpha,
-                                  const double *A, int lda, const double *beta, const double *B, int ldb, double *C,
-                                  int ldc)
+#define EXPORT_TRMM(name, ty)                                                                                         \
+    EXPORT cublasStatus_t name(cublasHandle_t h, int side, int uplo, int trans, int diag, int m, int n,              \
+                               const void *alpha, const void *A, int lda, const void *B, int ldb, void *C, int ldc)   \
+    {                                                                                                                 \
+        return trmm(#name, ty, h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);                      \
+    }
+EXPORT_TRMM(cublasStrmm_v2, 's')
+EXPORT_TRMM(cublasDtrmm_v2, 'd')
+EXPORT_TRMM(cublasCtrmm_v2, 'c')
+EXPORT_TRMM(cublasZtrmm_v2, 'z')
+
+static cublasStatus_t geam(const char *fn, char ty, cublasHandle_t h, int ta, int tb, int m, int n,
+                           const void *alpha, const void *A, int lda, const void *beta, const void *B, int ldb,
+                           void *C, int ldc)
 {
-    static const char fn[] = "cublasDgeam";
     cublasStatus_t st;
     char a = op_char(ta, fn), b = op_char(tb, fn);
     if (m < 0 || n < 0)
@@ -277,8 +351,10 @@ EXPORT cublasStatus_t cublasDgeam(cublasHandle_t h, int ta, int tb, int m, int n
     /* In place is allowed only as C == A with lda == ldc and no transpose (or the same for B). */
     if ((A == C && (a != 'N' || lda != ldc)) || (B == C && (b != 'N' || ldb != ldc)))
         fakecuda_violation("%s: in place needs op N and equal leading dimensions", fn);
-    struct fc_op op = {.kind = OP_GEAM, .name = fn, .c1 = a, .c2 = b, .m = m, .n = n, .lda = lda, .ldb = ldb,
-                       .ldc = ldc, .alpha = *alpha, .beta = *beta};
+    struct fc_op op = {.kind = OP_GEAM, .name = fn, .ty = ty, .c1 = a, .c2 = b, .m = m, .n = n, .lda = lda,
+                       .ldb = ldb, .ldc = ldc};
+    scalar(op.alpha, alpha, ty, 0);
+    scalar(op.beta, beta, ty, 0);
     op.a = OPERAND("A", A, ar, ac, lda, 0);
     op.b = OPERAND("B", B, br, bc, ldb, 0);
     op.c = OPERAND("C", C, m, n, ldc, 1);
@@ -287,3 +363,14 @@ EXPORT cublasStatus_t cublasDgeam(cublasHandle_t h, int ta, int tb, int m, int n
     fakecuda_unlock();
     return CUBLAS_STATUS_SUCCESS;
 }
+
+#define EXPORT_GEAM(name, ty)                                                                                         \
+    EXPORT cublasStatus_t name(cublasHandle_t h, int ta, int tb, int m, int n, const void *alpha, const void *A,     \
+                               int lda, const void *beta, const void *B, int ldb, void *C, int ldc)                   \
+    {                                                                                                                 \
+        return geam(#name, ty, h, ta, tb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);                                 \
+    }
+EXPORT_GEAM(cublasSgeam, 's')
+EXPORT_GEAM(cublasDgeam, 'd')
+EXPORT_GEAM(cublasCgeam, 'c')
+EXPORT_GEAM(cublasZgeam, 'z')

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "fakecuda.h"
 
+#include <complex.h>
+
 #include <dlfcn.h>
 #include <fenv.h>
 #include <pthread.h>
@@ -134,23 +136,37 @@ void fakecuda_violation(const char *fmt, ...)
 /* Host BLAS/LAPACK, taken from OpenBLAS by dlsym on its own handle: when libhetla.so is
  * preloaded it interposes dgemm_, dpotrf_, ... and a plain call would go back into hetla. */
 
-typedef void (*gemm_fn)(const char *, const char *, const int *, const int *, const int *, const double *,
-                        const double *, const int *, const double *, const int *, const double *, double *,
-                        const int *, size_t, size_t);
-typedef void (*syrk_fn)(const char *, const char *, const int *, const int *, const double *, const double *,
-                        const int *, const double *, double *, const int *, size_t, size_t);
-typedef void (*trxm_fn)(const char *, const char *, const char *, const char *, const int *, const int *,
-                        const double *, const double *, const int *, double *, const int *, size_t, size_t,
+/* Fortran BLAS/LAPACK of any type: matrices and scalars by address (the s, d, c, z members of a
+ * family take the same arguments in the same order; HERK's alpha and beta are real). */
+typedef void (*gemm_fn)(const char *, const char *, const int *, const int *, const int *, const void *,
+                        const void *, const int *, const void *, const int *, const void *, void *, const int *,
                         size_t, size_t);
-typedef void (*potrf_fn)(const char *, const int *, double *, const int *, int *, size_t);
+typedef void (*syrk_fn)(const char *, const char *, const int *, const int *, const void *, const void *,
+                        const int *, const void *, void *, const int *, size_t, size_t);
+typedef void (*trxm_fn)(const char *, const char *, const char *, const char *, const int *, const int *,
+                        const void *, const void *, const int *, void *, const int *, size_t, size_t, size_t,
+                        size_t);
+typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *, size_t);
 typedef void (*getrf_fn)(const int *, const int *, double *, const int *, int *, int *);
 typedef void (*geqrf_fn)(const int *, const int *, double *, const int *, double *, double *, const int *, int *);
-static gemm_fn p_dgemm;
-static syrk_fn p_dsyrk;
-static trxm_fn p_dtrsm, p_dtrmm;
-static potrf_fn p_dpotrf;
+/* Per type, in the order s, d, c, z; SYRK is HERK for c and z. */
+static gemm_fn p_gemm[4];
+static syrk_fn p_syrk[4];
+static trxm_fn p_trsm[4], p_trmm[4];
+static potrf_fn p_potrf[4];
 static getrf_fn p_dgetrf;
 static geqrf_fn p_dgeqrf;
+
+static int ty_index(char ty)
+{
+    switch (ty) {
+    case 's': return 0;
+    case 'd': return 1;
+    case 'c': return 2;
+    case 'z': return 3;
+    default: fakecuda_violation("element type '%c' is not s, d, c or z", ty);
+    }
+}
 
 static void *blas_sym(void *h, const char *name)
 {
@@ -288,11 +304,18 @@ __attribute__((constructor)) static void fc_init(void)
         fprintf(stderr, "fakecuda: cannot dlopen libopenblas.so.0: %s\n", dlerror());
         abort();
     }
-    p_dgemm = (gemm_fn)blas_sym(h, "dgemm_");
-    p_dsyrk = (syrk_fn)blas_sym(h, "dsyrk_");
-    p_dtrsm = (trxm_fn)blas_sym(h, "dtrsm_");
-    p_dtrmm = (trxm_fn)blas_sym(h, "dtrmm_");
-    p_dpotrf = (potrf_fn)blas_sym(h, "dpotrf_");
+    static const char *const names[][4] = {
+        {"sgemm_", "dgemm_", "cgemm_", "zgemm_"}, {"ssyrk_", "dsyrk_", "cherk_", "zherk_"},
+        {"strsm_", "dtrsm_", "ctrsm_", "ztrsm_"}, {"strmm_", "dtrmm_", "ctrmm_", "ztrmm_"},
+        {"spotrf_", "dpotrf_", "cpotrf_", "zpotrf_"},
+    };
+    for (int t = 0; t < 4; t++) {
+        p_gemm[t] = (gemm_fn)blas_sym(h, names[0][t]);
+        p_syrk[t] = (syrk_fn)blas_sym(h, names[1][t]);
+        p_trsm[t] = (trxm_fn)blas_sym(h, names[2][t]);
+        p_trmm[t] = (trxm_fn)blas_sym(h, names[3][t]);
+        p_potrf[t] = (potrf_fn)blas_sym(h, names[4][t]);
+    }
     p_dgetrf = (getrf_fn)blas_sym(h, "dgetrf_");
     p_dgeqrf = (geqrf_fn)blas_sym(h, "dgeqrf_");
     /* Many stream threads compute at once; OpenBLAS's own threads would only oversubscribe. */
@@ -873,6 +896,39 @@ static uint64_t checksum(const unsigned char *p, size_t width, size_t height, si
     return h;
 }
 
+/* C = alpha op(A) + beta op(B) in the op's type; beta == 0 ignores B (NaN-safe), as cuBLAS
+ * documents. 'C' conjugates. */
+#define GEAM_AS(T, conjf)                                                                                             \
+    do {                                                                                                              \
+        T al, be;                                                                                                     \
+        memcpy(&al, o->alpha, sizeof al);                                                                             \
+        memcpy(&be, o->beta, sizeof be);                                                                              \
+        const T *A = o->a, *B = o->b;                                                                                 \
+        T *C = o->c;                                                                                                  \
+        for (int j = 0; j < o->n; j++)                                                                                \
+            for (int i = 0; i < o->m; i++) {                                                                          \
+                T x = o->c1 == 'N' ? A[i + (size_t)j * o->lda] : A[j + (size_t)i * o->lda];                          \
+                T y = o->c2 == 'N' ? B[i + (size_t)j * o->ldb] : B[j + (size_t)i * o->ldb];                          \
+                if (o->c1 == 'C')                                                                                     \
+                    x = conjf(x);                                                                                     \
+                if (o->c2 == 'C')                                                                                     \
+                    y = conjf(y);                                                                                     \
+                C[i + (size_t)j * o->ldc] = al * x + (be == 0 ? 0 : be * y);                                          \
+            }                                                                                                         \
+    } while (0)
+#define SAME(x) (x)
+
+static void geam(struct fc_op *o)
+{
+    switch (o->ty) {
+    case 's': GEAM_AS(float, SAME); break;
+    case 'd': GEAM_AS(double, SAME); break;
+    case 'c': GEAM_AS(float complex, conjf); break;
+    case 'z': GEAM_AS(double complex, conj); break;
+    default: fakecuda_violation("%s: element type '%c'", o->name, o->ty);
+    }
+}
+
 static void exec_op(struct fc_stream *s, struct fc_op *o)
 {
     switch (o->kind) {
@@ -898,34 +954,34 @@ static void exec_op(struct fc_stream *s, struct fc_op *o)
         pthread_mutex_unlock(&G);
         break;
     case OP_GEMM:
-        p_dgemm(&o->c1, &o->c2, &o->m, &o->n, &o->k, &o->alpha, o->a, &o->lda, o->b, &o->ldb, &o->beta, o->c,
-                &o->ldc, 1, 1);
+        p_gemm[ty_index(o->ty)](&o->c1, &o->c2, &o->m, &o->n, &o->k, o->alpha, o->a, &o->lda, o->b, &o->ldb,
+                                o->beta, o->c, &o->ldc, 1, 1);
         break;
     case OP_SYRK:
-        p_dsyrk(&o->c1, &o->c2, &o->n, &o->k, &o->alpha, o->a, &o->lda, &o->beta, o->c, &o->ldc, 1, 1);
+        p_syrk[ty_index(o->ty)](&o->c1, &o->c2, &o->n, &o->k, o->alpha, o->a, &o->lda, o->beta, o->c, &o->ldc, 1,
+                                1);
         break;
     case OP_TRSM:
-        p_dtrsm(&o->c1, &o->c2, &o->c3, &o->c4, &o->m, &o->n, &o->alpha, o->a, &o->lda, o->b, &o->ldb, 1, 1, 1, 1);
+        p_trsm[ty_index(o->ty)](&o->c1, &o->c2, &o->c3, &o->c4, &o->m, &o->n, o->alpha, o->a, &o->lda, o->b,
+                                &o->ldb, 1, 1, 1, 1);
         break;
-    case OP_TRMM:
+    case OP_TRMM: {
         /* cuBLAS's TRMM is out of place (C = alpha op(A) B); C may be B. */
+        size_t e = fc_elem(o->ty);
         if (o->c != o->b)
             for (int j = 0; j < o->n; j++)
-                memmove(o->c + (size_t)j * o->ldc, o->b + (size_t)j * o->ldb, (size_t)o->m * 8);
-        p_dtrmm(&o->c1, &o->c2, &o->c3, &o->c4, &o->m, &o->n, &o->alpha, o->a, &o->lda, o->c, &o->ldc, 1, 1, 1, 1);
+                memmove((unsigned char *)o->c + (size_t)j * o->ldc * e, (unsigned char *)o->b + (size_t)j * o->ldb * e,
+                        (size_t)o->m * e);
+        p_trmm[ty_index(o->ty)](&o->c1, &o->c2, &o->c3, &o->c4, &o->m, &o->n, o->alpha, o->a, &o->lda, o->c,
+                                &o->ldc, 1, 1, 1, 1);
         break;
+    }
     case OP_GEAM:
-        for (int j = 0; j < o->n; j++)
-            for (int i = 0; i < o->m; i++) {
-                double x = o->c1 == 'N' ? o->a[i + (size_t)j * o->lda] : o->a[j + (size_t)i * o->lda];
-                double y = o->c2 == 'N' ? o->b[i + (size_t)j * o->ldb] : o->b[j + (size_t)i * o->ldb];
-                /* beta == 0 ignores B (NaN-safe), as cuBLAS documents. */
-                o->c[i + (size_t)j * o->ldc] = o->alpha * x + (o->beta == 0.0 ? 0.0 : o->beta * y);
-            }
+        geam(o);
         break;
     case OP_POTRF: {
         int info = 0;
-        p_dpotrf(&o->c1, &o->n, o->a, &o->lda, &info, 1);
+        p_potrf[ty_index(o->ty)](&o->c1, &o->n, o->a, &o->lda, &info, 1);
         memcpy(o->info, &info, sizeof info); /* devInfo is device memory */
         break;
     }
@@ -960,13 +1016,14 @@ static void exec_op(struct fc_stream *s, struct fc_op *o)
          * address. The matrices' accesses are not race-checked (the arrays themselves are). */
         long ar = o->c1 == 'N' ? o->m : o->k, ac = o->c1 == 'N' ? o->k : o->m;
         long br = o->c2 == 'N' ? o->k : o->n, bc = o->c2 == 'N' ? o->n : o->k;
-        double **m = malloc(3 * (size_t)o->batch * sizeof *m);
+        void **m = malloc(3 * (size_t)o->batch * sizeof *m);
         pthread_mutex_lock(&G);
-        size_t ea = extent(ar, ac, o->lda, 8), eb = extent(br, bc, o->ldb, 8), ec = extent(o->m, o->n, o->ldc, 8);
+        size_t e = fc_elem(o->ty);
+        size_t ea = extent(ar, ac, o->lda, e), eb = extent(br, bc, o->ldb, e), ec = extent(o->m, o->n, o->ldc, e);
         for (int i = 0; i < o->batch; i++) {
-            m[3 * i] = ea ? (double *)dev_bytes(o->dev, o->pa[i], ea, o->name, "Aarray[i]", NULL) : NULL;
-            m[3 * i + 1] = eb ? (double *)dev_bytes(o->dev, o->pb[i], eb, o->name, "Barray[i]", NULL) : NULL;
-            m[3 * i + 2] = (double *)dev_bytes(o->dev, o->pc[i], ec, o->name, "Carray[i]", NULL);
+            m[3 * i] = ea ? dev_bytes(o->dev, o->pa[i], ea, o->name, "Aarray[i]", NULL) : NULL;
+            m[3 * i + 1] = eb ? dev_bytes(o->dev, o->pb[i], eb, o->name, "Barray[i]", NULL) : NULL;
+            m[3 * i + 2] = dev_bytes(o->dev, o->pc[i], ec, o->name, "Carray[i]", NULL);
             for (int j = 0; j < i; j++)
                 if (o->pc[j] == o->pc[i])
                     fakecuda_violation("%s: Carray[%d] and Carray[%d] are the same matrix (0x%llx)", o->name, j,
@@ -974,8 +1031,8 @@ static void exec_op(struct fc_stream *s, struct fc_op *o)
         }
         pthread_mutex_unlock(&G);
         for (int i = 0; i < o->batch; i++)
-            p_dgemm(&o->c1, &o->c2, &o->m, &o->n, &o->k, &o->alpha, m[3 * i], &o->lda, m[3 * i + 1], &o->ldb,
-                    &o->beta, m[3 * i + 2], &o->ldc, 1, 1);
+            p_gemm[ty_index(o->ty)](&o->c1, &o->c2, &o->m, &o->n, &o->k, o->alpha, m[3 * i], &o->lda, m[3 * i + 1],
+                                    &o->ldb, o->beta, m[3 * i + 2], &o->ldc, 1, 1);
         free(m);
         break;
     }

@@ -77,10 +77,10 @@ static char fill_char(int f, const char *fn)
     return f == 0 ? 'L' : 'U';
 }
 
-EXPORT cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t h, int uplo, int n, double *A, int lda,
-                                                    int *lwork)
+/* POTRF in four types (S, D, C, Z), as cuSOLVER has it: one body taking the element type. */
+static cusolverStatus_t potrf_buffer_size(const char *fn, char ty, cusolverDnHandle_t h, int uplo, int n, void *A,
+                                          int lda, int *lwork)
 {
-    static const char fn[] = "cusolverDnDpotrf_bufferSize";
     check(h, fn);
     fill_char(uplo, fn);
     struct fc_ctx *c = fakecuda_current(fn);
@@ -91,16 +91,15 @@ EXPORT cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t h, int up
     if (n < 0)
         return CUSOLVER_STATUS_INVALID_VALUE;
     fakecuda_lock();
-    fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, n, n, lda, 8);
+    fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, n, n, lda, fc_elem(ty));
     fakecuda_unlock();
     *lwork = work_elems(n);
     return CUSOLVER_STATUS_SUCCESS;
 }
 
-EXPORT cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t h, int uplo, int n, double *A, int lda, double *work,
-                                         int lwork, int *devInfo)
+static cusolverStatus_t potrf(const char *fn, char ty, cusolverDnHandle_t h, int uplo, int n, void *A, int lda,
+                              void *work, int lwork, int *devInfo)
 {
-    static const char fn[] = "cusolverDnDpotrf";
     check(h, fn);
     char u = fill_char(uplo, fn);
     struct fc_ctx *c = fakecuda_current(fn);
@@ -111,18 +110,33 @@ EXPORT cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t h, int uplo, int n, 
     if (n < 0)
         return CUSOLVER_STATUS_INVALID_VALUE;
     if (lwork < work_elems(n))
-        fakecuda_violation("%s: workspace of %d elements < the %d cusolverDnDpotrf_bufferSize asked for", fn, lwork,
+        fakecuda_violation("%s: workspace of %d elements < the %d its _bufferSize asked for", fn, lwork,
                            work_elems(n));
     fakecuda_lock();
     struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
-    struct fc_op op = {.kind = OP_POTRF, .name = fn, .c1 = u, .n = n, .lda = lda};
-    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, n, n, lda, 8, 1);
-    fakecuda_operand(s, fn, "workspace", (CUdeviceptr)work, lwork, 1, lwork, 8, 1);
+    struct fc_op op = {.kind = OP_POTRF, .name = fn, .ty = ty, .c1 = u, .n = n, .lda = lda};
+    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, n, n, lda, fc_elem(ty), 1);
+    fakecuda_operand(s, fn, "workspace", (CUdeviceptr)work, lwork, 1, lwork, fc_elem(ty), 1);
     op.info = fakecuda_operand(s, fn, "devInfo", (CUdeviceptr)devInfo, 1, 1, 1, 4, 1);
     fakecuda_enqueue(s, &op);
     fakecuda_unlock();
     return CUSOLVER_STATUS_SUCCESS;
 }
+
+#define EXPORT_POTRF(name, ty)                                                                                        \
+    EXPORT cusolverStatus_t name##_bufferSize(cusolverDnHandle_t h, int uplo, int n, void *A, int lda, int *lwork)   \
+    {                                                                                                                 \
+        return potrf_buffer_size(#name "_bufferSize", ty, h, uplo, n, A, lda, lwork);                                 \
+    }                                                                                                                 \
+    EXPORT cusolverStatus_t name(cusolverDnHandle_t h, int uplo, int n, void *A, int lda, void *work, int lwork,     \
+                                 int *devInfo)                                                                        \
+    {                                                                                                                 \
+        return potrf(#name, ty, h, uplo, n, A, lda, work, lwork, devInfo);                                            \
+    }
+EXPORT_POTRF(cusolverDnSpotrf, 's')
+EXPORT_POTRF(cusolverDnDpotrf, 'd')
+EXPORT_POTRF(cusolverDnCpotrf, 'c')
+EXPORT_POTRF(cusolverDnZpotrf, 'z')
 
 /* ------------------------------------------------------------------------------------------ */
 /* LU (getrf) and QR (geqrf). The real library returns CUSOLVER_STATUS_INVALID_VALUE for
@@ -201,7 +215,7 @@ EXPORT cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t h, int m, int n, dou
     int mn = m < n ? m : n;
     fakecuda_lock();
     struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
-    struct fc_op op = {.kind = OP_GETRF, .name = fn, .m = m, .n = n, .lda = lda};
+    struct fc_op op = {.kind = OP_GETRF, .name = fn, .ty = 'd', .m = m, .n = n, .lda = lda};
     op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, 8, 1);
     fakecuda_operand(s, fn, "Workspace (of the size cusolverDnDgetrf_bufferSize gave)", (CUdeviceptr)Workspace, 1,
                      getrf_work_elems(m, n), 1, 8, 1);
@@ -234,7 +248,7 @@ EXPORT cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t h, int m, int n, dou
     int mn = m < n ? m : n;
     fakecuda_lock();
     struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
-    struct fc_op op = {.kind = OP_GEQRF, .name = fn, .m = m, .n = n, .lda = lda};
+    struct fc_op op = {.kind = OP_GEQRF, .name = fn, .ty = 'd', .m = m, .n = n, .lda = lda};
     op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, 8, 1);
     op.tau = fakecuda_operand(s, fn, "TAU", (CUdeviceptr)TAU, 1, mn, 1, 8, 1);
     fakecuda_operand(s, fn, "Workspace", (CUdeviceptr)Workspace, 1, Lwork, 1, 8, 1);

@@ -82,11 +82,12 @@ struct fc_op {
     /* waits */
     struct fc_stream *ws;
     uint64_t wseq;
-    /* BLAS/LAPACK: transposes etc. as Fortran characters */
-    char c1, c2, c3, c4;
+    /* BLAS/LAPACK: the element type ('s', 'd', 'c', 'z'), transposes etc. as Fortran characters */
+    char ty, c1, c2, c3, c4;
     int m, n, k, lda, ldb, ldc;
-    double alpha, beta;
-    double *a, *b, *c;
+    /* alpha and beta as the caller's host memory held them: a scalar of the type (HERK's real) */
+    unsigned char alpha[16], beta[16];
+    void *a, *b, *c;
     int *info;
     /* LAPACK outputs besides A and INFO: GETRF's pivots, GEQRF's tau (host views of device memory) */
     int *ipiv;
@@ -95,6 +96,12 @@ struct fc_op {
     const CUdeviceptr *pa, *pb, *pc;
     int batch, dev;
 };
+
+/* Bytes of one element of type ty ('s', 'd', 'c', 'z'); a violation naming fn for another. */
+static inline size_t fc_elem(char ty)
+{
+    return ty == 's' ? 4 : ty == 'd' || ty == 'c' ? 8 : ty == 'z' ? 16 : 0;
+}
 
 /* The functions below are exported by libcuda.so for the other two libraries. */
 #pragma GCC visibility push(default)

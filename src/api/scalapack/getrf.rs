@@ -191,7 +191,7 @@ pub fn getrs<T: DistElem>(
     let opa = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
     let opb = Operand { m: n, mpos: 2, n: nrhs, npos: 3, i: ib, j: jb, desc: descb, descpos: 12 };
     let nb = super::caller_aligned_nb(cfg, routine, n, desca.nb(), super::SOLVE_IN_PLACE);
-    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
+    let mut plan = Plan::local(cfg, routine, n.max(0) as usize, nb);
     plan.forward = plan.forward.or_else(|| super::solve_slower(cfg, n, nrhs, g.nprow > 1));
     pchkmat(desca.ctxt(), &g, &[opa, opb], &[(trans_code(trans), 1)], &mut info, Some(&mut plan));
     check(info)?;

@@ -129,7 +129,7 @@ pub fn trtri<T: DistElem>(
     }
     let op = Operand { m: n, mpos: 3, n, npos: 3, i: ia, j: ja, desc: desca, descpos: 7 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
-    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
+    let mut plan = Plan::local(cfg, routine, n.max(0) as usize, nb);
     let dcode = if nounit { b'N' } else { b'U' } as i32;
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1), (dcode, 2)], &mut info, Some(&mut plan));
     check(info)?;
@@ -184,7 +184,7 @@ pub fn potri<T: DistElem>(
     }
     let op = Operand { m: n, mpos: 2, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 6 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
-    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
+    let mut plan = Plan::local(cfg, routine, n.max(0) as usize, nb);
     pchkmat(desca.ctxt(), &g, &[op], &[(uplo_code(uplo), 1)], &mut info, Some(&mut plan));
     check(info)?;
     if n == 0 {
@@ -285,7 +285,7 @@ pub fn getri<T: DistElem>(
     }
     let op = Operand { m: n, mpos: 1, n, npos: 1, i: ia, j: ja, desc: desca, descpos: 5 };
     let nb = inverse_nb(cfg, n, desca.nb(), g.npcol);
-    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
+    let mut plan = Plan::local(cfg, routine, n.max(0) as usize, nb);
     let q = |l: i32| if l == -1 { -1 } else { 1 };
     pchkmat(desca.ctxt(), &g, &[op], &[(q(lwork), 8), (q(liwork), 10)], &mut info, Some(&mut plan));
     check(info)?;

@@ -383,19 +383,9 @@ const REASONS: [&str; 10] = [
 ];
 
 impl Plan {
-    /// This process's own decision for `routine` on a problem of `size` with tile width `nb`, in
-    /// element type `T`: another type than f64 forwards where this process has devices
-    /// (`reason=devices`, as the LAPACK routines: only f64 ops run on devices).
-    pub fn local<T: crate::graph::op::OpElem>(
-        cfg: &Config,
-        routine: &'static str,
-        size: usize,
-        nb: usize,
-    ) -> Plan {
-        let forward = crate::api::forwards_for_devices::<T>(cfg, routine)
-            .then_some("devices")
-            .or_else(|| crate::api::forward_reason(cfg, routine, size))
-            .or_else(crate::dist::unsupported_reason);
+    /// This process's own decision for `routine` on a problem of `size` with tile width `nb`.
+    pub fn local(cfg: &Config, routine: &'static str, size: usize, nb: usize) -> Plan {
+        let forward = crate::api::forward_reason(cfg, routine, size).or_else(crate::dist::unsupported_reason);
         Plan { forward, nb, shape: Shape::Grid, pivot: cfg.lu, split: false, probe: None, trials: false }
     }
 
@@ -414,7 +404,7 @@ impl Plan {
     ) -> Plan {
         crate::api::tune::plan(None);
         let unsupported = crate::dist::unsupported_reason();
-        let mut plan = Plan::local::<T>(cfg, routine, size, nb);
+        let mut plan = Plan::local(cfg, routine, size, nb);
         let root = g.myrow == 0 && g.mycol == 0;
         // `local` keeps "small" ahead of an unsupported MPI: learn only where tiles could run.
         if root

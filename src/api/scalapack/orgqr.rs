@@ -69,7 +69,7 @@ pub fn orgqr<T: DistElem>(
     }
     let op = Operand { m, mpos: 1, n, npos: 2, i: ia, j: ja, desc: desca, descpos: 7 };
     let nb = q_nb(cfg, n, g.nprow * g.npcol, 192);
-    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
+    let mut plan = Plan::local(cfg, routine, n.max(0) as usize, nb);
     plan.forward = plan.forward.or_else(|| super::q_slower(cfg, routine, desca.nb(), n, n));
     let extra = [(k, 3), (if lquery { -1 } else { 1 }, 10)];
     pchkmat(desca.ctxt(), &g, &[op], &extra, &mut info, Some(&mut plan));
@@ -175,7 +175,7 @@ pub fn ormqr<T: DistElem>(
     };
     let opc = Operand { m, mpos: 3, n, npos: 4, i: ic, j: jc, desc: descc, descpos: 14 };
     let nb = q_nb(cfg, nq, g.nprow * g.npcol, 256);
-    let mut plan = Plan::local::<T>(cfg, routine, nq.max(0) as usize, nb);
+    let mut plan = Plan::local(cfg, routine, nq.max(0) as usize, nb);
     plan.forward =
         plan.forward.or_else(|| super::q_slower(cfg, routine, desca.nb(), nq, if left { n } else { m }));
     let extra = [

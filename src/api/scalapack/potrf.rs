@@ -180,7 +180,7 @@ pub fn potrs<T: DistElem>(
 ) -> Result<(), Error> {
     let routine = pname::<T>("potrs");
     let nb = super::caller_aligned_nb(cfg, routine, n, desca.nb(), super::SOLVE_IN_PLACE);
-    let mut plan = Plan::local::<T>(cfg, routine, n.max(0) as usize, nb);
+    let mut plan = Plan::local(cfg, routine, n.max(0) as usize, nb);
     plan.forward = plan.forward.or_else(|| super::solve_slower(cfg, n, nrhs, false));
     let g = check_solve(uplo, n, nrhs, ia, ja, desca, ib, jb, descb, true, 1100 + NB_, Some(&mut plan))?;
     if n == 0 || nrhs == 0 {
