@@ -147,6 +147,11 @@ done
 # carry device kernels): ample memory, and 16K so that tiles are evicted and written back.
 EMU=2 run pdpotrf 4 3 preload R 2 2
 EMU=1 EMU_MEM=16K run pdpotrf 2 4 linked C 1 2
+# The other types' routines with emulated accelerators on every rank: their tasks' device kernels
+# in single and complex arithmetic, the LU's interchanges reading each type's pivot buffers.
+EMU=2 run pztyped 4 3 preload R 2 2
+EMU=1 EMU_MEM=16K run pctyped 2 4 linked C 1 2
+EMU=1 run pstyped 2 5 linked R 2 1
 # QR on 2-D tiles (layout=grid, what grids of more than 8 ranks get): several process rows per
 # tile column (partial sums Vᵀ·C reduced across process rows), tiles of 2, tall and wide sub(A)
 # (the test's shapes include 40×25, 25×40 and 2×9); then whole tile columns over the ranks.
