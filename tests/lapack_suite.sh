@@ -207,11 +207,12 @@ check_variant() {
     done
 }
 
-# check_solver NAME DEVICE: in the run NAME, calls of DPOTRF, DGETRF and DGEQRF went whole to
-# DEVICE's solver (HETLA_SOLVER=force; the calls it declines, INFO > 0 or NaN, run on tiles).
+# check_solver NAME DEVICE [TYPE]: in the run NAME, calls of ?POTRF, ?GETRF and ?GEQRF (? = TYPE,
+# default d) went whole to DEVICE's solver (HETLA_SOLVER=force; the calls it declines, INFO > 0
+# or NaN, run on tiles).
 check_solver() {
-    local v=$1 dev=$2 r n
-    for r in dpotrf dgetrf dgeqrf; do
+    local v=$1 dev=$2 t=${3:-d} r n
+    for r in ${t}potrf ${t}getrf ${t}geqrf; do
         n=$(grep -c "^hetla: $r .*path=solver dev=$dev" "$OUT/$v.err")
         if [ "$n" -gt 0 ]; then
             pass "$v: $r ran whole on $dev's solver ($n calls, $(grep -c "^hetla: $r .*solver=declined" "$OUT/$v.err") declined)"
@@ -291,6 +292,8 @@ fi
 #           tournament;
 #   emu2-s, emu2-c, emu2-z  the same on 2 emulated accelerators, every call sent to them
 #           (HETLA_DEVICE_FORCE=1), each with 16K of memory (evictions);
+#   solver-s, solver-c, solver-z  every ?POTRF, ?GETRF, ?GEQRF whole on an emulated device's
+#           solver (HETLA_SOLVER=force; the declined ones, INFO > 0 or NaN, on tiles);
 #   fake1-s, fake1-c, fake1-z (when LAPACK_SUITE_FAKECUDA=DIR names the fake CUDA libraries of
 #           tests/fakecuda) the same on one fake GPU taking every tile column: hetla's CUDA device
 #           code calling cuBLAS's and cuSOLVER's S, C and Z routines, checked by the fake.
@@ -335,6 +338,10 @@ if [ "${LAPACK_SUITE_TYPES:-0}" = 1 ]; then
         fi
         check_variant "emu2-$t" HETLA_EMULATE_GPUS=2 HETLA_DEVICE_FORCE=1 HETLA_EMULATE_GPU_MEM=16K
         check_devices "emu2-$t" 2
+        TILED=""
+        check_variant "solver-$t" HETLA_EMULATE_GPUS=1 HETLA_SOLVER=force
+        check_solver "solver-$t" emu0 "$t"
+        TILED="${t}potrf ${t}potrs ${t}posv ${t}potri ${t}getrf ${t}getrs ${t}gesv ${t}getri ${t}trtri $QR"
         if [ -n "${LAPACK_SUITE_FAKECUDA:-}" ]; then
             check_variant "fake1-$t" LD_LIBRARY_PATH="$LAPACK_SUITE_FAKECUDA" HETLA_GPUS=all HETLA_DEVICE_FORCE=1 \
                 HETLA_DEVICE_NB=16 FAKECUDA_DEVICES=1 HETLA_HOST_SHARE=0

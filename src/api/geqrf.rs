@@ -142,17 +142,15 @@ pub fn geqrf<T: OpElem>(
         return Ok(());
     }
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
-    if let Some(af) = T::as_f64(a.ptr()) {
-        // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and TAU its
-        // min(m, n) scalars, which LAPACK's contract gives this call alone.
-        let whole = unsafe {
-            super::solve_whole(cfg, Factor::Geqrf, (mu, nu, lda as usize), af, tau.ptr() as *mut u8)
-        };
-        if let Some(r) = whole {
-            work.set(0, work1(lapack_final_work::<T>(m, n)));
-            rep.finish(name, format_args!("m={m} n={n}"), Path::Solver, None, flops);
-            return r;
-        }
+    // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and TAU its
+    // min(m, n) scalars, which LAPACK's contract gives this call alone.
+    let whole = unsafe {
+        super::solve_whole(cfg, Factor::Geqrf, (mu, nu, lda as usize), a.ptr(), tau.ptr() as *mut u8)
+    };
+    if let Some(r) = whole {
+        work.set(0, work1(lapack_final_work::<T>(m, n)));
+        rep.finish(name, format_args!("m={m} n={n}"), Path::Solver, None, flops);
+        return r;
     }
     let nb = cfg.nb_for(name, n as usize);
     let (a, tau) = (a.matrix(mu, nu, lda as usize), tau.matrix(ku, 1, ku));

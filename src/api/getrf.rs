@@ -72,15 +72,13 @@ pub fn getrf<T: OpElem>(
     }
     let pivot = cfg.lu;
     if pivot == Pivoting::Gepp {
-        if let Some(af) = T::as_f64(a.ptr()) {
-            // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and IPIV
-            // its min(m, n) pivots, which LAPACK's contract gives this call alone.
-            let whole =
-                unsafe { super::solve_whole(cfg, Factor::Getrf, (mu, nu, ld), af, ipiv.ptr() as *mut u8) };
-            if let Some(r) = whole {
-                rep.finish(name, format_args!("m={m} n={n} pivot=gepp"), Path::Solver, None, flops);
-                return r;
-            }
+        // SAFETY: A is the caller's m×n array with leading dimension lda (checked) and IPIV its
+        // min(m, n) pivots, which LAPACK's contract gives this call alone.
+        let whole =
+            unsafe { super::solve_whole(cfg, Factor::Getrf, (mu, nu, ld), a.ptr(), ipiv.ptr() as *mut u8) };
+        if let Some(r) = whole {
+            rep.finish(name, format_args!("m={m} n={n} pivot=gepp"), Path::Solver, None, flops);
+            return r;
         }
     }
     let nb = cfg.nb_for(name, kmin);

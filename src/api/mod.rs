@@ -158,11 +158,11 @@ pub(crate) fn learns(cfg: &Config, routine: &'static str, size: usize) -> bool {
 /// # Safety
 /// `a` must be readable and writable for m×n with leading dimension `ld`, and `aux` writable for
 /// `min(m, n)` elements of the factorization's auxiliary output, both unshared during the call.
-pub(crate) unsafe fn solve_whole(
+pub(crate) unsafe fn solve_whole<T: crate::tile::Elem>(
     cfg: &Config,
     f: device::Factor,
     (m, n, ld): (usize, usize, usize),
-    a: *mut f64,
+    a: *mut T,
     aux: *mut u8,
 ) -> Option<Result<(), Error>> {
     let asked = match cfg.solver {
@@ -178,7 +178,7 @@ pub(crate) unsafe fn solve_whole(
         set_fields("solver=declined(no-device)".to_string());
         return None;
     };
-    let blk = device::HostBlock { ptr: a as *mut u8, m, n, ld, elem: crate::tile::Kind::F64 };
+    let blk = device::HostBlock { ptr: a as *mut u8, m, n, ld, elem: T::KIND };
     // SAFETY: the caller's guarantees, passed on. The factorization is the caller's numerical
     // work (`fenv::numeric`), wherever the device runs its host side.
     match crate::fenv::numeric(|| unsafe { dev.factor(f, &blk, aux) }) {

@@ -54,15 +54,13 @@ pub fn potrf<T: OpElem>(cfg: &Config, uplo: u8, n: i32, a: Raw<T>, lda: i32) -> 
         rep.finish(name, format_args!("uplo={uc} n={n}"), Path::Forward, Some(why), flops);
         return if info > 0 { Err(Error::Numerical(info)) } else { Ok(()) };
     }
-    if let Some(af) = T::as_f64(a.ptr()) {
-        // SAFETY: A is the caller's n×n array with leading dimension lda (checked), which
-        // LAPACK's contract gives this call alone; a Cholesky has no auxiliary output.
-        let whole =
-            unsafe { super::solve_whole(cfg, Factor::Potrf(ul), (nu, nu, ld), af, std::ptr::null_mut()) };
-        if let Some(r) = whole {
-            rep.finish(name, format_args!("uplo={uc} n={n}"), Path::Solver, None, flops);
-            return r;
-        }
+    // SAFETY: A is the caller's n×n array with leading dimension lda (checked), which LAPACK's
+    // contract gives this call alone; a Cholesky has no auxiliary output.
+    let whole =
+        unsafe { super::solve_whole(cfg, Factor::Potrf(ul), (nu, nu, ld), a.ptr(), std::ptr::null_mut()) };
+    if let Some(r) = whole {
+        rep.finish(name, format_args!("uplo={uc} n={n}"), Path::Solver, None, flops);
+        return r;
     }
     let nb = cfg.nb_for(name, nu);
     let a = a.matrix(nu, nu, ld);

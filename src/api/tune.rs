@@ -104,7 +104,7 @@ pub enum Way {
     Tiles,
     /// On tiles on the host's cores alone, although devices are there.
     Host,
-    /// Whole on one device by its vendor solver (DPOTRF, DGETRF, DGEQRF; `Device::factor`).
+    /// Whole on one device by its vendor solver (?POTRF, ?GETRF, ?GEQRF of any type; `Device::factor`).
     Solver,
     /// In the backend.
     Forward,
@@ -355,7 +355,10 @@ fn has_devices(cfg: &Config) -> bool {
 }
 
 /// The routines a device's solver runs whole ([`crate::device::Factor`]).
-const SOLVED: &[&str] = &["dpotrf", "dgetrf", "dgeqrf"];
+const SOLVED: &[&str] = &[
+    "spotrf", "dpotrf", "cpotrf", "zpotrf", "sgetrf", "dgetrf", "cgetrf", "zgetrf", "sgeqrf", "dgeqrf",
+    "cgeqrf", "zgeqrf",
+];
 
 /// The ways a LAPACK call of `routine` learns between on this machine. Every device kind has a
 /// solver (CUDA's cuSOLVER; an emulated device runs the host's LAPACK on its copy), so devices

@@ -934,11 +934,12 @@ impl Cuda {
         Ok(())
     }
 
-    /// [`Device::factor`] in the buffers `a_dev` (the packed matrix) and `x_dev` (pivots or tau).
+    /// [`Device::factor`] of a matrix of `T` in the buffers `a_dev` (the packed matrix) and
+    /// `x_dev` (pivots or tau).
     ///
     /// # Safety
     /// As [`Device::factor`]; the buffers hold `a.bytes()` and `min(m, n)` auxiliary elements.
-    unsafe fn factor_in(
+    unsafe fn factor_in<T: CuElem>(
         &self,
         f: Factor,
         a: &HostBlock,
@@ -947,6 +948,7 @@ impl Cuda {
     ) -> Solve {
         let (m, n) = (a.m, a.n);
         let k = m.min(n);
+        let sz = std::mem::size_of::<T>();
         // In, factored, INFO and the diagonal back: the caller's arrays are not written yet.
         let checked = self.guard(|| {
             // SAFETY: the caller guarantees `a` readable; `a_dev` holds its packed bytes.
@@ -954,79 +956,48 @@ impl Cuda {
             let _ctx = self.enter()?;
             let mut g = self.lane();
             let lane = g.as_mut().expect("a live session has its lane");
-            let (mi, ni, ld) = (ci(m), ci(n), ci(m.max(1)));
-            let pa = a_dev.addr as *mut f64;
+            let (mn, pa) = ([ci(m), ci(n)], (a_dev.addr, ci(m.max(1))));
             let mut lwork = 0;
             // SAFETY: the queries only read their arguments; `pa` is the packed m×n matrix.
-            cks(
-                unsafe {
-                    match f {
-                        Factor::Potrf(u) => cs::cusolverDnDpotrf_bufferSize(
-                            lane.solver,
-                            fill_solver(u),
-                            ni,
-                            pa,
-                            ld,
-                            &mut lwork,
-                        ),
-                        Factor::Getrf => {
-                            cs::cusolverDnDgetrf_bufferSize(lane.solver, mi, ni, pa, ld, &mut lwork)
-                        }
-                        Factor::Geqrf => {
-                            cs::cusolverDnDgeqrf_bufferSize(lane.solver, mi, ni, pa, ld, &mut lwork)
-                        }
+            let (r, what) = unsafe {
+                match f {
+                    Factor::Potrf(u) => {
+                        T::potrf_buffer_size(lane.solver, fill_solver(u), mn[1], pa, &mut lwork)
                     }
-                },
-                "cusolverDn bufferSize",
-            )?;
+                    Factor::Getrf => T::lu_qr_buffer_size(lane.solver, false, mn, pa, &mut lwork),
+                    Factor::Geqrf => T::lu_qr_buffer_size(lane.solver, true, mn, pa, &mut lwork),
+                }
+            };
+            cks(r, what)?;
             let elems = solver_work_elems(lwork);
-            Lane::grow(lane.comp, &mut lane.work, elems * 8, || self.reclaim())?;
-            let (w, info) = (lane.work.0 as *mut f64, lane.info as *mut i32);
+            Lane::grow(lane.comp, &mut lane.work, elems * sz, || self.reclaim())?;
+            let w = (lane.work.0, ci(elems));
             const DEV: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_DEVICE;
             const HOST: cu::CUmemorytype = cu::CUmemorytype::CU_MEMORYTYPE_HOST;
             // SAFETY: the solver runs on the compute stream after the copies in (the event);
             // every pointer is one of this call's buffers or the lane's workspace (sized just
             // above) and devInfo; INFO and the k diagonal entries (m + 1 elements apart in the
-            // packed matrix) come back into the pinned out slot (SLOT_BYTES ≥ 8·(k + 1)), read
+            // packed matrix) come back into the pinned out slot (SLOT_BYTES ≥ 16·(k + 1)), read
             // once the stream is drained.
             unsafe {
                 ck(cu::cuStreamWaitEvent(lane.comp, lane.copied, 0), "cuStreamWaitEvent")?;
-                let (call, what) = match f {
-                    Factor::Potrf(u) => (
-                        cs::cusolverDnDpotrf(lane.solver, fill_solver(u), ni, pa, ld, w, ci(elems), info),
-                        "cusolverDnDpotrf",
-                    ),
-                    Factor::Getrf => (
-                        cs::cusolverDnDgetrf(lane.solver, mi, ni, pa, ld, w, x_dev.addr as *mut i32, info),
-                        "cusolverDnDgetrf",
-                    ),
-                    Factor::Geqrf => (
-                        cs::cusolverDnDgeqrf(
-                            lane.solver,
-                            mi,
-                            ni,
-                            pa,
-                            ld,
-                            x_dev.addr as *mut f64,
-                            w,
-                            ci(elems),
-                            info,
-                        ),
-                        "cusolverDnDgeqrf",
-                    ),
+                let (r, what) = match f {
+                    Factor::Potrf(u) => T::potrf(lane.solver, fill_solver(u), mn[1], pa, w, lane.info),
+                    Factor::Getrf => T::lu_qr(lane.solver, false, mn, pa, x_dev.addr, w, lane.info),
+                    Factor::Geqrf => T::lu_qr(lane.solver, true, mn, pa, x_dev.addr, w, lane.info),
                 };
-                cks(call, what)?;
+                cks(r, what)?;
                 ck(
                     cu::cuMemcpyDtoHAsync_v2(lane.stage_out as *mut _, lane.info, 4, lane.comp),
                     "cuMemcpyDtoHAsync_v2",
                 )?;
-                let diag = Copy2D { width: 8, height: k, src_pitch: (m + 1) * 8, dst_pitch: 8 };
-                Self::copy2d(diag, (DEV, a_dev.addr), (HOST, lane.stage_out as u64 + 8), lane.comp)?;
+                let diag = Copy2D { width: sz, height: k, src_pitch: (m + 1) * sz, dst_pitch: sz };
+                Self::copy2d(diag, (DEV, a_dev.addr), (HOST, lane.stage_out as u64 + 16), lane.comp)?;
                 ck(cu::cuStreamSynchronize(lane.comp), "cuStreamSynchronize")?;
                 ck(cu::cuEventRecord(lane.computed, lane.comp), "cuEventRecord")?;
                 let info = (lane.stage_out as *const i32).read_unaligned();
-                let d = std::slice::from_raw_parts(lane.stage_out.add(8) as *const f64, k);
-                Ok(declined(info, d))
+                let d = std::slice::from_raw_parts(lane.stage_out.add(16), k * sz);
+                Ok(declined(info, &super::parts(T::KIND, d)))
             }
         });
         match checked {
@@ -1036,8 +1007,8 @@ impl Cuda {
             Ok(None) => {}
         }
         // The pivots or tau first: a failure there leaves A as it was (they are outputs only).
-        if f.aux_elem() > 0 {
-            let x = HostBlock { ptr: aux, m: k, n: 1, ld: k, elem: f.aux_kind() };
+        if f.aux_elem(a.elem) > 0 {
+            let x = HostBlock { ptr: aux, m: k, n: 1, ld: k, elem: f.aux_kind(a.elem) };
             // SAFETY: the caller guarantees `aux` writable for k elements.
             if unsafe { self.copy_out(x_dev, &x) }.is_err() {
                 return Solve::Declined("device-failed");
@@ -1422,7 +1393,15 @@ impl Device for Cuda {
 
     unsafe fn factor(&self, f: Factor, a: &HostBlock, aux: *mut u8) -> Solve {
         // SAFETY: the caller's guarantees, passed on; the buffers are sized for `a`.
-        with_solver_buffers(self, f, a, |buf, xbuf| unsafe { self.factor_in(f, a, aux, (buf, xbuf)) })
+        with_solver_buffers(self, f, a, |buf, xbuf| unsafe {
+            match a.elem {
+                Kind::F64 => self.factor_in::<f64>(f, a, aux, (buf, xbuf)),
+                Kind::F32 => self.factor_in::<f32>(f, a, aux, (buf, xbuf)),
+                Kind::C64 => self.factor_in::<c64>(f, a, aux, (buf, xbuf)),
+                Kind::C32 => self.factor_in::<c32>(f, a, aux, (buf, xbuf)),
+                Kind::I32 => unreachable!("no factorization of an integer matrix"),
+            }
+        })
     }
 
     fn execute(&self, op: &DeviceOp, args: &[DevTile]) -> Result<i32, Error> {

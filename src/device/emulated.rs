@@ -149,6 +149,61 @@ impl Emulated {
         }
     }
 
+    /// [`Device::factor`] of a matrix of `T`: the host's LAPACK (the backend) on this device's
+    /// copy, as a GPU's vendor solver would run on its own: the same copies in and out, the same
+    /// rules for what comes back.
+    ///
+    /// # Safety
+    /// As [`Device::factor`], with `a` holding elements of `T`.
+    unsafe fn factor_as<T: Scalar>(&self, f: Factor, a: &HostBlock, aux: *mut u8) -> Solve {
+        with_solver_buffers(self, f, a, |buf, xbuf| {
+            let (m, n) = (a.m, a.n);
+            let k = m.min(n);
+            // SAFETY: the caller guarantees `a` readable; `buf` holds its packed bytes.
+            unsafe { self.copy_in(a, buf).expect("emulated copies do not fail") };
+            let (d, x) = (self.at(buf) as *mut T, self.at(xbuf));
+            let (mi, ni, ld) = (m as i32, n as i32, m.max(1) as i32);
+            // SAFETY: `d` holds the packed m×n matrix (leading dimension m) and `x` k elements
+            // of the auxiliary output, both inside the arena and this call's own buffers.
+            let info = unsafe {
+                match f {
+                    Factor::Potrf(u) => {
+                        let c = if u == Uplo::Lower { b'L' } else { b'U' };
+                        forward::potrf(c, ni, Raw::new(d), ld)
+                    }
+                    Factor::Getrf => forward::getrf(mi, ni, Raw::new(d), ld, Raw::new(x as *mut i32)),
+                    Factor::Geqrf => {
+                        let mut q = T::zero();
+                        let tau = Raw::new(x as *mut T);
+                        forward::geqrf(mi, ni, Raw::new(d), ld, tau, Raw::new(&mut q), -1);
+                        let lwork: f64 = q.re().into();
+                        let mut work = vec![T::zero(); (lwork as usize).max(1)];
+                        let lw = work.len() as i32;
+                        forward::geqrf(mi, ni, Raw::new(d), ld, tau, Raw::new(work.as_mut_ptr()), lw)
+                    }
+                }
+            };
+            // SAFETY: diagonal entries of the packed matrix.
+            let diag: Vec<T> = (0..k).map(|i| unsafe { *d.add(i * m + i) }).collect();
+            let parts: Vec<f64> = diag.iter().flat_map(|t| [t.re().into(), t.im().into()]).collect();
+            if let Some(why) = declined(info, &parts) {
+                return Solve::Declined(why);
+            }
+            // SAFETY: the caller guarantees `a` writable and `aux` writable for k elements; the
+            // buffers hold what is copied.
+            unsafe {
+                match f {
+                    Factor::Potrf(u) => {
+                        unpack_triangle(std::slice::from_raw_parts(d as *const u8, a.bytes()), a, 0, u)
+                    }
+                    _ => self.copy_out(buf, a).expect("emulated copies do not fail"),
+                }
+                std::ptr::copy_nonoverlapping(x, aux, k * f.aux_elem(a.elem));
+            }
+            Solve::Done
+        })
+    }
+
     /// [`Device::execute`] for ops on elements of `T`: the host's math on this device's copies.
     fn run<T: OpElem>(&self, op: &DeviceOp, args: &[DevTile]) -> i32 {
         let mut scratch = Vec::new();
@@ -284,52 +339,16 @@ impl Device for Emulated {
     }
 
     unsafe fn factor(&self, f: Factor, a: &HostBlock, aux: *mut u8) -> Solve {
-        // The host's LAPACK (the backend) on this device's copy, as a GPU's vendor solver would
-        // run on its own: the same copies in and out, the same rules for what comes back.
-        with_solver_buffers(self, f, a, |buf, xbuf| {
-            let (m, n) = (a.m, a.n);
-            let k = m.min(n);
-            // SAFETY: the caller guarantees `a` readable; `buf` holds its packed bytes.
-            unsafe { self.copy_in(a, buf).expect("emulated copies do not fail") };
-            let (d, x) = (self.at(buf) as *mut f64, self.at(xbuf));
-            let (mi, ni, ld) = (m as i32, n as i32, m.max(1) as i32);
-            // SAFETY: `d` holds the packed m×n matrix (leading dimension m) and `x` k elements
-            // of the auxiliary output, both inside the arena and this call's own buffers.
-            let info = unsafe {
-                match f {
-                    Factor::Potrf(u) => {
-                        let c = if u == Uplo::Lower { b'L' } else { b'U' };
-                        forward::dpotrf(c, ni, Raw::new(d), ld)
-                    }
-                    Factor::Getrf => forward::dgetrf(mi, ni, Raw::new(d), ld, Raw::new(x as *mut i32)),
-                    Factor::Geqrf => {
-                        let mut q = 0.0;
-                        let tau = Raw::new(x as *mut f64);
-                        forward::dgeqrf(mi, ni, Raw::new(d), ld, tau, Raw::new(&mut q), -1);
-                        let mut work = vec![0.0; (q as usize).max(1)];
-                        let lwork = work.len() as i32;
-                        forward::dgeqrf(mi, ni, Raw::new(d), ld, tau, Raw::new(work.as_mut_ptr()), lwork)
-                    }
-                }
-            };
-            // SAFETY: diagonal entries of the packed matrix.
-            let diag: Vec<f64> = (0..k).map(|i| unsafe { *d.add(i * m + i) }).collect();
-            if let Some(why) = declined(info, &diag) {
-                return Solve::Declined(why);
+        // SAFETY: the caller's guarantees, passed on; the type is the block's.
+        unsafe {
+            match a.elem {
+                Kind::F64 => self.factor_as::<f64>(f, a, aux),
+                Kind::F32 => self.factor_as::<f32>(f, a, aux),
+                Kind::C64 => self.factor_as::<c64>(f, a, aux),
+                Kind::C32 => self.factor_as::<c32>(f, a, aux),
+                Kind::I32 => unreachable!("no factorization of an integer matrix"),
             }
-            // SAFETY: the caller guarantees `a` writable and `aux` writable for k elements; the
-            // buffers hold what is copied.
-            unsafe {
-                match f {
-                    Factor::Potrf(u) => {
-                        unpack_triangle(std::slice::from_raw_parts(d as *const u8, a.bytes()), a, 0, u)
-                    }
-                    _ => self.copy_out(buf, a).expect("emulated copies do not fail"),
-                }
-                std::ptr::copy_nonoverlapping(x, aux, k * f.aux_elem());
-            }
-            Solve::Done
-        })
+        }
     }
 
     fn gemm_rate(&self) -> f64 {

@@ -435,29 +435,29 @@ impl DeviceOp {
 /// A whole LAPACK factorization a device can run on a matrix it holds entirely ([`Device::factor`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Factor {
-    /// DPOTRF of the `Uplo` triangle; the other triangle is neither read nor written.
+    /// xPOTRF of the `Uplo` triangle; the other triangle is neither read nor written.
     Potrf(Uplo),
-    /// DGETRF, partial pivoting.
+    /// xGETRF, partial pivoting.
     Getrf,
-    /// DGEQRF.
+    /// xGEQRF.
     Geqrf,
 }
 
 impl Factor {
-    /// The type of the auxiliary output: pivots (i32) or tau (f64; none for a Cholesky).
-    pub fn aux_kind(self) -> crate::tile::Kind {
+    /// The type of the auxiliary output of a factorization of a matrix of `elem`: pivots (i32)
+    /// or tau (the matrix's type; a Cholesky has none).
+    pub fn aux_kind(self, elem: crate::tile::Kind) -> crate::tile::Kind {
         match self {
             Factor::Getrf => crate::tile::Kind::I32,
-            Factor::Potrf(_) | Factor::Geqrf => crate::tile::Kind::F64,
+            Factor::Potrf(_) | Factor::Geqrf => elem,
         }
     }
 
     /// Bytes of the auxiliary output per element of `min(m, n)` (0 for a Cholesky).
-    pub fn aux_elem(self) -> usize {
+    pub fn aux_elem(self, elem: crate::tile::Kind) -> usize {
         match self {
             Factor::Potrf(_) => 0,
-            Factor::Getrf => 4,
-            Factor::Geqrf => 8,
+            _ => self.aux_kind(elem).bytes(),
         }
     }
 }
@@ -477,6 +477,7 @@ pub enum Solve {
 /// Why a device solver's result is not kept, if it is not: INFO > 0 (a singular or indefinite
 /// matrix), or a non-finite diagonal (NaN or Inf input): LAPACK answers those its own way, so the
 /// call runs on tiles from the untouched input.
+/// `diag`: the diagonal's entries as their parts in f64 ([`parts`]).
 pub fn declined(info: i32, diag: &[f64]) -> Option<&'static str> {
     if info != 0 {
         Some("info")
@@ -484,6 +485,21 @@ pub fn declined(info: i32, diag: &[f64]) -> Option<&'static str> {
         Some("not-finite")
     } else {
         None
+    }
+}
+
+/// The real and imaginary parts (real types: the value) of the packed elements of `kind` in
+/// `bytes`, as f64 (exact for every type).
+pub fn parts(kind: crate::tile::Kind, bytes: &[u8]) -> Vec<f64> {
+    use crate::tile::Kind;
+    let f32s = || bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap()) as f64).collect();
+    let f64s = || bytes.chunks_exact(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect();
+    match kind {
+        Kind::F32 | Kind::C32 => f32s(),
+        Kind::F64 | Kind::C64 => f64s(),
+        Kind::I32 => {
+            bytes.chunks_exact(4).map(|c| i32::from_ne_bytes(c.try_into().unwrap()) as f64).collect()
+        }
     }
 }
 
@@ -497,7 +513,7 @@ pub fn with_solver_buffers<D: Device + ?Sized>(
     run: impl FnOnce(&DevBuf, &DevBuf) -> Solve,
 ) -> Solve {
     let Some(buf) = dev.alloc(a.bytes()) else { return Solve::Declined("no-room") };
-    let Some(xbuf) = dev.alloc((a.m.min(a.n) * f.aux_elem()).max(8)) else {
+    let Some(xbuf) = dev.alloc((a.m.min(a.n) * f.aux_elem(a.elem)).max(16)) else {
         dev.free(buf);
         return Solve::Declined("no-room");
     };
@@ -507,21 +523,17 @@ pub fn with_solver_buffers<D: Device + ?Sized>(
     outcome
 }
 
-/// Copies packed column bytes `off..off + data.len()` of an n×n f64 matrix (leading dimension n)
-/// into the host block `b`, but only the entries of the `uplo` triangle (diagonal included): a
-/// DPOTRF leaves the other triangle as the caller had it.
+/// Copies packed column bytes `off..off + data.len()` of an n×n matrix (leading dimension n,
+/// elements of `b.elem`) into the host block `b`, but only the entries of the `uplo` triangle
+/// (diagonal included): a xPOTRF leaves the other triangle as the caller had it.
 ///
 /// # Safety
-/// `b.ptr` must be writable for the triangle of its shape (`b.elem` f64, `b.m == b.n`).
+/// `b.ptr` must be writable for the triangle of its shape (`b.m == b.n`).
 pub unsafe fn unpack_triangle(data: &[u8], b: &HostBlock, off: usize, uplo: Uplo) {
-    assert!(
-        b.elem == crate::tile::Kind::F64
-            && b.m == b.n
-            && off.is_multiple_of(8)
-            && data.len().is_multiple_of(8)
-    );
+    let sz = b.elem.bytes();
+    assert!(b.m == b.n && off.is_multiple_of(sz) && data.len().is_multiple_of(sz));
     let n = b.m;
-    let (first, last) = (off / 8, (off + data.len()) / 8);
+    let (first, last) = (off / sz, (off + data.len()) / sz);
     let mut e = first;
     while e < last {
         let (j, i) = (e / n, e % n);
@@ -536,9 +548,9 @@ pub unsafe fn unpack_triangle(data: &[u8], b: &HostBlock, off: usize, uplo: Uplo
             // source bytes are inside `data` (element e + (lo − i) up to `end`).
             unsafe {
                 std::ptr::copy_nonoverlapping(
-                    data.as_ptr().add((e + lo - i - first) * 8),
-                    b.ptr.add((j * b.ld + lo) * 8),
-                    (hi - lo) * 8,
+                    data.as_ptr().add((e + lo - i - first) * sz),
+                    b.ptr.add((j * b.ld + lo) * sz),
+                    (hi - lo) * sz,
                 )
             };
         }
@@ -633,10 +645,11 @@ pub trait Device: Send + Sync {
     /// emulated device runs the host's LAPACK on its copy): copied in, factored, and copied back
     /// only where it succeeded with INFO 0 and a finite diagonal (anything else LAPACK answers
     /// its own way: [`Solve::Declined`], nothing written). `aux` receives the pivots (`min(m, n)`
-    /// i32, 1-based) of [`Factor::Getrf`] or tau (`min(m, n)` f64) of [`Factor::Geqrf`].
+    /// i32, 1-based) of [`Factor::Getrf`] or tau (`min(m, n)` of the matrix's type) of
+    /// [`Factor::Geqrf`].
     ///
     /// # Safety
-    /// `a` must be readable and writable for its shape (`elem` f64) and `aux` writable for
+    /// `a` must be readable and writable for its shape and `aux` writable for
     /// `min(m, n)` elements, both unshared during the call.
     unsafe fn factor(&self, _f: Factor, _a: &HostBlock, _aux: *mut u8) -> Solve {
         Solve::Declined("no solver")

@@ -33,18 +33,11 @@ pub trait Operands<'a, T: Scalar = f64> {
 pub trait OpElem: kernels::TileGetrf {
     /// The ops [`Op::compute`] does not state generically.
     fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, Self>, out: ViewMut<Self>) -> i32;
-    /// `p` as an array of f64, for the paths that exist in f64 only (a device's whole-matrix
-    /// solver, `api::solve_whole`): `Some` for f64 alone.
-    fn as_f64(p: *mut Self) -> Option<*mut f64>;
 }
 
 impl OpElem for f64 {
     fn compute_rest<'a>(op: &Op, ins: &mut impl Operands<'a, f64>, out: ViewMut<f64>) -> i32 {
         op.compute_f64(ins, out)
-    }
-    #[inline(always)]
-    fn as_f64(p: *mut f64) -> Option<*mut f64> {
-        Some(p)
     }
 }
 
@@ -53,10 +46,6 @@ macro_rules! f64_only_ops {
         impl OpElem for $t {
             fn compute_rest<'a>(op: &Op, _: &mut impl Operands<'a, $t>, _: ViewMut<$t>) -> i32 {
                 panic!("op {} runs on f64 only so far, not on {}", op.name(), stringify!($t))
-            }
-            #[inline(always)]
-            fn as_f64(_: *mut $t) -> Option<*mut f64> {
-                None
             }
         }
     )*};

@@ -147,15 +147,15 @@ typedef void (*trxm_fn)(const char *, const char *, const char *, const char *, 
                         const void *, const void *, const int *, void *, const int *, size_t, size_t, size_t,
                         size_t);
 typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *, size_t);
-typedef void (*getrf_fn)(const int *, const int *, double *, const int *, int *, int *);
-typedef void (*geqrf_fn)(const int *, const int *, double *, const int *, double *, double *, const int *, int *);
+typedef void (*getrf_fn)(const int *, const int *, void *, const int *, int *, int *);
+typedef void (*geqrf_fn)(const int *, const int *, void *, const int *, void *, void *, const int *, int *);
 /* Per type, in the order s, d, c, z; SYRK is HERK for c and z. */
 static gemm_fn p_gemm[4];
 static syrk_fn p_syrk[4];
 static trxm_fn p_trsm[4], p_trmm[4];
 static potrf_fn p_potrf[4];
-static getrf_fn p_dgetrf;
-static geqrf_fn p_dgeqrf;
+static getrf_fn p_getrf[4];
+static geqrf_fn p_geqrf[4];
 
 static int ty_index(char ty)
 {
@@ -307,7 +307,8 @@ __attribute__((constructor)) static void fc_init(void)
     static const char *const names[][4] = {
         {"sgemm_", "dgemm_", "cgemm_", "zgemm_"}, {"ssyrk_", "dsyrk_", "cherk_", "zherk_"},
         {"strsm_", "dtrsm_", "ctrsm_", "ztrsm_"}, {"strmm_", "dtrmm_", "ctrmm_", "ztrmm_"},
-        {"spotrf_", "dpotrf_", "cpotrf_", "zpotrf_"},
+        {"spotrf_", "dpotrf_", "cpotrf_", "zpotrf_"}, {"sgetrf_", "dgetrf_", "cgetrf_", "zgetrf_"},
+        {"sgeqrf_", "dgeqrf_", "cgeqrf_", "zgeqrf_"},
     };
     for (int t = 0; t < 4; t++) {
         p_gemm[t] = (gemm_fn)blas_sym(h, names[0][t]);
@@ -315,9 +316,9 @@ __attribute__((constructor)) static void fc_init(void)
         p_trsm[t] = (trxm_fn)blas_sym(h, names[2][t]);
         p_trmm[t] = (trxm_fn)blas_sym(h, names[3][t]);
         p_potrf[t] = (potrf_fn)blas_sym(h, names[4][t]);
+        p_getrf[t] = (getrf_fn)blas_sym(h, names[5][t]);
+        p_geqrf[t] = (geqrf_fn)blas_sym(h, names[6][t]);
     }
-    p_dgetrf = (getrf_fn)blas_sym(h, "dgetrf_");
-    p_dgeqrf = (geqrf_fn)blas_sym(h, "dgeqrf_");
     /* Many stream threads compute at once; OpenBLAS's own threads would only oversubscribe. */
     void (*set_threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
     if (set_threads)
@@ -988,7 +989,7 @@ static void exec_op(struct fc_stream *s, struct fc_op *o)
     case OP_GETRF: {
         /* LAPACK's pivots are 1-based, as cuSOLVER's devIpiv; INFO > 0 is an exactly zero pivot. */
         int info = 0;
-        p_dgetrf(&o->m, &o->n, o->a, &o->lda, o->ipiv, &info);
+        p_getrf[ty_index(o->ty)](&o->m, &o->n, o->a, &o->lda, o->ipiv, &info);
         memcpy(o->info, &info, sizeof info);
         break;
     }
@@ -996,15 +997,25 @@ static void exec_op(struct fc_stream *s, struct fc_op *o)
         /* The device workspace is device memory, unusable on the host: LAPACK gets its own,
          * of the size its workspace query gives. */
         int info = 0, query = -1;
-        double wq = 0;
-        p_dgeqrf(&o->m, &o->n, o->a, &o->lda, o->tau, &wq, &query, &info);
-        int lwork = wq > 1 ? (int)wq : 1;
-        double *work = malloc((size_t)lwork * sizeof *work);
+        size_t e = fc_elem(o->ty);
+        unsigned char wq[16] = {0}; /* WORK(1) of the query: a scalar of the type */
+        geqrf_fn f = p_geqrf[ty_index(o->ty)];
+        f(&o->m, &o->n, o->a, &o->lda, o->tau, wq, &query, &info);
+        double q;
+        if (o->ty == 's' || o->ty == 'c') {
+            float x;
+            memcpy(&x, wq, sizeof x);
+            q = x;
+        } else {
+            memcpy(&q, wq, sizeof q);
+        }
+        int lwork = q > 1 ? (int)q : 1;
+        void *work = malloc((size_t)lwork * e);
         if (!work) {
             fprintf(stderr, "fakecuda: %s: cannot allocate LAPACK's host workspace of %d elements\n", o->name, lwork);
             abort();
         }
-        p_dgeqrf(&o->m, &o->n, o->a, &o->lda, o->tau, work, &lwork, &info);
+        f(&o->m, &o->n, o->a, &o->lda, o->tau, work, &lwork, &info);
         free(work);
         memcpy(o->info, &info, sizeof info);
         break;

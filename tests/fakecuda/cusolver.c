@@ -170,8 +170,9 @@ static cusolverStatus_t begin(cusolverDnHandle_t h, const char *fn, struct fc_ct
 
 static int bad_dims(int m, int n, int lda) { return m < 0 || n < 0 || lda < (m > 1 ? m : 1); }
 
-/* The bufferSize queries of getrf and geqrf: A an m x n device matrix, *lwork = elems(m, n). */
-static cusolverStatus_t buffer_size(cusolverDnHandle_t h, const char *fn, int m, int n, double *A, int lda,
+/* The bufferSize queries of getrf and geqrf: A an m x n device matrix of type ty,
+ * *lwork = elems(m, n). */
+static cusolverStatus_t buffer_size(cusolverDnHandle_t h, const char *fn, char ty, int m, int n, void *A, int lda,
                                     int *lwork, int (*elems)(int, int))
 {
     struct fc_ctx *c;
@@ -181,25 +182,18 @@ static cusolverStatus_t buffer_size(cusolverDnHandle_t h, const char *fn, int m,
     if (bad_dims(m, n, lda))
         return CUSOLVER_STATUS_INVALID_VALUE;
     fakecuda_lock();
-    fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, m, n, lda, 8);
+    fakecuda_dev_matrix(c, fn, "A", (CUdeviceptr)A, m, n, lda, fc_elem(ty));
     fakecuda_unlock();
     *lwork = elems(m, n);
     return CUSOLVER_STATUS_SUCCESS;
 }
 
-EXPORT cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t h, int m, int n, double *A, int lda,
-                                                    int *Lwork)
-{
-    return buffer_size(h, "cusolverDnDgetrf_bufferSize", m, n, A, lda, Lwork, getrf_work_elems);
-}
-
-/* No Lwork argument: the workspace must hold what cusolverDnDgetrf_bufferSize gave for these m, n,
+/* No Lwork argument: the workspace must hold what the getrf bufferSize gave for these m, n,
  * checked as its extent in one live allocation. Vectors are 1 x len matrices with ld 1 (valid
  * for len 0 too). */
-EXPORT cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t h, int m, int n, double *A, int lda, double *Workspace,
-                                         int *devIpiv, int *devInfo)
+static cusolverStatus_t getrf(const char *fn, char ty, cusolverDnHandle_t h, int m, int n, void *A, int lda,
+                              void *Workspace, int *devIpiv, int *devInfo)
 {
-    static const char fn[] = "cusolverDnDgetrf";
     struct fc_ctx *c;
     cusolverStatus_t st = begin(h, fn, &c);
     if (st)
@@ -207,18 +201,19 @@ EXPORT cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t h, int m, int n, dou
     if (bad_dims(m, n, lda))
         return CUSOLVER_STATUS_INVALID_VALUE;
     /* The real library factors without pivoting when devIpiv is NULL: never what hetla means
-     * (LAPACK's dgetrf pivots), so here it is a mistake. */
+     * (LAPACK's ?getrf pivots), so here it is a mistake. */
     if (!devIpiv)
         fakecuda_violation("%s: devIpiv is NULL, which factors without pivoting (hetla must always pivot, as "
-                           "LAPACK's dgetrf does)",
+                           "LAPACK's ?getrf does)",
                            fn);
     int mn = m < n ? m : n;
+    size_t e = fc_elem(ty);
     fakecuda_lock();
     struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
-    struct fc_op op = {.kind = OP_GETRF, .name = fn, .ty = 'd', .m = m, .n = n, .lda = lda};
-    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, 8, 1);
-    fakecuda_operand(s, fn, "Workspace (of the size cusolverDnDgetrf_bufferSize gave)", (CUdeviceptr)Workspace, 1,
-                     getrf_work_elems(m, n), 1, 8, 1);
+    struct fc_op op = {.kind = OP_GETRF, .name = fn, .ty = ty, .m = m, .n = n, .lda = lda};
+    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, e, 1);
+    fakecuda_operand(s, fn, "Workspace (of the size the getrf bufferSize gave)", (CUdeviceptr)Workspace, 1,
+                     getrf_work_elems(m, n), 1, e, 1);
     op.ipiv = fakecuda_operand(s, fn, "devIpiv", (CUdeviceptr)devIpiv, 1, mn, 1, 4, 1);
     op.info = fakecuda_operand(s, fn, "devInfo", (CUdeviceptr)devInfo, 1, 1, 1, 4, 1);
     fakecuda_enqueue(s, &op);
@@ -226,16 +221,9 @@ EXPORT cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t h, int m, int n, dou
     return CUSOLVER_STATUS_SUCCESS;
 }
 
-EXPORT cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t h, int m, int n, double *A, int lda,
-                                                    int *lwork)
+static cusolverStatus_t geqrf(const char *fn, char ty, cusolverDnHandle_t h, int m, int n, void *A, int lda,
+                              void *TAU, void *Workspace, int Lwork, int *devInfo)
 {
-    return buffer_size(h, "cusolverDnDgeqrf_bufferSize", m, n, A, lda, lwork, geqrf_work_elems);
-}
-
-EXPORT cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t h, int m, int n, double *A, int lda, double *TAU,
-                                         double *Workspace, int Lwork, int *devInfo)
-{
-    static const char fn[] = "cusolverDnDgeqrf";
     struct fc_ctx *c;
     cusolverStatus_t st = begin(h, fn, &c);
     if (st)
@@ -243,17 +231,45 @@ EXPORT cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t h, int m, int n, dou
     if (bad_dims(m, n, lda))
         return CUSOLVER_STATUS_INVALID_VALUE;
     if (Lwork < geqrf_work_elems(m, n))
-        fakecuda_violation("%s: workspace of %d elements < the %d cusolverDnDgeqrf_bufferSize asked for", fn, Lwork,
+        fakecuda_violation("%s: workspace of %d elements < the %d its bufferSize asked for", fn, Lwork,
                            geqrf_work_elems(m, n));
     int mn = m < n ? m : n;
+    size_t e = fc_elem(ty);
     fakecuda_lock();
     struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
-    struct fc_op op = {.kind = OP_GEQRF, .name = fn, .ty = 'd', .m = m, .n = n, .lda = lda};
-    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, 8, 1);
-    op.tau = fakecuda_operand(s, fn, "TAU", (CUdeviceptr)TAU, 1, mn, 1, 8, 1);
-    fakecuda_operand(s, fn, "Workspace", (CUdeviceptr)Workspace, 1, Lwork, 1, 8, 1);
+    struct fc_op op = {.kind = OP_GEQRF, .name = fn, .ty = ty, .m = m, .n = n, .lda = lda};
+    op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, e, 1);
+    op.tau = fakecuda_operand(s, fn, "TAU", (CUdeviceptr)TAU, 1, mn, 1, e, 1);
+    fakecuda_operand(s, fn, "Workspace", (CUdeviceptr)Workspace, 1, Lwork, 1, e, 1);
     op.info = fakecuda_operand(s, fn, "devInfo", (CUdeviceptr)devInfo, 1, 1, 1, 4, 1);
     fakecuda_enqueue(s, &op);
     fakecuda_unlock();
     return CUSOLVER_STATUS_SUCCESS;
 }
+
+/* The four types of each, as cuSOLVER has them. */
+#define EXPORT_LU_QR(t, ty)                                                                                           \
+    EXPORT cusolverStatus_t cusolverDn##t##getrf_bufferSize(cusolverDnHandle_t h, int m, int n, void *A, int lda,    \
+                                                            int *Lwork)                                               \
+    {                                                                                                                 \
+        return buffer_size(h, "cusolverDn" #t "getrf_bufferSize", ty, m, n, A, lda, Lwork, getrf_work_elems);        \
+    }                                                                                                                 \
+    EXPORT cusolverStatus_t cusolverDn##t##getrf(cusolverDnHandle_t h, int m, int n, void *A, int lda,               \
+                                                 void *Workspace, int *devIpiv, int *devInfo)                         \
+    {                                                                                                                 \
+        return getrf("cusolverDn" #t "getrf", ty, h, m, n, A, lda, Workspace, devIpiv, devInfo);                     \
+    }                                                                                                                 \
+    EXPORT cusolverStatus_t cusolverDn##t##geqrf_bufferSize(cusolverDnHandle_t h, int m, int n, void *A, int lda,    \
+                                                            int *lwork)                                               \
+    {                                                                                                                 \
+        return buffer_size(h, "cusolverDn" #t "geqrf_bufferSize", ty, m, n, A, lda, lwork, geqrf_work_elems);        \
+    }                                                                                                                 \
+    EXPORT cusolverStatus_t cusolverDn##t##geqrf(cusolverDnHandle_t h, int m, int n, void *A, int lda, void *TAU,    \
+                                                 void *Workspace, int Lwork, int *devInfo)                            \
+    {                                                                                                                 \
+        return geqrf("cusolverDn" #t "geqrf", ty, h, m, n, A, lda, TAU, Workspace, Lwork, devInfo);                  \
+    }
+EXPORT_LU_QR(S, 's')
+EXPORT_LU_QR(D, 'd')
+EXPORT_LU_QR(C, 'c')
+EXPORT_LU_QR(Z, 'z')

@@ -91,7 +91,7 @@ struct fc_op {
     int *info;
     /* LAPACK outputs besides A and INFO: GETRF's pivots, GEQRF's tau (host views of device memory) */
     int *ipiv;
-    double *tau;
+    void *tau;
     /* batched GEMM: host views of the device pointer arrays, their count, the device */
     const CUdeviceptr *pa, *pb, *pc;
     int batch, dev;

@@ -93,6 +93,24 @@ pub(super) trait CuElem: Scalar {
         work: (u64, i32),
         info: u64,
     ) -> SolverStatus;
+    /// The workspace (elements) of GETRF (`qr` false) or GEQRF (`qr` true) on an m×n matrix.
+    unsafe fn lu_qr_buffer_size(
+        h: cs::cusolverDnHandle_t,
+        qr: bool,
+        mn: [i32; 2],
+        a: (u64, i32),
+        lwork: &mut i32,
+    ) -> SolverStatus;
+    /// GETRF with the pivots into `aux` (i32), or (`qr`) GEQRF with tau into `aux` (this type).
+    unsafe fn lu_qr(
+        h: cs::cusolverDnHandle_t,
+        qr: bool,
+        mn: [i32; 2],
+        a: (u64, i32),
+        aux: u64,
+        work: (u64, i32),
+        info: u64,
+    ) -> SolverStatus;
 }
 
 /// The TRANS of an adjoint operand: transposed for the real types, conjugate transposed for the
@@ -108,7 +126,7 @@ pub(super) fn adjoint<T: Scalar>() -> cb::cublasOperation_t {
 macro_rules! cu_elem {
     ($t:ty, $lib:ty, $sol:ty, $real:ty, $scal:expr,
      $gemm:ident, $rk:ident, $trsm:ident, $trmm:ident, $geam:ident, $batched:ident,
-     $potrf_bs:ident, $potrf:ident) => {
+     $potrf_bs:ident, $potrf:ident, $getrf_bs:ident, $getrf:ident, $geqrf_bs:ident, $geqrf:ident) => {
         impl CuElem for $t {
             unsafe fn gemm(
                 h: cb::cublasHandle_t,
@@ -313,6 +331,41 @@ macro_rules! cu_elem {
                 };
                 (r, stringify!($potrf))
             }
+            unsafe fn lu_qr_buffer_size(
+                h: cs::cusolverDnHandle_t,
+                qr: bool,
+                [m, n]: [i32; 2],
+                a: (u64, i32),
+                lwork: &mut i32,
+            ) -> SolverStatus {
+                // SAFETY: the caller's guarantee.
+                unsafe {
+                    if qr {
+                        (cs::$geqrf_bs(h, m, n, a.0 as *mut $sol, a.1, lwork), stringify!($geqrf_bs))
+                    } else {
+                        (cs::$getrf_bs(h, m, n, a.0 as *mut $sol, a.1, lwork), stringify!($getrf_bs))
+                    }
+                }
+            }
+            unsafe fn lu_qr(
+                h: cs::cusolverDnHandle_t,
+                qr: bool,
+                [m, n]: [i32; 2],
+                a: (u64, i32),
+                aux: u64,
+                work: (u64, i32),
+                info: u64,
+            ) -> SolverStatus {
+                let (pa, pw, pi) = (a.0 as *mut $sol, work.0 as *mut $sol, info as *mut i32);
+                // SAFETY: the caller's guarantee.
+                unsafe {
+                    if qr {
+                        (cs::$geqrf(h, m, n, pa, a.1, aux as *mut $sol, pw, work.1, pi), stringify!($geqrf))
+                    } else {
+                        (cs::$getrf(h, m, n, pa, a.1, pw, aux as *mut i32, pi), stringify!($getrf))
+                    }
+                }
+            }
         }
     };
 }
@@ -330,7 +383,11 @@ cu_elem!(
     cublasSgeam,
     cublasSgemmBatched,
     cusolverDnSpotrf_bufferSize,
-    cusolverDnSpotrf
+    cusolverDnSpotrf,
+    cusolverDnSgetrf_bufferSize,
+    cusolverDnSgetrf,
+    cusolverDnSgeqrf_bufferSize,
+    cusolverDnSgeqrf
 );
 cu_elem!(
     f64,
@@ -345,7 +402,11 @@ cu_elem!(
     cublasDgeam,
     cublasDgemmBatched,
     cusolverDnDpotrf_bufferSize,
-    cusolverDnDpotrf
+    cusolverDnDpotrf,
+    cusolverDnDgetrf_bufferSize,
+    cusolverDnDgetrf,
+    cusolverDnDgeqrf_bufferSize,
+    cusolverDnDgeqrf
 );
 cu_elem!(
     c32,
@@ -360,7 +421,11 @@ cu_elem!(
     cublasCgeam,
     cublasCgemmBatched,
     cusolverDnCpotrf_bufferSize,
-    cusolverDnCpotrf
+    cusolverDnCpotrf,
+    cusolverDnCgetrf_bufferSize,
+    cusolverDnCgetrf,
+    cusolverDnCgeqrf_bufferSize,
+    cusolverDnCgeqrf
 );
 cu_elem!(
     c64,
@@ -375,5 +440,9 @@ cu_elem!(
     cublasZgeam,
     cublasZgemmBatched,
     cusolverDnZpotrf_bufferSize,
-    cusolverDnZpotrf
+    cusolverDnZpotrf,
+    cusolverDnZgetrf_bufferSize,
+    cusolverDnZgetrf,
+    cusolverDnZgeqrf_bufferSize,
+    cusolverDnZgeqrf
 );
