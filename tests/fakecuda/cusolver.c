@@ -6,6 +6,8 @@
  */
 #include "fakecuda.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -110,8 +112,8 @@ static cusolverStatus_t potrf(const char *fn, char ty, cusolverDnHandle_t h, int
     if (n < 0)
         return CUSOLVER_STATUS_INVALID_VALUE;
     if (lwork < work_elems(n))
-        fakecuda_violation("%s: workspace of %d elements < the %d its _bufferSize asked for", fn, lwork,
-                           work_elems(n));
+        fakecuda_violation("%s: workspace of %d elements < the %d %s_bufferSize asked for", fn, lwork,
+                           work_elems(n), fn);
     fakecuda_lock();
     struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
     struct fc_op op = {.kind = OP_POTRF, .name = fn, .ty = ty, .c1 = u, .n = n, .lda = lda};
@@ -208,12 +210,13 @@ static cusolverStatus_t getrf(const char *fn, char ty, cusolverDnHandle_t h, int
                            fn);
     int mn = m < n ? m : n;
     size_t e = fc_elem(ty);
+    char what[96];
+    snprintf(what, sizeof what, "Workspace (of the size %s_bufferSize gave)", fn);
     fakecuda_lock();
     struct fc_stream *s = fakecuda_stream_of(c, h->stream, fn);
     struct fc_op op = {.kind = OP_GETRF, .name = fn, .ty = ty, .m = m, .n = n, .lda = lda};
     op.a = fakecuda_operand(s, fn, "A", (CUdeviceptr)A, m, n, lda, e, 1);
-    fakecuda_operand(s, fn, "Workspace (of the size the getrf bufferSize gave)", (CUdeviceptr)Workspace, 1,
-                     getrf_work_elems(m, n), 1, e, 1);
+    fakecuda_operand(s, fn, what, (CUdeviceptr)Workspace, 1, getrf_work_elems(m, n), 1, e, 1);
     op.ipiv = fakecuda_operand(s, fn, "devIpiv", (CUdeviceptr)devIpiv, 1, mn, 1, 4, 1);
     op.info = fakecuda_operand(s, fn, "devInfo", (CUdeviceptr)devInfo, 1, 1, 1, 4, 1);
     fakecuda_enqueue(s, &op);
@@ -231,8 +234,8 @@ static cusolverStatus_t geqrf(const char *fn, char ty, cusolverDnHandle_t h, int
     if (bad_dims(m, n, lda))
         return CUSOLVER_STATUS_INVALID_VALUE;
     if (Lwork < geqrf_work_elems(m, n))
-        fakecuda_violation("%s: workspace of %d elements < the %d its bufferSize asked for", fn, Lwork,
-                           geqrf_work_elems(m, n));
+        fakecuda_violation("%s: workspace of %d elements < the %d %s_bufferSize asked for", fn, Lwork,
+                           geqrf_work_elems(m, n), fn);
     int mn = m < n ? m : n;
     size_t e = fc_elem(ty);
     fakecuda_lock();
