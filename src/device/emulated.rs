@@ -185,8 +185,9 @@ impl Emulated {
             };
             // SAFETY: diagonal entries of the packed matrix.
             let diag: Vec<T> = (0..k).map(|i| unsafe { *d.add(i * m + i) }).collect();
-            let parts: Vec<f64> = diag.iter().flat_map(|t| [t.re().into(), t.im().into()]).collect();
-            if let Some(why) = declined(info, &parts) {
+            // SAFETY: the bytes of `diag`'s k plain elements.
+            let bytes = unsafe { std::slice::from_raw_parts(diag.as_ptr() as *const u8, k * a.elem.bytes()) };
+            if let Some(why) = declined(info, &super::parts(a.elem, bytes)) {
                 return Solve::Declined(why);
             }
             // SAFETY: the caller guarantees `a` writable and `aux` writable for k elements; the

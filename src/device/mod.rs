@@ -488,8 +488,8 @@ pub fn declined(info: i32, diag: &[f64]) -> Option<&'static str> {
     }
 }
 
-/// The real and imaginary parts (real types: the value) of the packed elements of `kind` in
-/// `bytes`, as f64 (exact for every type).
+/// The real and imaginary parts (real types: the value) of the packed elements of `kind` (a
+/// floating type) in `bytes`, as f64 (exact for every type).
 pub fn parts(kind: crate::tile::Kind, bytes: &[u8]) -> Vec<f64> {
     use crate::tile::Kind;
     let f32s = || bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap()) as f64).collect();
@@ -497,9 +497,7 @@ pub fn parts(kind: crate::tile::Kind, bytes: &[u8]) -> Vec<f64> {
     match kind {
         Kind::F32 | Kind::C32 => f32s(),
         Kind::F64 | Kind::C64 => f64s(),
-        Kind::I32 => {
-            bytes.chunks_exact(4).map(|c| i32::from_ne_bytes(c.try_into().unwrap()) as f64).collect()
-        }
+        Kind::I32 => unreachable!("integer blocks have no parts"),
     }
 }
 
