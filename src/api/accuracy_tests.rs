@@ -34,7 +34,12 @@ const SEEDS: u64 = 3;
 ///   for a right side of norm 20), and the normwise backward error ‖r‖/(‖A‖·‖X‖ + ‖B‖) then ranks
 ///   answers by ‖X‖: hetla's X is 1e10-1e13 times smaller than the references', with the same
 ///   residual, and measures 200-17000x theirs. Open until the measure is one that such a problem
-///   gives meaning to.
+///   gives meaning to. How little the references' own measure means here (2026-11-29, this
+///   test's input at n = 53, m = 70, NRHS = 3): OpenBLAS's DGELS measures 3.1e-43 with the LWORK
+///   its workspace query answers (1749) and 9.4e-3 with LWORK = 100000, 1e40 apart on one input.
+///   DGELS's query leaves DORMQR less room than its blocked code asks (NRHS·NB + 65·64), so below
+///   min(m, n) ≈ 134 the reference applies Q one reflector at a time (DORM2R), above it in blocks;
+///   at n = 150 and 250 (blocked references) hetla's median is 0.02x theirs.
 /// * ztrtri on graded triangles (U N and L U, rows and columns over 1e±100): ‖T·X − I‖ 5.5x both
 ///   references' as the median of three seeds (67x in one; n = 79, tiles of 12), ‖X·T − I‖
 ///   within 1x; found when the comparisons gained the complex types. Not the leaves: DTRTRI's
