@@ -6,10 +6,12 @@
 #     1. on the host, fresh cache: every call as the first;
 #     2. a second process on that cache: the first process's bits;
 #     3. on 2 emulated accelerators (HETLA_EMULATE_GPUS=2), fresh cache: every call as the first;
+#     4. the same with the NRRP update placement (HETLA_UPDATE_ALLOC=nrrp: uniform device tiles
+#        owned by a pattern over the nodes' measured speeds);
 #   prepeat.c: p?potrf, p?getrf, p?geqrf, 10 calls each, under mpirun (double on 1x2 and 2x2
 #   grids, single and complex on 1x2):
-#     4. fresh cache: every call as the first on every rank;
-#     5. a second job on that cache: the first job's bits.
+#     5. fresh cache: every call as the first on every rank;
+#     6. a second job on that cache: the first job's bits.
 # Prints [PASS]/[FAIL] lines and a count. Needs `cargo build --release` first.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -64,6 +66,7 @@ for t in d s c z; do
             "$tmp/host-again$sfx.log"
     fi
     lapack $t emu2$sfx HETLA_CACHE_DIR="$tmp/cache-emu$sfx" HETLA_EMULATE_GPUS=2
+    lapack $t emu2-nrrp$sfx HETLA_CACHE_DIR="$tmp/cache-nrrp$sfx" HETLA_EMULATE_GPUS=2 HETLA_UPDATE_ALLOC=nrrp
 done
 
 # mpi NAME NP P Q ROUTINE: prepeat.c (of ROUTINE's type) under mpirun, preloaded.
