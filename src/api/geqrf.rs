@@ -78,7 +78,7 @@ pub fn dgeqrf(
 
 /// SGEQRF, DGEQRF, CGEQRF, ZGEQRF: A = Q·R with Q's Householder vectors below the diagonal and
 /// their scalars in `tau`. One generator for the four types (`algo::geqrf`), on the host's tiles
-/// and the process's devices; f64 also whole on a device's solver.
+/// and the process's devices, or whole on a device's solver.
 #[allow(clippy::too_many_arguments)]
 pub fn geqrf<T: OpElem>(
     cfg: &Config,

@@ -40,8 +40,8 @@ pub fn dgetrf(cfg: &Config, m: i32, n: i32, a: Raw<f64>, lda: i32, ipiv: Raw<i32
 /// interchanges (partial pivoting by the backend's own choice of pivot in each column: the first
 /// largest |x| in the real types, |re| + |im| in the complex ones), INFO the first exactly zero
 /// pivot; with `HETLA_LU=calu` CALU's tournament pivoting instead. One generator for the four
-/// types (`algo::getrf`), on the host's tiles and the process's devices; f64 also whole on a
-/// device's solver.
+/// types (`algo::getrf`), on the host's tiles and the process's devices, or whole on a device's
+/// solver.
 pub fn getrf<T: OpElem>(
     cfg: &Config,
     m: i32,
@@ -177,8 +177,7 @@ pub fn dgesv(
 }
 
 /// SGESV, DGESV, CGESV, ZGESV: solves A·X = B by [`getrf`]'s and [`getrs`]'s generators, with
-/// LAPACK 3.11's checks; f64 also on devices, the other types forward where the process has
-/// devices.
+/// LAPACK 3.11's checks, on tiles and devices in every type.
 #[allow(clippy::too_many_arguments)]
 pub fn gesv<T: OpElem>(
     cfg: &Config,
@@ -689,9 +688,7 @@ mod tests {
             let a0 = rand::<T>(&mut rng, n, n, n, T::zero());
             let (mut a, mut p) = (a0.clone(), vec![0i32; n]);
             getrf(&cfg, n as i32, n as i32, raw(&mut a), n as i32, raw(&mut p)).unwrap();
-            // Tiles, or the backend where the test run puts devices in (HETLA_TEST_GPUS).
-            let path = "tiles";
-            assert_eq!(crate::api::last_path(), path, "{name}");
+            assert_eq!(crate::api::last_path(), "tiles", "{name}");
             assert!(
                 p.iter().enumerate().all(|(t, &x)| x as usize > t && x as usize <= n),
                 "{name}: ipiv {p:?}"
@@ -699,9 +696,9 @@ mod tests {
             // On this matrix the host's tournament (one leaf per thread) picks other pivots than
             // partial pivoting does; the backend's are GEPP's.
             let (_, piv, _) = reference_getrf(n, n, &a0, n);
-            if path != "tiles" || crate::device::open(&cfg).is_empty() {
-                let calu = pivot == Pivoting::Calu && path == "tiles";
-                assert_eq!(p != piv, calu, "{name} {} {path}: ipiv {p:?}, GEPP's {piv:?}", pivot.name());
+            if crate::device::open(&cfg).is_empty() {
+                let calu = pivot == Pivoting::Calu;
+                assert_eq!(p != piv, calu, "{name} {}: ipiv {p:?}, GEPP's {piv:?}", pivot.name());
             }
         }
         for pivot in [Pivoting::Gepp, Pivoting::Calu] {

@@ -33,7 +33,7 @@ pub fn dpotrf(cfg: &Config, uplo: u8, n: i32, a: Raw<f64>, lda: i32) -> Result<(
 /// SPOTRF, DPOTRF, CPOTRF, ZPOTRF: the Cholesky factor of the `uplo` triangle of the n×n
 /// symmetric (complex: Hermitian, A = L·Lᴴ or Uᴴ·U) matrix A, with LAPACK 3.11's checks and
 /// INFO. One generator for the four types (`algo::potrf`), on the host's tiles and the process's
-/// devices; f64 also whole on a device's solver.
+/// devices, or whole on a device's solver.
 pub fn potrf<T: OpElem>(cfg: &Config, uplo: u8, n: i32, a: Raw<T>, lda: i32) -> Result<(), Error> {
     let name = scalar::name::<T>("potrf");
     let Some(ul) = parse_uplo(uplo) else { return Err(Error::Arg(1)) };
