@@ -571,12 +571,30 @@ fn say_once(cfg: &Config, msg: String) {
 /// The process that started the driver (0: not started yet).
 static DRIVER_PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
+/// Whether the CUDA driver library can be loaded under one of the two names it has on Linux
+/// (`libcuda.so.1`, its soname, and the development link `libcuda.so`). cudarc's own check tries
+/// 17 names, Windows-style ones included, each a search of every library folder: on a machine
+/// without CUDA that costs a process 1.2-1.5 ms at its first call (measured with
+/// `bench/onecall.c`: 2.3-3.1 ms from the call to its tiles, 1.2-1.5 ms with `HETLA_GPUS=none`).
+/// Where this finds the library, cudarc's check and loading follow as before.
+fn driver_library_exists() -> bool {
+    [c"libcuda.so.1", c"libcuda.so"].iter().any(|name| {
+        // SAFETY: dlopen with a NUL-terminated name. A handle it returns is kept, never closed:
+        // cudarc loads the same library next, and unloading the driver only to load it again
+        // would cost a GPU machine what this saves the others.
+        unsafe { !libc::dlopen(name.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL).is_null() }
+    })
+}
+
 /// Why CUDA cannot be used at all in this process, or the driver with its device count.
 fn driver() -> &'static Result<Driver, String> {
     static D: OnceLock<Result<Driver, String>> = OnceLock::new();
     D.get_or_init(|| {
         DRIVER_PID.store(std::process::id(), std::sync::atomic::Ordering::Release);
         let r = catch_unwind(|| -> Result<usize, String> {
+            if !driver_library_exists() {
+                return Err("libcuda not found".into());
+            }
             // SAFETY: the presence checks only try to dlopen the libraries.
             if !unsafe { cu::is_culib_present() } {
                 return Err("libcuda not found".into());
