@@ -2,10 +2,11 @@
 //!
 //! Every DGEMM in the process reaches hetla's `dgemm_` once it is exported: the program's own
 //! calls, and those of LAPACK, ScaLAPACK and BLACS routines that call DGEMM through the symbol
-//! table. Without devices (decided once per process, [`tiles_possible`]) the export checks the
-//! arguments and calls the backend's DGEMM directly; so do calls made inside a running task or
-//! inside another hetla call (the backend's own LAPACK code, forwarded calls), and calls the
-//! cost model keeps on the host. Only a product large enough to pay for its transfers runs on
+//! table. Without devices (decided once per process, [`tiles_possible`]) the export jumps to the
+//! backend's DGEMM, which checks the arguments itself. With devices the export checks them as
+//! the reference BLAS does; calls made inside a running task or inside another hetla call (the
+//! backend's own LAPACK code, forwarded calls), and calls the cost model keeps on the host, then
+//! go to the backend. Only a product large enough to pay for its transfers runs on
 //! tiles over the host and the devices, with the allocation of [`crate::runtime::alloc`]
 //! (`HETLA_GEMM_ALLOC`).
 
@@ -72,7 +73,7 @@ pub fn nothing_to_do(m: i32, n: i32, k: i32, alpha: f64, beta: f64) -> bool {
 
 /// Whether any DGEMM of this process may run on tiles: devices are configured (emulated ones,
 /// or CUDA devices that opened) and `dgemm` is not in `HETLA_DISABLE`. Decided on the first
-/// call and kept, so that the forwarding path costs one load and a branch.
+/// call and kept: the export then sends every later call straight to one place (`abi::blas`).
 #[inline]
 pub fn tiles_possible() -> bool {
     static STATE: AtomicU8 = AtomicU8::new(0);

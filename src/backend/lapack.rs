@@ -24,6 +24,12 @@ fn resolve(sym: &str) -> usize {
     p as usize
 }
 
+/// The address of the backend's `dgemm_`, which the export passes the program's calls on to when
+/// no product can run on tiles (`abi::blas`).
+pub fn dgemm_address() -> usize {
+    resolve("dgemm_")
+}
+
 macro_rules! backend_fns {
     ($( $name:ident = $sym:literal ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)? ;)*) => {
         /// The same entry points, not counted for a fork (`crate::fork`): for a call of the program's
