@@ -45,7 +45,7 @@ static DGEMM_TARGET: AtomicUsize = AtomicUsize::new(0);
 
 /// DGEMM: C ← α·op(A)·op(B) + β·C.
 ///
-/// The export only passes the caller's arguments on, unchanged, to [`DGEMM_TARGET`]'s routine:
+/// The export only passes the caller's arguments on, unchanged, to `DGEMM_TARGET`'s routine:
 /// the compiler makes that a jump (a sibling call: `objdump -d` shows a load, a `cmov` and
 /// `jmp *%r11`), so without devices a program's DGEMM reaches the backend's with its own arguments in place, as
 /// if hetla were not loaded, at the cost of one load and an indirect jump. Before, the export
