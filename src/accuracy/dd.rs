@@ -288,6 +288,24 @@ pub fn apply_q_of(complex: bool, v: &[f64], m: usize, ld: usize, tau: &[f64], tr
     if !complex {
         return apply_q(v, m, ld, tau, trans, x);
     }
+    #[cfg(target_arch = "x86_64")]
+    if has_fma() {
+        /// # Safety
+        /// The CPU must have FMA.
+        #[target_feature(enable = "fma")]
+        unsafe fn fma(v: &[f64], m: usize, ld: usize, tau: &[f64], trans: bool, x: &mut [Dd]) {
+            apply_complex_q_body(v, m, ld, tau, trans, x)
+        }
+        // SAFETY: the CPU has FMA (`has_fma`), the only feature `fma` is compiled with.
+        return unsafe { fma(v, m, ld, tau, trans, x) };
+    }
+    apply_complex_q_body(v, m, ld, tau, trans, x)
+}
+
+/// [`apply_q_of`]'s complex loop (compiled with and without FMA, as [`apply_q`]'s: without it
+/// every `Dd * f64` was a library call, 20% of the complex QR accuracy tests' time).
+#[inline(always)]
+fn apply_complex_q_body(v: &[f64], m: usize, ld: usize, tau: &[f64], trans: bool, x: &mut [Dd]) {
     let k = tau.len() / 2;
     for s in 0..k {
         let i = if trans { s } else { k - 1 - s };

@@ -134,9 +134,18 @@ pub fn orthogonal(n: usize, seed: u64) -> Arc<Vec<f64>> {
     q
 }
 
-/// Drops the matrices [`orthogonal`] keeps (the benchmark, between sizes).
+/// Drops the matrices [`orthogonal`] and [`unitary`] keep (the benchmark, between sizes).
 pub fn forget_orthogonal() {
     cache().lock().unwrap_or_else(|e| e.into_inner()).clear();
+    unitaries().lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+type UnitaryCache = Mutex<HashMap<(usize, usize, u64), Arc<Vec<(f64, f64)>>>>;
+
+/// The unitary columns [`unitary`] made, by order, count and seed.
+fn unitaries() -> &'static UnitaryCache {
+    static CACHE: OnceLock<UnitaryCache> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
 }
 
 /// The backend's xGEQRF of `a`'s type on the m×n matrix `a` (leading dimension m), one BLAS
@@ -504,13 +513,21 @@ pub fn triangle_of<T: Scalar>(class: Class, n: usize, seed: u64) -> Vec<T> {
 }
 
 /// k orthonormal columns of order n (k ≤ n) in complex arithmetic: classical Gram–Schmidt,
-/// twice, on normal complex columns, as (re, im) pairs, column-major.
-fn unitary(n: usize, k: usize, seed: u64) -> Vec<(f64, f64)> {
+/// twice, on normal complex columns, as (re, im) pairs, column-major. Kept until
+/// [`forget_orthogonal`], as [`orthogonal`] keeps its matrices: every routine of a class and
+/// seed builds its input from the same columns, and making them was 30% of the complex
+/// accuracy tests' time (`perf` of `lu_single_and_complex`, 2026-11-29).
+fn unitary(n: usize, k: usize, seed: u64) -> Arc<Vec<(f64, f64)>> {
+    if let Some(q) = unitaries().lock().unwrap_or_else(|e| e.into_inner()).get(&(n, k, seed)) {
+        return q.clone();
+    }
     let mut rng = Rng::new(seed.wrapping_mul(1_000_033) ^ n as u64 ^ 0xC0);
     let mut q: Vec<(f64, f64)> = (0..n * k).map(|_| (rng.normal(), rng.normal())).collect();
     for j in 0..k {
         orthonormalize(&mut q, n, j);
     }
+    let q = Arc::new(q);
+    unitaries().lock().unwrap_or_else(|e| e.into_inner()).insert((n, k, seed), q.clone());
     q
 }
 
