@@ -134,7 +134,7 @@ pub fn orthogonal(n: usize, seed: u64) -> Arc<Vec<f64>> {
     q
 }
 
-/// Drops the matrices [`orthogonal`] and [`unitary`] keep (the benchmark, between sizes).
+/// Drops the matrices [`orthogonal`] and `unitary` keep (the benchmark, between sizes).
 pub fn forget_orthogonal() {
     cache().lock().unwrap_or_else(|e| e.into_inner()).clear();
     unitaries().lock().unwrap_or_else(|e| e.into_inner()).clear();
