@@ -46,11 +46,13 @@ const char *hetla_last_path(void);
 const char *hetla_version(void);
 
 /*
- DGEMM: C ← α·op(A)·op(B) + β·C.
+ DGEMM: C ← α·op(A)·op(B) + β·C. Without devices the call goes to the backend's DGEMM with
+ its arguments unchanged.
 
  SAFETY: the Fortran calling convention: every scalar pointer valid to read, and A, B, C as
- large as the reference DGEMM documents for the arguments given (checked before any array is
- touched; `Raw::new` records the promise).
+ large as the reference DGEMM documents for the arguments given (checked by the backend, or
+ with devices by `dgemm_checked` before any array is touched; `Raw::new` records the
+ promise).
  */
 void dgemm_(const char *transa,
             const char *transb,
@@ -65,8 +67,8 @@ void dgemm_(const char *transa,
             const double *beta,
             double *c,
             const int32_t *ldc,
-            size_t _transa_len,
-            size_t _transb_len);
+            size_t transa_len,
+            size_t transb_len);
 
 void dpotrf_(const char *uplo,
              const int32_t *n,

@@ -43,14 +43,15 @@ type Dgemm = unsafe extern "C" fn(
 /// ([`gemm::tiles_possible`]), or [`dgemm_checked`] when one can.
 static DGEMM_TARGET: AtomicUsize = AtomicUsize::new(0);
 
-/// DGEMM: C ← α·op(A)·op(B) + β·C.
-///
-/// The export only passes the caller's arguments on, unchanged, to `DGEMM_TARGET`'s routine:
-/// the compiler makes that a jump (a sibling call: `objdump -d` shows a load, a `cmov` and
-/// `jmp *%r11`), so without devices a program's DGEMM reaches the backend's with its own
-/// arguments in place, as if hetla were not loaded, at the cost of one load and an indirect
-/// jump. Before, the export called the backend with the 15 arguments pushed again (9 on the
-/// stack): 7.7% of the product's time at m = n = k = 4 and 5.8% at 8 (docs/speed.md).
+// The export only passes the caller's arguments on, unchanged, to `DGEMM_TARGET`'s routine:
+// the compiler makes that a jump (a sibling call: `objdump -d` shows a load, a `cmov` and
+// `jmp *%r11`), so without devices a program's DGEMM reaches the backend's with its own
+// arguments in place, as if hetla were not loaded, at the cost of one load and an indirect
+// jump. Before, the export called the backend with the 15 arguments pushed again (9 on the
+// stack): 7.7% of the product's time at m = n = k = 4 and 5.8% at 8 (docs/speed.md).
+
+/// DGEMM: C ← α·op(A)·op(B) + β·C. Without devices the call goes to the backend's DGEMM with
+/// its arguments unchanged.
 ///
 /// SAFETY: the Fortran calling convention: every scalar pointer valid to read, and A, B, C as
 /// large as the reference DGEMM documents for the arguments given (checked by the backend, or
