@@ -32,10 +32,9 @@ pub fn dgemm_address() -> usize {
 
 macro_rules! backend_fns {
     ($( $name:ident = $sym:literal ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)? ;)*) => {
-        /// The same entry points, not counted for a fork (`crate::fork`): for a call of the program's
-        /// own passed straight on, on its own thread (the `dgemm_` export without devices), which
-        /// without hetla would not be counted either; a counted call costs two atomic
-        /// read-modify-writes, a tenth of a 16×16×16 product's time.
+        /// The same entry points, not counted for a fork (`crate::fork`): what the counted ones
+        /// below call once counted. (The `dgemm_` export without devices jumps to the backend's
+        /// routine itself, [`dgemm_address`], uncounted as without hetla.)
         pub mod direct {
             #[allow(unused_imports)]
             use super::*;
