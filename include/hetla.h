@@ -46,13 +46,36 @@ const char *hetla_last_path(void);
 const char *hetla_version(void);
 
 /*
+ SGEMM: C ← α·op(A)·op(B) + β·C. Without devices the call goes to the backend's SGEMM with
+ its arguments unchanged.
+
+ SAFETY: the Fortran calling convention: every scalar pointer valid to read, and A, B, C as
+ large as the reference SGEMM documents for the arguments given (the backend checks the
+ arguments, or with devices hetla does, as the reference does, before any array is touched).
+ */
+void sgemm_(const char *transa,
+            const char *transb,
+            const int32_t *m,
+            const int32_t *n,
+            const int32_t *k,
+            const float *alpha,
+            const float *a,
+            const int32_t *lda,
+            const float *b,
+            const int32_t *ldb,
+            const float *beta,
+            float *c,
+            const int32_t *ldc,
+            size_t transa_len,
+            size_t transb_len);
+
+/*
  DGEMM: C ← α·op(A)·op(B) + β·C. Without devices the call goes to the backend's DGEMM with
  its arguments unchanged.
 
  SAFETY: the Fortran calling convention: every scalar pointer valid to read, and A, B, C as
- large as the reference DGEMM documents for the arguments given (checked by the backend, or
- with devices by `dgemm_checked` before any array is touched; `Raw::new` records the
- promise).
+ large as the reference DGEMM documents for the arguments given (the backend checks the
+ arguments, or with devices hetla does, as the reference does, before any array is touched).
  */
 void dgemm_(const char *transa,
             const char *transb,
@@ -66,6 +89,54 @@ void dgemm_(const char *transa,
             const int32_t *ldb,
             const double *beta,
             double *c,
+            const int32_t *ldc,
+            size_t transa_len,
+            size_t transb_len);
+
+/*
+ CGEMM: C ← α·op(A)·op(B) + β·C. Without devices the call goes to the backend's CGEMM with
+ its arguments unchanged.
+
+ SAFETY: the Fortran calling convention: every scalar pointer valid to read, and A, B, C as
+ large as the reference CGEMM documents for the arguments given (the backend checks the
+ arguments, or with devices hetla does, as the reference does, before any array is touched).
+ */
+void cgemm_(const char *transa,
+            const char *transb,
+            const int32_t *m,
+            const int32_t *n,
+            const int32_t *k,
+            const struct hetla_complex_float *alpha,
+            const struct hetla_complex_float *a,
+            const int32_t *lda,
+            const struct hetla_complex_float *b,
+            const int32_t *ldb,
+            const struct hetla_complex_float *beta,
+            struct hetla_complex_float *c,
+            const int32_t *ldc,
+            size_t transa_len,
+            size_t transb_len);
+
+/*
+ ZGEMM: C ← α·op(A)·op(B) + β·C. Without devices the call goes to the backend's ZGEMM with
+ its arguments unchanged.
+
+ SAFETY: the Fortran calling convention: every scalar pointer valid to read, and A, B, C as
+ large as the reference ZGEMM documents for the arguments given (the backend checks the
+ arguments, or with devices hetla does, as the reference does, before any array is touched).
+ */
+void zgemm_(const char *transa,
+            const char *transb,
+            const int32_t *m,
+            const int32_t *n,
+            const int32_t *k,
+            const struct hetla_complex_double *alpha,
+            const struct hetla_complex_double *a,
+            const int32_t *lda,
+            const struct hetla_complex_double *b,
+            const int32_t *ldb,
+            const struct hetla_complex_double *beta,
+            struct hetla_complex_double *c,
             const int32_t *ldc,
             size_t transa_len,
             size_t transb_len);

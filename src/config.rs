@@ -12,12 +12,12 @@ pub const ROUTINES: &[&str] = &[
     "dgesv", "sgesv", "cgesv", "zgesv", "dgeqrf", "sgeqrf", "cgeqrf", "zgeqrf", "dgels", "sgels", "cgels",
     "zgels", "dtrtri", "strtri", "ctrtri", "ztrtri", "dpotri", "spotri", "cpotri", "zpotri", "dgetri",
     "sgetri", "cgetri", "zgetri", "dorgqr", "sorgqr", "cungqr", "zungqr", "dormqr", "sormqr", "cunmqr",
-    "zunmqr", "dgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs", "pdgesv", "pdgeqrf", "pdtrtri",
-    "pdpotri", "pdgetri", "pdorgqr", "pdormqr", "pspotrf", "pcpotrf", "pzpotrf", "pspotrs", "pcpotrs",
-    "pzpotrs", "psposv", "pcposv", "pzposv", "psgetrf", "pcgetrf", "pzgetrf", "psgetrs", "pcgetrs",
-    "pzgetrs", "psgesv", "pcgesv", "pzgesv", "psgeqrf", "pcgeqrf", "pzgeqrf", "psorgqr", "pcungqr",
-    "pzungqr", "psormqr", "pcunmqr", "pzunmqr", "pstrtri", "pctrtri", "pztrtri", "pspotri", "pcpotri",
-    "pzpotri", "psgetri", "pcgetri", "pzgetri",
+    "zunmqr", "dgemm", "sgemm", "cgemm", "zgemm", "pdpotrf", "pdpotrs", "pdposv", "pdgetrf", "pdgetrs",
+    "pdgesv", "pdgeqrf", "pdtrtri", "pdpotri", "pdgetri", "pdorgqr", "pdormqr", "pspotrf", "pcpotrf",
+    "pzpotrf", "pspotrs", "pcpotrs", "pzpotrs", "psposv", "pcposv", "pzposv", "psgetrf", "pcgetrf",
+    "pzgetrf", "psgetrs", "pcgetrs", "pzgetrs", "psgesv", "pcgesv", "pzgesv", "psgeqrf", "pcgeqrf",
+    "pzgeqrf", "psorgqr", "pcungqr", "pzungqr", "psormqr", "pcunmqr", "pzunmqr", "pstrtri", "pctrtri",
+    "pztrtri", "pspotri", "pcpotri", "pzpotri", "psgetri", "pcgetri", "pzgetri",
 ];
 
 #[derive(Clone, Debug)]

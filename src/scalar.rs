@@ -35,6 +35,35 @@ pub struct c64 {
     pub im: f64,
 }
 
+/// A scalar factor of an op (GEMM's α and β) for any of the four types, held exactly: a real
+/// number, or a complex number's two parts, in f64 (single-precision values are exact in f64).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Coef {
+    pub re: f64,
+    pub im: f64,
+}
+
+impl Coef {
+    /// `x` as a factor.
+    pub fn of<T: Scalar>(x: T) -> Coef {
+        Coef { re: x.re().into(), im: x.im().into() }
+    }
+    /// The factor in type `T` (exact when it came from a `T`; a real type takes the real part).
+    pub fn to<T: Scalar>(self) -> T {
+        T::from_parts(self.re, self.im)
+    }
+    /// Whether the factor is 0 (either sign).
+    pub fn is_zero(self) -> bool {
+        self.re == 0.0 && self.im == 0.0
+    }
+}
+
+impl From<f64> for Coef {
+    fn from(re: f64) -> Coef {
+        Coef { re, im: 0.0 }
+    }
+}
+
 /// An element type of LAPACK's four: `f32`, `f64`, [`c32`], [`c64`].
 pub trait Scalar: Elem + Default + PartialEq + Debug {
     /// The type of the real and imaginary parts (and of HERK's α and β).
@@ -341,6 +370,7 @@ pub fn name<T: Scalar>(stem: &'static str) -> &'static str {
     // A fixed table: the names are keys of the learner and of `HETLA_DISABLE`, so they must be
     // `'static` without allocating per call.
     const NAMES: &[(&str, [&str; 4])] = &[
+        ("gemm", ["sgemm", "dgemm", "cgemm", "zgemm"]),
         ("potrf", ["spotrf", "dpotrf", "cpotrf", "zpotrf"]),
         ("potrs", ["spotrs", "dpotrs", "cpotrs", "zpotrs"]),
         ("posv", ["sposv", "dposv", "cposv", "zposv"]),
@@ -355,13 +385,11 @@ pub fn name<T: Scalar>(stem: &'static str) -> &'static str {
         ("orgqr", ["sorgqr", "dorgqr", "cungqr", "zungqr"]),
         ("ormqr", ["sormqr", "dormqr", "cunmqr", "zunmqr"]),
     ];
-    let i = match T::LETTER {
-        b's' => 0,
-        b'd' => 1,
-        b'c' => 2,
-        _ => 3,
-    };
-    NAMES.iter().find(|(s, _)| *s == stem).map(|(_, n)| n[i]).expect("a routine stem of the table")
+    NAMES
+        .iter()
+        .find(|(s, _)| *s == stem)
+        .map(|(_, n)| n[type_index::<T>()])
+        .expect("a routine stem of the table")
 }
 
 /// The ScaLAPACK name of routine `stem` (`"potrf"`) for element type `T` (`"pzpotrf"`), lower

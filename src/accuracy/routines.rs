@@ -1240,10 +1240,10 @@ impl Problem for Gemm {
         let (ta, tb) = (self.ta, self.tb);
         let info = match hetla {
             None => reference(|| {
-                forward::dgemm(ta, tb, m, n, k, ALPHA, pa, lda, pb, ldb, BETA, pc, m);
+                forward::gemm(ta, tb, m, n, k, ALPHA, pa, lda, pb, ldb, BETA, pc, m);
                 0
             }),
-            Some(cf) => info(api::gemm::dgemm(cf, ta, tb, m, n, k, ALPHA, pa, lda, pb, ldb, BETA, pc, m)),
+            Some(cf) => info(api::gemm::gemm(cf, ta, tb, m, n, k, ALPHA, pa, lda, pb, ldb, BETA, pc, m)),
         };
         Out { b: c, ..Out::new(info) }
     }

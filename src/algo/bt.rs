@@ -249,7 +249,16 @@ impl Ids {
 }
 
 fn gemm(ta: Trans, alpha: f64, beta: f64, k: usize) -> Op {
-    Op::Gemm { ta, tb: Trans::No, alpha, a: Tiles::one(1), b: Tiles::one(2), beta, c: Tiles::one(0), k }
+    Op::Gemm {
+        ta,
+        tb: Trans::No,
+        alpha: alpha.into(),
+        a: Tiles::one(1),
+        b: Tiles::one(2),
+        beta: beta.into(),
+        c: Tiles::one(0),
+        k,
+    }
 }
 
 /// Submits `c ← α·op(a)·b + β·c`.

@@ -8,14 +8,15 @@
 
 use crate::graph::{Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::Trans;
+use crate::scalar::Coef;
 
 /// A product to generate: op flags, scalars, and the inner dimension's chunk widths.
 #[derive(Clone, Debug)]
 pub struct Product {
     pub ta: Trans,
     pub tb: Trans,
-    pub alpha: f64,
-    pub beta: f64,
+    pub alpha: Coef,
+    pub beta: Coef,
     /// Width of each chunk of the inner dimension (k), in order; they sum to k.
     pub chunks: Vec<usize>,
 }
@@ -33,7 +34,7 @@ pub fn generate(
     for j in 0..t.nt() {
         for i in 0..t.mt() {
             for (kk, &k) in p.chunks.iter().enumerate() {
-                let beta = if kk == 0 { p.beta } else { 1.0 };
+                let beta = if kk == 0 { p.beta } else { Coef::from(1.0) };
                 let op = Op::Gemm {
                     ta: p.ta,
                     tb: p.tb,

@@ -56,7 +56,7 @@ use crate::graph::{Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{self, Diag, Dir, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::{Seq, Task};
-use crate::scalar::Scalar;
+use crate::scalar::{Coef, Scalar};
 use crate::tile::TiledMatrix;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -648,10 +648,10 @@ fn one_place_block(
         let op = Op::Gemm {
             ta: Trans::No,
             tb: Trans::No,
-            alpha: -1.0,
+            alpha: Coef::from(-1.0),
             a: Tiles::stack(below, below),
             b: Tiles::one(2 * below),
-            beta: 1.0,
+            beta: Coef::from(1.0),
             c: Tiles::stack(0, below),
             k: r,
         };

@@ -27,6 +27,7 @@ use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::{Buffers, SharedGraph};
 use crate::runtime::Seq;
+use crate::scalar::Coef;
 use crate::tile::TiledMatrix;
 
 /// The shared-memory DGETRI of `a` with DGETRF's pivots `ipiv` (1-based); the buffers the
@@ -61,10 +62,10 @@ pub fn generate(g: &mut impl Graph, ipiv: &[i32]) {
                 let op = Op::Gemm {
                     ta: Trans::No,
                     tb: Trans::No,
-                    alpha: -1.0,
+                    alpha: Coef::from(-1.0),
                     a: Tiles::one(1),
                     b: Tiles::one(2),
-                    beta: 1.0,
+                    beta: Coef::from(1.0),
                     c: Tiles::one(0),
                     k: t.cols(j),
                 };

@@ -24,6 +24,7 @@ use crate::graph::{prio, Graph, Op, Spec, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::SharedGraph;
 use crate::runtime::Seq;
+use crate::scalar::Coef;
 use crate::tile::TiledMatrix;
 
 /// How finely the trailing update is cut into tasks.
@@ -127,10 +128,10 @@ pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity) {
                     let op = Op::Gemm {
                         ta: Trans::No,
                         tb: Trans::Yes,
-                        alpha: -1.0,
+                        alpha: Coef::from(-1.0),
                         a: Tiles::stack(c, c),
                         b: Tiles::one(2 * c),
-                        beta: 1.0,
+                        beta: Coef::from(1.0),
                         c: Tiles::stack(0, c),
                         k: kb,
                     };
@@ -177,10 +178,10 @@ pub fn generate(g: &mut impl Graph, uplo: Uplo, gran: Granularity) {
                 let op = Op::Gemm {
                     ta,
                     tb,
-                    alpha: -1.0,
+                    alpha: Coef::from(-1.0),
                     a: Tiles::one(1),
                     b: Tiles::one(2),
-                    beta: 1.0,
+                    beta: Coef::from(1.0),
                     c: Tiles::one(0),
                     k: kb,
                 };

@@ -173,6 +173,7 @@ pub fn apply<T: Scalar>(seq: &Seq, trans: Trans, a: &TiledMatrix<T>, t: &TiledMa
                     (0..b.nt()).for_each(|j| pair(m, j));
                 }
             }
+            Trans::Transpose => unreachable!("a QR application is Q or its adjoint"),
             Trans::No => {
                 for m in (k + 1..mt).rev() {
                     (0..b.nt()).for_each(|j| pair(m, j));

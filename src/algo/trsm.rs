@@ -15,6 +15,7 @@ use crate::graph::{prio, Graph, Op, Spec, TileId, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::SharedGraph;
 use crate::runtime::Seq;
+use crate::scalar::Coef;
 use crate::tile::TiledMatrix;
 
 /// One triangular solve: B ← op(A's `uplo` triangle)⁻¹·B.
@@ -75,10 +76,10 @@ pub fn generate(g: &mut impl Graph, passes: &[Pass], b: &[TileId], bcols: &[usiz
                     let op = Op::Gemm {
                         ta: trans,
                         tb: Trans::No,
-                        alpha: -1.0,
+                        alpha: Coef::from(-1.0),
                         a: Tiles::one(1),
                         b: Tiles::one(2),
-                        beta: 1.0,
+                        beta: Coef::from(1.0),
                         c: Tiles::one(0),
                         k: kb,
                     };

@@ -37,6 +37,7 @@ use crate::graph::{prio, Graph, Op, Spec, Tiles};
 use crate::kernels::{Diag, Side, Trans, Uplo};
 use crate::runtime::shared::SharedGraph;
 use crate::runtime::Seq;
+use crate::scalar::Coef;
 use crate::tile::TiledMatrix;
 
 /// The shared-memory inverse of the `uplo` triangle of `a`, in any element type.
@@ -59,7 +60,16 @@ pub fn generate_potri(g: &mut impl Graph, uplo: Uplo) {
 }
 
 fn gemm(alpha: f64, ta: Trans, tb: Trans, k: usize) -> Op {
-    Op::Gemm { ta, tb, alpha, a: Tiles::one(1), b: Tiles::one(2), beta: 1.0, c: Tiles::one(0), k }
+    Op::Gemm {
+        ta,
+        tb,
+        alpha: alpha.into(),
+        a: Tiles::one(1),
+        b: Tiles::one(2),
+        beta: Coef::from(1.0),
+        c: Tiles::one(0),
+        k,
+    }
 }
 
 fn trmm(side: Side, uplo: Uplo, diag: Diag, alpha: f64) -> Op {

@@ -1,12 +1,13 @@
-//! DGEMM: C ← α·op(A)·op(B) + β·C, with the reference BLAS's checks.
+//! ?GEMM (SGEMM, DGEMM, CGEMM, ZGEMM): C ← α·op(A)·op(B) + β·C, with the reference BLAS's
+//! checks.
 //!
-//! Every DGEMM in the process reaches hetla's `dgemm_` once it is exported: the program's own
-//! calls, and those of LAPACK, ScaLAPACK and BLACS routines that call DGEMM through the symbol
-//! table. Without devices (decided once per process, [`tiles_possible`]) the export jumps to the
-//! backend's DGEMM, which checks the arguments itself. With devices the export checks them as
-//! the reference BLAS does; calls made inside a running task or inside another hetla call (the
-//! backend's own LAPACK code, forwarded calls), and calls the cost model keeps on the host, then
-//! go to the backend. Only a product large enough to pay for its transfers runs on
+//! Every ?GEMM in the process reaches hetla's exports once they are loaded: the program's own
+//! calls, and those of LAPACK, ScaLAPACK and BLACS routines that call them through the symbol
+//! table. Without devices (decided once per process and type, [`tiles_possible`]) an export jumps
+//! to the backend's routine, which checks the arguments itself. With devices the export checks
+//! them as the reference BLAS does; calls made inside a running task or inside another hetla
+//! call (the backend's own LAPACK code, forwarded calls), and calls the cost model keeps on the
+//! host, then go to the backend. Only a product large enough to pay for its transfers runs on
 //! tiles over the host and the devices, with the allocation of [`crate::runtime::alloc`]
 //! (`HETLA_GEMM_ALLOC`).
 
@@ -16,30 +17,35 @@ use crate::backend::{forward, BlasThreadsGuard};
 use crate::config::Config;
 use crate::device::{self, Device, Plan, Work};
 use crate::error::Error;
+use crate::graph::op::OpElem;
 use crate::kernels::Trans;
 use crate::runtime::alloc::{self, Allocation, Policy};
 use crate::runtime::shared::SharedGraph;
 use crate::runtime::Seq;
+use crate::scalar::{self, Coef, Scalar};
 use crate::tile::Raw;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
-/// DGEMM's TRANSA/TRANSB: 'N' is op(X) = X; 'T' and 'C' are Xᵀ (real matrices).
-pub(crate) fn parse_trans(c: u8) -> Option<Trans> {
+/// ?GEMM's TRANSA/TRANSB for element type `T`: 'N' is op(X) = X; 'C' is the adjoint Xᴴ; 'T' the
+/// transpose Xᵀ (the adjoint for the real types).
+pub(crate) fn parse_trans<T: Scalar>(c: u8) -> Option<Trans> {
     if flag(c, b'N') {
         Some(Trans::No)
-    } else if flag(c, b'T') || flag(c, b'C') {
+    } else if flag(c, b'C') || (flag(c, b'T') && !T::COMPLEX) {
         Some(Trans::Yes)
+    } else if flag(c, b'T') {
+        Some(Trans::Transpose)
     } else {
         None
     }
 }
 
-/// The reference BLAS's argument checks, in its order: TRANSA 1, TRANSB 2, M 3, N 4, K 5,
-/// LDA 8 (≥ max(1, rows of A)), LDB 10, LDC 13.
+/// The reference BLAS's argument checks for ?GEMM of element type `T`, in its order: TRANSA 1,
+/// TRANSB 2, M 3, N 4, K 5, LDA 8 (≥ max(1, rows of A)), LDB 10, LDC 13.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub fn check(
+pub fn check<T: Scalar>(
     ta: u8,
     tb: u8,
     m: i32,
@@ -49,8 +55,8 @@ pub fn check(
     ldb: i32,
     ldc: i32,
 ) -> Result<(Trans, Trans), Error> {
-    let Some(opa) = parse_trans(ta) else { return Err(Error::Arg(1)) };
-    let Some(opb) = parse_trans(tb) else { return Err(Error::Arg(2)) };
+    let Some(opa) = parse_trans::<T>(ta) else { return Err(Error::Arg(1)) };
+    let Some(opb) = parse_trans::<T>(tb) else { return Err(Error::Arg(2)) };
     let nrowa = if opa == Trans::No { m } else { k };
     let nrowb = if opb == Trans::No { k } else { n };
     check_args(&[
@@ -67,24 +73,26 @@ pub fn check(
 /// The reference's quick return: nothing changes when M or N is 0, or when op(A)·op(B)
 /// contributes nothing (α = 0 or K = 0) and β = 1.
 #[inline]
-pub fn nothing_to_do(m: i32, n: i32, k: i32, alpha: f64, beta: f64) -> bool {
-    m == 0 || n == 0 || ((alpha == 0.0 || k == 0) && beta == 1.0)
+pub fn nothing_to_do<T: Scalar>(m: i32, n: i32, k: i32, alpha: T, beta: T) -> bool {
+    m == 0 || n == 0 || ((alpha == T::zero() || k == 0) && beta == T::one())
 }
 
-/// Whether any DGEMM of this process may run on tiles: devices are configured (emulated ones,
-/// or CUDA devices that opened) and `dgemm` is not in `HETLA_DISABLE`. Decided on the first
-/// call and kept: the export then sends every later call straight to one place (`abi::blas`).
+/// Whether any ?GEMM of element type `T` in this process may run on tiles: devices are
+/// configured (emulated ones, or CUDA devices that opened) and the routine (`dgemm`, `zgemm`, ...)
+/// is not in `HETLA_DISABLE`. Decided on the type's first call and kept: its export then sends
+/// every later call straight to one place (`abi::blas`).
 #[inline]
-pub fn tiles_possible() -> bool {
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Ordering::Relaxed) {
+pub fn tiles_possible<T: Scalar>() -> bool {
+    static STATE: [AtomicU8; 4] = [const { AtomicU8::new(0) }; 4];
+    let state = &STATE[scalar::type_index::<T>()];
+    match state.load(Ordering::Relaxed) {
         1 => false,
         2 => true,
         _ => {
             let cfg = crate::config::get();
-            let yes =
-                !cfg.is_disabled("dgemm") && (cfg.emulate_gpus > 0 || !device::cuda::open(cfg).is_empty());
-            STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            let yes = !cfg.is_disabled(scalar::name::<T>("gemm"))
+                && (cfg.emulate_gpus > 0 || !device::cuda::open(cfg).is_empty());
+            state.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
             yes
         }
     }
@@ -114,9 +122,10 @@ pub fn node_speeds(cfg: &Config, devices: &[Arc<dyn Device>]) -> Vec<f64> {
     std::iter::once(host).chain(dev).collect()
 }
 
-/// The C tiles' owners under `policy` for an `mt`×`nt` grid of `tile`-sized tiles, inner size
-/// `k`, on nodes of `speeds` (flop/s, host first) with links of `bandwidth` bytes/s.
-pub fn allocate(
+/// The C tiles' owners under `policy` for an `mt`×`nt` grid of `tile`-sized tiles of element type
+/// `T`, inner size `k`, on nodes of `speeds` (DGEMM flop/s, host first) with links of
+/// `bandwidth` bytes/s.
+pub fn allocate<T: Scalar>(
     policy: Policy,
     mt: usize,
     nt: usize,
@@ -132,8 +141,11 @@ pub fn allocate(
             alloc::cyclic(mt, nt, h, speeds.len() - 1)
         }
         Policy::Dynamic => {
-            let flops = 2.0 * (tile * tile * k) as f64;
-            let panel = 8.0 * (tile * k) as f64;
+            // In double-real flops (the nodes' speeds are DGEMM rates): a complex product is
+            // four times the work, a single one about half the time.
+            let part = std::mem::size_of::<T::Real>() as f64 / 8.0;
+            let flops = 2.0 * (tile * tile * k) as f64 * T::FLOPS * part;
+            let panel = (std::mem::size_of::<T>() * tile * k) as f64;
             alloc::greedy(mt, nt, speeds, flops, panel, panel, bandwidth)
         }
     }
@@ -142,54 +154,57 @@ pub fn allocate(
 /// Tile edge of C for a tiled product: `HETLA_DEVICE_NB`, else the GPU default (512), or for
 /// emulated devices twice the host tile; at least max(m, n)/64, so the allocation's grid stays
 /// small.
-fn tile_edge(cfg: &Config, devices: &[Arc<dyn Device>], m: usize, n: usize) -> usize {
+fn tile_edge(cfg: &Config, name: &str, devices: &[Arc<dyn Device>], m: usize, n: usize) -> usize {
     let t = match cfg.device_nb {
         Some(t) => t,
-        None if devices.iter().all(|d| d.name().starts_with("emu")) => 2 * cfg.nb_for("dgemm", m.min(n)),
-        None => crate::config::default_device_nb("dgemm"),
+        None if devices.iter().all(|d| d.name().starts_with("emu")) => 2 * cfg.nb_for(name, m.min(n)),
+        None => crate::config::default_device_nb(name),
     };
     t.max(m.max(n).div_ceil(64)).max(1)
 }
 
 /// Widths of the inner dimension's chunks: all of k at once unless a task's three tiles (t×kc of
-/// A, kc×t of B, t×t of C) would take more than a quarter of the smallest device's memory.
-fn chunks(k: usize, t: usize, devices: &[Arc<dyn Device>]) -> Vec<usize> {
+/// A, kc×t of B, t×t of C, elements of `elem` bytes) would take more than a quarter of the
+/// smallest device's memory.
+fn chunks(k: usize, t: usize, elem: usize, devices: &[Arc<dyn Device>]) -> Vec<usize> {
     let cap =
         devices.iter().map(|d| d.memory() - device::memory::reserve(d.memory())).min().unwrap_or(usize::MAX);
-    let elems = cap / 4 / 8;
+    let elems = cap / 4 / elem;
     let kc = if elems > t * t + 2 * t { ((elems - t * t) / (2 * t)).max(1) } else { 1 };
     // Chunks as even as tiles of one width allow (the tiles of A and B are cut by the first).
     let kc = k.div_ceil(k.div_ceil(kc.min(k).max(1))).max(1);
     (0..k.div_ceil(kc)).map(|c| kc.min(k - c * kc)).collect()
 }
 
-/// DGEMM: C ← α·op(A)·op(B) + β·C.
+/// SGEMM, DGEMM, CGEMM, ZGEMM: C ← α·op(A)·op(B) + β·C.
 #[allow(clippy::too_many_arguments)]
-pub fn dgemm(
+pub fn gemm<T: OpElem>(
     cfg: &Config,
     ta: u8,
     tb: u8,
     m: i32,
     n: i32,
     k: i32,
-    alpha: f64,
-    a: Raw<f64>,
+    alpha: T,
+    a: Raw<T>,
     lda: i32,
-    b: Raw<f64>,
+    b: Raw<T>,
     ldb: i32,
-    beta: f64,
-    c: Raw<f64>,
+    beta: T,
+    c: Raw<T>,
     ldc: i32,
 ) -> Result<(), Error> {
-    let (opa, opb) = check(ta, tb, m, n, k, lda, ldb, ldc)?;
+    let (opa, opb) = check::<T>(ta, tb, m, n, k, lda, ldb, ldc)?;
     if nothing_to_do(m, n, k, alpha, beta) {
         return Ok(());
     }
+    let name = scalar::name::<T>("gemm");
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
-    let flops = 2.0 * mu as f64 * nu as f64 * ku as f64;
-    let fwd = || forward::dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    // Nested calls forward silently: LAPACK's own code calls DGEMM thousands of times. (Calls the
-    // backend makes under another hetla call never get here: `dgemm_` forwards them itself.)
+    let flops = 2.0 * mu as f64 * nu as f64 * ku as f64 * T::FLOPS;
+    let fwd = || forward::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    // Nested calls forward silently: LAPACK's own code calls ?GEMM thousands of times. (Calls the
+    // backend makes under another hetla call never get here: the exports forward them
+    // themselves.)
     if crate::runtime::in_task() {
         fwd();
         return Ok(());
@@ -202,17 +217,18 @@ pub fn dgemm(
     let rep = Report::start(cfg);
     let (tac, tbc) = (ta.to_ascii_uppercase() as char, tb.to_ascii_uppercase() as char);
     let desc = format!("transa={tac} transb={tbc} m={m} n={n} k={k}");
-    let why = if cfg.is_disabled("dgemm") {
+    let why = if cfg.is_disabled(name) {
         Some("disabled")
-    } else if alpha == 0.0 || k == 0 {
+    } else if alpha == T::zero() || k == 0 {
         Some("scale")
     } else {
         None
     };
     let devices = if why.is_none() { device::open(cfg) } else { Vec::new() };
-    let work = Work { flops, bytes: 8.0 * (mu * ku + ku * nu + mu * nu) as f64, cols: nu };
+    let elem = std::mem::size_of::<T>();
+    let work = Work { flops, bytes: (elem * (mu * ku + ku * nu + mu * nu)) as f64, cols: nu };
     let one_tile = !devices.is_empty() && {
-        let t = tile_edge(cfg, &devices, mu, nu);
+        let t = tile_edge(cfg, name, &devices, mu, nu);
         mu <= t && nu <= t
     };
     let why = if why.is_some() {
@@ -229,11 +245,11 @@ pub fn dgemm(
     };
     if let Some(why) = why {
         fwd();
-        rep.finish("dgemm", format_args!("{desc}"), Path::Forward, Some(why), flops);
+        rep.finish(name, format_args!("{desc}"), Path::Forward, Some(why), flops);
         return Ok(());
     }
-    let t = tile_edge(cfg, &devices, mu, nu);
-    let parts = chunks(ku, t, &devices);
+    let t = tile_edge(cfg, name, &devices, mu, nu);
+    let parts = chunks(ku, t, elem, &devices);
     let kc = parts[0];
     let _blas = BlasThreadsGuard::new();
     let mut devices = devices;
@@ -257,7 +273,7 @@ pub fn dgemm(
             unsafe { crate::tile::TiledMatrix::from_raw(b.ptr(), nu, ku, ldb as usize, t, kc) }
         };
         let (mt, nt) = (cm.mt(), cm.nt());
-        let owner = allocate(cfg.gemm_alloc, mt, nt, t, ku, &speeds, bw);
+        let owner = allocate::<T>(cfg.gemm_alloc, mt, nt, t, ku, &speeds, bw);
         let allocation = Allocation {
             matrix: cm.id(),
             mt,
@@ -286,7 +302,8 @@ pub fn dgemm(
         let ida = g.attach(&am);
         let idb = g.attach(&bm);
         let (amt, bmt) = (am.mt(), bm.mt());
-        let product = Product { ta: opa, tb: opb, alpha, beta, chunks: parts.clone() };
+        let product =
+            Product { ta: opa, tb: opb, alpha: Coef::of(alpha), beta: Coef::of(beta), chunks: parts.clone() };
         generate(
             &mut g,
             &product,
@@ -313,37 +330,38 @@ pub fn dgemm(
             r => break r,
         }
     };
-    rep.finish("dgemm", format_args!("{desc}"), Path::Tiles, None, flops);
+    rep.finish(name, format_args!("{desc}"), Path::Tiles, None, flops);
     r
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testutil::{assert_untouched_outside, Rng};
+    use crate::algo::testutil::{assert_untouched_outside, parts, Rng};
     use crate::backend::lapack as bk;
     use crate::kernels::fi;
+    use crate::scalar::{c32, c64};
 
-    /// The backend's DGEMM on copies, the reference for every comparison.
+    /// The backend's ?GEMM on copies, the reference for every comparison.
     #[allow(clippy::too_many_arguments)]
-    fn reference(
+    fn reference<T: Scalar>(
         ta: u8,
         tb: u8,
         m: usize,
         n: usize,
         k: usize,
-        alpha: f64,
-        a: &[f64],
+        alpha: T,
+        a: &[T],
         lda: usize,
-        b: &[f64],
+        b: &[T],
         ldb: usize,
-        beta: f64,
-        c: &mut [f64],
+        beta: T,
+        c: &mut [T],
         ldc: usize,
     ) {
         // SAFETY: the arrays hold their matrices with the leading dimensions given.
         unsafe {
-            bk::dgemm(
+            bk::gemm::<T>(
                 bk::ch(ta),
                 bk::ch(tb),
                 &fi(m),
@@ -357,8 +375,6 @@ mod tests {
                 &beta,
                 c.as_mut_ptr(),
                 &fi(ldc),
-                1,
-                1,
             )
         }
     }
@@ -374,22 +390,36 @@ mod tests {
         pad: usize,
     }
 
-    /// Runs `case` through [`dgemm`] with `cfg` and through the backend, compares C (relative
-    /// difference in max norm at most 1e-13), the padding rows untouched; returns the device
-    /// counters of the call.
+    /// Runs `case` in f64 ([`run_as`]).
     fn run(cfg: &Config, case: &Case, seed: u64, nan_c: bool) -> Vec<device::DevStats> {
-        let Case { ta, tb, m, n, k, alpha, beta, pad } = *case;
+        run_as::<f64>(cfg, case, Coef::from(case.alpha), Coef::from(case.beta), seed, nan_c)
+    }
+
+    /// Runs `case` in element type `T` with factors `alpha` and `beta` (in place of the case's)
+    /// through [`gemm`] with `cfg` and through the backend, compares C (largest difference at
+    /// most 1000 ε times the largest |C|), the padding rows untouched; returns the device
+    /// counters of the call.
+    fn run_as<T: OpElem>(
+        cfg: &Config,
+        case: &Case,
+        alpha: Coef,
+        beta: Coef,
+        seed: u64,
+        nan_c: bool,
+    ) -> Vec<device::DevStats> {
+        let Case { ta, tb, m, n, k, pad, .. } = *case;
+        let (alpha, beta) = (alpha.to::<T>(), beta.to::<T>());
         let (ar, ac) = if ta == b'N' { (m, k) } else { (k, m) };
         let (br, bc) = if tb == b'N' { (k, n) } else { (n, k) };
         let (lda, ldb, ldc) = (ar.max(1) + pad, br.max(1) + pad, m.max(1) + pad);
         let mut rng = Rng::new(seed);
-        let a = rng.matrix(lda, ac, lda);
-        let b = rng.matrix(ldb, bc, ldb);
-        let mut c0 = rng.matrix(ldc, n, ldc);
+        let a = rng.values::<T>(lda, ac, lda);
+        let b = rng.values::<T>(ldb, bc, ldb);
+        let mut c0 = rng.values::<T>(ldc, n, ldc);
         if nan_c {
             for j in 0..n {
                 for i in 0..m {
-                    c0[i + j * ldc] = f64::NAN;
+                    c0[i + j * ldc] = T::from_parts(f64::NAN, f64::NAN);
                 }
             }
         }
@@ -399,7 +429,7 @@ mod tests {
         super::super::DEV_STATS.with(|s| s.borrow_mut().clear());
         // SAFETY: the arrays hold their matrices with the leading dimensions given.
         let r = unsafe {
-            dgemm(
+            gemm(
                 cfg,
                 ta,
                 tb,
@@ -407,9 +437,9 @@ mod tests {
                 fi(n),
                 fi(k),
                 alpha,
-                Raw::new(a.as_ptr() as *mut f64),
+                Raw::new(a.as_ptr() as *mut T),
                 fi(lda),
-                Raw::new(b.as_ptr() as *mut f64),
+                Raw::new(b.as_ptr() as *mut T),
                 fi(ldb),
                 beta,
                 Raw::new(got.as_mut_ptr()),
@@ -417,19 +447,20 @@ mod tests {
             )
         };
         assert_eq!(r, Ok(()));
-        let norm =
-            (0..n).flat_map(|j| (0..m).map(move |i| i + j * ldc)).map(|x| want[x].abs()).fold(0.0, f64::max);
-        let mut diff = 0.0f64;
+        let at = |v: &[T], i: usize, j: usize| parts(v[i + j * ldc]);
+        let (mut norm, mut diff) = (0.0f64, 0.0f64);
         for j in 0..n {
             for i in 0..m {
-                let (g, w) = (got[i + j * ldc], want[i + j * ldc]);
-                assert!(!g.is_nan(), "NaN at ({i},{j}): {} {}x{}x{}", ta as char, m, n, k);
-                diff = diff.max((g - w).abs());
+                let ((gr, gi), (wr, wi)) = (at(&got, i, j), at(&want, i, j));
+                assert!(!gr.is_nan() && !gi.is_nan(), "NaN at ({i},{j}): {} {}x{}x{}", ta as char, m, n, k);
+                norm = norm.max(wr.abs()).max(wi.abs());
+                diff = diff.max((gr - wr).abs()).max((gi - wi).abs());
             }
         }
         assert!(
-            diff <= 1e-13 * norm.max(f64::MIN_POSITIVE) || (norm == 0.0 && diff == 0.0),
-            "{}{} m {m} n {n} k {k} alpha {alpha} beta {beta}: max diff {diff:e}, max |C| {norm:e}",
+            diff <= 1000.0 * T::eps() * norm.max(f64::MIN_POSITIVE) || (norm == 0.0 && diff == 0.0),
+            "{}{}{} m {m} n {n} k {k} alpha {alpha:?} beta {beta:?}: max diff {diff:e}, max |C| {norm:e}",
+            T::LETTER as char,
             ta as char,
             tb as char
         );
@@ -452,38 +483,111 @@ mod tests {
     }
 
     /// On the test run's devices (`HETLA_TEST_EMULATE_GPUS`, or the fake GPUs of
-    /// `HETLA_TEST_GPUS`; none in a plain run, where the products are forwarded).
+    /// `HETLA_TEST_GPUS`; none in a plain run, where the products are forwarded), in the four
+    /// types; the complex ones with complex α and β, and 'T' (transpose) told apart from 'C'
+    /// (adjoint).
     #[test]
     fn equal_to_the_backend_on_the_test_devices() {
         let mut cfg = crate::algo::testutil::cfg(2);
         cfg.gemm_min_volume = 0;
         cfg.device_force = true;
         cfg.device_nb.get_or_insert(24);
-        for (s, (ta, tb)) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'C'), (b't', b't')].into_iter().enumerate()
-        {
+        let flags = [(b'N', b'N'), (b'T', b'N'), (b'N', b'C'), (b't', b't'), (b'C', b'T')];
+        let on_devices = !device::open(&cfg).is_empty();
+        let tasks = |stats: Vec<device::DevStats>| stats.iter().map(|s| s.tasks).sum::<u64>();
+        for (s, (ta, tb)) in flags.into_iter().enumerate() {
             let case = Case { ta, tb, m: 71, n: 58, k: 33 + s, alpha: -2.5, beta: [0.0, 0.5][s % 2], pad: s };
-            run(&cfg, &case, 40 + s as u64, s == 0);
+            let (alpha, beta) =
+                (Coef { re: -2.5, im: 0.75 }, Coef { re: case.beta, im: [0.0, -0.25][s % 2] });
+            let counts = [
+                tasks(run(&cfg, &case, 40 + s as u64, s == 0)),
+                tasks(run_as::<f32>(
+                    &cfg,
+                    &case,
+                    Coef::from(-2.5),
+                    Coef::from(case.beta),
+                    50 + s as u64,
+                    s == 0,
+                )),
+                tasks(run_as::<c32>(&cfg, &case, alpha, beta, 60 + s as u64, s == 0)),
+                tasks(run_as::<c64>(&cfg, &case, alpha, beta, 70 + s as u64, s == 0)),
+            ];
+            assert!(counts.iter().all(|&t| (t > 0) == on_devices), "{on_devices}: {counts:?}");
+        }
+    }
+
+    /// SGEMM, CGEMM and ZGEMM on 0 and 2 emulated devices: every TRANSA/TRANSB pair, complex α
+    /// and β (and α = 0, β = 0 and 1), K in chunks; each product on devices runs tasks there.
+    #[test]
+    fn other_types_equal_to_the_backend_on_0_and_2_devices() {
+        fn sweep<T: OpElem>(devices: usize) {
+            let cfg = devices_cfg(devices, 96 << 10, 16, Policy::Nrrp);
+            let factors = [
+                (Coef { re: -2.5, im: 0.75 }, Coef { re: 0.5, im: -0.25 }),
+                (Coef { re: 0.0, im: 1.0 }, Coef::from(0.0)),
+                (Coef::from(1.0), Coef::from(1.0)),
+                (Coef::from(0.0), Coef { re: 0.0, im: -1.0 }),
+            ];
+            let mut seed = 200;
+            for &ta in b"NTC" {
+                for &tb in b"NTC" {
+                    for (s, &(m, n, k)) in [(37, 53, 29), (61, 17, 100)].iter().enumerate() {
+                        let (alpha, beta) = factors[(seed as usize + s) % factors.len()];
+                        let (alpha, beta) = if T::COMPLEX {
+                            (alpha, beta)
+                        } else {
+                            (Coef::from(alpha.re + alpha.im), Coef::from(beta.re + beta.im))
+                        };
+                        let case = Case { ta, tb, m, n, k, alpha: 0.0, beta: 0.0, pad: s };
+                        let stats = run_as::<T>(&cfg, &case, alpha, beta, seed, false);
+                        let tasks: u64 = stats.iter().map(|s| s.tasks).sum();
+                        assert_eq!(
+                            tasks > 0,
+                            devices > 0 && !alpha.is_zero(),
+                            "{} {} {}: {stats:?}",
+                            T::LETTER as char,
+                            ta as char,
+                            tb as char
+                        );
+                        seed += 1;
+                    }
+                }
+            }
+        }
+        for devices in [0, 2] {
+            sweep::<f32>(devices);
+            sweep::<c32>(devices);
+            sweep::<c64>(devices);
         }
     }
 
     #[test]
     fn argument_errors_in_the_reference_order() {
-        assert_eq!(check(b'X', b'N', 1, 1, 1, 1, 1, 1), Err(Error::Arg(1)));
-        assert_eq!(check(b'n', b'Q', 1, 1, 1, 1, 1, 1), Err(Error::Arg(2)));
-        assert_eq!(check(b'N', b'N', -1, -1, 1, 1, 1, 1), Err(Error::Arg(3)));
-        assert_eq!(check(b'N', b'N', 1, -1, -1, 1, 1, 1), Err(Error::Arg(4)));
-        assert_eq!(check(b'N', b'N', 1, 1, -1, 0, 1, 1), Err(Error::Arg(5)));
+        assert_eq!(check::<f64>(b'X', b'N', 1, 1, 1, 1, 1, 1), Err(Error::Arg(1)));
+        assert_eq!(check::<f64>(b'n', b'Q', 1, 1, 1, 1, 1, 1), Err(Error::Arg(2)));
+        assert_eq!(check::<f64>(b'N', b'N', -1, -1, 1, 1, 1, 1), Err(Error::Arg(3)));
+        assert_eq!(check::<f64>(b'N', b'N', 1, -1, -1, 1, 1, 1), Err(Error::Arg(4)));
+        assert_eq!(check::<f64>(b'N', b'N', 1, 1, -1, 0, 1, 1), Err(Error::Arg(5)));
         // LDA counts A's rows: M for 'N', K for 'T'/'C'.
-        assert_eq!(check(b'N', b'N', 5, 2, 3, 4, 3, 5), Err(Error::Arg(8)));
-        assert_eq!(check(b'T', b'N', 5, 2, 3, 3, 3, 5), Ok((Trans::Yes, Trans::No)));
-        assert_eq!(check(b'C', b'N', 5, 2, 3, 2, 3, 5), Err(Error::Arg(8)));
+        assert_eq!(check::<f64>(b'N', b'N', 5, 2, 3, 4, 3, 5), Err(Error::Arg(8)));
+        assert_eq!(check::<f64>(b'T', b'N', 5, 2, 3, 3, 3, 5), Ok((Trans::Yes, Trans::No)));
+        assert_eq!(check::<f64>(b'C', b'N', 5, 2, 3, 2, 3, 5), Err(Error::Arg(8)));
         // LDB: K for 'N', N for 'T'.
-        assert_eq!(check(b'N', b'N', 5, 2, 3, 5, 2, 5), Err(Error::Arg(10)));
-        assert_eq!(check(b'N', b't', 5, 2, 3, 5, 2, 5), Ok((Trans::No, Trans::Yes)));
-        assert_eq!(check(b'N', b'N', 5, 2, 3, 5, 3, 4), Err(Error::Arg(13)));
+        assert_eq!(check::<f64>(b'N', b'N', 5, 2, 3, 5, 2, 5), Err(Error::Arg(10)));
+        assert_eq!(check::<f64>(b'N', b't', 5, 2, 3, 5, 2, 5), Ok((Trans::No, Trans::Yes)));
+        assert_eq!(check::<f64>(b'N', b'N', 5, 2, 3, 5, 3, 4), Err(Error::Arg(13)));
         // Zero sizes still need leading dimensions of at least 1.
-        assert_eq!(check(b'N', b'N', 0, 0, 0, 0, 1, 1), Err(Error::Arg(8)));
-        assert_eq!(check(b'N', b'N', 0, 0, 0, 1, 1, 1), Ok((Trans::No, Trans::No)));
+        assert_eq!(check::<f64>(b'N', b'N', 0, 0, 0, 0, 1, 1), Err(Error::Arg(8)));
+        assert_eq!(check::<f64>(b'N', b'N', 0, 0, 0, 1, 1, 1), Ok((Trans::No, Trans::No)));
+        // The complex types tell 'T' (transpose) from 'C' (adjoint); the real ones take both
+        // as the transpose.
+        assert_eq!(check::<c64>(b't', b'C', 5, 2, 3, 3, 2, 5), Ok((Trans::Transpose, Trans::Yes)));
+        assert_eq!(check::<c32>(b'C', b'T', 5, 2, 3, 3, 2, 5), Ok((Trans::Yes, Trans::Transpose)));
+        assert_eq!(check::<f32>(b'T', b'c', 5, 2, 3, 3, 2, 5), Ok((Trans::Yes, Trans::Yes)));
+        assert_eq!(check::<c64>(b'H', b'N', 5, 2, 3, 3, 2, 5), Err(Error::Arg(1)));
+        let (i, one) = (c64::from_parts(0.0, 1.0), c64::one());
+        assert!(nothing_to_do(5, 5, 5, c64::zero(), one) && !nothing_to_do(5, 5, 5, c64::zero(), i));
+        assert!(!nothing_to_do(5, 5, 5, i, one));
         assert!(nothing_to_do(0, 5, 5, 1.0, 0.5) && nothing_to_do(5, 5, 0, 1.0, 1.0));
         assert!(nothing_to_do(5, 5, 5, 0.0, 1.0) && !nothing_to_do(5, 5, 5, 0.0, 0.5));
     }
@@ -585,7 +689,7 @@ mod tests {
             assert!(stats.iter().all(|s| s.evictions == 0 && s.steals == 0), "{stats:?}");
             let devs = device::open(&cfg);
             let speeds = node_speeds(&cfg, &devs);
-            let own = allocate(policy, 16, 16, t, k, &speeds, 8e9);
+            let own = allocate::<f64>(policy, 16, 16, t, k, &speeds, 8e9);
             let hp = alloc::device_half_perimeters(&own, 16, 16, 4) as u64;
             let moved = stats.iter().map(|s| s.bytes_in).sum::<u64>();
             assert_eq!(moved, hp * panel, "{policy:?}: {stats:?}");
@@ -623,7 +727,7 @@ mod tests {
         for (got, want) in s.iter().zip([2.0 * r, r, 2.0 * r, 4.0 * r]) {
             assert!((got - want).abs() <= 1e-9 * want, "{s:?}");
         }
-        let own = allocate(Policy::Nrrp, 8, 8, 16, 16, &s, 1e9);
+        let own = allocate::<f64>(Policy::Nrrp, 8, 8, 16, 16, &s, 1e9);
         assert_eq!(alloc::areas(&own, 4), alloc::quotas(64, &[2.0, 1.0, 2.0, 4.0]));
     }
 }

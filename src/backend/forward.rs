@@ -315,42 +315,27 @@ pub fn potri<T: Scalar>(uplo: u8, n: i32, a: Raw<T>, lda: i32) -> i32 {
     info
 }
 
-/// The backend's DGEMM on the caller's arrays, arguments as received (the checks have passed).
+/// The backend's `?gemm_` for element type `T` (SGEMM, DGEMM, CGEMM, ZGEMM) on the caller's
+/// arrays, arguments as received (the checks have passed).
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub fn dgemm(
+pub fn gemm<T: Scalar>(
     ta: u8,
     tb: u8,
     m: i32,
     n: i32,
     k: i32,
-    alpha: f64,
-    a: Raw<f64>,
+    alpha: T,
+    a: Raw<T>,
     lda: i32,
-    b: Raw<f64>,
+    b: Raw<T>,
     ldb: i32,
-    beta: f64,
-    c: Raw<f64>,
+    beta: T,
+    c: Raw<T>,
     ldc: i32,
 ) {
-    // SAFETY: Raw's contract: the arrays are as large as DGEMM documents for these arguments.
+    // SAFETY: Raw's contract: the arrays are as large as ?GEMM documents for these arguments.
     numeric(|| unsafe {
-        bk::dgemm(
-            ch(ta),
-            ch(tb),
-            &m,
-            &n,
-            &k,
-            &alpha,
-            a.ptr(),
-            &lda,
-            b.ptr(),
-            &ldb,
-            &beta,
-            c.ptr(),
-            &ldc,
-            1,
-            1,
-        )
+        bk::gemm::<T>(ch(ta), ch(tb), &m, &n, &k, &alpha, a.ptr(), &lda, b.ptr(), &ldb, &beta, c.ptr(), &ldc)
     })
 }

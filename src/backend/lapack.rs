@@ -24,17 +24,17 @@ fn resolve(sym: &str) -> usize {
     p as usize
 }
 
-/// The address of the backend's `dgemm_`, which the export passes the program's calls on to when
-/// no product can run on tiles (`abi::blas`).
-pub fn dgemm_address() -> usize {
-    resolve("dgemm_")
+/// The address of the backend's `?gemm_` of type `T`, which hetla's export of that type passes
+/// the program's calls on to when no product can run on tiles (`abi::blas`).
+pub fn gemm_address<T: crate::scalar::Scalar>() -> usize {
+    T::routines().addr(Routine::Gemm)
 }
 
 macro_rules! backend_fns {
     ($( $name:ident = $sym:literal ( $($arg:ident : $ty:ty),* ) $(-> $ret:ty)? ;)*) => {
         /// The same entry points, not counted for a fork (`crate::fork`): what the counted ones
-        /// below call once counted. (The `dgemm_` export without devices jumps to the backend's
-        /// routine itself, [`dgemm_address`], uncounted as without hetla.)
+        /// below call once counted. (The `?gemm_` exports without devices jump to the backend's
+        /// routine themselves, [`gemm_address`], uncounted as without hetla.)
         pub mod direct {
             #[allow(unused_imports)]
             use super::*;

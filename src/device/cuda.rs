@@ -1181,6 +1181,7 @@ impl Cuda {
         let op = |t: Trans| match t {
             Trans::No => cb::cublasOperation_t::CUBLAS_OP_N,
             Trans::Yes => typed::adjoint::<T>(),
+            Trans::Transpose => cb::cublasOperation_t::CUBLAS_OP_T,
         };
         let h = lane.blas;
         let mut info = 0;

@@ -34,6 +34,7 @@
 
 use super::{DeviceOp, Tiles};
 use crate::kernels::{Diag, Dir, Side, Trans, Uplo, QR_IB};
+use crate::scalar::Coef;
 
 /// Where a block lives: a declared operand tile (by position) or a scratch slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,10 +79,10 @@ pub enum Call {
         m: usize,
         n: usize,
         k: usize,
-        alpha: f64,
+        alpha: Coef,
         a: Mat,
         b: Mat,
-        beta: f64,
+        beta: Coef,
         c: Mat,
     },
     Syrk {
@@ -250,12 +251,8 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32], elem: usize) -> Lo
             let (cm, m, n) = b.operand(c, true);
             let (am, ar, ac) = b.operand(a, false);
             let (bm, br, bc) = b.operand(bt, false);
-            let (need_a, need_b) = match (ta, tb) {
-                (Trans::No, Trans::No) => ((m, k), (k, n)),
-                (Trans::No, Trans::Yes) => ((m, k), (n, k)),
-                (Trans::Yes, Trans::No) => ((k, m), (k, n)),
-                (Trans::Yes, Trans::Yes) => ((k, m), (n, k)),
-            };
+            let need_a = if ta == Trans::No { (m, k) } else { (k, m) };
+            let need_b = if tb == Trans::No { (k, n) } else { (n, k) };
             assert!(
                 ar >= need_a.0 && ac >= need_a.1 && br >= need_b.0 && bc >= need_b.1,
                 "GEMM operands too small"
@@ -330,10 +327,10 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32], elem: usize) -> Lo
                         m: k,
                         n,
                         k: m - k,
-                        alpha: 1.0,
+                        alpha: Coef::from(1.0),
                         a: vm.at(k, 0),
                         b: cm.at(k, 0),
-                        beta: 1.0,
+                        beta: Coef::from(1.0),
                         c: w,
                     });
                 }
@@ -356,10 +353,10 @@ pub fn lower(op: &DeviceOp, shapes: &[Shape], pivots: &[i32], elem: usize) -> Lo
                         m: m - k,
                         n,
                         k,
-                        alpha: -1.0,
+                        alpha: Coef::from(-1.0),
                         a: vm.at(k, 0),
                         b: w,
-                        beta: 1.0,
+                        beta: Coef::from(1.0),
                         c: cm.at(k, 0),
                     });
                 }
@@ -465,10 +462,10 @@ pub(crate) mod tests {
                         crate::kernels::gemm(
                             ta,
                             tb,
-                            alpha,
+                            alpha.to::<f64>(),
                             blk(pa, ar, ac, a.ld).view(),
                             blk(pb, br, bc, b.ld).view(),
-                            beta,
+                            beta.to::<f64>(),
                             blk(pc, m, n, c.ld).view_mut(),
                         )
                     };
@@ -665,10 +662,10 @@ pub(crate) mod tests {
             let op = DeviceOp::Gemm {
                 ta,
                 tb,
-                alpha: -1.5,
+                alpha: Coef::from(-1.5),
                 a: Tiles::one(0),
                 b: Tiles::one(1),
-                beta: 0.5,
+                beta: Coef::from(0.5),
                 c: Tiles::one(2),
                 k,
             };
@@ -701,10 +698,10 @@ pub(crate) mod tests {
         let op = DeviceOp::Gemm {
             ta: Trans::No,
             tb: Trans::No,
-            alpha: 1.0,
+            alpha: Coef::from(1.0),
             a: Tiles::stack(0, 3),
             b: Tiles::one(3),
-            beta: 1.0,
+            beta: Coef::from(1.0),
             c: Tiles::stack(4, 3),
             k: 5,
         };

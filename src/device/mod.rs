@@ -38,6 +38,7 @@ pub mod memory;
 use crate::config::Config;
 use crate::error::Error;
 use crate::kernels::{Diag, Dir, Side, Trans, Uplo};
+use crate::scalar::Coef;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -71,7 +72,7 @@ impl Tiles {
 pub enum DeviceOp {
     /// C ← α·op(A)·op(B) + β·C; C is the whole tile, op(A) its leading c.m×k part and op(B) the
     /// leading k×c.n part.
-    Gemm { ta: Trans, tb: Trans, alpha: f64, a: Tiles, b: Tiles, beta: f64, c: Tiles, k: usize },
+    Gemm { ta: Trans, tb: Trans, alpha: Coef, a: Tiles, b: Tiles, beta: Coef, c: Tiles, k: usize },
     /// C ← α·op(A)·op(A)ᵀ + β·C on the `uplo` triangle of the square tile C.
     Syrk { uplo: Uplo, trans: Trans, alpha: f64, a: Tiles, beta: f64, c: Tiles },
     /// B ← α·op(A)⁻¹·B (left) or α·B·op(A)⁻¹ (right), A the leading square of its tile.

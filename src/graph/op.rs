@@ -120,10 +120,10 @@ impl Op {
                             kernels::gemm(
                                 ta,
                                 tb,
-                                T::from_f64(alpha),
+                                alpha.to::<T>(),
                                 p.sub(0, 0, rows, k),
                                 bv,
-                                T::from_f64(beta),
+                                beta.to::<T>(),
                                 out.sub_mut(r0, 0, rows, cn),
                             );
                         }
@@ -132,7 +132,7 @@ impl Op {
                 } else {
                     let (am, an) = if ta == Trans::No { (cm, k) } else { (k, cm) };
                     let av = whole(&ap, &mut b2).sub(0, 0, am, an);
-                    kernels::gemm(ta, tb, T::from_f64(alpha), av, bv, T::from_f64(beta), out);
+                    kernels::gemm(ta, tb, alpha.to::<T>(), av, bv, beta.to::<T>(), out);
                 }
             }
             Op::Syrk { uplo, trans, alpha, a, beta, .. } => {
@@ -589,7 +589,7 @@ impl Op {
     /// bytes of whatever op it was (for most, a pointer, which as a double is subnormal), so the
     /// caller's thread got x86's denormal-operand flag (DE) from every tiled call.
     pub fn reads_output(&self) -> bool {
-        !matches!(*self, Op::Gemm { beta, .. } if beta.to_bits() << 1 == 0)
+        !matches!(*self, Op::Gemm { beta, .. } if beta.is_zero())
     }
 
     /// Floating-point operations of the op for a task of dims (m, n, k) as in [`super::Spec`]
@@ -853,10 +853,10 @@ mod tests {
         let op = Op::Gemm {
             ta: Trans::No,
             tb: Trans::Yes,
-            alpha: -1.0,
+            alpha: (-1.0).into(),
             a: Tiles::stack(1, 3),
             b: Tiles::one(4),
-            beta: 1.0,
+            beta: 1.0.into(),
             c: Tiles::one(0),
             k,
         };

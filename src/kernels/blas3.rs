@@ -2,21 +2,13 @@
 //! HERK (C = αop(A)op(A)ᴴ + βC on one triangle; SYRK for the real types) and TRSM
 //! (B = α op(A)⁻¹ B or B op(A)⁻¹). op(A) is A or its adjoint (Aᵀ for the real types).
 
-use super::{fi, Diag, Side, Trans, Uplo};
+use super::{adjoint as tr, fi, Diag, Side, Trans, Uplo};
 use crate::backend::lapack::{self as bk, ch};
 use crate::scalar::{c32, c64, Scalar};
 use crate::tile::{View, ViewMut};
 
-/// The TRANS character of `t` for element type `T`: `Trans::Yes` is the adjoint ('T' for the
-/// real types, 'C' for the complex ones).
-pub(crate) fn tr<T: Scalar>(t: Trans) -> u8 {
-    match t {
-        Trans::No => b'N',
-        Trans::Yes => T::ADJOINT,
-    }
-}
-
-/// C ← α·op(A)·op(B) + β·C by the backend's `?gemm_` (op = adjoint for `Trans::Yes`).
+/// C ← α·op(A)·op(B) + β·C by the backend's `?gemm_` (op = adjoint for `Trans::Yes`, transpose
+/// for `Trans::Transpose`).
 pub fn gemm<T: Scalar>(ta: Trans, tb: Trans, alpha: T, a: View<T>, b: View<T>, beta: T, mut c: ViewMut<T>) {
     let k = if ta == Trans::No { a.n } else { a.m };
     debug_assert_eq!(c.m, if ta == Trans::No { a.m } else { a.n });

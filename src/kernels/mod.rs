@@ -44,18 +44,22 @@ pub use trtri::{lauum, trmm, trtri};
 pub use wy::{c_minus_vw, tt_w, vt_c};
 
 /// `op(A)`: A, or its adjoint Aᴴ (Aᵀ for the real types: the kernels pass `Yes` to the backend
-/// as [`crate::scalar::Scalar::ADJOINT`]).
+/// as [`crate::scalar::Scalar::ADJOINT`]), or its transpose Aᵀ without conjugation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trans {
     No,
     Yes,
+    /// Aᵀ, not conjugated: a complex GEMM caller's `'T'` (the same as `Yes` for the real types).
+    /// Only GEMM ops carry it; the algorithms' other kernels take `No` or `Yes`.
+    Transpose,
 }
-/// The backend's TRANS character of `t` for element type `T`: `'N'`, or the adjoint's
-/// ([`crate::scalar::Scalar::ADJOINT`]: `'T'` real, `'C'` complex).
+/// The backend's TRANS character of `t` for element type `T`: `'N'`, the adjoint's
+/// ([`crate::scalar::Scalar::ADJOINT`]: `'T'` real, `'C'` complex), or `'T'`.
 pub fn adjoint<T: crate::scalar::Scalar>(t: Trans) -> u8 {
     match t {
         Trans::No => b'N',
         Trans::Yes => T::ADJOINT,
+        Trans::Transpose => b'T',
     }
 }
 /// Which triangle is referenced.
@@ -81,7 +85,7 @@ impl Trans {
     pub(crate) fn ch(self) -> u8 {
         match self {
             Trans::No => b'N',
-            Trans::Yes => b'T',
+            Trans::Yes | Trans::Transpose => b'T',
         }
     }
 }

@@ -3,7 +3,7 @@
 //! that triangle; Uᵀ and Lᵀ for the real types) and TRMM (B ← α·op(A)·B or α·B·op(A), A
 //! triangular, op = the adjoint for `Trans::Yes`). Each is the backend's routine of the type.
 
-use super::blas3::tr;
+use super::adjoint as tr;
 use super::{fi, Diag, Side, Trans, Uplo};
 use crate::backend::lapack::{self as bk, ch};
 use crate::scalar::Scalar;

@@ -753,10 +753,10 @@ mod tests {
         let op = Op::Gemm {
             ta: crate::kernels::Trans::No,
             tb: crate::kernels::Trans::No,
-            alpha: 1.0,
+            alpha: 1.0.into(),
             a: Tiles::one(1),
             b: Tiles::one(1),
-            beta: 1.0,
+            beta: 1.0.into(),
             c: Tiles::one(0),
             k: 1,
         };

@@ -5,7 +5,7 @@
 //! types and HERK (real α and β) for the complex ones, as [`crate::graph::op`] states the op.
 
 use super::{cb, cs};
-use crate::scalar::{c32, c64, Scalar};
+use crate::scalar::{c32, c64, Coef, Scalar};
 
 /// A cuBLAS status and the routine's name, for the device failure that names it.
 pub(super) type Status = (cb::cublasStatus_t, &'static str);
@@ -24,10 +24,10 @@ pub(super) trait CuElem: Scalar {
         ta: cb::cublasOperation_t,
         tb: cb::cublasOperation_t,
         mnk: [i32; 3],
-        alpha: f64,
+        alpha: Coef,
         a: (u64, i32),
         b: (u64, i32),
-        beta: f64,
+        beta: Coef,
         c: (u64, i32),
     ) -> Status;
     /// SYRK (real types) or HERK (complex).
@@ -133,13 +133,13 @@ macro_rules! cu_elem {
                 ta: cb::cublasOperation_t,
                 tb: cb::cublasOperation_t,
                 [m, n, k]: [i32; 3],
-                alpha: f64,
+                alpha: Coef,
                 a: (u64, i32),
                 b: (u64, i32),
-                beta: f64,
+                beta: Coef,
                 c: (u64, i32),
             ) -> Status {
-                let (al, be): ($lib, $lib) = ($scal(alpha), $scal(beta));
+                let (al, be): ($lib, $lib) = ($scal(alpha.re, alpha.im), $scal(beta.re, beta.im));
                 // SAFETY: the caller's guarantee (the trait's contract).
                 let r = unsafe {
                     cb::$gemm(
@@ -191,7 +191,7 @@ macro_rules! cu_elem {
                 a: (u64, i32),
                 b: (u64, i32),
             ) -> Status {
-                let al: $lib = $scal(alpha);
+                let al: $lib = $scal(alpha, 0.0);
                 // SAFETY: the caller's guarantee.
                 let r = unsafe {
                     cb::$trsm(h, s, u, t, d, m, n, &al, a.0 as *const $lib, a.1, b.0 as *mut $lib, b.1)
@@ -212,7 +212,7 @@ macro_rules! cu_elem {
                 b: (u64, i32),
                 c: (u64, i32),
             ) -> Status {
-                let al: $lib = $scal(alpha);
+                let al: $lib = $scal(alpha, 0.0);
                 // SAFETY: the caller's guarantee.
                 let r = unsafe {
                     cb::$trmm(
@@ -243,7 +243,7 @@ macro_rules! cu_elem {
                 b: (u64, i32),
                 c: (u64, i32),
             ) -> Status {
-                let (al, be): ($lib, $lib) = ($scal(alpha), $scal(beta));
+                let (al, be): ($lib, $lib) = ($scal(alpha, 0.0), $scal(beta, 0.0));
                 let no = cb::cublasOperation_t::CUBLAS_OP_N;
                 // SAFETY: the caller's guarantee.
                 let r = unsafe {
@@ -273,7 +273,7 @@ macro_rules! cu_elem {
                 c: (u64, i32),
                 count: i32,
             ) -> Status {
-                let (one, zero): ($lib, $lib) = ($scal(1.0), $scal(0.0));
+                let (one, zero): ($lib, $lib) = ($scal(1.0, 0.0), $scal(0.0, 0.0));
                 let no = cb::cublasOperation_t::CUBLAS_OP_N;
                 // SAFETY: the caller's guarantee.
                 let r = unsafe {
@@ -375,7 +375,7 @@ cu_elem!(
     f32,
     f32,
     f32,
-    |x: f64| x as f32,
+    |x: f64, _: f64| x as f32,
     cublasSgemm_v2,
     cublasSsyrk_v2,
     cublasStrsm_v2,
@@ -394,7 +394,7 @@ cu_elem!(
     f64,
     f64,
     f64,
-    |x: f64| x,
+    |x: f64, _: f64| x,
     cublasDgemm_v2,
     cublasDsyrk_v2,
     cublasDtrsm_v2,
@@ -413,7 +413,7 @@ cu_elem!(
     cb::cuComplex,
     cs::cuComplex,
     f32,
-    |x: f64| cb::cuComplex { x: x as f32, y: 0.0 },
+    |x: f64, y: f64| cb::cuComplex { x: x as f32, y: y as f32 },
     cublasCgemm_v2,
     cublasCherk_v2,
     cublasCtrsm_v2,
@@ -432,7 +432,7 @@ cu_elem!(
     cb::cuDoubleComplex,
     cs::cuDoubleComplex,
     f64,
-    |x: f64| cb::cuDoubleComplex { x, y: 0.0 },
+    |x: f64, y: f64| cb::cuDoubleComplex { x, y },
     cublasZgemm_v2,
     cublasZherk_v2,
     cublasZtrsm_v2,
