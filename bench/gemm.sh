@@ -14,8 +14,9 @@
 #    line; the table has the median time and bytes per configuration and policy. The emulated
 #    devices compute with the host's cores (they share the 2 cores with the host's workers), so
 #    the times say nothing about GPUs: only the bytes are the allocation's figure of merit.
-# 2. Overhead (PARTS=overhead): no device; per-call time of OpenBLAS's DGEMM and of hetla's
-#    dgemm_ (which forwards) at n = 4, 8, 16, 32, 64, 256, 1024 (OVERHEAD_SIZES), SAMPLES (11)
+# 2. Overhead (PARTS=overhead): no device; per-call time of OpenBLAS's ?GEMM and of hetla's
+#    export (which jumps to it) for each type of OVERHEAD_TYPES (d; "s d c z" for all four) at
+#    n = 4, 8, 16, 32, 64, 256, 1024 (OVERHEAD_SIZES), SAMPLES (11)
 #    interleaved samples of about 30 ms each, medians; ratio = hetla / OpenBLAS (1.00: no
 #    overhead).
 #
@@ -53,10 +54,12 @@ if [[ " $PARTS " == *" alloc "* ]]; then
     done
 fi
 if [[ " $PARTS " == *" overhead "* ]]; then
-    for n in ${OVERHEAD_SIZES:-4 8 16 32 64 256 1024}; do
-        echo "# overhead n=$n load $(cut -d' ' -f1 /proc/loadavg)" >>"$LOG"
-        env LD_PRELOAD="$LIB" "$OUT/gemm_driver" overhead "$n" "$SAMPLES" >>"$LOG"
-        echo "gemm.sh: overhead n=$n done"
+    for t in ${OVERHEAD_TYPES:-d}; do
+        for n in ${OVERHEAD_SIZES:-4 8 16 32 64 256 1024}; do
+            echo "# overhead ${t}gemm_ n=$n load $(cut -d' ' -f1 /proc/loadavg)" >>"$LOG"
+            env LD_PRELOAD="$LIB" "$OUT/gemm_driver" overhead "$n" "$SAMPLES" "$t" >>"$LOG"
+            echo "gemm.sh: overhead ${t}gemm_ n=$n done"
+        done
     done
 fi
 echo "# end load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$LOG"
@@ -80,7 +83,7 @@ for line in open(log):
         if "owners" in f:
             pics[cur] = f["owners"].split("/")
     elif line.startswith("overhead"):
-        over.append(dict(re.findall(r"(\w+)=(\S+)", line)))
+        over.append(dict(re.findall(r"(\w+)=(\S+)", line), line=line))
     elif line.startswith("# date") or line.startswith("# end"):
         head.append(line.strip("# \n"))
 out = ["# DGEMM benchmark", "", "; ".join(head), ""]
@@ -101,9 +104,10 @@ if runs:
     for key, rows in sorted(pics.items()):
         out += [f"{key[0]} {key[1]}:", "", "```"] + rows + ["```", ""]
 if over:
-    out += ["| n | OpenBLAS per call | hetla dgemm_ per call | hetla / OpenBLAS |", "|---:|---:|---:|---:|"]
+    out += ["| routine | n | OpenBLAS per call | hetla per call | hetla / OpenBLAS |", "|---|---:|---:|---:|---:|"]
     for o in over:
-        out.append(f"| {o['n']} | {float(o['openblas_s']) * 1e6:.2f} µs | {float(o['hetla_s']) * 1e6:.2f} µs | {float(o['ratio']):.3f} |")
+        routine = re.match(r"overhead (\w+)", o["line"]).group(1)
+        out.append(f"| {routine} | {o['n']} | {float(o['openblas_s']) * 1e6:.2f} µs | {float(o['hetla_s']) * 1e6:.2f} µs | {float(o['ratio']):.3f} |")
 open(md, "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 try:
