@@ -212,6 +212,9 @@ pub enum Routine {
     GemmTN,
     GemmNT,
     GemmTT,
+    /// The complex types' conjugate transposes (`C` is the real types' `T`).
+    GemmCT,
+    GemmNC,
 }
 
 /// Hetla's measure over the reference's: the largest median over seeds, and the largest in any
@@ -223,7 +226,7 @@ pub struct Bounds {
 }
 
 impl Routine {
-    pub const ALL: [Routine; 36] = [
+    pub const ALL: [Routine; 38] = [
         Routine::PotrfL,
         Routine::PotrfU,
         Routine::PotrsL,
@@ -260,6 +263,8 @@ impl Routine {
         Routine::GemmTN,
         Routine::GemmNT,
         Routine::GemmTT,
+        Routine::GemmCT,
+        Routine::GemmNC,
     ];
 
     /// The call, with the arguments that make the variant (m×n shapes: `tall` m = n + n/3,
@@ -303,6 +308,8 @@ impl Routine {
             GemmTN => "dgemm T N",
             GemmNT => "dgemm N T",
             GemmTT => "dgemm T T",
+            GemmCT => "dgemm C T",
+            GemmNC => "dgemm N C",
         }
     }
 
@@ -318,21 +325,23 @@ impl Routine {
             GelsTTall | GelsNWide => &[RESIDUAL, ROW_SPACE],
             TrtriU | TrtriLUnit | PotriL | Getri => &[AX_I, XA_I],
             Orgqr => &[ORTHO, BACKWARD],
-            OrmqrLN | OrmqrLT | OrmqrRN | OrmqrRT | GemmNN | GemmTN | GemmNT | GemmTT => &[ERROR],
+            OrmqrLN | OrmqrLT | OrmqrRN | OrmqrRT | GemmNN | GemmTN | GemmNT | GemmTT | GemmCT | GemmNC => {
+                &[ERROR]
+            }
             _ => &[RESIDUAL],
         }
     }
 
     /// The element types the routine is compared in: the Cholesky, LU, inversion and QR families
-    /// (with xGELS) in all four (TRANS = 'C' in the complex ones alone), the rest in double real
-    /// so far.
+    /// (with xGELS) and the matrix product in all four (TRANS = 'C' in the complex ones alone),
+    /// the rest in double real so far.
     pub fn types(self) -> &'static [Ty] {
         use Routine::*;
         match self {
             PotrfL | PotrfU | PotrsL | PosvU | Getrf | GetrsN | GetrsT | Gesv | TrtriU | TrtriLUnit
             | PotriL | Getri | Geqrf | GeqrfWide | Orgqr | OrmqrLN | OrmqrLT | OrmqrRN | OrmqrRT
-            | GelsNTall | GelsTTall | GelsNWide | GelsTWide => &Ty::ALL,
-            GetrsC => &[Ty::C, Ty::Z],
+            | GelsNTall | GelsTTall | GelsNWide | GelsTWide | GemmNN | GemmTN | GemmNT | GemmTT => &Ty::ALL,
+            GetrsC | GemmCT | GemmNC => &[Ty::C, Ty::Z],
             _ => &[Ty::D],
         }
     }
@@ -356,7 +365,15 @@ impl Routine {
     }
 
     fn is_gemm(self) -> bool {
-        matches!(self, Routine::GemmNN | Routine::GemmTN | Routine::GemmNT | Routine::GemmTT)
+        matches!(
+            self,
+            Routine::GemmNN
+                | Routine::GemmTN
+                | Routine::GemmNT
+                | Routine::GemmTT
+                | Routine::GemmCT
+                | Routine::GemmNC
+        )
     }
 
     /// CALU's tournament pivots are not GEPP's, so it is held to its own documented bound: its

@@ -285,10 +285,12 @@ pub(crate) fn build(case: &Case) -> Result<Box<dyn Problem>, String> {
         BttrsTThomas => Box::new(Bt::new(case, Method::Thomas, true)),
         BttrsTTwisted => Box::new(Bt::new(case, Method::Twisted, true)),
         BttrsTCyclic => Box::new(Bt::new(case, Method::Cyclic, true)),
-        GemmNN => Box::new(Gemm::new(case, b'N', b'N')),
-        GemmTN => Box::new(Gemm::new(case, b'T', b'N')),
-        GemmNT => Box::new(Gemm::new(case, b'N', b'T')),
-        GemmTT => Box::new(Gemm::new(case, b'T', b'T')),
+        GemmNN => typed!(gemm_problem(case, b'N', b'N')),
+        GemmTN => typed!(gemm_problem(case, b'T', b'N')),
+        GemmNT => typed!(gemm_problem(case, b'N', b'T')),
+        GemmTT => typed!(gemm_problem(case, b'T', b'T')),
+        GemmCT => typed!(gemm_problem(case, b'C', b'T')),
+        GemmNC => typed!(gemm_problem(case, b'N', b'C')),
     })
 }
 
@@ -1176,54 +1178,89 @@ impl Problem for Bt {
 }
 
 // ---------------------------------------------------------------------------------------------
-// DGEMM (against the product in double-double)
+// ?GEMM (against the product in double-double)
 
-struct Gemm {
+struct Gemm<T> {
     ta: u8,
     tb: u8,
     /// C is m×n, the inner dimension k.
     dims: (usize, usize, usize),
-    a: Vec<f64>,
-    b: Vec<f64>,
-    c: Vec<f64>,
-    /// The columns measured, and on them α·op(A)·op(B) + β·C in double-double and
-    /// |α|·|op(A)|·|op(B)| + |β|·|C|, column after column.
+    alpha: T,
+    beta: T,
+    a: Vec<T>,
+    b: Vec<T>,
+    c: Vec<T>,
+    /// The columns measured, and on them α·op(A)·op(B) + β·C in double-double (real and
+    /// imaginary parts interleaved for a complex type) and |α|·|op(A)|·|op(B)| + |β|·|C|, column
+    /// after column.
     cols: Vec<usize>,
     exact: Vec<Dd>,
     scale: Vec<f64>,
 }
 
-const ALPHA: f64 = 1.5;
-const BETA: f64 = -0.75;
-
-impl Gemm {
-    /// C (n × n − n/5) ← 1.5·op(A)·op(B) − 0.75·C with inner dimension n + n/7; A is the class's
-    /// input (its corruption included), B and C normal. The error is measured on 16 columns
-    /// spread over C (all when fewer).
-    fn new(case: &Case, ta: u8, tb: u8) -> Gemm {
-        let (m, n, k) = (case.n, case.n - case.n / 5, case.n + case.n / 7);
-        let (ar, ac) = if ta == b'N' { (m, k) } else { (k, m) };
-        let a = gen::general(case.class, ar, ac, case.seed);
-        let mut rng = Rng::new(case.seed + 3);
-        let (b, c) = (rng.normals(k * n), rng.normals(m * n));
-        let ldb = if tb == b'N' { k } else { n };
-        let cols: Vec<usize> = (0..n).step_by(n.div_ceil(16).max(1)).collect();
-        let am = Mat::new(&a, ar, ac, ar, Shape::Full);
-        let abs: Vec<f64> = a.iter().map(|x| x.abs()).collect();
-        let a_abs = Mat::new(&abs, ar, ac, ar, Shape::Full);
-        let (mut exact, mut scale) = (Vec::new(), Vec::new());
-        for &j in &cols {
-            let col: Vec<f64> =
-                (0..k).map(|l| if tb == b'N' { b[l + j * ldb] } else { b[j + l * ldb] }).collect();
-            let prod = am.apply(ta == b'T', &col.iter().map(|&x| Dd::new(x)).collect::<Vec<_>>());
-            let bound = a_abs.apply(ta == b'T', &col.iter().map(|&x| Dd::new(x.abs())).collect::<Vec<_>>());
-            for i in 0..m {
-                exact.push(prod[i].mul(ALPHA).add(Dd::new(c[i + j * m]).mul(BETA)));
-                scale.push(bound[i].value() * ALPHA.abs() + c[i + j * m].abs() * BETA.abs());
-            }
+/// C (n × n − n/5) ← α·op(A)·op(B) + β·C with inner dimension n + n/7, α = 1.5 and β = −0.75
+/// (1.5 + 0.5i and −0.75 + 0.25i in the complex types); A is the class's input (its corruption
+/// included), B and C normal. The error is measured on 16 columns spread over C (all when fewer).
+/// TRANS 'T' is the transpose and 'C' the conjugate transpose.
+fn gemm_problem<T: OpElem>(case: &Case, ta: u8, tb: u8) -> Result<Box<dyn Problem>, String> {
+    let (m, n, k) = (case.n, case.n - case.n / 5, case.n + case.n / 7);
+    let (ar, ac) = if ta == b'N' { (m, k) } else { (k, m) };
+    let a = gen::general_of::<T>(case.class, ar, ac, case.seed);
+    let w = if T::COMPLEX { 2 } else { 1 };
+    let mut rng = Rng::new(case.seed + 3);
+    let mut values = |len: usize| -> Vec<T> {
+        rng.normals(w * len).chunks(w).map(|p| T::from_parts(p[0], p[w - 1])).collect()
+    };
+    let (b, c) = (values(k * n), values(m * n));
+    let (alpha, beta) = (T::from_parts(1.5, 0.5), T::from_parts(-0.75, 0.25));
+    let ldb = if tb == b'N' { k } else { n };
+    let cols: Vec<usize> = (0..n).step_by(n.div_ceil(16).max(1)).collect();
+    let pa = parts(&a);
+    let am = Mat::of(T::COMPLEX, &pa, ar, ac, ar, Shape::Full);
+    let abs: Vec<f64> = a.iter().map(|x| x.abs().into()).collect();
+    let a_abs = Mat::new(&abs, ar, ac, ar, Shape::Full);
+    let conj = |v: &mut [Dd]| v.iter_mut().skip(1).step_by(w.max(2)).for_each(|x| *x = Dd::new(0.0).sub(*x));
+    let (mut exact, mut scale) = (Vec::new(), Vec::new());
+    let part = |x: T| -> (f64, f64) { (x.re().into(), x.im().into()) };
+    let (al, be) = (part(alpha), part(beta));
+    for &j in &cols {
+        // Column j of op(B), its parts as double-doubles, and their moduli.
+        let col: Vec<T> = (0..k)
+            .map(|l| match tb {
+                b'N' => b[l + j * ldb],
+                b'T' => b[j + l * ldb],
+                _ => b[j + l * ldb].conj(),
+            })
+            .collect();
+        let mut x: Vec<Dd> = parts(&col).into_iter().map(Dd::new).collect();
+        // op(A)·x: the real form's product is A's, its transpose's is Aᴴ's; Aᵀ·x = conj(Aᴴ·conj(x)).
+        let plain_t = T::COMPLEX && ta == b'T';
+        if plain_t {
+            conj(&mut x);
         }
-        Gemm { ta, tb, dims: (m, n, k), a, b, c, cols, exact, scale }
+        let mut prod = am.apply(ta != b'N', &x);
+        if plain_t {
+            conj(&mut prod);
+        }
+        let mods: Vec<Dd> = col.iter().map(|&v| Dd::new(v.abs().into())).collect();
+        let bound = a_abs.apply(ta != b'N', &mods);
+        for i in 0..m {
+            let (pr, pi) = (prod[w * i], if T::COMPLEX { prod[w * i + 1] } else { Dd::new(0.0) });
+            let (cr, ci) = part(c[i + j * m]);
+            let re = pr.mul(al.0).sub(pi.mul(al.1)).add(Dd::new(cr).mul(be.0)).sub(Dd::new(ci).mul(be.1));
+            exact.push(re);
+            if T::COMPLEX {
+                let im = pr.mul(al.1).add(pi.mul(al.0)).add(Dd::new(cr).mul(be.1)).add(Dd::new(ci).mul(be.0));
+                exact.push(im);
+            }
+            let (amod, bmod, cmod) = (alpha.abs().into(), beta.abs().into(), c[i + j * m].abs().into());
+            scale.push(bound[i].value() * amod + cmod * bmod);
+        }
     }
+    Ok(Box::new(Gemm { ta, tb, dims: (m, n, k), alpha, beta, a, b, c, cols, exact, scale }))
+}
+
+impl<T: OpElem> Gemm<T> {
     /// (rows of A, rows of B): the leading dimensions.
     fn lds(&self) -> (usize, usize) {
         let (m, n, k) = self.dims;
@@ -1231,21 +1268,21 @@ impl Gemm {
     }
 }
 
-impl Problem for Gemm {
+impl<T: OpElem> Problem for Gemm<T> {
     fn run(&self, hetla: Option<&Config>) -> Out {
         let (m, n, k) = (self.dims.0 as i32, self.dims.1 as i32, self.dims.2 as i32);
         let (lda, ldb) = (self.lds().0 as i32, self.lds().1 as i32);
         let (mut a, mut b, mut c) = (self.a.clone(), self.b.clone(), self.c.clone());
         let (pa, pb, pc) = (raw(&mut a), raw(&mut b), raw(&mut c));
-        let (ta, tb) = (self.ta, self.tb);
+        let (ta, tb, alpha, beta) = (self.ta, self.tb, self.alpha, self.beta);
         let info = match hetla {
             None => reference(|| {
-                forward::gemm(ta, tb, m, n, k, ALPHA, pa, lda, pb, ldb, BETA, pc, m);
+                forward::gemm(ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, m);
                 0
             }),
-            Some(cf) => info(api::gemm::gemm(cf, ta, tb, m, n, k, ALPHA, pa, lda, pb, ldb, BETA, pc, m)),
+            Some(cf) => info(api::gemm::gemm(cf, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, m)),
         };
-        Out { b: c, ..Out::new(info) }
+        Out { b: parts(&c), ..Out::new(info) }
     }
 
     fn defined(&self, out: &Out) -> Vec<f64> {
@@ -1255,8 +1292,8 @@ impl Problem for Gemm {
     /// ‖C′ − (α·op(A)·op(B) + β·C)‖_F / ‖|α|·|op(A)|·|op(B)| + |β|·|C|‖_F / ε on the columns
     /// measured.
     fn measure(&self, out: &Out) -> Option<Vec<f64>> {
-        let m = self.dims.0;
-        let got = self.cols.iter().flat_map(|&j| out.b[j * m..(j + 1) * m].iter());
+        let wm = if T::COMPLEX { 2 } else { 1 } * self.dims.0;
+        let got = self.cols.iter().flat_map(|&j| out.b[j * wm..(j + 1) * wm].iter());
         let err: Vec<Dd> = got.zip(&self.exact).map(|(&g, e)| Dd::new(g).sub(*e)).collect();
         Some(vec![dd::dd_norm(&[err]) / dd::norm(self.scale.iter().copied()) / EPS])
     }

@@ -230,6 +230,21 @@ fn matrix_product() {
     check(&[Routine::GemmNN, Routine::GemmTN, Routine::GemmNT, Routine::GemmTT]);
 }
 
+/// SGEMM, CGEMM, ZGEMM as [`matrix_product`]: every TRANSA/TRANSB kind, 'T' and 'C' apart in the
+/// complex types, complex α and β.
+#[test]
+fn matrix_product_other_types() {
+    let all = [
+        Routine::GemmNN,
+        Routine::GemmTN,
+        Routine::GemmNT,
+        Routine::GemmTT,
+        Routine::GemmCT,
+        Routine::GemmNC,
+    ];
+    check_other_types(&all);
+}
+
 /// ?POTRF, ?GETRF and ?GEQRF of the four types whole on one device's solver (an emulated
 /// device's, the host LAPACK on its copy, in a plain run; the fake or real CUDA devices' under
 /// `HETLA_TEST_GPUS`: cuSOLVER's S, D, C, Z routines): the well-behaved inputs must take that
