@@ -18,7 +18,9 @@
 *>   and the other types: ZPOTRF + ZPOTRS on a Hermitian positive
 *>   definite matrix (||B - A*X||), CGETRF + CGETRS with TRANS = 'C'
 *>   (||B - A**H*X||), SGEQRF + SORGQR (||A - Q*R||, ||Q**T*Q - I||),
-*>   each in its own precision.
+*>   each in its own precision; ZGEMM ('T', 'C', complex ALPHA and
+*>   BETA) and SGEMM ('N', 'T') against plain loops, the rows of C past
+*>   M untouched.
 *> Scaled residuals must stay below 30 (LAPACK's test threshold). One
 *> line PASS or FAIL per routine; STOP 1 when anything failed.
 *> Run with HETLA_MIN_N=0 and a small HETLA_NB to force the tile path.
@@ -30,7 +32,7 @@
      $                 WORK( 8192 )
       INTEGER          IPIV( NMAX ), ISEED( 4 ), NFAIL
       EXTERNAL         TPOTRF, TPOSV, TGETRF, TGESV, TGEQRF, TGELS,
-     $                 TTYPES
+     $                 TTYPES, TGEMM
       DATA             ISEED / 1, 7, 13, 2023 /
 *
       NFAIL = 0
@@ -42,6 +44,7 @@
       CALL TGEQRF( 53, 31, A, AF, R, LDA, TAU, WORK, ISEED, NFAIL )
       CALL TGELS( 57, 23, 3, A, AF, B, X, LDA, WORK, ISEED, NFAIL )
       CALL TTYPES( 37, ISEED, NFAIL )
+      CALL TGEMM( ISEED, NFAIL )
       IF( NFAIL.GT.0 ) THEN
          WRITE( *, '(A,I3,A)' ) ' legacy.f:', NFAIL, ' check(s) failed'
          STOP 1
@@ -480,4 +483,106 @@
          RN = MAX( RN, C )
   290 CONTINUE
       CALL REPORT( 'SORGQR Q**T*Q-I', RN / ( M*SEPS ), INFO, 0, NFAIL )
+      END
+*
+*     ZGEMM ('T', 'C', complex ALPHA and BETA) and SGEMM ('N', 'T') on
+*     M x N x K = 67 x 71 x 66 (over 64**3 multiply-adds: with devices
+*     they run on tiles), against plain loops: the largest |C - loops|
+*     over K*eps*(|ALPHA|*sum |A||B| + |BETA|*|C|), and the rows of C
+*     past M must keep their value.
+      SUBROUTINE TGEMM( ISEED, NFAIL )
+      INTEGER          ISEED( 4 ), NFAIL
+      INTEGER          M, N, K, LD
+      PARAMETER        ( M = 67, N = 71, K = 66, LD = 72 )
+      COMPLEX*16       ZA( LD, M ), ZB( LD, K ), ZC( LD, N ),
+     $                 ZR( LD, N ), ZAL, ZBE, ZS
+      REAL             SA( LD, K ), SB( LD, K ), SC( LD, N ),
+     $                 SR( LD, N ), SAL, SBE, SLAMCH
+      DOUBLE PRECISION RN, BND, SD, DLAMCH, RB( LD, N )
+      INTEGER          I, J, L, NBAD
+      EXTERNAL         ZGEMM, SGEMM, ZLARNV, SLARNV, DLAMCH, SLAMCH,
+     $                 REPORT
+*     Static, as legacy codes keep their large work arrays.
+      SAVE             ZA, ZB, ZC, ZR, SA, SB, SC, SR, RB
+*
+*     ZGEMM: C = ALPHA*A**T*B**H + BETA*C, A K x M, B N x K.
+      ZAL = ( 1.5D0, -0.5D0 )
+      ZBE = ( -0.75D0, 0.25D0 )
+      DO 10 J = 1, M
+         CALL ZLARNV( 2, ISEED, K, ZA( 1, J ) )
+   10 CONTINUE
+      DO 20 J = 1, K
+         CALL ZLARNV( 2, ISEED, N, ZB( 1, J ) )
+   20 CONTINUE
+      DO 40 J = 1, N
+         CALL ZLARNV( 2, ISEED, M, ZC( 1, J ) )
+         DO 30 I = M + 1, LD
+            ZC( I, J ) = ( -7777.25D0, 0.0D0 )
+   30    CONTINUE
+   40 CONTINUE
+      DO 70 J = 1, N
+         DO 60 I = 1, M
+            ZS = ( 0.0D0, 0.0D0 )
+            BND = 0.0D0
+            DO 50 L = 1, K
+               ZS = ZS + ZA( L, I )*DCONJG( ZB( J, L ) )
+               BND = BND + ABS( ZA( L, I ) )*ABS( ZB( J, L ) )
+   50       CONTINUE
+            ZR( I, J ) = ZAL*ZS + ZBE*ZC( I, J )
+            RB( I, J ) = ABS( ZAL )*BND + ABS( ZBE )*ABS( ZC( I, J ) )
+   60    CONTINUE
+   70 CONTINUE
+      CALL ZGEMM( 'T', 'C', M, N, K, ZAL, ZA, LD, ZB, LD, ZBE, ZC, LD )
+      RN = 0.0D0
+      NBAD = 0
+      DO 90 J = 1, N
+         DO 80 I = 1, M
+            RN = MAX( RN, ABS( ZC( I, J ) - ZR( I, J ) ) / RB( I, J ) )
+   80    CONTINUE
+         DO 85 I = M + 1, LD
+            IF( ZC( I, J ).NE.( -7777.25D0, 0.0D0 ) ) NBAD = NBAD + 1
+   85    CONTINUE
+   90 CONTINUE
+      CALL REPORT( 'ZGEMM T C', RN / ( K*DLAMCH( 'Precision' ) ), NBAD,
+     $             0, NFAIL )
+*
+*     SGEMM: C = ALPHA*A*B**T + BETA*C, A M x K, B N x K.
+      SAL = -1.25E0
+      SBE = 0.5E0
+      DO 100 J = 1, K
+         CALL SLARNV( 2, ISEED, M, SA( 1, J ) )
+         CALL SLARNV( 2, ISEED, N, SB( 1, J ) )
+  100 CONTINUE
+      DO 120 J = 1, N
+         CALL SLARNV( 2, ISEED, M, SC( 1, J ) )
+         DO 110 I = M + 1, LD
+            SC( I, J ) = -7777.25E0
+  110    CONTINUE
+  120 CONTINUE
+      DO 150 J = 1, N
+         DO 140 I = 1, M
+            SD = 0.0D0
+            BND = 0.0D0
+            DO 130 L = 1, K
+               SD = SD + DBLE( SA( I, L ) )*DBLE( SB( J, L ) )
+               BND = BND + ABS( DBLE( SA( I, L ) )*DBLE( SB( J, L ) ) )
+  130       CONTINUE
+            SR( I, J ) = REAL( SAL*SD + SBE*DBLE( SC( I, J ) ) )
+            RB( I, J ) = ABS( SAL )*BND + ABS( SBE*SC( I, J ) )
+  140    CONTINUE
+  150 CONTINUE
+      CALL SGEMM( 'N', 'T', M, N, K, SAL, SA, LD, SB, LD, SBE, SC, LD )
+      RN = 0.0D0
+      NBAD = 0
+      DO 170 J = 1, N
+         DO 160 I = 1, M
+            RN = MAX( RN, ABS( DBLE( SC( I, J ) - SR( I, J ) ) ) /
+     $           RB( I, J ) )
+  160    CONTINUE
+         DO 165 I = M + 1, LD
+            IF( SC( I, J ).NE.-7777.25E0 ) NBAD = NBAD + 1
+  165    CONTINUE
+  170 CONTINUE
+      CALL REPORT( 'SGEMM N T', RN / ( K*SLAMCH( 'Precision' ) ), NBAD,
+     $             0, NFAIL )
       END
