@@ -1219,10 +1219,12 @@ fn gemm_problem<T: OpElem>(case: &Case, ta: u8, tb: u8) -> Result<Box<dyn Proble
     let am = Mat::of(T::COMPLEX, &pa, ar, ac, ar, Shape::Full);
     let abs: Vec<f64> = a.iter().map(|x| x.abs().into()).collect();
     let a_abs = Mat::new(&abs, ar, ac, ar, Shape::Full);
-    let conj = |v: &mut [Dd]| v.iter_mut().skip(1).step_by(w.max(2)).for_each(|x| *x = Dd::new(0.0).sub(*x));
+    // Negates the imaginary parts of interleaved complex parts.
+    let conj = |v: &mut [Dd]| v.iter_mut().skip(1).step_by(2).for_each(|x| *x = Dd::new(0.0).sub(*x));
     let (mut exact, mut scale) = (Vec::new(), Vec::new());
     let part = |x: T| -> (f64, f64) { (x.re().into(), x.im().into()) };
     let (al, be) = (part(alpha), part(beta));
+    let (amod, bmod): (f64, f64) = (alpha.abs().into(), beta.abs().into());
     for &j in &cols {
         // Column j of op(B), its parts as double-doubles, and their moduli.
         let col: Vec<T> = (0..k)
@@ -1253,7 +1255,7 @@ fn gemm_problem<T: OpElem>(case: &Case, ta: u8, tb: u8) -> Result<Box<dyn Proble
                 let im = pr.mul(al.1).add(pi.mul(al.0)).add(Dd::new(cr).mul(be.1)).add(Dd::new(ci).mul(be.0));
                 exact.push(im);
             }
-            let (amod, bmod, cmod) = (alpha.abs().into(), beta.abs().into(), c[i + j * m].abs().into());
+            let cmod: f64 = c[i + j * m].abs().into();
             scale.push(bound[i].value() * amod + cmod * bmod);
         }
     }
