@@ -184,8 +184,14 @@ fi
 record cargo-test "$p" "$f" $(($(date +%s) - t0))
 
 # The library's unit tests again with every tile call on 1, 2 and 3 emulated accelerators.
+# Skipped there: the tests that set their own emulated devices for every case (for_device_setups,
+# for_hybrid_setups in src/algo/testutil.rs: `*on_one_two_three_emulated_devices`,
+# `every_type_on_emulated_devices`), which ignore HETLA_TEST_EMULATE_GPUS and so would repeat
+# cargo-test's run of them exactly; the NRRP and fake-CUDA runs below keep them, since those
+# settings do change what they run.
 for g in 1 2 3; do
-    step "unit-emu$g" env HETLA_TEST_EMULATE_GPUS=$g cargo test --release --lib
+    step "unit-emu$g" env HETLA_TEST_EMULATE_GPUS=$g cargo test --release --lib -- \
+        --skip on_one_two_three_emulated_devices --skip every_type_on_emulated_devices
 done
 # The factorizations' tests on 2 and 3 emulated accelerators with their updates placed by the NRRP
 # pattern (HETLA_UPDATE_ALLOC=nrrp; the runs above use the default).
