@@ -717,16 +717,23 @@ impl<T: OpElem> Problem for Gels<T> {
         let Some((v, tau)) = &self.range else {
             // Least squares: the normal equations' residual ‖op(A)ᴴ·(B − op(A)·X)‖ /
             // (‖A‖·(‖A‖·‖X‖ + ‖B‖)) / ε.
+            // The residual is scaled by a power of two near ‖X‖ + ‖B‖/‖A‖ (exactly) before it is
+            // multiplied by op(A)ᴴ: on graded inputs ‖A‖·‖X‖ passes the largest double, and so
+            // would the products of op(A)ᴴ's entries with the residual's, making the measure NaN
+            // for a solution that is not.
+            let (xn, bn) = (dd::dd_norm(&x), dd::dd_norm(&b));
+            let scale = xn + bn / self.anorm;
+            let pow2 = if scale > 0.0 && scale.is_finite() { scale.log2().round().exp2() } else { 1.0 };
             let r: Vec<Vec<Dd>> = b
                 .iter()
                 .zip(&x)
                 .map(|(b, x)| {
-                    let res: Vec<Dd> = b.iter().zip(a.apply(tr, x)).map(|(u, v)| u.sub(v)).collect();
+                    let res: Vec<Dd> =
+                        b.iter().zip(a.apply(tr, x)).map(|(u, v)| u.sub(v) * (1.0 / pow2)).collect();
                     a.apply(!tr, &res)
                 })
                 .collect();
-            let (xn, bn) = (dd::dd_norm(&x), dd::dd_norm(&b));
-            let ne = dd::dd_norm(&r) / self.anorm / self.anorm / (xn + bn / self.anorm) / EPS;
+            let ne = dd::dd_norm(&r) / self.anorm / self.anorm / (scale / pow2) / EPS;
             return Some(vec![ne * units]);
         };
         let res = residual(|x| a.apply(tr, x), self.anorm, &b, &x);
