@@ -638,6 +638,10 @@ pub struct Row {
     /// Every INFO or NaN comparison that failed (and every case that could not run), with its
     /// case; the measures' are in their [`Stat`]s.
     pub problems: Vec<String>,
+    /// The measures with no ratio in any seed because the reference's own measure was not
+    /// finite (its output overflowed): these cases are held to INFO and NaN alone, and the table
+    /// says so instead of showing them as measured.
+    pub unmeasured: Vec<&'static str>,
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -720,6 +724,7 @@ fn summarize_group(routine: Routine, ty: Ty, class: Class, group: &[&Outcome]) -
     n.dedup();
     let bounds = routine.bounds();
     let mut stats = Vec::new();
+    let mut unmeasured = Vec::new();
     for &name in routine.measures() {
         let ms: Vec<(&Outcome, Measure)> = group
             .iter()
@@ -728,6 +733,9 @@ fn summarize_group(routine: Routine, ty: Ty, class: Class, group: &[&Outcome]) -
         let rated: Vec<(&Outcome, Measure, f64)> =
             ms.iter().filter_map(|(o, m)| m.ratio().map(|r| (*o, *m, r))).collect();
         if rated.is_empty() {
+            if !ms.is_empty() {
+                unmeasured.push(name);
+            }
             continue;
         }
         let mut ratios: Vec<f64> = rated.iter().map(|x| x.2).collect();
@@ -769,7 +777,18 @@ fn summarize_group(routine: Routine, ty: Ty, class: Class, group: &[&Outcome]) -
             problems: failed,
         });
     }
-    Row { routine, ty, class, n, seeds: group.len(), info: infos.join(","), stats, paths, problems }
+    Row {
+        routine,
+        ty,
+        class,
+        n,
+        seeds: group.len(),
+        info: infos.join(","),
+        stats,
+        paths,
+        problems,
+        unmeasured,
+    }
 }
 
 /// Every failed comparison of `rows`.
@@ -781,7 +800,9 @@ pub fn failures(rows: &[Row]) -> Vec<String> {
 
 /// `rows` as a Markdown table: one line per routine, class and measure (one for a class with no
 /// measure), the medians over seeds of the three measures (the backend's, the reference LAPACK's,
-/// hetla's) and of the floor, the ratio's median and maximum, INFO, and `ok` or what failed.
+/// hetla's) and of the floor, the ratio's median and maximum, INFO, and `ok` or what failed. A
+/// measure the reference's output made non-finite in every seed reads `not finite`, held to INFO
+/// and NaN alone.
 pub fn markdown(rows: &[Row]) -> String {
     let mut s = String::from(
         "| routine | class | n | measure | reference | 2nd reference | hetla | floor | ratio median | ratio max | INFO | path | verdict |\n\
@@ -791,7 +812,7 @@ pub fn markdown(rows: &[Row]) -> String {
     for r in rows {
         let verdict = |n: usize| if n == 0 { "ok".to_string() } else { format!("**FAIL** ({n})") };
         let paths = r.paths.join(",");
-        if r.stats.is_empty() {
+        if r.stats.is_empty() && r.unmeasured.is_empty() {
             s += &format!(
                 "| {} | {} | {} | – | – | – | – | – | – | – | {} | {paths} | {} |\n",
                 r.routine.name_in(r.ty),
@@ -799,6 +820,20 @@ pub fn markdown(rows: &[Row]) -> String {
                 sizes(&r.n),
                 r.info,
                 verdict(r.problems.len())
+            );
+        }
+        for name in &r.unmeasured {
+            let held = if r.problems.is_empty() {
+                "ok: INFO and NaN only".to_string()
+            } else {
+                verdict(r.problems.len())
+            };
+            s += &format!(
+                "| {} | {} | {} | {name} | not finite | – | – | – | – | – | {} | {paths} | {held} |\n",
+                r.routine.name_in(r.ty),
+                r.class.label(r.ty),
+                sizes(&r.n),
+                r.info,
             );
         }
         for st in &r.stats {
