@@ -717,23 +717,26 @@ impl<T: OpElem> Problem for Gels<T> {
         let Some((v, tau)) = &self.range else {
             // Least squares: the normal equations' residual ‖op(A)ᴴ·(B − op(A)·X)‖ /
             // (‖A‖·(‖A‖·‖X‖ + ‖B‖)) / ε.
-            // The residual is scaled by a power of two near ‖X‖ + ‖B‖/‖A‖ (exactly) before it is
-            // multiplied by op(A)ᴴ: on graded inputs ‖A‖·‖X‖ passes the largest double, and so
-            // would the products of op(A)ᴴ's entries with the residual's, making the measure NaN
-            // for a solution that is not.
+            // The residual is scaled, exactly, by powers of two near ‖A‖ and ‖X‖ + ‖B‖/‖A‖
+            // before it is multiplied by op(A)ᴴ: on graded inputs ‖A‖·‖X‖ passes the largest
+            // double, and with entries near 1e300 so do the products of op(A)ᴴ's entries with
+            // the residual's, which made the measure NaN or infinite for a finite solution.
             let (xn, bn) = (dd::dd_norm(&x), dd::dd_norm(&b));
             let scale = xn + bn / self.anorm;
-            let pow2 = if scale > 0.0 && scale.is_finite() { scale.log2().round().exp2() } else { 1.0 };
+            let (p1, p2) = (pow2_near(self.anorm), pow2_near(scale));
             let r: Vec<Vec<Dd>> = b
                 .iter()
                 .zip(&x)
                 .map(|(b, x)| {
-                    let res: Vec<Dd> =
-                        b.iter().zip(a.apply(tr, x)).map(|(u, v)| u.sub(v) * (1.0 / pow2)).collect();
+                    let res: Vec<Dd> = b
+                        .iter()
+                        .zip(a.apply(tr, x))
+                        .map(|(u, v)| u.sub(v) * (1.0 / p1) * (1.0 / p2))
+                        .collect();
                     a.apply(!tr, &res)
                 })
                 .collect();
-            let ne = dd::dd_norm(&r) / self.anorm / self.anorm / (scale / pow2) / EPS;
+            let ne = dd::dd_norm(&r) / self.anorm / (self.anorm / p1) / (scale / p2) / EPS;
             return Some(vec![ne * units]);
         };
         let res = residual(|x| a.apply(tr, x), self.anorm, &b, &x);
@@ -743,9 +746,12 @@ impl<T: OpElem> Problem for Gels<T> {
         // ‖X‖ it would be κ(A)·ε for any X, since a computed basis of the row space is only that
         // accurate.) The basis: the QR of op(A)ᴴ with its rows reversed (`gels`).
         let reversed = |x: &[Dd]| -> Vec<Dd> { x.chunks(w).rev().flatten().copied().collect() };
+        // X scaled, exactly, by a power of two near ‖X‖ (the measure is homogeneous in X): with
+        // entries near 1e±300 the coefficients ‖Y₀‖ ≈ ‖X‖/‖A‖ would under- or overflow.
+        let px = pow2_near(dd::dd_norm(&x));
         let (mut off, mut coef) = (Vec::new(), Vec::new());
         for xc in &x {
-            let xr = reversed(xc);
+            let xr: Vec<Dd> = reversed(xc).into_iter().map(|d| d * (1.0 / px)).collect();
             let mut y = xr.clone();
             dd::apply_q_of(cx, v, q, q, tau, true, &mut y);
             let c: Vec<f64> = y[..w * p].iter().map(|d| d.value()).collect();
@@ -759,6 +765,16 @@ impl<T: OpElem> Problem for Gels<T> {
 
     fn eps(&self) -> f64 {
         T::eps()
+    }
+}
+
+/// The power of two nearest `x` in the logarithm (1 for zero or a non-finite `x`): dividing by
+/// it is exact and brings `x` near 1.
+fn pow2_near(x: f64) -> f64 {
+    if x > 0.0 && x.is_finite() {
+        x.log2().round().exp2()
+    } else {
+        1.0
     }
 }
 
