@@ -811,16 +811,11 @@ pub fn markdown(rows: &[Row]) -> String {
     let sizes = |v: &[usize]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",");
     for r in rows {
         let verdict = |n: usize| if n == 0 { "ok".to_string() } else { format!("**FAIL** ({n})") };
-        let paths = r.paths.join(",");
+        // Routine, class and sizes open every line of the row; INFO and paths close it.
+        let lead = format!("| {} | {} | {} |", r.routine.name_in(r.ty), r.class.label(r.ty), sizes(&r.n));
+        let tail = format!("{} | {} |", r.info, r.paths.join(","));
         if r.stats.is_empty() && r.unmeasured.is_empty() {
-            s += &format!(
-                "| {} | {} | {} | – | – | – | – | – | – | – | {} | {paths} | {} |\n",
-                r.routine.name_in(r.ty),
-                r.class.label(r.ty),
-                sizes(&r.n),
-                r.info,
-                verdict(r.problems.len())
-            );
+            s += &format!("{lead} – | – | – | – | – | – | – | {tail} {} |\n", verdict(r.problems.len()));
         }
         for name in &r.unmeasured {
             let held = if r.problems.is_empty() {
@@ -828,20 +823,11 @@ pub fn markdown(rows: &[Row]) -> String {
             } else {
                 verdict(r.problems.len())
             };
-            s += &format!(
-                "| {} | {} | {} | {name} | not finite | – | – | – | – | – | {} | {paths} | {held} |\n",
-                r.routine.name_in(r.ty),
-                r.class.label(r.ty),
-                sizes(&r.n),
-                r.info,
-            );
+            s += &format!("{lead} {name} | not finite | – | – | – | – | – | {tail} {held} |\n");
         }
         for st in &r.stats {
             s += &format!(
-                "| {} | {} | {} | {} | {:.3e} | {:.3e} | {:.3e} | {:.1e} | {:.2} | {:.2} | {} | {paths} | {} |\n",
-                r.routine.name_in(r.ty),
-                r.class.label(r.ty),
-                sizes(&r.n),
+                "{lead} {} | {:.3e} | {:.3e} | {:.3e} | {:.1e} | {:.2} | {:.2} | {tail} {} |\n",
                 st.name,
                 st.reference,
                 st.other,
@@ -849,7 +835,6 @@ pub fn markdown(rows: &[Row]) -> String {
                 st.floor,
                 st.ratio_median,
                 st.ratio_max,
-                r.info,
                 verdict(r.problems.len() + st.problems.len())
             );
         }
